@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Stops every server up.sh started. Data and caches stay for the next start.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+for server in kafka clickhouse; do
+  bash "$here/$server.sh" stop || true
+done

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs (if missing) and starts every real server the tests need, on loopback. Idempotent:
+# a server already running and healthy costs one health check.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+for server in clickhouse kafka; do
+  bash "$here/$server.sh" start
+done

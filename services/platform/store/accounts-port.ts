@@ -1,0 +1,44 @@
+/**
+ * Organisations and their API keys (DECISIONS §4, §8, §10). Promises: writes are durable when the
+ * returned promise resolves; a key is found only by the SHA-256 of its full text; a revoked key is
+ * still returned (with `revoked_at`) so callers can tell revoked from unknown. Does not promise
+ * uniqueness of organisation names.
+ */
+export interface Organisation {
+  id: string;
+  name: string;
+  /** The organisation's stop line S, 1..5, default 1. */
+  stop_level: number;
+  plan: 'annual' | 'pay_per_list';
+  /** A pay_per_list organisation needs an API agreement for POST /v2/checks (§8). */
+  api_agreement: boolean;
+  suspended: boolean;
+  /** 1..90, default 30. */
+  retention_days: number;
+  addons: Array<'phone' | 'company'>;
+  created_at: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  org_id: string;
+  mode: 'live' | 'test';
+  /** Hex SHA-256 of the full key text; the key itself is never stored. */
+  key_hash: string;
+  /** The first characters of the key (e.g. `rl_live_AbC1`), so an admin can tell keys apart. */
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface AccountStore {
+  createOrganisation(org: Organisation): Promise<void>;
+  getOrganisation(id: string): Promise<Organisation | null>;
+  updateOrganisation(id: string, patch: Partial<Omit<Organisation, 'id' | 'created_at'>>): Promise<Organisation | null>;
+  listOrganisations(): Promise<Organisation[]>;
+  createKey(key: ApiKeyRecord): Promise<void>;
+  findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  listKeys(orgId: string): Promise<ApiKeyRecord[]>;
+  /** Returns false when no such key exists. Revoking twice keeps the first revocation time. */
+  revokeKey(id: string, at: string): Promise<boolean>;
+}
