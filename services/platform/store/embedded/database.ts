@@ -1,0 +1,34 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * The embedded default's single-file database (node:sqlite, no native build). Every embedded
+ * store module creates its own tables on this handle when constructed.
+ *
+ * Durability: WAL with synchronous=FULL, so a write whose promise resolved survives a power loss,
+ * not only a process crash; the adapters batch bulk writes in transactions, so the extra fsync per
+ * commit costs little. busy_timeout lets the admin CLI write while the server holds the file.
+ */
+export function openEmbeddedDatabase(path: string): DatabaseSync {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA busy_timeout = 5000');
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA foreign_keys = ON');
+  return db;
+}
+
+/** Runs `work` in one transaction (BEGIN IMMEDIATE, so writers queue up instead of failing). */
+export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
