@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/**
+ * The process configuration, read from the environment once at boot (style §7). Every variable is
+ * declared here with its default; `Config` is inferred from the schema so nothing restates it.
+ * To add a variable: add one line to `configSchema` (empty strings count as unset).
+ */
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+export const configSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Where the embedded database (robinson.sqlite) and other local files live. */
+  DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** DECISIONS §11: POST /v2/checks, per key. */
+  RATE_LIMIT_PER_SECOND: positiveInt.default(20),
+  RATE_LIMIT_BURST: positiveInt.default(40),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const known = Object.keys(configSchema.shape);
+  const input: Record<string, string> = {};
+  for (const name of known) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') input[name] = value.trim();
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    // Values are not echoed: a later variable may hold a secret.
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}

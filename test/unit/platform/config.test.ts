@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../services/platform/config.ts';
+
+describe('loadConfig', () => {
+  it('applies the defaults when nothing is set (empty strings count as unset)', () => {
+    expect(loadConfig({ PORT: '', UNRELATED: 'x' })).toEqual({
+      PORT: 8080,
+      HOST: '127.0.0.1',
+      DATA_DIR: './data',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_SECOND: 20,
+      RATE_LIMIT_BURST: 40,
+    });
+  });
+
+  it('coerces numbers from the environment', () => {
+    const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_SECOND: '5', DATA_DIR: '/tmp/x' });
+    expect(config).toMatchObject({ PORT: 0, RATE_LIMIT_PER_SECOND: 5, DATA_DIR: '/tmp/x' });
+  });
+
+  it('fails naming every bad variable', () => {
+    expect(() => loadConfig({ PORT: '70000', LOG_LEVEL: 'loud', RATE_LIMIT_BURST: '-1' })).toThrow(ConfigError);
+    try {
+      loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toMatch(/PORT/);
+      expect((error as Error).message).toMatch(/LOG_LEVEL/);
+    }
+  });
+});
