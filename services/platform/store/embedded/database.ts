@@ -1,6 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+
+/** The one database file of the embedded default, inside DATA_DIR; server and admin CLI share it. */
+export function embeddedDatabasePath(dataDir: string): string {
+  return join(dataDir, 'robinson.sqlite');
+}
 
 /**
  * The embedded default's single-file database (node:sqlite, no native build). Every embedded
