@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { AccountStore } from '../platform/store/accounts-port.ts';
+import type { ListStore } from '../platform/store/lists-port.ts';
+import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
+import type { ActiveListIndex } from '../lists/active-index.ts';
+import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
+import { createEmbeddedIdempotencyStore } from '../platform/store/embedded/idempotency.ts';
+import { createAuthenticator } from './auth.ts';
+import { ApiError } from './errors.ts';
+import { createErrorHandler } from './error-handler.ts';
+import { createIdempotency } from './idempotency.ts';
+import { createRateLimiter } from './rate-limiter.ts';
+import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
+import type { RouteContext } from './routes/route-spec.ts';
+import { registerRoutes } from './routes/index.ts';
+
+export interface ApiDeps {
+  config: Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'>;
+  logger: Logger;
+  accounts: AccountStore;
+  lists: ListStore;
+  /** The in-memory index of the active cpr list version; the API only reads `current()`. */
+  activeIndex: Pick<ActiveListIndex, 'current'>;
+  clock?: () => Date;
+  /** Where Idempotency-Key responses are remembered; default an in-memory sqlite (this process only). */
+  idempotency?: IdempotencyStore;
+}
+
+/** The default request body limit; POST /v2/checks raises its own to 5 MB (DECISIONS §11). */
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The HTTP edge (api-v2.md): builds the fastify app with every route, the one error handler and the
+ * OpenAPI document. Never listens by itself; services/main.ts does.
+ */
+export function buildApp(deps: ApiDeps): FastifyInstance {
+  const logger = deps.logger.child({ module: 'api' });
+  const clock = deps.clock ?? (() => new Date());
+  // fastify's own logger stays off: we log one line per response ourselves, ids only.
+  const app = fastify({ logger: false, genReqId: () => randomUUID(), bodyLimit: DEFAULT_BODY_LIMIT, return503OnClosing: true });
+
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(zodSerializerCompiler);
+  app.setErrorHandler(createErrorHandler(logger));
+  app.setNotFoundHandler(() => {
+    throw new ApiError({ code: 'not_found', messageKey: 'not_found' });
+  });
+  app.decorateRequest('auth', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    logger.info(
+      {
+        request_id: request.id,
+        method: request.method,
+        route: request.routeOptions.url ?? 'unknown',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        org_id: request.auth?.org.id,
+        mode: request.auth?.mode,
+      },
+      'request',
+    );
+  });
+
+  const context: RouteContext = {
+    authenticate: createAuthenticator(deps.accounts),
+    rateLimiter: createRateLimiter({
+      ratePerSecond: deps.config.RATE_LIMIT_PER_SECOND,
+      burst: deps.config.RATE_LIMIT_BURST,
+      now: () => clock().getTime(),
+    }),
+    idempotency: createIdempotency({
+      store: deps.idempotency ?? createEmbeddedIdempotencyStore(openEmbeddedDatabase(':memory:')),
+      now: clock,
+      logger,
+    }),
+    activeIndex: deps.activeIndex,
+    logger,
+  };
+  registerRoutes(app, context);
+  return app;
+}

@@ -1,0 +1,70 @@
+import type { ErrorCode } from './schemas/error.ts';
+import type { MessageKey } from './messages.ts';
+
+/** A validation problem, already in the contract's shape (messages localised later). */
+export interface IssueRef {
+  path: string;
+  /** Produces the message in a locale; never includes the offending value. */
+  describe: (locale: 'da' | 'en') => string;
+}
+
+/** DECISIONS §5: the one table of status codes per error code. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  invalid_request: 422,
+  unauthorized: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  rate_limited: 429,
+  list_not_ready: 503,
+  internal_error: 500,
+};
+
+/**
+ * An error the API answers on purpose: a code of the contract, a message key (localised by the
+ * error handler), optional details and headers. Anything else thrown becomes 500 internal_error.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly messageKey: MessageKey;
+  readonly details: Record<string, unknown> | undefined;
+  readonly issues: IssueRef[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(options: {
+    code: ErrorCode;
+    messageKey: MessageKey;
+    /** Defaults to the table; 400 and 413 are `invalid_request` too. */
+    status?: number;
+    details?: Record<string, unknown>;
+    issues?: IssueRef[];
+    headers?: Record<string, string>;
+  }) {
+    super(options.messageKey);
+    this.name = 'ApiError';
+    this.status = options.status ?? STATUS_OF[options.code];
+    this.code = options.code;
+    this.messageKey = options.messageKey;
+    this.details = options.details;
+    this.issues = options.issues;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const unauthorized = () =>
+  new ApiError({ code: 'unauthorized', messageKey: 'unauthorized', headers: { 'WWW-Authenticate': 'Bearer' } });
+
+export const paymentRequired = (reason: 'suspended' | 'no_api_agreement') =>
+  new ApiError({ code: 'payment_required', messageKey: reason, details: { reason } });
+
+export const rateLimited = (retryAfterSeconds: number) =>
+  new ApiError({ code: 'rate_limited', messageKey: 'rate_limited', headers: { 'Retry-After': String(retryAfterSeconds) } });
+
+export const listNotReady = (retryAfterSeconds: number) =>
+  new ApiError({ code: 'list_not_ready', messageKey: 'list_not_ready', headers: { 'Retry-After': String(retryAfterSeconds) } });
+
+export const validationFailed = (issues: IssueRef[]) =>
+  new ApiError({ code: 'invalid_request', messageKey: 'validation', issues });

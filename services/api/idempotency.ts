@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../platform/store/idempotency-port.ts';
+import type { Logger } from '../platform/logger.ts';
+import { ApiError } from './errors.ts';
+
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long an unfinished call blocks its key if its process dies before finishing. */
+const LEASE_MS = 5 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 1000;
+const MAX_KEY_LENGTH = 255;
+
+/** JSON with object keys sorted, so that `{a,b}` and `{b,a}` are the same request body. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export interface IdempotentOutcome extends StoredResponse {
+  replayed: boolean;
+}
+
+/**
+ * DECISIONS §6 on top of an IdempotencyStore: same key + same body replays the first response,
+ * same key + other body is 422 `idempotency_key_reused`, same key still running is 409. Only
+ * successful responses are remembered; a failed call releases its key so a retry runs again.
+ * Expired records are purged at most once a minute, on the back of requests (nothing runs by itself).
+ */
+export function createIdempotency(options: { store: IdempotencyStore; now: () => Date; logger: Logger }) {
+  const { store, now, logger } = options;
+  let lastPurge = 0;
+
+  async function purgeNowAndThen(at: Date): Promise<void> {
+    if (at.getTime() - lastPurge < PURGE_EVERY_MS) return;
+    lastPurge = at.getTime();
+    try {
+      const purged = await store.purgeExpired(at);
+      if (purged > 0) logger.info({ purged }, 'idempotency records purged');
+    } catch (error) {
+      logger.warn({ err_name: (error as Error).name }, 'idempotency purge failed');
+    }
+  }
+
+  return {
+    /** Runs `execute` at most once per (scope, key, body) in the window; without a key, always. */
+    async run(
+      scope: IdempotencyScope,
+      key: string | undefined,
+      body: unknown,
+      execute: () => Promise<StoredResponse>,
+    ): Promise<IdempotentOutcome> {
+      if (key === undefined) return { ...(await execute()), replayed: false };
+      if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+        throw new ApiError({
+          code: 'invalid_request',
+          messageKey: 'idempotency_key_invalid',
+          details: { reason: 'idempotency_key_invalid' },
+        });
+      }
+      const at = now();
+      await purgeNowAndThen(at);
+      const fingerprint = createHash('sha256').update(canonicalJson(body)).digest('hex');
+      const claim = await store.begin(scope, key, fingerprint, {
+        now: at,
+        expiresAt: new Date(at.getTime() + IDEMPOTENCY_WINDOW_MS),
+        leaseUntil: new Date(at.getTime() + LEASE_MS),
+      });
+      switch (claim.kind) {
+        case 'replay':
+          return { ...claim.response, replayed: true };
+        case 'mismatch':
+          throw new ApiError({
+            code: 'invalid_request',
+            messageKey: 'idempotency_key_reused',
+            details: { reason: 'idempotency_key_reused' },
+          });
+        case 'in_flight':
+          throw new ApiError({
+            code: 'conflict',
+            messageKey: 'idempotency_in_flight',
+            details: { reason: 'idempotency_key_in_flight' },
+          });
+        case 'started':
+          break;
+      }
+      let response: StoredResponse;
+      try {
+        response = await execute();
+      } catch (error) {
+        await store.abandon(scope, key);
+        throw error;
+      }
+      await store.complete(scope, key, response);
+      return { ...response, replayed: false };
+    },
+  };
+}
+
+export type Idempotency = ReturnType<typeof createIdempotency>;

@@ -1,0 +1,60 @@
+import type { Locale } from '../domain/types.ts';
+
+/**
+ * Every human text the HTTP edge produces, in both languages. Messages never contain the
+ * caller's values (they may be personal data); at most limits and allowed options from the schema.
+ */
+const catalog = {
+  invalid_json: { da: 'Forespørgslens indhold er ikke gyldig JSON.', en: 'The request body is not valid JSON.' },
+  unsupported_media_type: {
+    da: 'Forespørgslens indhold skal være JSON (Content-Type: application/json).',
+    en: 'The request body must be JSON (Content-Type: application/json).',
+  },
+  body_too_large: { da: 'Forespørgslens indhold er for stort.', en: 'The request body is too large.' },
+  validation: { da: 'Forespørgslen er ugyldig. Se details.issues.', en: 'The request is invalid. See details.issues.' },
+  idempotency_key_reused: {
+    da: 'Idempotency-Key er allerede brugt med et andet indhold.',
+    en: 'The Idempotency-Key was already used with a different request body.',
+  },
+  idempotency_key_invalid: {
+    da: 'Idempotency-Key skal være 1 til 255 tegn.',
+    en: 'The Idempotency-Key must be 1 to 255 characters.',
+  },
+  unauthorized: {
+    da: 'API-nøglen mangler eller er ugyldig. Send Authorization: Bearer <API-nøgle>.',
+    en: 'The API key is missing or invalid. Send Authorization: Bearer <API key>.',
+  },
+  suspended: {
+    da: 'Organisationen er suspenderet. Kontakt os for at genåbne adgangen.',
+    en: 'The organisation is suspended. Contact us to restore access.',
+  },
+  no_api_agreement: {
+    da: 'Jeres abonnement dækker ikke API-tjek. Der kræves en API-aftale.',
+    en: 'Your plan does not cover API checks. An API agreement is required.',
+  },
+  forbidden: { da: 'Organisationen har ikke adgang til denne funktion.', en: 'The organisation does not have this add-on.' },
+  not_found: { da: 'Ressourcen findes ikke.', en: 'The resource was not found.' },
+  idempotency_in_flight: {
+    da: 'En forespørgsel med samme Idempotency-Key er stadig i gang. Prøv igen om lidt.',
+    en: 'A request with the same Idempotency-Key is still in progress. Try again shortly.',
+  },
+  gone: { da: 'Ressourcen er slettet.', en: 'The resource has been deleted.' },
+  rate_limited: {
+    da: 'For mange forespørgsler. Vent det antal sekunder, Retry-After angiver.',
+    en: 'Too many requests. Wait the number of seconds given by Retry-After.',
+  },
+  list_not_ready: {
+    da: 'Der er endnu ingen aktiv version af listen. Prøv igen senere.',
+    en: 'No list version is active yet. Try again later.',
+  },
+  internal_error: {
+    da: 'Der opstod en intern fejl. Oplys request_id, hvis du kontakter os.',
+    en: 'An internal error occurred. Quote the request_id if you contact us.',
+  },
+} satisfies Record<string, Record<Locale, string>>;
+
+export type MessageKey = keyof typeof catalog;
+
+export function message(key: MessageKey, locale: Locale): string {
+  return catalog[key][locale];
+}

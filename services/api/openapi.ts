@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { apiSchemas, ErrorSchema } from './schemas/index.ts';
+import type { DocumentedHeader, RouteSpec } from './routes/route-spec.ts';
+
+/** A named schema by reference; an unnamed one (the document's own) inline. */
+const ref = (schema: z.ZodType): object => {
+  const meta = apiSchemas.get(schema);
+  return meta ? { $ref: `#/components/schemas/${meta.id}` } : stripDialect(z.toJSONSchema(schema));
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'invalid_request: the body is not valid JSON',
+  401: 'unauthorized: missing, malformed, unknown or revoked API key',
+  402: "payment_required: the organisation's plan does not cover the call, or it is suspended",
+  404: 'not_found',
+  409: 'conflict: a request with the same Idempotency-Key is still in progress',
+  413: 'invalid_request: the body is over the size limit',
+  422: 'invalid_request: schema violation (details.issues) or Idempotency-Key reused with another body (details.reason)',
+  429: 'rate_limited: over the key\'s rate; see Retry-After',
+  500: 'internal_error',
+  503: 'list_not_ready: no list version is active yet; see Retry-After',
+};
+
+const HEADERS: Record<DocumentedHeader, { description: string; schema: object }> = {
+  'Request-Id': { description: 'Unique id of this request; also `error.request_id`', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+  'Idempotent-Replayed': { description: '`true` when this is the replayed first response', schema: { type: 'string', enum: ['true'] } },
+  'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } },
+};
+
+function headersFor(names: DocumentedHeader[]) {
+  return Object.fromEntries(names.map((name) => [name, HEADERS[name]]));
+}
+
+function errorHeaders(status: number): DocumentedHeader[] {
+  if (status === 429 || status === 503) return ['Request-Id', 'Retry-After'];
+  if (status === 401) return ['Request-Id', 'WWW-Authenticate'];
+  return ['Request-Id'];
+}
+
+function operation(spec: RouteSpec) {
+  const responses: Record<string, object> = {
+    [spec.success.status]: {
+      description: spec.success.description,
+      headers: headersFor(spec.success.headers ?? ['Request-Id']),
+      content: { 'application/json': { schema: ref(spec.success.schema) } },
+    },
+  };
+  for (const status of spec.errors) {
+    responses[status] = {
+      description: ERROR_DESCRIPTIONS[status] ?? 'error',
+      headers: headersFor(errorHeaders(status)),
+      content: { 'application/json': { schema: ref(ErrorSchema) } },
+    };
+  }
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    ...(spec.authenticated ? {} : { security: [] }),
+    parameters: [
+      {
+        name: 'Accept-Language',
+        in: 'header',
+        required: false,
+        description: 'Language of messages and match labels: `da` (default) or `en`',
+        schema: { type: 'string' },
+      },
+      ...(spec.requestHeaders ?? []).map((h) => ({
+        name: h.name,
+        in: 'header',
+        required: h.required,
+        description: h.description,
+        schema: stripDialect(z.toJSONSchema(h.schema)),
+      })),
+    ],
+    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(spec.body) } } } } : {}),
+    responses,
+  };
+}
+
+function stripDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * The OpenAPI 3.1 document of `specs`, generated from the same zod schemas the routes validate
+ * with. Every registered schema appears once under components.schemas; operations refer to them.
+ */
+export function buildOpenApiDocument(specs: RouteSpec[]): object {
+  const { schemas } = z.toJSONSchema(apiSchemas, { uri: (id) => `#/components/schemas/${id}` }) as {
+    schemas: Record<string, Record<string, unknown>>;
+  };
+  const components = Object.fromEntries(Object.entries(schemas).map(([id, s]) => [id, stripDialect(s)]));
+  const paths: Record<string, Record<string, object>> = {};
+  for (const spec of specs) {
+    paths[spec.url] ??= {};
+    paths[spec.url][spec.method.toLowerCase()] = operation(spec);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Do-Not-Contact Check API',
+      version: '2.0.0',
+      description: 'Checks people against the Danish Robinson list. See api-v2.md and docs/api-decisions.md.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: rl_live_… or rl_test_…' },
+      },
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { checkPerson, TEST_LIST_VERSION, testModeCheck } from '../../domain/index.ts';
+import type { CheckOptions } from '../../domain/types.ts';
+import { toListVersionRef } from '../../lists/active-index.ts';
+import { authOf } from '../auth.ts';
+import { listNotReady, paymentRequired, rateLimited } from '../errors.ts';
+import { localeFrom } from '../locale.ts';
+import {
+  CreateChecksRequestSchema,
+  CreateChecksResponseSchema,
+  type CreateChecksRequest,
+  type CreateChecksResponse,
+} from '../schemas/checks.ts';
+import { registerRoute } from './register.ts';
+import type { RouteContext, RouteSpec } from './route-spec.ts';
+
+/** DECISIONS §11. */
+const CHECKS_BODY_LIMIT = 5 * 1024 * 1024;
+/** How long a client is asked to wait when no list version is active yet. */
+const LIST_NOT_READY_RETRY_SECONDS = 30;
+const ENDPOINT = 'POST /v2/checks';
+
+export const createChecksSpec: RouteSpec = {
+  method: 'POST',
+  url: '/v2/checks',
+  operationId: 'createChecks',
+  summary: 'Check 1 to 1000 people against the list',
+  description:
+    'Synchronous check. Results come in input order, one per person, with the list version checked against. ' +
+    'Test keys (rl_test_) get fixed made-up results and never touch the live list.',
+  authenticated: true,
+  requestHeaders: [
+    {
+      name: 'Idempotency-Key',
+      description: 'Same key and body within 24 h replays the first response (header Idempotent-Replayed: true).',
+      schema: z.string().min(1).max(255),
+      required: false,
+    },
+  ],
+  body: CreateChecksRequestSchema,
+  bodyLimit: CHECKS_BODY_LIMIT,
+  success: {
+    status: 200,
+    description: 'One result per person, in input order',
+    schema: CreateChecksResponseSchema,
+    headers: ['Request-Id', 'Idempotent-Replayed'],
+  },
+  errors: [400, 401, 402, 409, 413, 422, 429, 500, 503],
+};
+
+function checkPeople(ctx: RouteContext, mode: 'live' | 'test', body: CreateChecksRequest, options: CheckOptions): CreateChecksResponse {
+  if (mode === 'test') {
+    // Test keys never read the live list (DECISIONS §3).
+    return { list_version: TEST_LIST_VERSION, results: body.people.map((person) => testModeCheck(person, options)) };
+  }
+  const active = ctx.activeIndex.current();
+  if (!active) throw listNotReady(LIST_NOT_READY_RETRY_SECONDS);
+  return {
+    list_version: toListVersionRef(active.version),
+    results: body.people.map((person) => checkPerson(active.index, person, options)),
+  };
+}
+
+export function registerChecksRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  /** DECISIONS §8; test keys are never billed, so the agreement only gates live keys. */
+  async function requireApiAgreement(request: FastifyRequest): Promise<void> {
+    const { org, mode } = authOf(request);
+    if (mode === 'live' && org.plan === 'pay_per_list' && !org.api_agreement) throw paymentRequired('no_api_agreement');
+  }
+
+  async function limitRate(request: FastifyRequest): Promise<void> {
+    const decision = ctx.rateLimiter.take(authOf(request).key.id);
+    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
+  }
+
+  registerRoute(app, createChecksSpec, [ctx.authenticate, requireApiAgreement, limitRate], async (request, reply) => {
+    const { org, mode } = authOf(request);
+    const body = request.body as CreateChecksRequest;
+    const options: CheckOptions = {
+      policy: body.policy ?? 'standard',
+      stopLevel: body.stop_level ?? org.stop_level ?? 1,
+      locale: localeFrom(request.headers['accept-language']),
+    };
+    const idempotencyKey = request.headers['idempotency-key'];
+    const outcome = await ctx.idempotency.run(
+      { orgId: org.id, mode, endpoint: ENDPOINT },
+      Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey,
+      body,
+      async () => {
+        const response = checkPeople(ctx, mode, body, options);
+        // Serialised here (after the schema check) so that a replay sends the very same bytes.
+        return { status: 200, body: JSON.stringify(CreateChecksResponseSchema.parse(response)) };
+      },
+    );
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+  });
+}

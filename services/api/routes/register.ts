@@ -1,0 +1,22 @@
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, RouteHandlerMethod } from 'fastify';
+import { ErrorSchema } from '../schemas/error.ts';
+import type { RouteSpec } from './route-spec.ts';
+
+/** Registers `spec` with fastify: its zod schemas validate the body and check every response. */
+export function registerRoute(
+  app: FastifyInstance,
+  spec: RouteSpec,
+  onRequest: Array<(request: FastifyRequest) => Promise<void>>,
+  handler: RouteHandlerMethod,
+): void {
+  const response: Record<number, unknown> = { [spec.success.status]: spec.success.schema };
+  for (const status of spec.errors) response[status] = ErrorSchema;
+  app.route({
+    method: spec.method,
+    url: spec.url,
+    ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
+    schema: { ...(spec.body ? { body: spec.body } : {}), response },
+    onRequest: onRequest.map((hook) => async (request) => hook(request)) as onRequestAsyncHookHandler[],
+    handler,
+  });
+}

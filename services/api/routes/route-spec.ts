@@ -1,0 +1,38 @@
+import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { ActiveListIndex } from '../../lists/active-index.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Idempotency } from '../idempotency.ts';
+import type { RateLimiter } from '../rate-limiter.ts';
+
+/** What every route module receives from buildApp. */
+export interface RouteContext {
+  authenticate: (request: FastifyRequest) => Promise<void>;
+  rateLimiter: RateLimiter;
+  idempotency: Idempotency;
+  activeIndex: Pick<ActiveListIndex, 'current'>;
+  logger: Logger;
+}
+
+/** Response headers the OpenAPI document describes, by name. */
+export type DocumentedHeader = 'Request-Id' | 'Retry-After' | 'Idempotent-Replayed' | 'WWW-Authenticate';
+
+/**
+ * One operation as both fastify and the OpenAPI document see it: the same zod schemas validate the
+ * request, check the response and are published, so the three cannot drift apart.
+ */
+export interface RouteSpec {
+  method: 'GET' | 'POST';
+  url: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** false only for the OpenAPI document itself. */
+  authenticated: boolean;
+  requestHeaders?: Array<{ name: string; description: string; schema: z.ZodType; required: boolean }>;
+  body?: z.ZodType;
+  bodyLimit?: number;
+  /** The success response; errors are listed by status in `errors`. */
+  success: { status: number; description: string; schema: z.ZodType; headers?: DocumentedHeader[] };
+  errors: number[];
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { named } from './registry.ts';
+import { DeprecatedLevelSchema, ReasonSchema, StatusSchema } from './enums.ts';
+import { MatchSchema } from './match.ts';
+import { ResolvedAddressSchema } from './resolved-address.ts';
+
+export const PhoneLookupSchema = named(
+  'PhoneLookup',
+  z.strictObject({
+    outcome: z.enum(['found', 'unlisted', 'not_found']),
+    name: z.string().optional(),
+    address: z.string().optional(),
+  }),
+);
+
+export const CheckResultSchema = named(
+  'CheckResult',
+  z.strictObject({
+    id: z.string().nullable().describe('The input id'),
+    status: StatusSchema,
+    reasons: z.array(ReasonSchema),
+    level: DeprecatedLevelSchema.nullable().meta({
+      deprecated: true,
+      description: 'Deprecated, use match.level. Where on the address the match was found.',
+    }),
+    match: MatchSchema,
+    stop_level: z.int().min(0).max(5).describe('The stop line applied'),
+    address: ResolvedAddressSchema.nullable(),
+    phone_lookup: PhoneLookupSchema.nullable(),
+  }),
+  'The answer for one person.',
+);

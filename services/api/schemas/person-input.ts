@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { boundedString, named } from './registry.ts';
+
+const field = (description: string) => boundedString().optional().describe(description);
+
+/**
+ * One person to check (api-v2.md PersonInput). No field is required by the schema: a person
+ * without a name or readable address is still checked and gets a `no_name` / `address_unreadable`
+ * result, not a 422. Unknown fields are rejected so that a misspelt column is not silently dropped.
+ */
+export const PersonInputSchema = named(
+  'PersonInput',
+  z.strictObject({
+    id: field("Caller's own reference, echoed back in the result id"),
+    name: field('Full name'),
+    first_name: field('Given name(s)'),
+    last_name: field('Surname'),
+    address: field('Whole address as one string'),
+    street: field('Street'),
+    house_number: field('House number'),
+    floor: field('Floor'),
+    door: field('Door'),
+    postal_code: field('Postal code'),
+    city: field('City'),
+    kvhx: field('Legacy address key, accepted for legacy clients'),
+    phone: field('Phone number'),
+  }),
+  'One person to check. Give `name` or `first_name` + `last_name`, and `address` or its parts.',
+);
+
+export type PersonInputBody = z.infer<typeof PersonInputSchema>;
