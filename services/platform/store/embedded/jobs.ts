@@ -1,0 +1,138 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { Status } from '../../../domain/types.ts';
+import type { JobRecord, JobStore, ResultRow } from '../jobs-port.ts';
+import { inTransaction } from './database.ts';
+import {
+  applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, decodeCursor, encodeCursor,
+  JobExistsError, storedLevel, timestampMs, utcDay,
+} from '../job-results.ts';
+
+/**
+ * JobStore on the embedded database (see jobs-port.ts for the promises). A job is one row: the
+ * columns the store filters on, plus the whole record as JSON. Results are one row per
+ * (job_id, row); INSERT OR IGNORE makes a redelivered row a no-op.
+ */
+export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS check_jobs (
+      id TEXT PRIMARY KEY,
+      org_id TEXT NOT NULL,
+      mode TEXT NOT NULL,
+      status TEXT NOT NULL,
+      delete_after_ms INTEGER NOT NULL,
+      doc TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS check_jobs_due ON check_jobs (status, delete_after_ms);
+    CREATE TABLE IF NOT EXISTS check_results (
+      job_id TEXT NOT NULL,
+      row INTEGER NOT NULL,
+      delete_on TEXT NOT NULL,
+      status TEXT NOT NULL,
+      level INTEGER NOT NULL,
+      record TEXT NOT NULL,
+      PRIMARY KEY (job_id, row)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS check_results_delete_on ON check_results (delete_on);
+  `);
+
+  const insertJob = db.prepare(`INSERT OR IGNORE INTO check_jobs
+    (id, org_id, mode, status, delete_after_ms, doc) VALUES (?, ?, ?, ?, ?, ?)`);
+  const selectJob = db.prepare('SELECT doc FROM check_jobs WHERE id = ?');
+  const selectScoped = db.prepare('SELECT doc FROM check_jobs WHERE id = ? AND org_id = ? AND mode = ?');
+  const writeJob = db.prepare('UPDATE check_jobs SET status = ?, doc = ? WHERE id = ?');
+  const selectDue = db.prepare(`SELECT doc FROM check_jobs WHERE status != 'deleted'
+    AND delete_after_ms <= ? ORDER BY delete_after_ms, id LIMIT ?`);
+  const insertResult = db.prepare(`INSERT OR IGNORE INTO check_results
+    (job_id, row, delete_on, status, level, record) VALUES (?, ?, ?, ?, ?, ?)`);
+  const selectPage = db.prepare(`SELECT row, record FROM check_results
+    WHERE job_id = ? AND row > ? ORDER BY row LIMIT ?`);
+  const selectGroups = db.prepare(`SELECT status, level, COUNT(*) AS count FROM check_results
+    WHERE job_id = ? GROUP BY status, level`);
+  const deleteResults = db.prepare('DELETE FROM check_results WHERE job_id = ?');
+  const deleteResultsBefore = db.prepare('DELETE FROM check_results WHERE delete_on < ?');
+
+  function read(id: string): JobRecord | null {
+    const row = selectJob.get(id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as JobRecord) : null;
+  }
+
+  function write(job: JobRecord): void {
+    writeJob.run(job.status, JSON.stringify(job), job.id);
+  }
+
+  return {
+    async createJob(job) {
+      const inserted = insertJob.run(
+        job.id, job.org_id, job.mode, job.status, timestampMs(job.delete_after), JSON.stringify(job),
+      );
+      if (Number(inserted.changes) === 0) throw new JobExistsError(job.id);
+    },
+
+    async getJob(scope, id) {
+      const row = selectScoped.get(id, scope.org_id, scope.mode) as { doc: string } | undefined;
+      return row ? (JSON.parse(row.doc) as JobRecord) : null;
+    },
+
+    async getJobById(id) {
+      return read(id);
+    },
+
+    async updateJob(id, patch) {
+      return inTransaction(db, () => {
+        const current = read(id);
+        if (!current) return null;
+        const next = applyJobPatch(current, patch, new Date().toISOString());
+        write(next);
+        return next;
+      });
+    },
+
+    async listJobsDueForDeletion(now, limit) {
+      const rows = selectDue.all(timestampMs(now), limit) as Array<{ doc: string }>;
+      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
+    async putResults(jobId, deleteAfter, rows) {
+      const deleteOn = utcDay(deleteAfter);
+      for (const row of rows) checkRowNumber(row.row);
+      inTransaction(db, () => {
+        for (const row of rows) {
+          insertResult.run(
+            jobId, row.row, deleteOn, row.result.status, storedLevel(row.result.match.level),
+            JSON.stringify({ result: row.result, cells: row.cells }),
+          );
+        }
+      });
+    },
+
+    async readResults(jobId, page) {
+      checkPageLimit(page.limit);
+      const after = decodeCursor(jobId, page.cursor);
+      const found = selectPage.all(jobId, after, page.limit + 1) as Array<{ row: number; record: string }>;
+      const rows: ResultRow[] = found.slice(0, page.limit).map((r) => ({ row: r.row, ...JSON.parse(r.record) }));
+      const last = rows.at(-1);
+      return { rows, next_cursor: found.length > page.limit && last ? encodeCursor(jobId, last.row) : null };
+    },
+
+    async countResults(jobId) {
+      const groups = selectGroups.all(jobId) as Array<{ status: Status; level: number; count: number }>;
+      return countsFromGroups(groups);
+    },
+
+    async purgeJob(id, at) {
+      return inTransaction(db, () => {
+        const current = read(id);
+        if (!current) return null;
+        const next = applyJobPatch(current, { status: 'deleted', preview: [], updated_at: at }, at);
+        write(next);
+        deleteResults.run(id);
+        return next;
+      });
+    },
+
+    async dropResultsDueBefore(day) {
+      utcDay(`${day}T00:00:00Z`);
+      deleteResultsBefore.run(day);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import type {
+  CallbackOutcome, CheckJobOptions, ColumnMapping, FileFormat, JobPrice, JobSource, JobStatus,
+  LevelCounts, PreviewRow,
+} from '../../domain/check-job.ts';
+import type { CheckResult, ListVersionRef } from '../../domain/types.ts';
+
+/**
+ * The result store of the asynchronous pipeline: check jobs and their per-row results
+ * (api-v2.md CheckJob, CheckResult, LevelCounts; DECISIONS §6, §7, §9, §10).
+ *
+ * Promises, whatever the adapter (embedded node:sqlite or ClickHouse):
+ * - A write is durable and visible to every later read (of any process) once its promise resolves.
+ * - `getJob` finds a job only within its organisation and mode: another organisation's job, or a
+ *   test job asked for with a live key, is `null` (the API answers 404).
+ * - Results are idempotent on (job_id, row): writing a row again (a redelivered chunk) never adds
+ *   a second row and never changes a count. `countResults` is exact (it counts distinct rows).
+ * - `readResults` pages in row order; the cursor is opaque, belongs to one job, and a cursor from
+ *   another job or a forged one throws InvalidCursorError (the API answers 422). 1 ≤ limit ≤ 10,000.
+ * - `purgeJob` makes the job `deleted` and removes every piece of personal data of it (its result
+ *   rows and the preview) before it resolves; counts, level_counts, list version, certificate,
+ *   callback outcome and the rest of the job record stay.
+ * - A deleted job stays deleted: `updateJob` cannot move it to another state or give it a preview.
+ *
+ * Does not promise: atomic read-modify-write between processes. `updateJob` applies a patch to
+ * the latest record; callers serialise writes to one job (the projection owns a job's partition,
+ * the API only creates, starts and deletes).
+ */
+export interface JobRecord {
+  id: string;
+  org_id: string;
+  mode: 'live' | 'test';
+  source: JobSource;
+  status: JobStatus;
+  filename: string | null;
+  file_format: FileFormat | null;
+  row_count: number;
+  processed_count: number;
+  allowed_count: number;
+  blocked_count: number;
+  manual_count: number;
+  level_counts: LevelCounts;
+  columns: string[];
+  column_mapping: ColumnMapping | null;
+  options: CheckJobOptions;
+  /** Personal data: removed by purgeJob. */
+  preview: PreviewRow[];
+  price: JobPrice | null;
+  list_version: ListVersionRef | null;
+  certificate_token: string | null;
+  error: string | null;
+  delete_after: string;
+  created_at: string;
+  finished_at: string | null;
+  callback_url: string | null;
+  callback: CallbackOutcome | null;
+  external_ref: string | null;
+  /** SHA-256 (hex) of the API key that created the job: the callback signing secret (api-v2 Events). */
+  key_hash: string;
+  /** SHA-256 (hex) of the submitted input, for the certificate (DECISIONS §10). */
+  input_sha256: string | null;
+  updated_at: string;
+}
+
+/** What may change after creation; identity, owner and timestamps of creation never do. */
+export type JobPatch = Partial<Omit<JobRecord, 'id' | 'org_id' | 'mode' | 'created_at' | 'delete_after'>>;
+
+/** One checked row of a job. `row` is the 0-based position in the job's input. */
+export interface ResultRow {
+  row: number;
+  result: CheckResult;
+  /** The input row as submitted (file cells), for result files; null when the input was JSON. */
+  cells: Array<string | null> | null;
+}
+
+export interface ResultCounts {
+  processed: number;
+  allowed: number;
+  blocked: number;
+  manual: number;
+  level_counts: LevelCounts;
+}
+
+export interface ResultPage {
+  rows: ResultRow[];
+  /** Null when no row follows this page. */
+  next_cursor: string | null;
+}
+
+export const MAX_RESULTS_PAGE = 10_000;
+
+export interface JobStore {
+  /** Throws JobExistsError when a job with this id exists. */
+  createJob(job: JobRecord): Promise<void>;
+  /** Scoped read for the API: null unless the job belongs to `scope.org_id` in `scope.mode`. */
+  getJob(scope: { org_id: string; mode: 'live' | 'test' }, id: string): Promise<JobRecord | null>;
+  /** Unscoped read for internal processes (projection, retention). */
+  getJobById(id: string): Promise<JobRecord | null>;
+  /** Applies `patch` (and `updated_at`) to the latest record; null when no such job. */
+  updateJob(id: string, patch: JobPatch): Promise<JobRecord | null>;
+  /** Jobs not yet deleted whose delete_after ≤ `now`, oldest delete_after first. */
+  listJobsDueForDeletion(now: string, limit: number): Promise<JobRecord[]>;
+
+  /**
+   * Stores result rows of one job, idempotently on (job_id, row). `deleteAfter` is the job's
+   * delete_after (the ClickHouse adapter partitions results by its day).
+   */
+  putResults(jobId: string, deleteAfter: string, rows: ResultRow[]): Promise<void>;
+  /** Rows with row > the cursor's position, in row order, at most `limit`. */
+  readResults(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultPage>;
+  countResults(jobId: string): Promise<ResultCounts>;
+
+  /** Marks the job deleted at `at` and removes its personal data; null when no such job. */
+  purgeJob(id: string, at: string): Promise<JobRecord | null>;
+  /**
+   * Bulk retention: removes the result rows of every job whose delete_after falls on a day before
+   * `day` (YYYY-MM-DD, UTC). Job records are untouched; purgeJob them as they fall due.
+   */
+  dropResultsDueBefore(day: string): Promise<void>;
+}

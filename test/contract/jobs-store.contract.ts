@@ -1,0 +1,277 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyLevelCounts } from '../../services/domain/check-job.ts';
+import type { CheckResult, Status } from '../../services/domain/types.ts';
+import type { JobRecord, JobStore, ResultRow } from '../../services/platform/store/jobs-port.ts';
+import { InvalidCursorError, JobExistsError } from '../../services/platform/store/job-results.ts';
+
+/** What a test file hands the suite: a fresh store, and how to release it afterwards. */
+export interface JobStoreHarness {
+  store: JobStore;
+  close(): Promise<void>;
+}
+
+/** The JobStore conformance suite: every adapter passes it unchanged. */
+export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreHarness>): void {
+  describe(`JobStore contract (${adapter})`, () => {
+    let harness: JobStoreHarness;
+    let store: JobStore;
+    beforeAll(async () => {
+      harness = await open();
+      store = harness.store;
+    });
+    afterAll(async () => harness?.close());
+
+    it('creates a job and finds it only within its organisation and mode', async () => {
+      const job = makeJob();
+      await store.createJob(job);
+      expect(await store.getJob({ org_id: job.org_id, mode: 'live' }, job.id)).toEqual(job);
+      expect(await store.getJob({ org_id: job.org_id, mode: 'test' }, job.id)).toBeNull();
+      expect(await store.getJob({ org_id: randomUUID(), mode: 'live' }, job.id)).toBeNull();
+      expect(await store.getJob({ org_id: job.org_id, mode: 'live' }, randomUUID())).toBeNull();
+      expect(await store.getJobById(job.id)).toEqual(job);
+    });
+
+    it('refuses a second job with the same id', async () => {
+      const job = makeJob();
+      await store.createJob(job);
+      await expect(store.createJob({ ...job, org_id: randomUUID() })).rejects.toBeInstanceOf(JobExistsError);
+      expect((await store.getJobById(job.id))?.org_id).toBe(job.org_id);
+    });
+
+    it('updates state, counters and callback outcome; identity never changes', async () => {
+      const job = makeJob();
+      await store.createJob(job);
+      const level_counts = { ...emptyLevelCounts(), '0': 3, unread: 1 };
+      const callback = {
+        last_status: 503, attempts: 2, state: 'pending' as const,
+        last_attempt_at: '2026-02-01T10:00:05.000Z', delivery_id: randomUUID(),
+      };
+      const updated = await store.updateJob(job.id, {
+        status: 'running', processed_count: 4, allowed_count: 3, manual_count: 1, level_counts,
+        callback, updated_at: '2026-02-01T10:00:06.000Z',
+        ...({ id: 'other', org_id: 'other', created_at: 'x' } as object),
+      });
+      expect(updated).toEqual({
+        ...job, status: 'running', processed_count: 4, allowed_count: 3, manual_count: 1,
+        level_counts, callback, updated_at: '2026-02-01T10:00:06.000Z',
+      });
+      expect(await store.getJobById(job.id)).toEqual(updated);
+      const done = await store.updateJob(job.id, { status: 'done', finished_at: '2026-02-01T10:01:00.000Z', error: null });
+      expect(done?.status).toBe('done');
+      expect(done?.processed_count).toBe(4);
+      expect((await store.getJob({ org_id: job.org_id, mode: 'live' }, job.id))?.finished_at).toBe('2026-02-01T10:01:00.000Z');
+      expect(await store.updateJob(randomUUID(), { status: 'done' })).toBeNull();
+    });
+
+    it('stores results idempotently on (job_id, row) and counts them exactly', async () => {
+      const job = makeJob();
+      await store.createJob(job);
+      await store.putResults(job.id, job.delete_after, rows(0, 10));
+      await store.putResults(job.id, job.delete_after, rows(5, 15)); // redelivery overlaps 5..9
+      await store.putResults(job.id, job.delete_after, rows(0, 15)); // the whole job again
+      const counts = await store.countResults(job.id);
+      const expected = expectedCounts(0, 15);
+      expect(counts).toEqual(expected);
+      const page = await store.readResults(job.id, { limit: 100 });
+      expect(page.rows.map((r) => r.row)).toEqual(range(0, 15));
+      expect(page.next_cursor).toBeNull();
+    });
+
+    it('keeps results of different jobs apart', async () => {
+      const a = makeJob();
+      const b = makeJob();
+      await store.createJob(a);
+      await store.createJob(b);
+      await store.putResults(a.id, a.delete_after, rows(0, 3));
+      await store.putResults(b.id, b.delete_after, rows(0, 7));
+      expect((await store.countResults(a.id)).processed).toBe(3);
+      expect((await store.countResults(b.id)).processed).toBe(7);
+      expect(await store.countResults(randomUUID())).toEqual({ processed: 0, allowed: 0, blocked: 0, manual: 0, level_counts: emptyLevelCounts() });
+    });
+
+    it('pages in row order with an opaque cursor, whatever order rows arrived in', async () => {
+      const job = makeJob();
+      await store.createJob(job);
+      await store.putResults(job.id, job.delete_after, rows(20, 25).reverse());
+      await store.putResults(job.id, job.delete_after, rows(0, 20).reverse());
+      const seen: ResultRow[] = [];
+      let cursor: string | null = null;
+      const sizes: number[] = [];
+      do {
+        const page = await store.readResults(job.id, { cursor, limit: 10 });
+        sizes.push(page.rows.length);
+        seen.push(...page.rows);
+        cursor = page.next_cursor;
+      } while (cursor);
+      expect(sizes).toEqual([10, 10, 5]);
+      expect(seen).toEqual(rows(0, 25));
+
+      const exact = await store.readResults(job.id, { limit: 25 });
+      expect(exact.rows).toHaveLength(25);
+      expect(exact.next_cursor).toBeNull();
+    });
+
+    it('rejects a cursor from another job, a forged cursor and a limit out of 1..10000', async () => {
+      const a = makeJob();
+      const b = makeJob();
+      await store.createJob(a);
+      await store.createJob(b);
+      await store.putResults(a.id, a.delete_after, rows(0, 4));
+      await store.putResults(b.id, b.delete_after, rows(0, 4));
+      const { next_cursor } = await store.readResults(a.id, { limit: 2 });
+      expect(next_cursor).toEqual(expect.any(String));
+      await expect(store.readResults(b.id, { cursor: next_cursor, limit: 2 })).rejects.toBeInstanceOf(InvalidCursorError);
+      for (const forged of ['abc', "'; DROP TABLE check_results; --", Buffer.from(`r1.${a.id}.-1`).toString('base64url'), '%%%']) {
+        await expect(store.readResults(a.id, { cursor: forged, limit: 2 })).rejects.toBeInstanceOf(InvalidCursorError);
+      }
+      for (const limit of [0, -1, 10_001, 1.5]) {
+        await expect(store.readResults(a.id, { limit })).rejects.toBeInstanceOf(RangeError);
+      }
+    });
+
+    it('serves a full page of 10,000 rows', async () => {
+      const job = makeJob();
+      await store.createJob(job);
+      await store.putResults(job.id, job.delete_after, rows(0, 10_001));
+      const first = await store.readResults(job.id, { limit: 10_000 });
+      expect(first.rows).toHaveLength(10_000);
+      expect(first.rows[9_999].row).toBe(9_999);
+      const second = await store.readResults(job.id, { cursor: first.next_cursor, limit: 10_000 });
+      expect(second.rows.map((r) => r.row)).toEqual([10_000]);
+      expect(second.next_cursor).toBeNull();
+    });
+
+    it('purges a job: personal data gone, counts and certificate kept, stays deleted', async () => {
+      const job = makeJob({
+        status: 'done', processed_count: 6, allowed_count: 4, blocked_count: 1, manual_count: 1,
+        preview: [{ cells: ['Anne Hansen', 'Vestergade 1'], result: result(0, 'allowed', 0) }],
+        certificate_token: 'header.payload.signature',
+      });
+      await store.createJob(job);
+      await store.putResults(job.id, job.delete_after, rows(0, 6));
+      const purged = await store.purgeJob(job.id, '2026-03-01T00:00:00.000Z');
+      expect(purged).toEqual({ ...job, status: 'deleted', preview: [], updated_at: '2026-03-01T00:00:00.000Z' });
+      expect(await store.getJobById(job.id)).toEqual(purged);
+      expect(await store.readResults(job.id, { limit: 10 })).toEqual({ rows: [], next_cursor: null });
+      expect((await store.countResults(job.id)).processed).toBe(0);
+      const after = await store.updateJob(job.id, { status: 'done', preview: job.preview });
+      expect(after?.status).toBe('deleted');
+      expect(after?.preview).toEqual([]);
+      expect(await store.purgeJob(randomUUID(), '2026-03-01T00:00:00.000Z')).toBeNull();
+    });
+
+    it('lists jobs due for deletion, oldest first, never deleted ones', async () => {
+      const org = randomUUID();
+      // Far-past dates keep jobs of other tests (delete_after 2026) out of this window.
+      const due1 = makeJob({ org_id: org, delete_after: '2001-01-02T00:00:00.000Z' });
+      const due2 = makeJob({ org_id: org, delete_after: '2001-01-01T12:00:00.000Z' });
+      const notYet = makeJob({ org_id: org, delete_after: '2001-01-03T00:00:00.000Z' });
+      const gone = makeJob({ org_id: org, delete_after: '2001-01-01T00:00:00.000Z' });
+      for (const job of [due1, due2, notYet, gone]) await store.createJob(job);
+      await store.purgeJob(gone.id, '2001-01-01T00:00:00.000Z');
+      const due = await store.listJobsDueForDeletion('2001-01-02T00:00:00.000Z', 10);
+      expect(due.map((j) => j.id)).toEqual([due2.id, due1.id]);
+      expect((await store.listJobsDueForDeletion('2001-01-02T00:00:00.000Z', 1)).map((j) => j.id)).toEqual([due2.id]);
+    });
+
+    it('drops results of jobs due before a day, keeping job records and later jobs', async () => {
+      const early = makeJob({ delete_after: '2002-01-01T08:00:00.000Z', processed_count: 3 });
+      const late = makeJob({ delete_after: '2002-03-01T08:00:00.000Z' });
+      await store.createJob(early);
+      await store.createJob(late);
+      await store.putResults(early.id, early.delete_after, rows(0, 3));
+      await store.putResults(late.id, late.delete_after, rows(0, 4));
+      await store.dropResultsDueBefore('2002-01-01'); // the day itself is not before
+      expect((await store.countResults(early.id)).processed).toBe(3);
+      await store.dropResultsDueBefore('2002-02-01');
+      expect((await store.countResults(early.id)).processed).toBe(0);
+      expect((await store.countResults(late.id)).processed).toBe(4);
+      expect(await store.getJobById(early.id)).toEqual(early);
+    });
+
+    it('round-trips hostile text in results and records unchanged', async () => {
+      const hostile = "O'Brien \\ \u0000 '; DROP TABLE check_jobs; -- Søren 😀";
+      const job = makeJob({ filename: hostile, external_ref: hostile, error: hostile });
+      await store.createJob(job);
+      expect(await store.getJobById(job.id)).toEqual(job);
+      const row: ResultRow = { row: 0, result: { ...result(0, 'allowed', 0), id: hostile }, cells: [hostile, null] };
+      await store.putResults(job.id, job.delete_after, [row]);
+      expect((await store.readResults(job.id, { limit: 1 })).rows).toEqual([row]);
+    });
+  });
+}
+
+const STATUSES: Status[] = ['allowed', 'blocked', 'manual'];
+
+/** Row i: status cycles through STATUSES, level i % 7 (6 stands for null). */
+function rows(from: number, to: number): ResultRow[] {
+  return range(from, to).map((i) => {
+    const level = i % 7 === 6 ? null : i % 7;
+    return { row: i, result: result(i, STATUSES[i % 3], level), cells: i % 2 ? [`cell ${i}`, null] : null };
+  });
+}
+
+function expectedCounts(from: number, to: number) {
+  const counts = { processed: 0, allowed: 0, blocked: 0, manual: 0, level_counts: emptyLevelCounts() };
+  for (const r of rows(from, to)) {
+    counts.processed += 1;
+    counts[r.result.status] += 1;
+    const level = r.result.match.level;
+    counts.level_counts[level === null ? 'unread' : (String(level) as '0')] += 1;
+  }
+  return counts;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}
+
+function result(i: number, status: Status, level: number | null): CheckResult {
+  return {
+    id: `ref-${i}`,
+    status,
+    reasons: level === null ? ['address_unreadable'] : [],
+    level: level === null ? null : 'none',
+    match: { level, code: level === null ? null : 'none', label: null, on: [], previous_address: false },
+    stop_level: 1,
+    address: null,
+    phone_lookup: null,
+  };
+}
+
+function makeJob(overrides: Partial<JobRecord> = {}): JobRecord {
+  return {
+    id: randomUUID(),
+    org_id: randomUUID(),
+    mode: 'live',
+    source: 'api',
+    status: 'queued',
+    filename: null,
+    file_format: null,
+    row_count: 6,
+    processed_count: 0,
+    allowed_count: 0,
+    blocked_count: 0,
+    manual_count: 0,
+    level_counts: emptyLevelCounts(),
+    columns: [],
+    column_mapping: null,
+    options: { policy: 'standard', stop_level: 2 },
+    preview: [],
+    price: { product: 'list_small', amount_cents: 49_500, currency: 'DKK' },
+    list_version: { id: randomUUID(), source: 'cpr', published_on: '2026-01-01', activated_at: '2026-01-02T00:00:00.000Z' },
+    certificate_token: null,
+    error: null,
+    delete_after: '2026-03-03T09:00:00.000Z',
+    created_at: '2026-02-01T09:00:00.000Z',
+    finished_at: null,
+    callback_url: 'https://example.com/hook',
+    callback: null,
+    external_ref: null,
+    key_hash: 'a'.repeat(64),
+    input_sha256: 'b'.repeat(64),
+    updated_at: '2026-02-01T09:00:00.000Z',
+    ...overrides,
+  };
+}
