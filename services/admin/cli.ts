@@ -1,0 +1,91 @@
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { ConfigError, loadConfig } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { createEmbeddedAccountStore } from '../platform/store/embedded/accounts.ts';
+import { embeddedDatabasePath, openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
+import { createEmbeddedListStore } from '../platform/store/embedded/lists.ts';
+import { runAdminCommand, USAGE, type Flags } from './commands.ts';
+import { AdminInputError } from './organisations.ts';
+
+/**
+ * `npm run admin -- <command>`: organisations, API keys and list versions, on the same DATA_DIR
+ * database as the server (which may be running: SQLite's WAL and busy timeout let both write).
+ *
+ * Exit codes: 0 done; 1 the command failed (not found, refused import, I/O); 2 usage or input
+ * error; 78 bad configuration.
+ */
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+const EXIT_CONFIG = 78;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      allowNegative: true,
+      strict: true,
+      options: {
+        name: { type: 'string' },
+        'stop-level': { type: 'string' },
+        plan: { type: 'string' },
+        'api-agreement': { type: 'boolean' },
+        'retention-days': { type: 'string' },
+        addons: { type: 'string' },
+        org: { type: 'string' },
+        mode: { type: 'string' },
+        format: { type: 'string' },
+        file: { type: 'string' },
+        source: { type: 'string' },
+        'published-on': { type: 'string' },
+        'max-skipped-lines': { type: 'string' },
+        activate: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  const [rawGroup, action, ...args] = parsed.positionals;
+  if (parsed.values.help || !rawGroup) {
+    process.stdout.write(`${USAGE}\n`);
+    return parsed.values.help ? 0 : EXIT_USAGE;
+  }
+  const group = rawGroup === 'organisations' || rawGroup === 'organizations' ? 'orgs' : rawGroup;
+
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`error: ${error.message}\n`);
+    return EXIT_CONFIG;
+  }
+  // Logs go to stderr so that stdout holds only the command's answer (keys, ids, JSON).
+  const logger: Logger = pino({ name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
+  const db = openEmbeddedDatabase(embeddedDatabasePath(config.DATA_DIR));
+  try {
+    const lines = await runAdminCommand(
+      { accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), logger },
+      group, action, args, parsed.values as Flags,
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof AdminInputError) {
+      process.stderr.write(`error: ${error.message}\n\n${USAGE}\n`);
+      return EXIT_USAGE;
+    }
+    // Not found, refused import, unreadable file: the message says what and names no personal data.
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILED;
+  } finally {
+    db.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

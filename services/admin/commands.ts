@@ -1,0 +1,215 @@
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import type { Logger } from '../platform/logger.ts';
+import type { AccountStore, ApiKeyRecord, Organisation } from '../platform/store/accounts-port.ts';
+import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
+import { activateListVersion, importListVersion } from '../lists/import.ts';
+import { issueApiKey } from './keys.ts';
+import {
+  AdminInputError,
+  AdminNotFoundError,
+  createOrganisation,
+  updateOrganisation,
+  type OrganisationPatch,
+} from './organisations.ts';
+
+/**
+ * The admin tool's commands, apart from argument parsing and process exit (cli.ts), so they can
+ * be called with any stores. Each returns the lines to print.
+ */
+export interface AdminDeps {
+  accounts: AccountStore;
+  lists: ListStore;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+export const USAGE = `Usage: npm run admin -- <command> [options]
+
+Organisations
+  orgs create --name NAME [--stop-level 1..5] [--plan annual|pay_per_list]
+              [--api-agreement] [--retention-days 1..90] [--addons phone,company]
+  orgs list
+  orgs update ID [--name NAME] [--stop-level N] [--plan P] [--api-agreement|--no-api-agreement]
+              [--retention-days N] [--addons phone,company|none]
+  orgs suspend ID | orgs unsuspend ID
+
+API keys (the key is printed once; only its SHA-256 is stored)
+  keys create --org ID --mode live|test
+  keys list --org ID
+  keys revoke KEY_ID
+
+List versions
+  lists import --format cpr|csv --file PATH [--source cpr|customer] [--org ID]
+               [--published-on YYYY-MM-DD] [--max-skipped-lines N] [--activate]
+  lists activate VERSION_ID
+  lists list
+
+Options: --json prints machine-readable JSON. Uses the database in DATA_DIR (default ./data).`;
+
+export async function runAdminCommand(deps: AdminDeps, group: string, action: string | undefined, args: string[], flags: Flags): Promise<string[]> {
+  const now = deps.now ?? (() => new Date());
+  const json = flags.json === true;
+  switch (`${group} ${action ?? ''}`.trim()) {
+    case 'orgs create': {
+      const org = await createOrganisation(deps.accounts, {
+        name: requireString(flags, 'name'),
+        stop_level: optionalInt(flags, 'stop-level'),
+        plan: optionalString(flags, 'plan') as Organisation['plan'] | undefined,
+        api_agreement: optionalBool(flags, 'api-agreement'),
+        retention_days: optionalInt(flags, 'retention-days'),
+        addons: optionalAddons(flags),
+      }, now());
+      return json ? [JSON.stringify(org)] : [`organisation created: ${org.id}`, formatOrg(org)];
+    }
+    case 'orgs list': {
+      const orgs = await deps.accounts.listOrganisations();
+      if (json) return [JSON.stringify(orgs)];
+      return orgs.length === 0 ? ['no organisations'] : orgs.map(formatOrg);
+    }
+    case 'orgs update':
+    case 'orgs suspend':
+    case 'orgs unsuspend': {
+      const id = requireArg(args, 'organisation id');
+      const patch: OrganisationPatch =
+        action === 'suspend' ? { suspended: true }
+        : action === 'unsuspend' ? { suspended: false }
+        : {
+            name: optionalString(flags, 'name'),
+            stop_level: optionalInt(flags, 'stop-level'),
+            plan: optionalString(flags, 'plan') as Organisation['plan'] | undefined,
+            api_agreement: optionalBool(flags, 'api-agreement'),
+            retention_days: optionalInt(flags, 'retention-days'),
+            addons: optionalAddons(flags),
+          };
+      const org = await updateOrganisation(deps.accounts, id, patch);
+      return json ? [JSON.stringify(org)] : [formatOrg(org)];
+    }
+    case 'keys create': {
+      const mode = requireString(flags, 'mode');
+      if (mode !== 'live' && mode !== 'test') throw new AdminInputError('--mode must be live or test');
+      const { key, record } = await issueApiKey(deps.accounts, requireString(flags, 'org'), mode, now());
+      if (json) return [JSON.stringify({ key, ...withoutHash(record) })];
+      return [
+        `key created: ${record.id} (${record.mode}) for organisation ${record.org_id}`,
+        `  ${key}`,
+        'This is the only time the key is shown; store it now. Only its SHA-256 is kept.',
+      ];
+    }
+    case 'keys list': {
+      const orgId = requireString(flags, 'org');
+      if (!(await deps.accounts.getOrganisation(orgId))) throw new AdminNotFoundError(`organisation ${orgId} does not exist`);
+      const keys = await deps.accounts.listKeys(orgId);
+      if (json) return [JSON.stringify(keys.map(withoutHash))];
+      return keys.length === 0 ? ['no keys'] : keys.map(formatKey);
+    }
+    case 'keys revoke': {
+      const id = requireArg(args, 'key id');
+      if (!(await deps.accounts.revokeKey(id, now().toISOString()))) throw new AdminNotFoundError(`key ${id} does not exist`);
+      return json ? [JSON.stringify({ id, revoked: true })] : [`key ${id} revoked`];
+    }
+    case 'lists import': {
+      const format = requireString(flags, 'format');
+      if (format !== 'cpr' && format !== 'csv') throw new AdminInputError('--format must be cpr or csv');
+      const source = optionalString(flags, 'source') ?? (flags.org ? 'customer' : 'cpr');
+      if (source !== 'cpr' && source !== 'customer') throw new AdminInputError('--source must be cpr or customer');
+      const file = requireString(flags, 'file');
+      await access(file).catch(() => { throw new AdminInputError(`cannot read --file ${file}`); });
+      const orgId = optionalString(flags, 'org');
+      if (source === 'customer' && !orgId) throw new AdminInputError('--source customer needs --org ID');
+      if (source === 'cpr' && orgId) throw new AdminInputError('the national (cpr) list belongs to no organisation: drop --org or use --source customer');
+      if (orgId && !(await deps.accounts.getOrganisation(orgId))) throw new AdminNotFoundError(`organisation ${orgId} does not exist`);
+      const { version, skippedLines } = await importListVersion({ listStore: deps.lists, logger: deps.logger, now }, {
+        source, format, orgId,
+        chunks: createReadStream(file),
+        publishedOn: optionalString(flags, 'published-on'),
+        maxSkippedLines: optionalInt(flags, 'max-skipped-lines'),
+      });
+      const final = flags.activate === true ? await activateListVersion({ listStore: deps.lists, logger: deps.logger, now }, version.id) : version;
+      if (json) return [JSON.stringify({ ...final, skipped_lines: skippedLines })];
+      return [
+        `list version imported: ${final.id} (${final.entry_count} entries, ${skippedLines} malformed lines skipped)`,
+        final.activated_at ? 'activated' : `not active yet: npm run admin -- lists activate ${final.id}`,
+      ];
+    }
+    case 'lists activate': {
+      const version = await activateListVersion({ listStore: deps.lists, logger: deps.logger, now }, requireArg(args, 'list version id'));
+      return json ? [JSON.stringify(version)] : [`list version ${version.id} activated`, formatVersion(version, true)];
+    }
+    case 'lists list': {
+      const versions = await deps.lists.listListVersions();
+      const activeIds = new Set<string>();
+      for (const v of versions) {
+        const active = await deps.lists.getActiveListVersion(v.source, v.org_id);
+        if (active) activeIds.add(active.id);
+      }
+      if (json) return [JSON.stringify(versions.map((v) => ({ ...v, active: activeIds.has(v.id) })))];
+      return versions.length === 0 ? ['no list versions'] : versions.map((v) => formatVersion(v, activeIds.has(v.id)));
+    }
+    default:
+      throw new AdminInputError(`unknown command: ${[group, action].filter(Boolean).join(' ') || '(none)'}`);
+  }
+}
+
+function withoutHash(record: ApiKeyRecord): Omit<ApiKeyRecord, 'key_hash'> {
+  const { key_hash: _hash, ...rest } = record;
+  return rest;
+}
+
+function formatOrg(o: Organisation): string {
+  return `${o.id}  ${JSON.stringify(o.name)}  plan=${o.plan} stop_level=${o.stop_level} api_agreement=${o.api_agreement} ` +
+    `retention_days=${o.retention_days} addons=${o.addons.join(',') || 'none'}${o.suspended ? '  SUSPENDED' : ''}`;
+}
+
+function formatKey(k: ApiKeyRecord): string {
+  return `${k.id}  ${k.prefix}…  ${k.mode}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`;
+}
+
+function formatVersion(v: ListVersion, active: boolean): string {
+  const owner = v.org_id ? ` org=${v.org_id}` : '';
+  return `${v.id}  ${v.source}${owner}  published ${v.published_on}  ${v.entry_count} entries  ${active ? `ACTIVE since ${v.activated_at}` : 'inactive'}`;
+}
+
+function requireArg(args: string[], what: string): string {
+  const value = args[0];
+  if (!value) throw new AdminInputError(`missing ${what}`);
+  return value;
+}
+
+function optionalString(flags: Flags, name: string): string | undefined {
+  const value = flags[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new AdminInputError(`--${name} needs a value`);
+  return value;
+}
+
+function requireString(flags: Flags, name: string): string {
+  const value = optionalString(flags, name);
+  if (value === undefined) throw new AdminInputError(`missing --${name}`);
+  return value;
+}
+
+function optionalInt(flags: Flags, name: string): number | undefined {
+  const value = optionalString(flags, name);
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value)) throw new AdminInputError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+/** `--api-agreement` sets it, `--no-api-agreement` clears it. */
+function optionalBool(flags: Flags, name: string): boolean | undefined {
+  const value = flags[name];
+  if (value === undefined || typeof value === 'boolean') return value;
+  throw new AdminInputError(`--${name} takes no value (use --no-${name} to turn it off)`);
+}
+
+function optionalAddons(flags: Flags): Array<'phone' | 'company'> | undefined {
+  const value = optionalString(flags, 'addons');
+  if (value === undefined) return undefined;
+  if (value === 'none') return [];
+  const addons = value.split(',').map((a) => a.trim()).filter(Boolean);
+  for (const a of addons) if (a !== 'phone' && a !== 'company') throw new AdminInputError(`unknown add-on ${JSON.stringify(a)}: use phone, company or none`);
+  return addons as Array<'phone' | 'company'>;
+}

@@ -1,0 +1,114 @@
+import type { ListIndex } from '../domain/index.ts';
+import { createListIndexBuilder } from '../domain/index.ts';
+import type { ListVersionRef } from '../domain/types.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
+
+/**
+ * The in-memory index of the active national (cpr) list version, built from the list store (never
+ * from a local file, so every process builds the same index from the platform).
+ *
+ * `refresh()` looks up the active version and, when it changed, builds the new index in the
+ * background of the old one and swaps them in one assignment: a check runs against either the old
+ * or the new version, never a mix. The index of the version before stays cached (two versions in
+ * all, least recently used goes) so jobs pinned to it keep running without a rebuild.
+ * Nothing here runs by itself: the process that owns it calls `refresh()` at boot and on a timer.
+ */
+export interface ActiveListIndex {
+  refresh(): Promise<void>;
+  current(): { version: ListVersion; index: ListIndex } | null;
+  /** The index of any sealed version (e.g. the one a job pinned), built on first use. */
+  forVersion(versionId: string): Promise<ListIndex>;
+}
+
+export interface ActiveListIndexDeps {
+  listStore: ListStore;
+  logger: Logger;
+  /** How many version indexes to keep in memory, the active one included. Default 2. */
+  cacheSize?: number;
+  /** Entries read from the store per chunk while building. */
+  readChunkSize?: number;
+}
+
+export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListIndex {
+  const { listStore } = deps;
+  const logger = deps.logger.child({ module: 'lists.active-index' });
+  const cacheSize = Math.max(1, deps.cacheSize ?? 2);
+  /** Version id → its index (or the build in flight); Map order is least recently used first. */
+  const cache = new Map<string, Promise<ListIndex>>();
+  let active: { version: ListVersion; index: ListIndex } | null = null;
+  let refreshing: Promise<void> | null = null;
+
+  async function build(versionId: string): Promise<ListIndex> {
+    const started = performance.now();
+    const builder = createListIndexBuilder();
+    let count = 0;
+    for await (const chunk of listStore.readListEntries(versionId, deps.readChunkSize)) {
+      for (const entry of chunk) builder.add(entry);
+      count += chunk.length;
+    }
+    const index = builder.build();
+    logger.info({ list_version_id: versionId, entries: count, ms: Math.round(performance.now() - started) }, 'list index built');
+    return index;
+  }
+
+  function evict(): void {
+    for (const id of cache.keys()) {
+      if (cache.size <= cacheSize) return;
+      if (id !== active?.version.id) cache.delete(id);
+    }
+  }
+
+  function forVersion(versionId: string): Promise<ListIndex> {
+    let entry = cache.get(versionId);
+    if (entry) {
+      cache.delete(versionId);
+      cache.set(versionId, entry);
+      return entry;
+    }
+    entry = build(versionId);
+    cache.set(versionId, entry);
+    // A failed build is forgotten, so the next call tries again.
+    entry.catch(() => {
+      if (cache.get(versionId) === entry) cache.delete(versionId);
+    });
+    evict();
+    return entry;
+  }
+
+  async function doRefresh(): Promise<void> {
+    const version = await listStore.getActiveListVersion('cpr');
+    if (!version) {
+      if (active) logger.warn({ list_version_id: active.version.id }, 'no active cpr list version any more; keeping the last one');
+      return;
+    }
+    if (active && active.version.id === version.id && active.version.activated_at === version.activated_at) return;
+    const index = await forVersion(version.id);
+    const previous = active?.version.id ?? null;
+    active = { version, index };
+    evict();
+    logger.info({ list_version_id: version.id, previous_list_version_id: previous, entry_count: version.entry_count }, 'active list version swapped');
+  }
+
+  return {
+    refresh() {
+      // Concurrent callers share one refresh instead of building the same index twice.
+      refreshing ??= doRefresh().finally(() => {
+        refreshing = null;
+      });
+      return refreshing;
+    },
+    current: () => active,
+    forVersion,
+  };
+}
+
+/** The contract's ListVersionRef of a stored version (activated_at only once it was activated). */
+export function toListVersionRef(version: ListVersion): ListVersionRef {
+  return {
+    id: version.id,
+    source: version.source,
+    published_on: version.published_on,
+    ...(version.activated_at ? { activated_at: version.activated_at } : {}),
+  };
+}
