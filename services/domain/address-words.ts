@@ -1,0 +1,111 @@
+/**
+ * The vocabulary of Danish addresses (DECISIONS §1): street abbreviations, floors and doors, all
+ * on folded tokens (see normalize.ts), plus the casing used when an address is written back.
+ */
+
+/** Folded street abbreviation → folded word, and the word as written back. */
+export const STREET_ABBREVIATIONS: Record<string, { norm: string; display: string }> = {
+  gl: { norm: 'gammel', display: 'Gammel' },
+  gml: { norm: 'gammel', display: 'Gammel' },
+  skt: { norm: 'sankt', display: 'Sankt' },
+  sct: { norm: 'sankt', display: 'Sankt' },
+  vj: { norm: 'vej', display: 'Vej' },
+  ndr: { norm: 'nordre', display: 'Nordre' },
+  sdr: { norm: 'soendre', display: 'Søndre' },
+  nr: { norm: 'noerre', display: 'Nørre' },
+  kgs: { norm: 'kongens', display: 'Kongens' },
+  ll: { norm: 'lille', display: 'Lille' },
+  pl: { norm: 'plads', display: 'Plads' },
+  bd: { norm: 'boulevard', display: 'Boulevard' },
+  blvd: { norm: 'boulevard', display: 'Boulevard' },
+  chr: { norm: 'christian', display: 'Christian' },
+};
+
+/** Floor words → canonical floor: 'st' ground, 'kl' basement. */
+const FLOOR_WORDS: Record<string, string> = {
+  st: 'st', stuen: 'st', stue: 'st', parterre: 'st', pt: 'st',
+  kl: 'kl', kld: 'kl', kaelder: 'kl', kaelderen: 'kl',
+};
+
+/** Door words → canonical door. */
+const DOOR_WORDS: Record<string, string> = {
+  tv: 'tv', th: 'th', mf: 'mf', venstre: 'tv', hoejre: 'th', midt: 'mf', midten: 'mf',
+};
+
+/** Words that carry no information inside the floor/door part ("1. sal", "til venstre"). */
+const FILLER_WORDS: Record<string, true> = {
+  sal: true, til: true, for: true, lejl: true, lejlighed: true, doer: true, nr: true, etage: true,
+};
+
+export function isDigits(token: string): boolean {
+  if (token.length === 0) return false;
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+function isLetters(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c < 97 || c > 122) return false;
+  }
+  return token.length > 0;
+}
+
+function dropLeadingZeros(digits: string): string {
+  let i = 0;
+  while (i < digits.length - 1 && digits.charCodeAt(i) === 48) i++;
+  return i === 0 ? digits : digits.slice(i);
+}
+
+/** A house number "12", "12a" (≤ 3 digits, one letter; DAR numbers are 1..999 + letter). */
+export function houseNumberOf(token: string): string | null {
+  let digits = 0;
+  while (digits < token.length && token.charCodeAt(digits) >= 48 && token.charCodeAt(digits) <= 57) digits++;
+  if (digits === 0 || digits > 3) return null;
+  if (digits < token.length) {
+    if (token.length - digits !== 1 || !isLetters(token.slice(digits))) return null;
+  }
+  const number = dropLeadingZeros(token.slice(0, digits));
+  if (number === '0') return null;
+  return digits === token.length ? number : number + token.slice(digits);
+}
+
+/** A floor token → canonical floor, or null when the token is not a floor. */
+export function floorOf(token: string): string | null {
+  const word = FLOOR_WORDS[token];
+  if (word !== undefined) return word;
+  if (token.length <= 2 && isDigits(token)) {
+    const n = dropLeadingZeros(token);
+    return n === '0' ? 'st' : n;
+  }
+  return null;
+}
+
+/** A door token → canonical door ("tv", "th", "mf", a number, letters), or null for filler. */
+export function doorOf(token: string): string | null {
+  const word = DOOR_WORDS[token];
+  if (word !== undefined) return word;
+  if (FILLER_WORDS[token] === true) return null;
+  if (isDigits(token)) return token.length <= 4 ? dropLeadingZeros(token) : null;
+  return token.length <= 4 ? token : null;
+}
+
+export function isFiller(token: string): boolean {
+  return FILLER_WORDS[token] === true;
+}
+
+/** Floor as written in a Danish address: "st.", "kl.", "3.". */
+export function displayFloor(floor: string): string {
+  return floor + '.';
+}
+
+/** "københavn" → "København", "GL" → "Gl"; words already in mixed case are kept. */
+export function displayWord(word: string): string {
+  const lower = word.toLowerCase();
+  const upper = word.toUpperCase();
+  if (word !== lower && word !== upper) return word;
+  return upper.charAt(0) + lower.slice(1);
+}

@@ -1,0 +1,255 @@
+import {
+  STREET_ABBREVIATIONS, displayWord, doorOf, floorOf, houseNumberOf, isDigits, isFiller,
+} from './address-words.ts';
+import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
+import { newTokens, tokenize, type Tokens } from './normalize.ts';
+import type { ListEntry, PersonInput } from './types.ts';
+
+/**
+ * An address as matching sees it (DECISIONS §1). Normalised fields are folded text (see
+ * normalize.ts); `streetDisplay`/`cityDisplay` keep the writer's spelling for ResolvedAddress.
+ * A building is street + house number + postal code; a unit is floor + door inside it.
+ */
+export interface ParsedAddress {
+  /** Folded street words, abbreviations expanded: "gammel kongevej". */
+  street: string | null;
+  /** "12", "12a". */
+  houseNumber: string | null;
+  /** "st" (ground), "kl" (basement), "1", "2", ... */
+  floor: string | null;
+  /** "tv", "th", "mf", a number without leading zeros, or letters. */
+  door: string | null;
+  postalCode: string | null;
+  /** Folded city: "koebenhavn v". */
+  city: string | null;
+  streetDisplay: string | null;
+  cityDisplay: string | null;
+  /** street (without spaces) | house number | postal code; null when only a kvhx was given. */
+  buildingKey: string | null;
+  /** floor|door; '' for a building without floor and door (one unit). */
+  unitKey: string;
+  /** First 12 characters of the canonical kvhx (kommune, vej, husnummer). */
+  kvhxBuilding: string | null;
+  /** Last 7 characters of the canonical kvhx (etage, door). */
+  kvhxUnit: string | null;
+}
+
+type AddressSource = Omit<PersonInput, 'id' | 'phone'> | ListEntry;
+
+const tokens = newTokens();
+const NO_COUNTRY: Record<string, true> = { danmark: true, denmark: true, dk: true };
+
+interface Line {
+  streetFrom: number;
+  streetTo: number;
+  houseNumber: string;
+  floor: string | null;
+  door: string | null;
+  postalCode: string | null;
+  cityFrom: number;
+  cityTo: number;
+}
+
+/** Folded street of tokens [from, to): abbreviations expanded, "…vj" → "…vej". */
+function streetOf(t: Tokens, from: number, to: number): { words: string; key: string } {
+  let words = '';
+  let key = '';
+  for (let i = from; i < to; i++) {
+    let word = t.norm[i];
+    const abbreviation = STREET_ABBREVIATIONS[word];
+    if (abbreviation !== undefined) word = abbreviation.norm;
+    else if (word.length > 3 && word.endsWith('vj')) word = word.slice(0, -1) + 'ej'; // "Kongevj." 
+    words = i === from ? word : words + ' ' + word;
+    key += word;
+  }
+  return { words, key };
+}
+
+/** The writer's spelling of tokens [from, to), cased for display, abbreviations optionally expanded. */
+function displayOf(s: string, t: Tokens, from: number, to: number, expand: boolean): string {
+  let out = '';
+  let previousExpanded = false;
+  for (let i = from; i < to; i++) {
+    const raw = s.slice(t.start[i], t.end[i]);
+    const abbreviation = expand ? STREET_ABBREVIATIONS[t.norm[i]] : undefined;
+    if (i > from) {
+      const gap = s.slice(t.end[i - 1], t.start[i]);
+      const previousShort = t.end[i - 1] - t.start[i - 1] <= 2;
+      if (previousExpanded || gap.includes(',')) out += ' ';
+      else if (gap === '-' || gap === "'" || gap === '’') out += gap;
+      else if (gap.charCodeAt(0) === 46 /* . */ && previousShort) out += gap.length === 1 ? '.' : '. '; // "H.C. Andersens"
+      else out += ' ';
+    }
+    let word = abbreviation !== undefined ? abbreviation.display : displayWord(raw);
+    if (expand && abbreviation === undefined && t.norm[i].length > 3 && t.norm[i].endsWith('vj')) {
+      word = word.slice(0, -1) + 'ej';
+    }
+    out += word;
+    previousExpanded = abbreviation !== undefined;
+  }
+  return out;
+}
+
+/** Floor and door from tokens [from, to): "3 tv", "st th", "1 sal", "kl", "tv", "2 1". */
+function unitOf(t: Tokens, from: number, to: number): { floor: string | null; door: string | null } {
+  let i = from;
+  while (i < to && isFiller(t.norm[i])) i++;
+  let floor: string | null = null;
+  if (i < to) {
+    floor = floorOf(t.norm[i]);
+    if (floor !== null) i++;
+  }
+  let door: string | null = null;
+  for (; i < to && door === null; i++) door = doorOf(t.norm[i]);
+  return { floor, door };
+}
+
+/** One address line: street, house number, floor/door, postal code, city. */
+function parseLine(t: Tokens): Line | null {
+  const n = t.count;
+  let h = -1;
+  for (let i = 1; i < n; i++) {
+    const c = t.norm[i].charCodeAt(0);
+    if (c >= 48 && c <= 57) { h = i; break; }
+  }
+  if (h < 0) return null;
+  let houseNumber = houseNumberOf(t.norm[h]);
+  if (houseNumber === null) return null;
+  let streetTo = h;
+  if (streetTo - 1 > 0 && t.norm[streetTo - 1] === 'nr') streetTo--; // "Nørregade nr. 7"
+  let k = h + 1;
+  const next = k < n ? t.norm[k] : '';
+  if (next.length === 1 && next >= 'a' && next <= 'z' && isDigits(houseNumber)) { // "12 A"
+    houseNumber += next;
+    k++;
+  }
+  let p = -1;
+  for (let i = n - 1; i >= k; i--) {
+    if (t.norm[i].length === 4 && isDigits(t.norm[i])) { p = i; break; }
+  }
+  let cityTo = n;
+  while (cityTo > p + 1 && NO_COUNTRY[t.norm[cityTo - 1]] === true) cityTo--;
+  const unit = unitOf(t, k, p < 0 ? n : p);
+  return {
+    streetFrom: 0, streetTo, houseNumber, floor: unit.floor, door: unit.door,
+    postalCode: p < 0 ? null : t.norm[p], cityFrom: p < 0 ? n : p + 1, cityTo: p < 0 ? n : cityTo,
+  };
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function build(
+  street: { words: string; key: string } | null, streetDisplay: string | null,
+  houseNumber: string | null, floor: string | null, door: string | null,
+  postalCode: string | null, city: string | null, cityDisplay: string | null, kvhx: string | null,
+): ParsedAddress | null {
+  const hasText = street !== null && street.key !== '' && houseNumber !== null && postalCode !== null;
+  if (!hasText && kvhx === null) return null;
+  return {
+    street: street === null || street.words === '' ? null : street.words,
+    houseNumber, floor, door, postalCode, city, streetDisplay, cityDisplay,
+    buildingKey: hasText ? street.key + '|' + houseNumber + '|' + postalCode : null,
+    unitKey: floor === null && door === null ? '' : (floor ?? '') + '|' + (door ?? ''),
+    kvhxBuilding: kvhx === null ? null : kvhx.slice(0, KVHX_BUILDING_LENGTH),
+    kvhxUnit: kvhx === null ? null : kvhx.slice(KVHX_BUILDING_LENGTH),
+  };
+}
+
+function cityOf(s: string, t: Tokens, from: number, to: number): { norm: string | null; display: string | null } {
+  if (from >= to) return { norm: null, display: null };
+  let norm = t.norm[from];
+  for (let i = from + 1; i < to; i++) norm += ' ' + t.norm[i];
+  return { norm, display: displayOf(s, t, from, to, false) };
+}
+
+/** Parses one address string; `kvhx` (canonical) is attached when given. */
+function fromLine(s: string, kvhx: string | null): ParsedAddress | null {
+  const t = tokenize(s, tokens);
+  const line = parseLine(t);
+  if (line === null) return null;
+  const street = streetOf(t, line.streetFrom, line.streetTo);
+  const streetDisplay = displayOf(s, t, line.streetFrom, line.streetTo, true);
+  const city = cityOf(s, t, line.cityFrom, line.cityTo);
+  return build(street, streetDisplay, line.houseNumber, line.floor, line.door, line.postalCode,
+    city.norm, city.display, kvhx);
+}
+
+/** Address given in parts (street, house_number, floor, door, postal_code, city). */
+function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null {
+  const streetText = text(a.street);
+  const numberText = text(a.house_number);
+  let t = tokenize(streetText, tokens);
+  if (numberText.trim() === '' && t.count > 1) {
+    // The street field holds the whole line ("Gl. Kongevej 12A, 3. tv"): read it as one.
+    const line = [streetText, text(a.floor), text(a.door), text(a.postal_code), text(a.city)].join(' ');
+    return fromLine(line, kvhx);
+  }
+  const street = streetOf(t, 0, t.count);
+  const streetDisplay = t.count > 0 ? displayOf(streetText, t, 0, t.count, true) : null;
+
+  t = tokenize(numberText, tokens);
+  let houseNumber = t.count > 0 ? houseNumberOf(t.norm[0]) : null;
+  if (houseNumber !== null && t.count > 1 && t.norm[1].length === 1 && isDigits(houseNumber)) {
+    houseNumber += t.norm[1];
+  }
+  t = tokenize(text(a.floor), tokens);
+  const floorUnit = unitOf(t, 0, t.count);
+  t = tokenize(text(a.door), tokens);
+  let door: string | null = null;
+  for (let i = 0; i < t.count && door === null; i++) door = doorOf(t.norm[i]);
+
+  const postalText = text(a.postal_code);
+  t = tokenize(postalText, tokens);
+  let postalCode: string | null = null;
+  let city: { norm: string | null; display: string | null } = { norm: null, display: null };
+  for (let i = 0; i < t.count; i++) {
+    if (t.norm[i].length === 4 && isDigits(t.norm[i])) {
+      postalCode = t.norm[i];
+      city = cityOf(postalText, t, i + 1, t.count); // "1610 København V" in one field
+      break;
+    }
+  }
+  const cityText = text(a.city);
+  if (cityText.trim() !== '') {
+    t = tokenize(cityText, tokens);
+    city = cityOf(cityText, t, 0, t.count);
+  }
+  return build(street, streetDisplay, houseNumber, floorUnit.floor, door ?? floorUnit.door, postalCode,
+    city.norm, city.display, kvhx);
+}
+
+/** Only a kvhx: the house number, floor and door it holds, no street. */
+function fromKvhx(kvhx: string): ParsedAddress | null {
+  const house = kvhx.slice(8, 12).replace(/_/g, '').toLowerCase();
+  const floor = kvhx.slice(12, 15).replace(/_/g, '');
+  const door = kvhx.slice(15, 19).replace(/_/g, '');
+  return build(null, null, house, floor === '' ? null : floor, door === '' ? null : door, null, null, null,
+    kvhx);
+}
+
+/**
+ * Reads the address of a person or list entry: the `address` string (completed by `postal_code`
+ * and `city` when it has no postal code), else the parts, else `kvhx` alone. Null when unreadable:
+ * no street with a house number and a postal code, and no valid kvhx.
+ */
+export function parseAddress(person: AddressSource): ParsedAddress | null {
+  if (person === null || typeof person !== 'object') return null;
+  const kvhx = typeof person.kvhx === 'string' && person.kvhx !== '' ? canonicalKvhx(person.kvhx) : null;
+  const line = text(person.address);
+  if (line.trim() !== '') {
+    const parsed = fromLine(line, kvhx);
+    if (parsed !== null && parsed.buildingKey !== null) return parsed;
+    const postal = text(person.postal_code);
+    if (postal.trim() !== '') {
+      const completed = fromLine(line + ', ' + postal + ' ' + text(person.city), kvhx);
+      if (completed !== null && completed.buildingKey !== null) return completed;
+    }
+  }
+  if (text(person.street).trim() !== '') {
+    const parsed = fromParts(person, kvhx);
+    if (parsed !== null) return parsed;
+  }
+  return kvhx === null ? null : fromKvhx(kvhx);
+}

@@ -1,0 +1,178 @@
+import { parseAddress } from './address.ts';
+import { KVHX_PREFIX, type ListIndex, type ListIndexData } from './list-index.ts';
+import { parseName } from './name.ts';
+import { addressInputOf, toResolvedAddress } from './resolve.ts';
+import { matchLabel, statusFor } from './status.ts';
+import type {
+  CheckOptions, CheckResult, DeprecatedLevel, MatchCode, MatchOn, PersonInput, Reason, ResolvedAddress,
+} from './types.ts';
+
+/** Level → code (DECISIONS §1). */
+export const CODE_OF_LEVEL: readonly MatchCode[] = ['none', 'household', 'surname', 'given_name', 'name_building', 'name_address'];
+
+/** What matched for a base level (the level before any previous-address raise). */
+function onOf(base: number): MatchOn[] {
+  switch (base) {
+    case 5: return ['first_name', 'last_name', 'address', 'unit'];
+    case 4: return ['first_name', 'last_name', 'address'];
+    case 3: return ['first_name', 'address', 'unit'];
+    case 2: return ['last_name', 'address', 'unit'];
+    case 1: return ['address', 'unit'];
+    default: return [];
+  }
+}
+
+function reasonOf(base: number): Reason | null {
+  switch (base) {
+    case 5: return 'name_and_unit';
+    case 4: return 'name_and_address';
+    case 3: case 2: return 'partial_name';
+    case 1: return 'household';
+    default: return null;
+  }
+}
+
+/**
+ * One winning match: `base` is the level the entry gives at the unit (§1 rows 5..0), `level` the
+ * final one (a name match at a previous address is raised to at least 4).
+ */
+export interface Winner {
+  level: number;
+  base: number;
+  previous: boolean;
+  sameFloor: boolean;
+}
+
+/**
+ * The result for a person whose match is known. Under bdq, a person with level 0 and list entries
+ * in the building is blocked with the reason `household` (someone on the list at the address).
+ */
+export function resultFor(
+  id: string | null, winner: Winner, anyInBuilding: boolean, address: ResolvedAddress | null,
+  options: CheckOptions,
+): CheckResult {
+  const { level, base, previous } = winner;
+  const code = CODE_OF_LEVEL[level];
+  const reasons: Reason[] = [];
+  if (level > 0) {
+    if (previous) reasons.push('previous_address');
+    reasons.push(reasonOf(base) as Reason);
+  } else if (options.policy === 'bdq' && anyInBuilding) {
+    reasons.push('household');
+  }
+  let deprecated: DeprecatedLevel;
+  if (level === 0) deprecated = 'none';
+  else if (previous) deprecated = 'previous';
+  else if (base === 4) deprecated = winner.sameFloor ? 'floor' : 'building';
+  else deprecated = 'unit';
+  return {
+    id,
+    status: statusFor(level, options.policy, options.stopLevel, anyInBuilding),
+    reasons,
+    level: deprecated,
+    match: {
+      level, code, label: matchLabel(code, options.locale, previous), on: level === 0 ? [] : onOf(base),
+      previous_address: previous,
+    },
+    stop_level: options.stopLevel,
+    address,
+    phone_lookup: null,
+  };
+}
+
+/** No level: the address is unreadable and/or there is no name. Never allowed. */
+export function unreadResult(
+  id: string | null, reasons: Reason[], address: ResolvedAddress | null, options: CheckOptions,
+): CheckResult {
+  return {
+    id,
+    status: statusFor(null, options.policy, options.stopLevel),
+    reasons,
+    level: null,
+    match: { level: null, code: null, label: null, on: [], previous_address: false },
+    stop_level: options.stopLevel,
+    address,
+    phone_lookup: null,
+  };
+}
+
+const givenScratch: number[] = [];
+
+/** Scans the entries of building `b`; returns the updated best score (see `score`). */
+function scanBuilding(
+  d: ListIndexData, b: number, unitIds: Int32Array, personUnit: number, surnameId: number,
+  givenCount: number, floorId: number, best: Winner & { score: number },
+): void {
+  const end = d.postStart[b + 1];
+  for (let p = d.postStart[b]; p < end; p++) {
+    const e = d.posting[p];
+    let givenAgrees = false;
+    for (let g = d.givenStart[e], gEnd = d.givenStart[e + 1]; g < gEnd && !givenAgrees; g++) {
+      const entryGiven = d.givenPool[g];
+      for (let k = 0; k < givenCount; k++) if (givenScratch[k] === entryGiven) { givenAgrees = true; break; }
+    }
+    const surnameAgrees = surnameId >= 0 && d.surname[e] === surnameId;
+    const sameUnit = unitIds[e] === personUnit;
+    let base: number;
+    if (givenAgrees && surnameAgrees) base = sameUnit ? 5 : 4;
+    else if (!sameUnit) base = 0;
+    else base = givenAgrees ? 3 : surnameAgrees ? 2 : 1;
+    const previous = d.previous[e] === 1;
+    const level = previous ? (base >= 2 ? Math.max(base, 4) : 0) : base;
+    if (level === 0) continue;
+    const sameFloor = !previous && base === 4 && floorId >= 0 && d.floor[e] === floorId;
+    // Highest level wins; on a tie the current address beats a previous one, and the same floor
+    // beats elsewhere in the building.
+    const score = level * 4 + (previous ? 0 : 2) + (sameFloor ? 1 : 0);
+    if (score > best.score) {
+      best.score = score;
+      best.level = level;
+      best.base = base;
+      best.previous = previous;
+      best.sameFloor = sameFloor;
+    }
+  }
+}
+
+export function checkPerson(index: ListIndex, person: PersonInput, options: CheckOptions): CheckResult {
+  const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
+  const id = typeof input.id === 'string' ? input.id : null;
+  const parsed = parseAddress(input);
+  const addressText = addressInputOf(input);
+  const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
+  const name = parseName(input);
+  if (parsed === null || name === null) {
+    const reasons: Reason[] = [];
+    if (parsed === null) reasons.push('address_unreadable');
+    if (name === null) reasons.push('no_name');
+    return unreadResult(id, reasons, address, options);
+  }
+
+  const d = index.data;
+  const surnameId = name.surname === '' ? -1 : d.names.get(name.surname) ?? -1;
+  let givenCount = 0;
+  for (const given of name.given) {
+    const gid = d.names.get(given);
+    if (gid !== undefined) givenScratch[givenCount++] = gid;
+  }
+  const floorId = parsed.floor === null ? -2 : d.floors.get(parsed.floor) ?? -2;
+  const best = { score: -1, level: 0, base: 0, previous: false, sameFloor: false };
+  let anyInBuilding = false;
+
+  if (parsed.buildingKey !== null) {
+    const b = d.buildings.get(parsed.buildingKey);
+    if (b !== undefined) {
+      anyInBuilding = true;
+      scanBuilding(d, b, d.unit, d.units.get(parsed.unitKey) ?? -2, surnameId, givenCount, floorId, best);
+    }
+  }
+  if (parsed.kvhxBuilding !== null && best.score < 22) {
+    const b = d.buildings.get(KVHX_PREFIX + parsed.kvhxBuilding);
+    if (b !== undefined) {
+      anyInBuilding = true;
+      const unit = d.units.get(KVHX_PREFIX + parsed.kvhxUnit) ?? -2;
+      scanBuilding(d, b, d.kvhxUnit, unit, surnameId, givenCount, floorId, best);
+    }
+  }
+  return resultFor(id, best, anyInBuilding, address, options);
+}

@@ -1,0 +1,20 @@
+/**
+ * The pure matching core: names, addresses, list index, matching, status policy, test mode.
+ * Other services import from here only.
+ */
+export { normalizeText } from './normalize.ts';
+export { parseAddress, type ParsedAddress } from './address.ts';
+export { resolveAddressText, toResolvedAddress, addressInputOf } from './resolve.ts';
+export { parseName, type ParsedName } from './name.ts';
+export {
+  buildListIndex, createListIndexBuilder, type ListIndex, type ListIndexBuilder,
+} from './list-index.ts';
+export { checkPerson, CODE_OF_LEVEL } from './check.ts';
+export { statusFor, matchLabel } from './status.ts';
+export {
+  testModeCheck, testModeLevel, testModePhoneLookup, isTestProtectedCvr, TEST_LIST_VERSION, TEST_PHONE_PERSON,
+} from './test-mode.ts';
+export {
+  formatKvhx, tryFormatKvhx, parseKvhx, canonicalKvhx, KVHX_LENGTH, type KvhxParts,
+} from './kvhx.ts';
+export type * from './types.ts';

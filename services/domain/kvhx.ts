@@ -1,0 +1,114 @@
+/**
+ * The legacy address key KVHX (DECISIONS §12): kommunekode (4) + vejkode (4) + husnummer (4) +
+ * etage (3) + door (4) = 19 characters, the last three right-aligned and padded with `_`,
+ * e.g. `04615319__93__1____`.
+ *
+ * The output of `formatKvhx` is canonical, so two spellings of one address give one key:
+ * codes zero-padded, leading zeros of numbers dropped ("012" → "12"), house-number letter upper
+ * case ("12A"), floor and door lower case ("st", "tv"), floor "0"/"00" written "st".
+ */
+
+export interface KvhxParts {
+  kommunekode: string;
+  vejkode: string;
+  husnummer: string;
+  etage: string;
+  door: string;
+}
+
+export const KVHX_LENGTH = 19;
+/** Characters of the building part (kommune + vej + husnummer); the rest is the unit. */
+export const KVHX_BUILDING_LENGTH = 12;
+
+function stripSpaceAndPad(value: string): string {
+  let out = '';
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i];
+    if (ch !== ' ' && ch !== '_' && ch !== '.' && ch !== '\t') out += ch;
+  }
+  return out;
+}
+
+/** Drops leading zeros of a number or number+letter ("012A" → "12A"), keeping a lone "0". */
+function dropLeadingZeros(value: string): string {
+  let i = 0;
+  while (i < value.length - 1 && value[i] === '0') i++;
+  return value.slice(i);
+}
+
+function code4(value: string): string | null {
+  const digits = stripSpaceAndPad(value);
+  if (digits.length === 0 || digits.length > 4 || !/^\d+$/.test(digits)) return null;
+  return digits.padStart(4, '0');
+}
+
+function canonicalHusnummer(value: string): string | null {
+  const bare = dropLeadingZeros(stripSpaceAndPad(value)).toUpperCase();
+  return /^\d{1,3}[A-Z]?$/.test(bare) && bare !== '0' ? bare : null;
+}
+
+function canonicalEtage(value: string): string | null {
+  const bare = dropLeadingZeros(stripSpaceAndPad(value)).toLowerCase();
+  if (bare === '') return '';
+  if (bare === '0') return 'st';
+  return /^[a-z0-9]{1,3}$/.test(bare) ? bare : null;
+}
+
+function canonicalDoor(value: string): string | null {
+  const bare = stripSpaceAndPad(value).toLowerCase();
+  if (bare === '') return '';
+  const door = /^\d+$/.test(bare) ? dropLeadingZeros(bare) : bare;
+  return /^[a-z0-9]{1,4}$/.test(door) ? door : null;
+}
+
+function canonicalParts(parts: KvhxParts): KvhxParts | null {
+  const kommunekode = code4(parts.kommunekode);
+  const vejkode = code4(parts.vejkode);
+  const husnummer = canonicalHusnummer(parts.husnummer);
+  const etage = canonicalEtage(parts.etage ?? '');
+  const door = canonicalDoor(parts.door ?? '');
+  if (kommunekode === null || vejkode === null || husnummer === null || etage === null || door === null) {
+    return null;
+  }
+  return { kommunekode, vejkode, husnummer, etage, door };
+}
+
+/**
+ * The canonical 19-character key. Throws a RangeError when a part cannot be written in its width
+ * (a caller building keys from a file should treat that record's key as absent).
+ */
+export function formatKvhx(parts: KvhxParts): string {
+  const c = canonicalParts(parts);
+  if (c === null) throw new RangeError('kvhx part out of range');
+  return c.kommunekode + c.vejkode + c.husnummer.padStart(4, '_') + c.etage.padStart(3, '_') +
+    c.door.padStart(4, '_');
+}
+
+/** Like formatKvhx, but null instead of throwing. */
+export function tryFormatKvhx(parts: KvhxParts): string | null {
+  const c = canonicalParts(parts);
+  return c === null ? null : formatKvhx(c);
+}
+
+/**
+ * Reads a 19-character key (surrounding spaces ignored; `_` or space as padding). Returns the
+ * canonical parts, or null when it is not a KVHX.
+ */
+export function parseKvhx(s: string): KvhxParts | null {
+  if (typeof s !== 'string') return null;
+  const key = s.trim();
+  if (key.length !== KVHX_LENGTH) return null;
+  return canonicalParts({
+    kommunekode: key.slice(0, 4),
+    vejkode: key.slice(4, 8),
+    husnummer: key.slice(8, 12),
+    etage: key.slice(12, 15),
+    door: key.slice(15, 19),
+  });
+}
+
+/** The canonical form of a key, or null: the form every index and comparison uses. */
+export function canonicalKvhx(s: string): string | null {
+  const parts = parseKvhx(s);
+  return parts === null ? null : formatKvhx(parts);
+}

@@ -1,0 +1,64 @@
+import { parseAddress, type ParsedAddress } from './address.ts';
+import type { PersonInput, ResolvedAddress } from './types.ts';
+
+/** "12a" → "12A", as house numbers are written. */
+function displayHouseNumber(houseNumber: string): string {
+  const last = houseNumber.charCodeAt(houseNumber.length - 1);
+  return last >= 97 && last <= 122 ? houseNumber.toUpperCase() : houseNumber;
+}
+
+/** The canonical Danish form: "Gammel Kongevej 12A, 3. tv, 1610 København V". */
+function formatted(a: ParsedAddress): string | null {
+  if (a.streetDisplay === null || a.houseNumber === null || a.postalCode === null) return null;
+  let out = a.streetDisplay + ' ' + displayHouseNumber(a.houseNumber);
+  if (a.floor !== null || a.door !== null) {
+    out += ', ';
+    if (a.floor !== null) out += a.floor + '.';
+    if (a.door !== null) out += (a.floor !== null ? ' ' : '') + a.door;
+  }
+  out += ', ' + a.postalCode;
+  if (a.cityDisplay !== null) out += ' ' + a.cityDisplay;
+  return out;
+}
+
+/**
+ * How an address was read, in parse-only mode (DECISIONS §13: no register loaded, so confidence
+ * is always `unresolved`; `ok` is true when it parsed).
+ */
+export function toResolvedAddress(parsed: ParsedAddress | null, input: string): ResolvedAddress {
+  if (parsed === null) {
+    return {
+      input, ok: false, street: null, house_number: null, floor: null, door: null, postal_code: null,
+      city: null, formatted: null, confidence: 'unresolved',
+    };
+  }
+  return {
+    input,
+    ok: true,
+    street: parsed.streetDisplay,
+    house_number: parsed.houseNumber === null ? null : displayHouseNumber(parsed.houseNumber),
+    floor: parsed.floor,
+    door: parsed.door,
+    postal_code: parsed.postalCode,
+    city: parsed.cityDisplay,
+    formatted: formatted(parsed),
+    confidence: 'unresolved',
+  };
+}
+
+export function resolveAddressText(text: string): ResolvedAddress {
+  const input = typeof text === 'string' ? text : '';
+  return toResolvedAddress(parseAddress({ address: input }), input);
+}
+
+/** The text a person's address was given as: `address`, else the parts joined, else `kvhx`. */
+export function addressInputOf(person: PersonInput): string {
+  if (typeof person.address === 'string' && person.address.trim() !== '') return person.address;
+  const parts = [person.street, person.house_number, person.floor, person.door, person.postal_code, person.city];
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'string' && part.trim() !== '') out += (out === '' ? '' : ' ') + part.trim();
+  }
+  if (out !== '') return out;
+  return typeof person.kvhx === 'string' ? person.kvhx : '';
+}
