@@ -12,17 +12,12 @@
  * redelivered event can never cause a second completion (and a second callback).
  */
 import type { CheckResult } from './types.ts';
+import { emptyLevelCounts, levelKey as levelKeyOf, type JobStatus, type LevelCounts } from './check-job.ts';
 
-export const CHECK_JOB_STATUSES = [
-  'draft',
-  'awaiting_payment',
-  'queued',
-  'running',
-  'done',
-  'failed',
-  'deleted',
-] as const;
-export type CheckJobStatus = (typeof CHECK_JOB_STATUSES)[number];
+export { emptyLevelCounts, type LevelCounts };
+/** The job's `status` (declared with the other CheckJob types in check-job.ts). */
+export type CheckJobStatus = JobStatus;
+
 
 export const JOB_EVENTS = [
   'submit',
@@ -45,6 +40,9 @@ const TRANSITIONS: Readonly<Record<CheckJobStatus, Partial<Record<JobEvent, Chec
   failed: { delete: 'deleted' },
   deleted: {},
 };
+
+/** Every status, in life-cycle order (the keys of TRANSITIONS, which the type checker makes complete). */
+export const CHECK_JOB_STATUSES = Object.keys(TRANSITIONS) as readonly CheckJobStatus[];
 
 /** No more rows will be processed: the job finished, failed or lost its data. */
 export const TERMINAL_STATUSES: readonly CheckJobStatus[] = ['done', 'failed', 'deleted'];
@@ -95,10 +93,8 @@ export function initialJobStatus(input: { kind: 'file' | 'rows'; needsPayment: b
 // ---------------------------------------------------------------------------------------------
 // Counting
 
-export const LEVEL_KEYS = ['0', '1', '2', '3', '4', '5', 'unread'] as const;
-export type LevelKey = (typeof LEVEL_KEYS)[number];
-/** LevelCounts of the contract: every key always present. `unread` = rows with no level. */
-export type LevelCounts = Record<LevelKey, number>;
+export type LevelKey = keyof LevelCounts;
+export const LEVEL_KEYS: readonly LevelKey[] = ['0', '1', '2', '3', '4', '5', 'unread'];
 
 /** The count fields of a CheckJob, in the contract's names. */
 export interface JobCounts {
@@ -109,18 +105,16 @@ export interface JobCounts {
   level_counts: LevelCounts;
 }
 
-export function emptyLevelCounts(): LevelCounts {
-  return { '0': 0, '1': 0, '2': 0, '3': 0, '4': 0, '5': 0, unread: 0 };
-}
-
 export function emptyJobCounts(): JobCounts {
   return { processed_count: 0, allowed_count: 0, blocked_count: 0, manual_count: 0, level_counts: emptyLevelCounts() };
 }
 
+/** As check-job.ts's levelKey, but a level outside 0..5 is a bug, not a new key. */
 export function levelKey(level: number | null): LevelKey {
-  if (level === null) return 'unread';
-  if (!Number.isInteger(level) || level < 0 || level > 5) throw new RangeError(`match level out of range: ${level}`);
-  return String(level) as LevelKey;
+  if (level !== null && (!Number.isInteger(level) || level < 0 || level > 5)) {
+    throw new RangeError(`match level out of range: ${level}`);
+  }
+  return levelKeyOf(level);
 }
 
 /** The counts with one more result added. Pure: `counts` is not changed. */
