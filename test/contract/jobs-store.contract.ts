@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emptyLevelCounts } from '../../services/domain/check-job.ts';
 import type { CheckResult, Status } from '../../services/domain/types.ts';
 import type { JobRecord, JobStore, ResultRow } from '../../services/platform/store/jobs-port.ts';
 import { InvalidCursorError, JobExistsError } from '../../services/platform/store/job-results.ts';
+import { useHarness } from './harness.ts';
 
 /** What a test file hands the suite: a fresh store, and how to release it afterwards. */
 export interface JobStoreHarness {
@@ -14,40 +15,35 @@ export interface JobStoreHarness {
 /** The JobStore conformance suite: every adapter passes it unchanged. */
 export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreHarness>): void {
   describe(`JobStore contract (${adapter})`, () => {
-    let harness: JobStoreHarness;
-    let store: JobStore;
-    beforeAll(async () => {
-      harness = await open();
-      store = harness.store;
-    });
-    afterAll(async () => harness?.close());
+    const harness = useHarness(open);
+    const store = (): JobStore => harness().store;
 
     it('creates a job and finds it only within its organisation and mode', async () => {
       const job = makeJob();
-      await store.createJob(job);
-      expect(await store.getJob({ org_id: job.org_id, mode: 'live' }, job.id)).toEqual(job);
-      expect(await store.getJob({ org_id: job.org_id, mode: 'test' }, job.id)).toBeNull();
-      expect(await store.getJob({ org_id: randomUUID(), mode: 'live' }, job.id)).toBeNull();
-      expect(await store.getJob({ org_id: job.org_id, mode: 'live' }, randomUUID())).toBeNull();
-      expect(await store.getJobById(job.id)).toEqual(job);
+      await store().createJob(job);
+      expect(await store().getJob({ org_id: job.org_id, mode: 'live' }, job.id)).toEqual(job);
+      expect(await store().getJob({ org_id: job.org_id, mode: 'test' }, job.id)).toBeNull();
+      expect(await store().getJob({ org_id: randomUUID(), mode: 'live' }, job.id)).toBeNull();
+      expect(await store().getJob({ org_id: job.org_id, mode: 'live' }, randomUUID())).toBeNull();
+      expect(await store().getJobById(job.id)).toEqual(job);
     });
 
     it('refuses a second job with the same id', async () => {
       const job = makeJob();
-      await store.createJob(job);
-      await expect(store.createJob({ ...job, org_id: randomUUID() })).rejects.toBeInstanceOf(JobExistsError);
-      expect((await store.getJobById(job.id))?.org_id).toBe(job.org_id);
+      await store().createJob(job);
+      await expect(store().createJob({ ...job, org_id: randomUUID() })).rejects.toBeInstanceOf(JobExistsError);
+      expect((await store().getJobById(job.id))?.org_id).toBe(job.org_id);
     });
 
     it('updates state, counters and callback outcome; identity never changes', async () => {
       const job = makeJob();
-      await store.createJob(job);
+      await store().createJob(job);
       const level_counts = { ...emptyLevelCounts(), '0': 3, unread: 1 };
       const callback = {
         last_status: 503, attempts: 2, state: 'pending' as const,
         last_attempt_at: '2026-02-01T10:00:05.000Z', delivery_id: randomUUID(),
       };
-      const updated = await store.updateJob(job.id, {
+      const updated = await store().updateJob(job.id, {
         status: 'running', processed_count: 4, allowed_count: 3, manual_count: 1, level_counts,
         callback, updated_at: '2026-02-01T10:00:06.000Z',
         ...({ id: 'other', org_id: 'other', created_at: 'x' } as object),
@@ -56,24 +52,24 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
         ...job, status: 'running', processed_count: 4, allowed_count: 3, manual_count: 1,
         level_counts, callback, updated_at: '2026-02-01T10:00:06.000Z',
       });
-      expect(await store.getJobById(job.id)).toEqual(updated);
-      const done = await store.updateJob(job.id, { status: 'done', finished_at: '2026-02-01T10:01:00.000Z', error: null });
+      expect(await store().getJobById(job.id)).toEqual(updated);
+      const done = await store().updateJob(job.id, { status: 'done', finished_at: '2026-02-01T10:01:00.000Z', error: null });
       expect(done?.status).toBe('done');
       expect(done?.processed_count).toBe(4);
-      expect((await store.getJob({ org_id: job.org_id, mode: 'live' }, job.id))?.finished_at).toBe('2026-02-01T10:01:00.000Z');
-      expect(await store.updateJob(randomUUID(), { status: 'done' })).toBeNull();
+      expect((await store().getJob({ org_id: job.org_id, mode: 'live' }, job.id))?.finished_at).toBe('2026-02-01T10:01:00.000Z');
+      expect(await store().updateJob(randomUUID(), { status: 'done' })).toBeNull();
     });
 
     it('stores results idempotently on (job_id, row) and counts them exactly', async () => {
       const job = makeJob();
-      await store.createJob(job);
-      await store.putResults(job.id, job.delete_after, rows(0, 10));
-      await store.putResults(job.id, job.delete_after, rows(5, 15)); // redelivery overlaps 5..9
-      await store.putResults(job.id, job.delete_after, rows(0, 15)); // the whole job again
-      const counts = await store.countResults(job.id);
+      await store().createJob(job);
+      await store().putResults(job.id, job.delete_after, rows(0, 10));
+      await store().putResults(job.id, job.delete_after, rows(5, 15)); // redelivery overlaps 5..9
+      await store().putResults(job.id, job.delete_after, rows(0, 15)); // the whole job again
+      const counts = await store().countResults(job.id);
       const expected = expectedCounts(0, 15);
       expect(counts).toEqual(expected);
-      const page = await store.readResults(job.id, { limit: 100 });
+      const page = await store().readResults(job.id, { limit: 100 });
       expect(page.rows.map((r) => r.row)).toEqual(range(0, 15));
       expect(page.next_cursor).toBeNull();
     });
@@ -81,25 +77,25 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
     it('keeps results of different jobs apart', async () => {
       const a = makeJob();
       const b = makeJob();
-      await store.createJob(a);
-      await store.createJob(b);
-      await store.putResults(a.id, a.delete_after, rows(0, 3));
-      await store.putResults(b.id, b.delete_after, rows(0, 7));
-      expect((await store.countResults(a.id)).processed).toBe(3);
-      expect((await store.countResults(b.id)).processed).toBe(7);
-      expect(await store.countResults(randomUUID())).toEqual({ processed: 0, allowed: 0, blocked: 0, manual: 0, level_counts: emptyLevelCounts() });
+      await store().createJob(a);
+      await store().createJob(b);
+      await store().putResults(a.id, a.delete_after, rows(0, 3));
+      await store().putResults(b.id, b.delete_after, rows(0, 7));
+      expect((await store().countResults(a.id)).processed).toBe(3);
+      expect((await store().countResults(b.id)).processed).toBe(7);
+      expect(await store().countResults(randomUUID())).toEqual({ processed: 0, allowed: 0, blocked: 0, manual: 0, level_counts: emptyLevelCounts() });
     });
 
     it('pages in row order with an opaque cursor, whatever order rows arrived in', async () => {
       const job = makeJob();
-      await store.createJob(job);
-      await store.putResults(job.id, job.delete_after, rows(20, 25).reverse());
-      await store.putResults(job.id, job.delete_after, rows(0, 20).reverse());
+      await store().createJob(job);
+      await store().putResults(job.id, job.delete_after, rows(20, 25).reverse());
+      await store().putResults(job.id, job.delete_after, rows(0, 20).reverse());
       const seen: ResultRow[] = [];
       let cursor: string | null = null;
       const sizes: number[] = [];
       do {
-        const page = await store.readResults(job.id, { cursor, limit: 10 });
+        const page = await store().readResults(job.id, { cursor, limit: 10 });
         sizes.push(page.rows.length);
         seen.push(...page.rows);
         cursor = page.next_cursor;
@@ -107,7 +103,7 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(sizes).toEqual([10, 10, 5]);
       expect(seen).toEqual(rows(0, 25));
 
-      const exact = await store.readResults(job.id, { limit: 25 });
+      const exact = await store().readResults(job.id, { limit: 25 });
       expect(exact.rows).toHaveLength(25);
       expect(exact.next_cursor).toBeNull();
     });
@@ -115,29 +111,29 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
     it('rejects a cursor from another job, a forged cursor and a limit out of 1..10000', async () => {
       const a = makeJob();
       const b = makeJob();
-      await store.createJob(a);
-      await store.createJob(b);
-      await store.putResults(a.id, a.delete_after, rows(0, 4));
-      await store.putResults(b.id, b.delete_after, rows(0, 4));
-      const { next_cursor } = await store.readResults(a.id, { limit: 2 });
+      await store().createJob(a);
+      await store().createJob(b);
+      await store().putResults(a.id, a.delete_after, rows(0, 4));
+      await store().putResults(b.id, b.delete_after, rows(0, 4));
+      const { next_cursor } = await store().readResults(a.id, { limit: 2 });
       expect(next_cursor).toEqual(expect.any(String));
-      await expect(store.readResults(b.id, { cursor: next_cursor, limit: 2 })).rejects.toBeInstanceOf(InvalidCursorError);
+      await expect(store().readResults(b.id, { cursor: next_cursor, limit: 2 })).rejects.toBeInstanceOf(InvalidCursorError);
       for (const forged of ['abc', "'; DROP TABLE check_results; --", Buffer.from(`r1.${a.id}.-1`).toString('base64url'), '%%%']) {
-        await expect(store.readResults(a.id, { cursor: forged, limit: 2 })).rejects.toBeInstanceOf(InvalidCursorError);
+        await expect(store().readResults(a.id, { cursor: forged, limit: 2 })).rejects.toBeInstanceOf(InvalidCursorError);
       }
       for (const limit of [0, -1, 10_001, 1.5]) {
-        await expect(store.readResults(a.id, { limit })).rejects.toBeInstanceOf(RangeError);
+        await expect(store().readResults(a.id, { limit })).rejects.toBeInstanceOf(RangeError);
       }
     });
 
     it('serves a full page of 10,000 rows', async () => {
       const job = makeJob();
-      await store.createJob(job);
-      await store.putResults(job.id, job.delete_after, rows(0, 10_001));
-      const first = await store.readResults(job.id, { limit: 10_000 });
+      await store().createJob(job);
+      await store().putResults(job.id, job.delete_after, rows(0, 10_001));
+      const first = await store().readResults(job.id, { limit: 10_000 });
       expect(first.rows).toHaveLength(10_000);
       expect(first.rows[9_999].row).toBe(9_999);
-      const second = await store.readResults(job.id, { cursor: first.next_cursor, limit: 10_000 });
+      const second = await store().readResults(job.id, { cursor: first.next_cursor, limit: 10_000 });
       expect(second.rows.map((r) => r.row)).toEqual([10_000]);
       expect(second.next_cursor).toBeNull();
     });
@@ -148,17 +144,19 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
         preview: [{ cells: ['Anne Hansen', 'Vestergade 1'], result: result(0, 'allowed', 0) }],
         certificate_token: 'header.payload.signature',
       });
-      await store.createJob(job);
-      await store.putResults(job.id, job.delete_after, rows(0, 6));
-      const purged = await store.purgeJob(job.id, '2026-03-01T00:00:00.000Z');
+      await store().createJob(job);
+      await store().putResults(job.id, job.delete_after, rows(0, 6));
+      const purged = await store().purgeJob(job.id, '2026-03-01T00:00:00.000Z');
       expect(purged).toEqual({ ...job, status: 'deleted', preview: [], updated_at: '2026-03-01T00:00:00.000Z' });
-      expect(await store.getJobById(job.id)).toEqual(purged);
-      expect(await store.readResults(job.id, { limit: 10 })).toEqual({ rows: [], next_cursor: null });
-      expect((await store.countResults(job.id)).processed).toBe(0);
-      const after = await store.updateJob(job.id, { status: 'done', preview: job.preview });
+      expect(await store().getJobById(job.id)).toEqual(purged);
+      expect(await store().readResults(job.id, { limit: 10 })).toEqual({ rows: [], next_cursor: null });
+      expect((await store().countResults(job.id)).processed).toBe(0);
+      const after = await store().updateJob(job.id, { status: 'done', preview: job.preview });
       expect(after?.status).toBe('deleted');
       expect(after?.preview).toEqual([]);
-      expect(await store.purgeJob(randomUUID(), '2026-03-01T00:00:00.000Z')).toBeNull();
+      await store().putResults(job.id, job.delete_after, rows(0, 6)); // a late redelivery
+      expect((await store().countResults(job.id)).processed).toBe(0);
+      expect(await store().purgeJob(randomUUID(), '2026-03-01T00:00:00.000Z')).toBeNull();
     });
 
     it('lists jobs due for deletion, oldest first, never deleted ones', async () => {
@@ -168,36 +166,36 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       const due2 = makeJob({ org_id: org, delete_after: '2001-01-01T12:00:00.000Z' });
       const notYet = makeJob({ org_id: org, delete_after: '2001-01-03T00:00:00.000Z' });
       const gone = makeJob({ org_id: org, delete_after: '2001-01-01T00:00:00.000Z' });
-      for (const job of [due1, due2, notYet, gone]) await store.createJob(job);
-      await store.purgeJob(gone.id, '2001-01-01T00:00:00.000Z');
-      const due = await store.listJobsDueForDeletion('2001-01-02T00:00:00.000Z', 10);
+      for (const job of [due1, due2, notYet, gone]) await store().createJob(job);
+      await store().purgeJob(gone.id, '2001-01-01T00:00:00.000Z');
+      const due = await store().listJobsDueForDeletion('2001-01-02T00:00:00.000Z', 10);
       expect(due.map((j) => j.id)).toEqual([due2.id, due1.id]);
-      expect((await store.listJobsDueForDeletion('2001-01-02T00:00:00.000Z', 1)).map((j) => j.id)).toEqual([due2.id]);
+      expect((await store().listJobsDueForDeletion('2001-01-02T00:00:00.000Z', 1)).map((j) => j.id)).toEqual([due2.id]);
     });
 
     it('drops results of jobs due before a day, keeping job records and later jobs', async () => {
       const early = makeJob({ delete_after: '2002-01-01T08:00:00.000Z', processed_count: 3 });
       const late = makeJob({ delete_after: '2002-03-01T08:00:00.000Z' });
-      await store.createJob(early);
-      await store.createJob(late);
-      await store.putResults(early.id, early.delete_after, rows(0, 3));
-      await store.putResults(late.id, late.delete_after, rows(0, 4));
-      await store.dropResultsDueBefore('2002-01-01'); // the day itself is not before
-      expect((await store.countResults(early.id)).processed).toBe(3);
-      await store.dropResultsDueBefore('2002-02-01');
-      expect((await store.countResults(early.id)).processed).toBe(0);
-      expect((await store.countResults(late.id)).processed).toBe(4);
-      expect(await store.getJobById(early.id)).toEqual(early);
+      await store().createJob(early);
+      await store().createJob(late);
+      await store().putResults(early.id, early.delete_after, rows(0, 3));
+      await store().putResults(late.id, late.delete_after, rows(0, 4));
+      await store().dropResultsDueBefore('2002-01-01'); // the day itself is not before
+      expect((await store().countResults(early.id)).processed).toBe(3);
+      await store().dropResultsDueBefore('2002-02-01');
+      expect((await store().countResults(early.id)).processed).toBe(0);
+      expect((await store().countResults(late.id)).processed).toBe(4);
+      expect(await store().getJobById(early.id)).toEqual(early);
     });
 
     it('round-trips hostile text in results and records unchanged', async () => {
       const hostile = "O'Brien \\ \u0000 '; DROP TABLE check_jobs; -- Søren 😀";
       const job = makeJob({ filename: hostile, external_ref: hostile, error: hostile });
-      await store.createJob(job);
-      expect(await store.getJobById(job.id)).toEqual(job);
+      await store().createJob(job);
+      expect(await store().getJobById(job.id)).toEqual(job);
       const row: ResultRow = { row: 0, result: { ...result(0, 'allowed', 0), id: hostile }, cells: [hostile, null] };
-      await store.putResults(job.id, job.delete_after, [row]);
-      expect((await store.readResults(job.id, { limit: 1 })).rows).toEqual([row]);
+      await store().putResults(job.id, job.delete_after, [row]);
+      expect((await store().readResults(job.id, { limit: 1 })).rows).toEqual([row]);
     });
   });
 }

@@ -19,7 +19,8 @@ import type { CheckResult, ListVersionRef } from '../../domain/types.ts';
  * - `purgeJob` makes the job `deleted` and removes every piece of personal data of it (its result
  *   rows and the preview) before it resolves; counts, level_counts, list version, certificate,
  *   callback outcome and the rest of the job record stay.
- * - A deleted job stays deleted: `updateJob` cannot move it to another state or give it a preview.
+ * - A deleted job stays deleted: `updateJob` cannot move it to another state or give it a preview,
+ *   and `putResults` for it stores nothing (a late redelivery cannot bring personal data back).
  *
  * Does not promise: atomic read-modify-write between processes. `updateJob` applies a patch to
  * the latest record; callers serialise writes to one job (the projection owns a job's partition,
@@ -97,7 +98,7 @@ export interface JobStore {
   getJobById(id: string): Promise<JobRecord | null>;
   /** Applies `patch` (and `updated_at`) to the latest record; null when no such job. */
   updateJob(id: string, patch: JobPatch): Promise<JobRecord | null>;
-  /** Jobs not yet deleted whose delete_after ≤ `now`, oldest delete_after first. */
+  /** Jobs not yet deleted whose delete_after ≤ `now`, oldest delete_after first; limit 1..10,000. */
   listJobsDueForDeletion(now: string, limit: number): Promise<JobRecord[]>;
 
   /**

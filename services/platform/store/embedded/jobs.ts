@@ -88,6 +88,7 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     },
 
     async listJobsDueForDeletion(now, limit) {
+      checkPageLimit(limit);
       const rows = selectDue.all(timestampMs(now), limit) as Array<{ doc: string }>;
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
@@ -96,6 +97,8 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
       const deleteOn = utcDay(deleteAfter);
       for (const row of rows) checkRowNumber(row.row);
       inTransaction(db, () => {
+        // A chunk redelivered after the job was deleted must not bring its personal data back.
+        if (read(jobId)?.status === 'deleted') return;
         for (const row of rows) {
           insertResult.run(
             jobId, row.row, deleteOn, row.result.status, storedLevel(row.result.match.level),

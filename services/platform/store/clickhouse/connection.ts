@@ -1,0 +1,68 @@
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ident, sql, type Identifier } from './sql.ts';
+
+/**
+ * One ClickHouse client and the database every table of this service lives in. The adapters take
+ * a connection as a plain argument; they never read the environment. The database name comes from
+ * configuration (code, not requests) and is checked to be a plain identifier.
+ *
+ * Works on ClickHouse 18.16 and on current releases: queries are plain text built with sql.ts (no
+ * query parameters), rows travel as JSONEachRow.
+ */
+export interface ClickHouseConnection {
+  client: ClickHouseClient;
+  database: string;
+  /** `database.name` as an identifier for the sql template. */
+  table(name: string): Identifier;
+  /** Runs a statement that returns no rows. */
+  command(query: string): Promise<void>;
+  /** Runs a query and returns its rows. */
+  rows<T>(query: string): Promise<T[]>;
+  /** Waits until every mutation (ALTER … DELETE) of `table` has finished; 18.16 runs them async. */
+  awaitMutations(table: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ClickHouseOptions {
+  url: string;
+  database: string;
+  username?: string;
+  password?: string;
+  /** Per-request timeout in ms (default 60 s). */
+  requestTimeoutMs?: number;
+}
+
+export function createClickHouseConnection(options: ClickHouseOptions): ClickHouseConnection {
+  ident(options.database);
+  const client = createClient({
+    url: options.url,
+    username: options.username ?? 'default',
+    password: options.password ?? '',
+    request_timeout: options.requestTimeoutMs ?? 60_000,
+    // The client would otherwise print failed queries (which may hold personal data) to the
+    // console; errors reach the caller as exceptions and are logged there, without values.
+    log: { level: ClickHouseLogLevel.OFF },
+  });
+  return {
+    client,
+    database: options.database,
+    table: (name) => ident(options.database, name),
+    async command(query) {
+      await client.command({ query });
+    },
+    async rows<T>(query: string) {
+      const result = await client.query({ query, format: 'JSONEachRow' });
+      return result.json<T>();
+    },
+    async awaitMutations(table) {
+      const pending = sql`SELECT count() AS n FROM system.mutations
+        WHERE database = ${options.database} AND table = ${table} AND is_done = 0`;
+      for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
+        const [row] = await this.rows<{ n: string | number }>(pending);
+        if (Number(row.n) === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,133 @@
+import type { Status } from '../../../domain/types.ts';
+import type { JobRecord, JobStore, ResultRow } from '../jobs-port.ts';
+import type { ClickHouseConnection } from './connection.ts';
+import {
+  applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, decodeCursor, encodeCursor,
+  JobExistsError, storedLevel, timestampMs, utcDay,
+} from '../job-results.ts';
+import { sql } from './sql.ts';
+
+/**
+ * JobStore on ClickHouse (tables in infra/clickhouse/migrations/003_jobs.sql; promises in
+ * jobs-port.ts). Records are versioned rows of a ReplacingMergeTree read with FINAL; filters on
+ * columns that change between versions (status) are applied outside the FINAL subquery, because
+ * a condition moved before the merge could pick an outdated version. Results are deduplicated on
+ * (job_id, row) by FINAL, so counts and pages are exact even before ClickHouse merges.
+ */
+export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
+  const jobs = conn.table('check_jobs');
+  const results = conn.table('check_results');
+
+  async function readVersioned(id: string): Promise<{ revision: number; job: JobRecord } | null> {
+    const [row] = await conn.rows<{ revision: string; doc: string }>(
+      sql`SELECT revision, doc FROM ${jobs} FINAL WHERE id = ${id}`,
+    );
+    return row ? { revision: Number(row.revision), job: JSON.parse(row.doc) as JobRecord } : null;
+  }
+
+  async function write(job: JobRecord, revision: number): Promise<void> {
+    await conn.client.insert({
+      table: `${conn.database}.check_jobs`,
+      format: 'JSONEachRow',
+      values: [{
+        id: job.id, revision, org_id: job.org_id, mode: job.mode, status: job.status,
+        delete_after_ms: timestampMs(job.delete_after), doc: JSON.stringify(job),
+      }],
+    });
+  }
+
+  async function replace(id: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord | null> {
+    const current = await readVersioned(id);
+    if (!current) return null;
+    const next = change(current.job);
+    await write(next, current.revision + 1);
+    return next;
+  }
+
+  return {
+    async createJob(job) {
+      if (await readVersioned(job.id)) throw new JobExistsError(job.id);
+      await write(job, 1);
+    },
+
+    async getJob(scope, id) {
+      // org_id and mode never change between versions, so filtering them inside FINAL is safe.
+      const [row] = await conn.rows<{ doc: string }>(sql`SELECT doc FROM ${jobs} FINAL
+        WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode}`);
+      return row ? (JSON.parse(row.doc) as JobRecord) : null;
+    },
+
+    async getJobById(id) {
+      return (await readVersioned(id))?.job ?? null;
+    },
+
+    async updateJob(id, patch) {
+      return replace(id, (job) => applyJobPatch(job, patch, new Date().toISOString()));
+    },
+
+    async listJobsDueForDeletion(now, limit) {
+      checkPageLimit(limit);
+      const rows = await conn.rows<{ doc: string }>(sql`SELECT doc FROM
+        (SELECT id, status, delete_after_ms, doc FROM ${jobs} FINAL)
+        WHERE status != 'deleted' AND delete_after_ms <= ${timestampMs(now)}
+        ORDER BY delete_after_ms, id LIMIT ${limit}`);
+      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
+    async putResults(jobId, deleteAfter, rows) {
+      if (rows.length === 0) return;
+      const deleteOn = utcDay(deleteAfter);
+      for (const row of rows) checkRowNumber(row.row);
+      // A chunk redelivered after the job was deleted must not bring its personal data back.
+      if ((await readVersioned(jobId))?.job.status === 'deleted') return;
+      await conn.client.insert({
+        table: `${conn.database}.check_results`,
+        format: 'JSONEachRow',
+        values: rows.map((row) => ({
+          job_id: jobId, row: row.row, delete_on: deleteOn, status: row.result.status,
+          level: storedLevel(row.result.match.level),
+          record: JSON.stringify({ result: row.result, cells: row.cells }),
+        })),
+      });
+    },
+
+    async readResults(jobId, page) {
+      checkPageLimit(page.limit);
+      const after = decodeCursor(jobId, page.cursor);
+      const found = await conn.rows<{ row: number; record: string }>(sql`SELECT row, record
+        FROM ${results} FINAL WHERE job_id = ${jobId} AND row > ${after}
+        ORDER BY row LIMIT ${page.limit + 1}`);
+      const rows: ResultRow[] = found.slice(0, page.limit).map((r) => ({ row: Number(r.row), ...JSON.parse(r.record) }));
+      const last = rows.at(-1);
+      return { rows, next_cursor: found.length > page.limit && last ? encodeCursor(jobId, last.row) : null };
+    },
+
+    async countResults(jobId) {
+      const groups = await conn.rows<{ status: Status; level: number; count: string }>(sql`
+        SELECT status, level, count() AS count FROM ${results} FINAL
+        WHERE job_id = ${jobId} GROUP BY status, level`);
+      return countsFromGroups(groups.map((g) => ({ status: g.status, level: Number(g.level), count: Number(g.count) })));
+    },
+
+    async purgeJob(id, at) {
+      // Deleted first, so the API answers 410 from now on and late chunks are refused.
+      const purged = await replace(id, (job) => applyJobPatch(job, { status: 'deleted', preview: [], updated_at: at }, at));
+      if (!purged) return null;
+      await conn.command(sql`ALTER TABLE ${results} DELETE WHERE job_id = ${id}`);
+      await conn.awaitMutations('check_results');
+      return purged;
+    },
+
+    async dropResultsDueBefore(day) {
+      const limit = utcDay(`${day}T00:00:00Z`).replaceAll('-', '');
+      const parts = await conn.rows<{ partition_id: string }>(sql`SELECT DISTINCT partition_id
+        FROM system.parts WHERE database = ${conn.database} AND table = 'check_results'
+        AND active AND partition_id < ${limit}`);
+      for (const { partition_id } of parts) {
+        if (!/^\d{8}$/.test(partition_id)) continue;
+        const partitionDay = `${partition_id.slice(0, 4)}-${partition_id.slice(4, 6)}-${partition_id.slice(6)}`;
+        await conn.command(sql`ALTER TABLE ${results} DROP PARTITION ${partitionDay}`);
+      }
+    },
+  };
+}
