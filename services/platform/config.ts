@@ -17,6 +17,8 @@ export const configSchema = z.object({
   /** DECISIONS §11: POST /v2/checks, per key. */
   RATE_LIMIT_PER_SECOND: positiveInt.default(20),
   RATE_LIMIT_BURST: positiveInt.default(40),
+  /** How often a running process looks for a newly activated list version (admin CLI). */
+  LIST_REFRESH_SECONDS: positiveInt.default(30),
 });
 
 export type Config = z.infer<typeof configSchema>;

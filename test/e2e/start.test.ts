@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * `npm start` end to end: the embedded default on a free port and a fresh DATA_DIR, called over
+ * real HTTP with the demo keys it prints, then restarted on the same DATA_DIR.
+ */
+const MAIN = join(import.meta.dirname, '../../services/main.ts');
+let dataDir: string;
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'start-'));
+});
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Started {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+}
+
+function start(): Promise<Started> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no address printed within 60 s\nstdout:\n${out}\nstderr:\n${err}`)), 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited early with ${code}\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+    const poll = setInterval(() => {
+      // Wait for the whole banner: it ends with the line after the address block.
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match && /(Try it:[\s\S]*list-versions\/current.*\n)|Existing data kept.*\n/.test(out)) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({ child, baseUrl: match[1], output: () => out });
+      }
+    }, 50);
+    child.on('exit', () => clearInterval(poll));
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+async function call(baseUrl: string, path: string, key: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, json: await response.json() };
+}
+
+describe('npm start (embedded default)', () => {
+  it('seeds a demo org, keys and list, serves checks over HTTP, and keeps everything across a restart', async () => {
+    const first = await start();
+    const banner = first.output();
+    const testKey = /test key: (rl_test_\S+)/.exec(banner)?.[1];
+    const liveKey = /live key: (rl_live_\S+)/.exec(banner)?.[1];
+    expect(testKey).toBeDefined();
+    expect(liveKey).toBeDefined();
+    const liveBody = JSON.parse([...banner.matchAll(/-d '(\{.*\})'/g)][1][1].replaceAll("'\\''", "'"));
+
+    const current = await call(first.baseUrl, '/v2/list-versions/current', liveKey!);
+    expect(current.status).toBe(200);
+    expect(current.json).toEqual({ id: expect.any(String), source: 'cpr', published_on: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), activated_at: expect.any(String) });
+
+    const testCheck = await call(first.baseUrl, '/v2/checks', testKey!, { people: [{ name: 'Anne Robinson', address: 'Vestergade 12, 8000 Aarhus C' }] });
+    expect(testCheck.status).toBe(200);
+    expect(testCheck.json.list_version.id).toBe('00000000-0000-4000-8000-000000000001');
+    expect(testCheck.json.results[0]).toMatchObject({ status: 'blocked', match: { level: 5 } });
+
+    const liveCheck = await call(first.baseUrl, '/v2/checks', liveKey!, liveBody);
+    expect(liveCheck.status).toBe(200);
+    expect(liveCheck.json.list_version).toEqual(current.json);
+    expect(liveCheck.json.results[0]).toMatchObject({ status: 'blocked', match: { level: 5 } });
+
+    expect((await call(first.baseUrl, '/v2/checks', 'rl_live_unknownunknownunknownunknown00', liveBody)).status).toBe(401);
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await start();
+    expect(second.output()).toContain('Existing data kept');
+    expect(second.output()).not.toMatch(/rl_(live|test)_/);
+    const again = await call(second.baseUrl, '/v2/list-versions/current', liveKey!);
+    expect(again).toEqual(current);
+    const liveAgain = await call(second.baseUrl, '/v2/checks', liveKey!, liveBody);
+    expect(liveAgain.json.results[0]).toMatchObject({ status: 'blocked', match: { level: 5 } });
+    expect(await stop(second.child)).toBe(0);
+  }, 120_000);
+});
