@@ -50,6 +50,8 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     throw new ApiError({ code: 'not_found', messageKey: 'not_found' });
   });
   app.decorateRequest('auth', null);
+  // Bodies are JSON only (api-v2.md); fastify's text/plain parser would let text reach validation.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { onTestFinished } from 'vitest';
+import { buildApp } from '../../../services/api/app.ts';
+import type { ListEntry } from '../../../services/domain/types.ts';
+import { createActiveListIndex } from '../../../services/lists/active-index.ts';
+import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../../services/platform/api-keys.ts';
+import { silentLogger } from '../../../services/platform/logger.ts';
+import type { AccountStore, Organisation } from '../../../services/platform/store/accounts-port.ts';
+import { createEmbeddedAccountStore } from '../../../services/platform/store/embedded/accounts.ts';
+import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedIdempotencyStore } from '../../../services/platform/store/embedded/idempotency.ts';
+import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';
+
+export interface SeededOrg {
+  org: Organisation;
+  liveKey: string;
+  testKey: string;
+}
+
+/** Creates an organisation with one live and one test key; returns the key texts. */
+export async function seedOrg(accounts: AccountStore, patch: Partial<Organisation> = {}): Promise<SeededOrg> {
+  const org: Organisation = {
+    id: randomUUID(),
+    name: `org-${randomUUID().slice(0, 8)}`,
+    stop_level: 1,
+    plan: 'annual',
+    api_agreement: false,
+    suspended: false,
+    retention_days: 30,
+    addons: [],
+    created_at: new Date().toISOString(),
+    ...patch,
+  };
+  await accounts.createOrganisation(org);
+  const keys = { liveKey: generateApiKey('live'), testKey: generateApiKey('test') };
+  for (const [mode, key] of [['live', keys.liveKey], ['test', keys.testKey]] as const) {
+    await accounts.createKey({
+      id: randomUUID(),
+      org_id: org.id,
+      mode,
+      key_hash: hashApiKey(key),
+      prefix: apiKeyPrefix(key),
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    });
+  }
+  return { org, ...keys };
+}
+
+export const LIVE_VERSION_ID = '11111111-1111-4111-8111-111111111111';
+
+/** A tiny live list: one person at a flat in Aarhus. */
+export const LIVE_ENTRIES: ListEntry[] = [
+  { first_name: 'Søren', last_name: 'Kjær', address: 'Vestergade 12, 2. tv, 8000 Aarhus C' },
+  { first_name: 'Anne', last_name: 'Hansen', address: 'Nørregade 3, 1000 København K' },
+];
+
+export interface BuildOptions {
+  /** Load and activate a live list version with these entries; default none (no active list). */
+  liveEntries?: ListEntry[];
+  ratePerSecond?: number;
+  burst?: number;
+  clock?: () => Date;
+  /** Wraps the account store, e.g. to make it fail. */
+  wrapAccounts?: (accounts: AccountStore) => AccountStore;
+}
+
+/**
+ * An app on a fresh in-memory database with two ordinary organisations (A, B) and ones that are
+ * pay-per-list without agreement and suspended. The app is closed when the test finishes.
+ */
+export async function build(options: BuildOptions = {}) {
+  const db = openEmbeddedDatabase(':memory:');
+  const logger = silentLogger();
+  const accounts = createEmbeddedAccountStore(db);
+  const lists = createEmbeddedListStore(db);
+  const idempotency = createEmbeddedIdempotencyStore(db);
+  const activeIndex = createActiveListIndex({ listStore: lists, logger });
+  if (options.liveEntries) {
+    await lists.createListVersion({
+      id: LIVE_VERSION_ID,
+      source: 'cpr',
+      org_id: null,
+      published_on: '2026-10-01',
+      created_at: new Date().toISOString(),
+      activated_at: null,
+      entry_count: 0,
+    });
+    await lists.appendListEntries(LIVE_VERSION_ID, options.liveEntries);
+    await lists.sealListVersion(LIVE_VERSION_ID);
+    await lists.activateListVersion(LIVE_VERSION_ID, new Date().toISOString());
+    await activeIndex.refresh();
+  }
+  const orgA = await seedOrg(accounts, { stop_level: 1 });
+  const orgB = await seedOrg(accounts, { stop_level: 3 });
+  const payPerList = await seedOrg(accounts, { plan: 'pay_per_list', api_agreement: false });
+  const payPerListWithAgreement = await seedOrg(accounts, { plan: 'pay_per_list', api_agreement: true });
+  const suspended = await seedOrg(accounts, { suspended: true });
+  const app: FastifyInstance = buildApp({
+    config: { RATE_LIMIT_PER_SECOND: options.ratePerSecond ?? 1000, RATE_LIMIT_BURST: options.burst ?? 1000 },
+    logger,
+    accounts: options.wrapAccounts ? options.wrapAccounts(accounts) : accounts,
+    lists,
+    activeIndex,
+    idempotency,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  onTestFinished(async () => {
+    await app.close();
+    db.close();
+  });
+  await app.ready();
+  return { app, db, accounts, lists, activeIndex, orgA, orgB, payPerList, payPerListWithAgreement, suspended };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** Asserts the contract's error shape and returns the error object. */
+export function errorOf(response: { json: () => unknown; headers: Record<string, unknown> }) {
+  const body = response.json() as { error: { code: string; message: string; request_id: string; details?: Record<string, unknown> } };
+  return body.error;
+}

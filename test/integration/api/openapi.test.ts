@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { routeSpecs } from '../../../services/api/routes/index.ts';
+import { build } from './helper.ts';
+
+type Json = Record<string, unknown>;
+
+function collectRefs(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) collectRefs(v, out);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') out.push(v);
+      else collectRefs(v, out);
+    }
+  }
+  return out;
+}
+
+describe('GET /v2/openapi.json', () => {
+  it('is public, valid JSON, OpenAPI 3.1, with every route and every schema', async () => {
+    const { app } = await build();
+    const response = await app.inject({ method: 'GET', url: '/v2/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const doc = JSON.parse(response.body) as Json & { paths: Record<string, Record<string, Json>>; components: { schemas: Json } };
+    expect(doc.openapi).toBe('3.1.0');
+    expect((doc.info as Json).version).toBe('2.0.0');
+
+    for (const spec of routeSpecs) {
+      const op = doc.paths[spec.url]?.[spec.method.toLowerCase()] as Json & { responses: Record<string, Json> };
+      expect(op, `${spec.method} ${spec.url}`).toBeDefined();
+      expect(op.operationId).toBe(spec.operationId);
+      expect(Object.keys(op.responses).map(Number).sort()).toEqual([spec.success.status, ...spec.errors].sort());
+      if (spec.body) expect(op.requestBody).toBeDefined();
+    }
+    expect(doc.paths['/v2/openapi.json'].get.security).toEqual([]);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/v2/addresses/resolve', '/v2/checks', '/v2/list-versions/current', '/v2/openapi.json']);
+
+    for (const name of ['PersonInput', 'CheckResult', 'Match', 'ResolvedAddress', 'ListVersionRef', 'Error', 'CreateChecksRequest', 'CreateChecksResponse', 'ResolveAddressesRequest', 'ResolveAddressesResponse', 'MatchPolicy', 'Status', 'Reason']) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    // Every reference resolves within the document.
+    const refs = collectRefs(doc);
+    expect(refs.length).toBeGreaterThan(10);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(doc.components.schemas[ref.split('/').pop()!], ref).toBeDefined();
+    }
+    // The generated schemas carry the contract's limits.
+    const request = doc.components.schemas.CreateChecksRequest as { properties: { people: Json } };
+    expect(request.properties.people).toMatchObject({ minItems: 1, maxItems: 1000 });
+    const person = doc.components.schemas.PersonInput as { properties: Record<string, Json>; additionalProperties: boolean };
+    expect(person.properties.name).toMatchObject({ type: 'string', maxLength: 200 });
+    expect(person.additionalProperties).toBe(false);
+    const result = doc.components.schemas.CheckResult as { properties: Record<string, Json> };
+    expect(result.properties.level.deprecated).toBe(true);
+  });
+});
