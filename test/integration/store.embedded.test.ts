@@ -1,18 +1,32 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
+import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
+import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
+import { listsStoreContract } from '../contract/lists-store.contract.ts';
 
-/** The store contracts against the embedded adapters, each on its own database file. */
+/**
+ * The store contracts against the embedded adapters, each suite on its own database file.
+ * `reopen` opens the same file again, as a restarted process would.
+ */
 function freshDatabase() {
   const dir = mkdtempSync(join(tmpdir(), 'robinson-store-'));
-  const db = openEmbeddedDatabase(join(dir, 'robinson.db'));
+  const path = join(dir, 'robinson.db');
+  const handles: DatabaseSync[] = [openEmbeddedDatabase(path)];
   return {
-    db,
+    db: handles[0],
+    reopen(): DatabaseSync {
+      const db = openEmbeddedDatabase(path);
+      handles.push(db);
+      return db;
+    },
     async close() {
-      db.close();
+      for (const db of handles) db.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -21,4 +35,14 @@ function freshDatabase() {
 jobsStoreContract('embedded', async () => {
   const { db, close } = freshDatabase();
   return { store: createEmbeddedJobStore(db), close };
+});
+
+accountsStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedAccountStore(db), reopen: async () => createEmbeddedAccountStore(reopen()), close };
+});
+
+listsStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedListStore(db), reopen: async () => createEmbeddedListStore(reopen()), close };
 });
