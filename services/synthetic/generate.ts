@@ -1,0 +1,216 @@
+import { formatKvhx } from '../domain/kvhx.ts';
+import type { ListEntry } from '../domain/types.ts';
+import { cprFileChunks, writeCprFile, type CprWriteRecord } from '../lists/cpr-format.ts';
+import { DOORS, FIRST_SURNAMES, GIVEN_NAMES, POSTAL_DISTRICTS, STREET_NAMES, SURNAMES, type PostalDistrict } from './danish-data.ts';
+import { createRng, hashString, type Rng } from './rng.ts';
+
+/**
+ * Deterministic synthetic Robinson-list people. The "country" (which streets exist in which postal
+ * district, which buildings have floors, the vejkode of each street) is fixed and independent of
+ * the seed, so people generated from different seeds live in the same buildings, as real
+ * customers' people and list members do. The seed only decides who lives where.
+ *
+ * A list entry looks like what the CPR file gives (cpr-format.ts): `name` = `Efternavn,Fornavn`,
+ * `address` = `Gammel Kongevej 12A, 1. tv`, postal_code, city, kvhx, previous. About 10% of people
+ * also have a previous address (a second entry with previous: true), as in the CPR file.
+ */
+
+export interface SyntheticAddress {
+  street: string;
+  /** Digits only, e.g. `12`. */
+  number: string;
+  /** Upper-case letter or ''. */
+  letter: string;
+  /** '' (no floors), `kl`, `st` or `1`..`5`. */
+  floor: string;
+  /** '' or `tv`/`th`/`mf` or a number. */
+  door: string;
+  postal_code: string;
+  city: string;
+  kommunekode: string;
+  vejkode: string;
+}
+
+export interface SyntheticPerson {
+  given: string[];
+  /** One word, or two for a double surname (`Skov Jensen`). */
+  surname: string;
+  current: SyntheticAddress;
+  previous: SyntheticAddress | null;
+}
+
+export const PREVIOUS_ADDRESS_SHARE = 0.1;
+const STREETS_PER_DISTRICT = 40;
+const HOUSE_NUMBERS = 90;
+const CPR_NAME_WIDTH = 34;
+
+interface DistrictStreet {
+  name: string;
+  vejkode: string;
+}
+
+/** Streets of each postal district: fixed, derived from the district alone. */
+const DISTRICT_STREETS: readonly (readonly DistrictStreet[])[] = POSTAL_DISTRICTS.map((d) => {
+  const rng = createRng(`streets:${d.postal_code}`);
+  const chosen = new Set<string>();
+  while (chosen.size < STREETS_PER_DISTRICT) chosen.add(rng.pick(STREET_NAMES));
+  return [...chosen].map((name) => ({
+    name,
+    vejkode: String(1 + (hashString(`${d.kommunekode}|${name}`) % 9998)).padStart(4, '0'),
+  }));
+});
+
+/** A fixed pseudo-random number per building: decides its letter, floors and door style. */
+function buildingHash(district: number, street: number, number: number): number {
+  let h = Math.imul(district + 1, 0x9e3779b1) ^ Math.imul(street + 1, 0x85ebca6b) ^ Math.imul(number, 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+export function randomAddress(rng: Rng): SyntheticAddress {
+  const districtIndex = rng.int(POSTAL_DISTRICTS.length);
+  const district: PostalDistrict = POSTAL_DISTRICTS[districtIndex];
+  const streets = DISTRICT_STREETS[districtIndex];
+  const streetIndex = rng.int(streets.length);
+  const houseNumber = 1 + Math.floor(rng.next() ** 1.6 * HOUSE_NUMBERS); // low numbers are commoner
+  const building = buildingHash(districtIndex, streetIndex, houseNumber);
+  const letter = building % 8 === 0 ? 'ABCD'[(building >>> 3) % 4] : '';
+  const hasFloors = (building >>> 5) % 100 < 55;
+  let floor = '';
+  let door = '';
+  if (hasFloors) {
+    floor = rng.chance(0.02) ? 'kl' : rng.chance(0.2) ? 'st' : String(1 + rng.int(5));
+    door = (building >>> 12) % 100 < 85 ? rng.pick(DOORS) : String(1 + rng.int(8));
+  }
+  return {
+    street: streets[streetIndex].name,
+    number: String(houseNumber),
+    letter,
+    floor,
+    door,
+    postal_code: district.postal_code,
+    city: district.city,
+    kommunekode: district.kommunekode,
+    vejkode: streets[streetIndex].vejkode,
+  };
+}
+
+export function randomPerson(rng: Rng): SyntheticPerson {
+  const given = [rng.pick(GIVEN_NAMES)];
+  if (rng.chance(0.25)) {
+    const second = rng.pick(GIVEN_NAMES);
+    if (second !== given[0]) given.push(second);
+  }
+  let surname = rng.pick(SURNAMES);
+  if (rng.chance(0.08)) {
+    const first = rng.pick(FIRST_SURNAMES);
+    if (first !== surname) surname = `${first} ${surname}`;
+  }
+  // The CPR name field is 34 characters: drop what does not fit, as the register abbreviates.
+  if (surname.length + 1 + given.join(' ').length > CPR_NAME_WIDTH) given.length = 1;
+  if (surname.length + 1 + given[0].length > CPR_NAME_WIDTH) surname = surname.split(' ').at(-1)!;
+  const current = randomAddress(rng);
+  const previous = rng.chance(PREVIOUS_ADDRESS_SHARE) ? randomAddress(rng) : null;
+  return { given, surname, current, previous };
+}
+
+/** `count` people from `seed`: the same seed always gives the same people. */
+export function* generateSyntheticPeople(count: number, seed: number | string): Generator<SyntheticPerson> {
+  const rng = createRng(seed);
+  for (let i = 0; i < count; i++) yield randomPerson(rng);
+}
+
+/** The floor and door as the CPR Standardadresse writes them: `st. th`, `1. tv`, `kl.`. */
+export function floorDoorText(floor: string, door: string): string {
+  if (floor === '') return door;
+  const floorText = `${floor}.`;
+  return door === '' ? floorText : `${floorText} ${door}`;
+}
+
+export function addressLine(a: SyntheticAddress): string {
+  const unit = floorDoorText(a.floor, a.door);
+  return `${a.street} ${a.number}${a.letter}${unit === '' ? '' : `, ${unit}`}`;
+}
+
+export function kvhxOf(a: SyntheticAddress): string {
+  return formatKvhx({
+    kommunekode: a.kommunekode,
+    vejkode: a.vejkode,
+    husnummer: a.number + a.letter,
+    etage: a.floor,
+    door: a.door,
+  });
+}
+
+export function toListEntry(p: SyntheticPerson, a: SyntheticAddress, previous: boolean): ListEntry {
+  return {
+    name: `${p.surname},${p.given.join(' ')}`,
+    address: addressLine(a),
+    postal_code: a.postal_code,
+    city: a.city,
+    kvhx: kvhxOf(a),
+    previous,
+  };
+}
+
+export function toCprRecord(p: SyntheticPerson, a: SyntheticAddress, previous: boolean): CprWriteRecord {
+  return {
+    last_name: p.surname,
+    first_name: p.given.join(' '),
+    address: addressLine(a),
+    postal_code: a.postal_code,
+    city: a.city,
+    previous,
+    kommunekode: a.kommunekode,
+    vejkode: a.vejkode,
+    husnummer: a.number + a.letter,
+    etage: a.floor,
+    door: a.door,
+  };
+}
+
+/** Exactly `count` records: each person's current address, then their previous one if any. */
+function* entriesOf<T>(
+  count: number,
+  seed: number | string,
+  to: (p: SyntheticPerson, a: SyntheticAddress, previous: boolean) => T,
+): Generator<T> {
+  const rng = createRng(seed);
+  let produced = 0;
+  while (produced < count) {
+    const person = randomPerson(rng);
+    yield to(person, person.current, false);
+    produced++;
+    if (person.previous !== null && produced < count) {
+      yield to(person, person.previous, true);
+      produced++;
+    }
+  }
+}
+
+/** `count` list entries (lazily, so 2,000,000 never need to be held at once). */
+export function generateListEntries(count: number, seed: number | string): Generator<ListEntry> {
+  return entriesOf(count, seed, toListEntry);
+}
+
+/** The same entries as generateListEntries(count, seed), as CPR file records. */
+export function generateCprRecords(count: number, seed: number | string): Generator<CprWriteRecord> {
+  return entriesOf(count, seed, toCprRecord);
+}
+
+export const SYNTHETIC_PUBLISHED_ON = '2026-01-01';
+
+/** A CPR list file whose entries parse back to exactly generateListEntries(count, seed). */
+export function generateCprFile(count: number, seed: number | string, publishedOn = SYNTHETIC_PUBLISHED_ON): Buffer {
+  return writeCprFile(publishedOn, generateCprRecords(count, seed));
+}
+
+/** The same file as latin1 chunks, for large lists. */
+export function generateCprFileChunks(
+  count: number,
+  seed: number | string,
+  publishedOn = SYNTHETIC_PUBLISHED_ON,
+): Generator<Buffer> {
+  return cprFileChunks(publishedOn, generateCprRecords(count, seed));
+}

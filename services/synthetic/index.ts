@@ -1,0 +1,23 @@
+/**
+ * Synthetic Danish people, addresses and Robinson lists for tests, the bench and the demo list of
+ * `npm start`. Deterministic: the same seed gives the same data on every machine.
+ */
+export { createRng, hashString, type Rng } from './rng.ts';
+export {
+  PREVIOUS_ADDRESS_SHARE,
+  SYNTHETIC_PUBLISHED_ON,
+  addressLine,
+  generateCprFile,
+  generateCprFileChunks,
+  generateCprRecords,
+  generateListEntries,
+  generateSyntheticPeople,
+  kvhxOf,
+  randomAddress,
+  randomPerson,
+  toCprRecord,
+  toListEntry,
+  type SyntheticAddress,
+  type SyntheticPerson,
+} from './generate.ts';
+export { VARIATION_KINDS, generatePeople, variantOf, variationApplies, type VariationKind } from './variants.ts';

@@ -1,0 +1,279 @@
+import type { ListEntry, PersonInput } from '../domain/types.ts';
+import { GIVEN_NAMES } from './danish-data.ts';
+import { floorDoorText, generateSyntheticPeople, toListEntry } from './generate.ts';
+import { createRng, type Rng } from './rng.ts';
+
+/**
+ * How a customer writes a list member: the same person at the same address, spelled the way real
+ * customer files spell people. Each kind is one habit; `mixed` combines two to four of them.
+ */
+export const VARIATION_KINDS = [
+  'exact',
+  'danish_letters', // æ/ae, ø/oe, å/aa (both directions)
+  'letters_stripped', // ø→o, å→a, æ→ae: a system without Danish letters
+  'street_abbreviation', // Gl./Gammel, Skt./Sct./Sankt, Alle/Allé, Vj./Vej
+  'floor_door_spelling', // "1. tv", "1 tv", "1.tv.", "1. sal tv", "stuen th", "0 th", "t.v."
+  'house_letter', // "12A", "12 a", "12a"
+  'surname_first', // "Hansen, Anne"
+  'split_name', // first_name + last_name fields
+  'extra_middle_name', // a given name the list does not have
+  'letter_case', // UPPER, lower, rAndOm
+  'stray_punctuation', // double spaces, trailing dots, missing or doubled commas
+  'address_parts', // street, house_number, floor, door fields
+  'address_one_line', // "…, 1. tv, 1850 Frederiksberg C" in one field
+  'with_kvhx', // the legacy address key sent along
+  'mixed',
+] as const;
+export type VariationKind = (typeof VARIATION_KINDS)[number];
+
+const SIMPLE_KINDS = VARIATION_KINDS.filter((k) => k !== 'exact' && k !== 'mixed');
+
+/** An entry taken apart: the generator's (and the CPR file's) own formats. */
+interface Parts {
+  given: string[];
+  surname: string;
+  street: string;
+  number: string;
+  letter: string;
+  floor: string;
+  door: string;
+  postal_code: string;
+  city: string;
+  kvhx: string | undefined;
+}
+
+interface Style {
+  nameForm: 'natural' | 'surname_first' | 'split';
+  addressForm: 'one_string' | 'parts' | 'one_line';
+  houseLetter: (number: string, letter: string) => string;
+  unitText: ((floor: string, door: string) => string) | null;
+  withKvhx: boolean;
+  textEdits: ((text: string, rng: Rng) => string)[];
+}
+
+export function partsOf(entry: ListEntry): Parts {
+  const name = /^([^,]+),(.+)$/.exec(entry.name ?? '');
+  const address = /^(.+?) (\d+)([A-Z]?)(?:, (kl|st|\d+)\.(?: (\S+))?)?$/.exec(entry.address ?? '');
+  if (!name || !address || !entry.postal_code) throw new Error('variantOf takes entries in the synthetic/CPR format');
+  return {
+    given: name[2].trim().split(/\s+/),
+    surname: name[1].trim(),
+    street: address[1],
+    number: address[2],
+    letter: address[3],
+    floor: address[4] ?? '',
+    door: address[5] ?? '',
+    postal_code: entry.postal_code,
+    city: entry.city ?? '',
+    kvhx: entry.kvhx,
+  };
+}
+
+/** Whether `kind` changes anything for this entry (e.g. no house letter: house_letter does not). */
+export function variationApplies(entry: ListEntry, kind: VariationKind): boolean {
+  const p = partsOf(entry);
+  const text = `${entry.name} ${entry.address} ${entry.city}`;
+  switch (kind) {
+    case 'danish_letters':
+      return /[æøåÆØÅ]|aa/i.test(text);
+    case 'letters_stripped':
+      return /[æøåÆØÅ]/.test(text);
+    case 'street_abbreviation':
+      return /^(Gammel|Sankt) | Allé$| Vej$/.test(p.street);
+    case 'floor_door_spelling':
+      return p.floor !== '';
+    case 'house_letter':
+      return p.letter !== '';
+    case 'with_kvhx':
+      return p.kvhx !== undefined;
+    default:
+      return true;
+  }
+}
+
+/**
+ * The entry as a customer might send it. Without `kind`, a random kind (or mix) is chosen.
+ * Deterministic for a given rng state.
+ */
+export function variantOf(entry: ListEntry, rng: Rng, kind?: VariationKind): PersonInput {
+  const parts = partsOf(entry);
+  const style: Style = {
+    nameForm: 'natural',
+    addressForm: 'one_string',
+    houseLetter: (n, l) => n + l,
+    unitText: null,
+    withKvhx: false,
+    textEdits: [],
+  };
+  const chosen = kind ?? rng.pick(VARIATION_KINDS);
+  const kinds: VariationKind[] =
+    chosen === 'mixed' ? pickDistinct(rng, SIMPLE_KINDS, 2 + rng.int(3)) : [chosen];
+  for (const k of kinds) applyKind(k, parts, style, rng);
+  return render(parts, style, rng);
+}
+
+function pickDistinct<T>(rng: Rng, items: readonly T[], n: number): T[] {
+  const out = new Set<T>();
+  while (out.size < n) out.add(rng.pick(items));
+  return [...out];
+}
+
+function applyKind(kind: VariationKind, p: Parts, s: Style, rng: Rng): void {
+  switch (kind) {
+    case 'exact':
+    case 'mixed':
+      return;
+    case 'danish_letters':
+      s.textEdits.push(swapDanishLetters);
+      return;
+    case 'letters_stripped':
+      s.textEdits.push(stripDanishLetters);
+      return;
+    case 'street_abbreviation':
+      p.street = abbreviateStreet(p.street, rng);
+      return;
+    case 'floor_door_spelling':
+      s.unitText = rng.pick(UNIT_SPELLINGS);
+      return;
+    case 'house_letter':
+      s.houseLetter = rng.pick(HOUSE_LETTER_SPELLINGS);
+      return;
+    case 'surname_first':
+      s.nameForm = 'surname_first';
+      return;
+    case 'split_name':
+      s.nameForm = 'split';
+      return;
+    case 'extra_middle_name': {
+      const extra = rng.pick(GIVEN_NAMES.filter((g) => !p.given.includes(g)));
+      p.given = rng.chance(0.5) ? [...p.given, extra] : [p.given[0], extra, ...p.given.slice(1)];
+      return;
+    }
+    case 'letter_case':
+      s.textEdits.push(rng.pick(CASE_EDITS));
+      return;
+    case 'stray_punctuation':
+      s.textEdits.push(addStrayPunctuation);
+      return;
+    case 'address_parts':
+      s.addressForm = 'parts';
+      return;
+    case 'address_one_line':
+      s.addressForm = 'one_line';
+      return;
+    case 'with_kvhx':
+      s.withKvhx = true;
+      return;
+  }
+}
+
+function render(p: Parts, s: Style, rng: Rng): PersonInput {
+  const person: PersonInput = {};
+  const given = p.given.join(' ');
+  if (s.nameForm === 'split') {
+    person.first_name = given;
+    person.last_name = p.surname;
+  } else person.name = s.nameForm === 'surname_first' ? `${p.surname}, ${given}` : `${given} ${p.surname}`;
+
+  const house = s.houseLetter(p.number, p.letter);
+  const unit = p.floor === '' && p.door === '' ? '' : (s.unitText ?? floorDoorText)(p.floor, p.door);
+  if (s.addressForm === 'parts') {
+    person.street = p.street;
+    person.house_number = house;
+    if (p.floor !== '') person.floor = s.unitText ? unitFloorOnly(s.unitText(p.floor, '')) : p.floor;
+    if (p.door !== '') person.door = p.door;
+  } else {
+    const line = `${p.street} ${house}${unit === '' ? '' : `, ${unit}`}`;
+    person.address = s.addressForm === 'one_line' ? `${line}, ${p.postal_code} ${p.city}` : line;
+  }
+  if (s.addressForm !== 'one_line') {
+    person.postal_code = p.postal_code;
+    person.city = p.city;
+  }
+  if (s.withKvhx && p.kvhx !== undefined) person.kvhx = p.kvhx;
+
+  for (const edit of s.textEdits) {
+    for (const key of TEXT_FIELDS) {
+      const value = person[key];
+      if (value !== undefined) person[key] = edit(value, rng);
+    }
+  }
+  return person;
+}
+
+const TEXT_FIELDS = ['name', 'first_name', 'last_name', 'address', 'street', 'city'] as const;
+
+function unitFloorOnly(text: string): string {
+  return text.trim().replace(/[,.\s]+$/, '');
+}
+
+// --- the habits ------------------------------------------------------------------------------
+
+function swapDanishLetters(text: string): string {
+  if (/[æøåÆØÅ]/.test(text)) {
+    return text
+      .replace(/Æ(?=[a-zæøå])/g, 'Ae').replace(/Ø(?=[a-zæøå])/g, 'Oe').replace(/Å(?=[a-zæøå])/g, 'Aa')
+      .replace(/Æ/g, 'AE').replace(/Ø/g, 'OE').replace(/Å/g, 'AA')
+      .replace(/æ/g, 'ae').replace(/ø/g, 'oe').replace(/å/g, 'aa');
+  }
+  return text.replace(/Aa/g, 'Å').replace(/aa/g, 'å').replace(/AA/g, 'Å');
+}
+
+function stripDanishLetters(text: string): string {
+  return text.replace(/æ/g, 'ae').replace(/Æ/g, 'Ae').replace(/ø/g, 'o').replace(/Ø/g, 'O').replace(/å/g, 'a').replace(/Å/g, 'A');
+}
+
+function abbreviateStreet(street: string, rng: Rng): string {
+  return street
+    .replace(/^Gammel /, () => rng.pick(['Gl. ', 'Gl ', 'Gml. ']))
+    .replace(/^Sankt /, () => rng.pick(['Skt. ', 'Sct. ', 'Skt ']))
+    .replace(/ Allé$/, () => rng.pick([' Alle', ' allé', ' Allè']))
+    .replace(/ Vej$/, () => rng.pick([' Vj.', ' vej']));
+}
+
+const UNIT_SPELLINGS: readonly ((floor: string, door: string) => string)[] = [
+  (f, d) => `${f} ${d}`, // "1 tv", "st th"
+  (f, d) => `${f}.${d}${d === '' ? '' : '.'}`, // "1.tv."
+  (f, d) => (/^\d+$/.test(f) ? `${f}. sal ${d}` : `${f}. ${d}`), // "1. sal tv"
+  (f, d) => (/^\d+$/.test(f) ? `${f}. sal, ${d}.` : `${f}., ${d}.`), // "1. sal, tv."
+  (f, d) => `${f === 'st' ? 'stuen' : f === 'kl' ? 'kælder' : `${f}.`} ${d}`, // "stuen th"
+  (f, d) => `${f === 'st' ? '0' : f}, ${d.toUpperCase()}`, // "0, TH"
+  (f, d) => `${f}. ${/^(tv|th)$/.test(d) ? `${d[0]}.${d[1]}.` : d}`, // "1. t.v."
+];
+
+const HOUSE_LETTER_SPELLINGS: readonly ((number: string, letter: string) => string)[] = [
+  (n, l) => `${n} ${l.toLowerCase()}`,
+  (n, l) => `${n}${l.toLowerCase()}`,
+  (n, l) => `${n} ${l}`,
+];
+
+const CASE_EDITS: readonly ((text: string, rng: Rng) => string)[] = [
+  (t) => t.toUpperCase(),
+  (t) => t.toLowerCase(),
+  (t, rng) => [...t].map((c) => (rng.chance(0.5) ? c.toUpperCase() : c.toLowerCase())).join(''),
+];
+
+function addStrayPunctuation(text: string, rng: Rng): string {
+  let out = text;
+  if (rng.chance(0.5)) out = out.replace(/ /, '  ');
+  if (rng.chance(0.3)) out = out.replace(/, /, ',');
+  if (rng.chance(0.3)) out = out.replace(/, /, ',, ');
+  if (rng.chance(0.4)) out += rng.pick(['.', ',', ' .', ';']);
+  if (rng.chance(0.3)) out = ` ${out} `;
+  return out;
+}
+
+/**
+ * `count` people who are NOT list members, written as customers write people (random variation
+ * kinds). Drawn from a seed salted apart from generateListEntries(…, seed), so the same seed
+ * number gives a list and a disjoint set of people living in the same synthetic country.
+ */
+export function generatePeople(count: number, seed: number | string): PersonInput[] {
+  const rng = createRng(`${seed}:people-variants`);
+  const people: PersonInput[] = [];
+  let i = 0;
+  for (const p of generateSyntheticPeople(count, `${seed}:people`)) {
+    people.push({ id: `p${++i}`, ...variantOf(toListEntry(p, p.current, false), rng) });
+  }
+  return people;
+}
