@@ -1,0 +1,72 @@
+/**
+ * One HTTPS POST to an address that was checked beforehand. The connection goes to that address
+ * (a pinned `lookup`), while TLS still verifies the certificate against the URL's host name.
+ * Redirects are not followed: a 3xx is an answer that is not 2xx. The body of the answer is read
+ * and dropped. Never throws: every outcome is a status code or a short error text.
+ */
+import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { CheckedCallbackUrl } from './url-guard.ts';
+
+export interface PostResult {
+  statusCode: number | null;
+  error: string | null;
+}
+
+function pinnedLookup(address: CheckedCallbackUrl['address']): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
+    else callback(null, address.address, address.family);
+  }) as LookupFunction;
+}
+
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  const text = typeof code === 'string' ? code : 'unknown';
+  if (/CERT|TLS|SSL|SELF_SIGNED|ALTNAME/.test(text)) return `tls_error:${text}`;
+  if (text.startsWith('E')) return `connect_error:${text}`;
+  return `network_error:${text}`;
+}
+
+export function httpsPost(
+  target: CheckedCallbackUrl,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; ca?: string | Buffer | Array<string | Buffer> },
+): Promise<PostResult> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: PostResult) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    const payload = Buffer.from(body, 'utf8');
+    const req = request({
+      method: 'POST',
+      hostname: target.hostname,
+      port: target.url.port === '' ? 443 : Number(target.url.port),
+      path: `${target.url.pathname}${target.url.search}`,
+      headers: { ...headers, 'Content-Length': String(payload.length) },
+      lookup: pinnedLookup(target.address),
+      agent: false,
+      ca: options.ca,
+    });
+    // The whole exchange, connection and TLS included, has timeoutMs to produce an answer.
+    const timer = setTimeout(() => {
+      finish({ statusCode: null, error: 'timeout' });
+      req.destroy();
+    }, options.timeoutMs);
+    req.on('response', (res) => {
+      finish({ statusCode: res.statusCode ?? null, error: null });
+      res.on('end', () => clearTimeout(timer));
+      res.on('error', () => clearTimeout(timer));
+      res.resume();
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      finish({ statusCode: null, error: describeError(error) });
+    });
+    req.end(payload);
+  });
+}
