@@ -1,7 +1,7 @@
 -- List versions (ListStore). A version row changes by inserting it again with revision + 1.
 -- org_id is '' for the national (cpr) list. The active version of (source, org_id) is the one
 -- with the highest activation_seq (0 = never activated), so activating never has to touch the
--- previously active row.
+-- previously active row. created_seq orders versions by creation.
 CREATE TABLE IF NOT EXISTS {database}.list_versions (
   id String,
   revision UInt64,
@@ -9,6 +9,7 @@ CREATE TABLE IF NOT EXISTS {database}.list_versions (
   org_id String,
   published_on String,
   created_at String,
+  created_seq UInt64,
   activated_at Nullable(String),
   activation_seq UInt64,
   sealed UInt8,

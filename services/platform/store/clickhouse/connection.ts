@@ -18,6 +18,8 @@ export interface ClickHouseConnection {
   command(query: string): Promise<void>;
   /** Runs a query and returns its rows. */
   rows<T>(query: string): Promise<T[]>;
+  /** Inserts rows as JSONEachRow (values travel as JSON data, never as SQL text). */
+  insert(table: string, rows: object[]): Promise<void>;
   /** Waits until every mutation (ALTER … DELETE) of `table` has finished; 18.16 runs them async. */
   awaitMutations(table: string): Promise<void>;
   close(): Promise<void>;
@@ -53,6 +55,10 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
     async rows<T>(query: string) {
       const result = await client.query({ query, format: 'JSONEachRow' });
       return result.json<T>();
+    },
+    async insert(table, rows) {
+      if (rows.length === 0) return;
+      await client.insert({ table: ident(options.database, table).name, format: 'JSONEachRow', values: rows });
     },
     async awaitMutations(table) {
       const pending = sql`SELECT count() AS n FROM system.mutations

@@ -26,14 +26,10 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   }
 
   async function write(job: JobRecord, revision: number): Promise<void> {
-    await conn.client.insert({
-      table: `${conn.database}.check_jobs`,
-      format: 'JSONEachRow',
-      values: [{
-        id: job.id, revision, org_id: job.org_id, mode: job.mode, status: job.status,
-        delete_after_ms: timestampMs(job.delete_after), doc: JSON.stringify(job),
-      }],
-    });
+    await conn.insert('check_jobs', [{
+      id: job.id, revision, org_id: job.org_id, mode: job.mode, status: job.status,
+      delete_after_ms: timestampMs(job.delete_after), doc: JSON.stringify(job),
+    }]);
   }
 
   async function replace(id: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord | null> {
@@ -80,15 +76,11 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       for (const row of rows) checkRowNumber(row.row);
       // A chunk redelivered after the job was deleted must not bring its personal data back.
       if ((await readVersioned(jobId))?.job.status === 'deleted') return;
-      await conn.client.insert({
-        table: `${conn.database}.check_results`,
-        format: 'JSONEachRow',
-        values: rows.map((row) => ({
-          job_id: jobId, row: row.row, delete_on: deleteOn, status: row.result.status,
-          level: storedLevel(row.result.match.level),
-          record: JSON.stringify({ result: row.result, cells: row.cells }),
-        })),
-      });
+      await conn.insert('check_results', rows.map((row) => ({
+        job_id: jobId, row: row.row, delete_on: deleteOn, status: row.result.status,
+        level: storedLevel(row.result.match.level),
+        record: JSON.stringify({ result: row.result, cells: row.cells }),
+      })));
     },
 
     async readResults(jobId, page) {
