@@ -32,35 +32,43 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL });
   const dbPath = embeddedDatabasePath(config.DATA_DIR);
   const db = openEmbeddedDatabase(dbPath);
-  const accounts = createEmbeddedAccountStore(db);
-  const lists = createEmbeddedListStore(db);
-  const activeIndex = createActiveListIndex({ listStore: lists, logger });
+  try {
+    const accounts = createEmbeddedAccountStore(db);
+    const lists = createEmbeddedListStore(db);
+    const activeIndex = createActiveListIndex({ listStore: lists, logger });
 
-  const seed = await seedDemoIfEmpty({ accounts, lists, logger }, () => demoListFile());
-  await activeIndex.refresh();
+    const seed = config.DEMO_SEED ? await seedDemoIfEmpty({ accounts, lists, logger }, () => demoListFile()) : null;
+    // Build the index before listening, so the first live check does not meet list_not_ready.
+    await activeIndex.refresh();
 
-  const app = buildApp({
-    config,
-    logger,
-    accounts,
-    lists,
-    activeIndex,
-    idempotency: createEmbeddedIdempotencyStore(db),
-  });
-  const address = await app.listen({ port: config.PORT, host: config.HOST });
-  const baseUrl = address.replace('[::1]', 'localhost');
+    const app = buildApp({
+      config,
+      logger,
+      accounts,
+      lists,
+      activeIndex,
+      idempotency: createEmbeddedIdempotencyStore(db),
+    });
+    const address = await app.listen({ port: config.PORT, host: config.HOST });
 
-  // Refreshing picks up a version activated with the admin tool while the server runs.
-  const refreshTimer = setInterval(() => {
-    activeIndex.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'list index refresh failed'));
-  }, config.LIST_REFRESH_SECONDS * 1000);
-  refreshTimer.unref();
+    // Refreshing picks up a version activated with the admin tool while the server runs.
+    const refreshTimer = setInterval(() => {
+      activeIndex.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'list index refresh failed'));
+    }, config.LIST_REFRESH_SECONDS * 1000);
+    refreshTimer.unref();
 
-  printBanner(baseUrl, dbPath, seed);
-  installShutdown(app, logger, () => {
-    clearInterval(refreshTimer);
+    printBanner(address, dbPath, seed);
+    installShutdown(app, logger, () => {
+      clearInterval(refreshTimer);
+      db.close();
+    });
+  } catch (error) {
+    // Port in use, unreadable database, ...: one clear line, no stack trace for the operator.
+    logger.error({ err: errorName(error) }, 'start failed');
+    process.stderr.write(`start failed: ${errorName(error)}\n`);
     db.close();
-  });
+    process.exitCode = 1;
+  }
 }
 
 /** The synthetic demo list as a CPR file, streamed through the real importer. */
@@ -74,26 +82,38 @@ async function* demoListFile(): AsyncGenerator<Uint8Array> {
  */
 function printBanner(baseUrl: string, dbPath: string, seed: DemoSeed | null): void {
   const lines = [`Robinson check API listening on ${baseUrl}`, `Data: ${dbPath}`];
-  if (seed) {
-    // The live example checks a person of the demo list itself, so it comes back blocked.
-    const livePerson = seed.sampleEntry ? examplePerson(seed.sampleEntry) : { name: 'Anne Hansen', address: 'Vestergade 12, 8000 Aarhus C' };
+  const list = seed?.list;
+  const account = seed?.account;
+  if (list) {
+    lines.push(`Seeded a synthetic demo list: ${list.version.entry_count} made-up entries, version ${list.version.id}, active.`);
+  }
+  if (account) {
+    const bearer = (key: string) => `-H "Authorization: Bearer ${key}"`;
     lines.push(
       '',
-      `First start: created the demo organisation ${seed.org.id} and a synthetic demo list`,
-      `(${seed.version.entry_count} made-up entries, version ${seed.version.id}, active).`,
-      'These keys are shown ONCE; only their SHA-256 is stored:',
-      `  test key: ${seed.testKey}`,
-      `  live key: ${seed.liveKey}`,
+      `Created the demo organisation ${account.org.id}. Its keys are shown ONCE; only their SHA-256 is stored:`,
+      `  test key: ${account.testKey}`,
+      `  live key: ${account.liveKey}`,
       '',
       'Try it:',
-      `  curl -s ${baseUrl}/v2/checks -H "Authorization: Bearer ${seed.testKey}" -H 'Content-Type: application/json' \\`,
+      `  curl -s ${baseUrl}/v2/checks ${bearer(account.testKey)} -H 'Content-Type: application/json' \\`,
       `    -d '{"people":[{"name":"Anne Robinson","address":"Vestergade 12, 8000 Aarhus C"}]}'`,
-      `  curl -s ${baseUrl}/v2/checks -H "Authorization: Bearer ${seed.liveKey}" -H 'Content-Type: application/json' \\`,
-      `    -d '${JSON.stringify({ people: [livePerson] }).replaceAll("'", "'\\''")}'`,
-      `  curl -s ${baseUrl}/v2/list-versions/current -H "Authorization: Bearer ${seed.liveKey}"`,
     );
+    if (list?.sampleEntry) {
+      // The live example checks a person of the demo list itself, so it comes back blocked.
+      const body = JSON.stringify({ people: [examplePerson(list.sampleEntry)] }).replaceAll("'", "'\\''");
+      lines.push(
+        `  curl -s ${baseUrl}/v2/checks ${bearer(account.liveKey)} -H 'Content-Type: application/json' \\`,
+        `    -d '${body}'`,
+      );
+    }
+    lines.push(`  curl -s ${baseUrl}/v2/list-versions/current ${bearer(account.liveKey)}`);
   } else {
-    lines.push('Existing data kept. New key: npm run admin -- keys create --org <ORG_ID> --mode test|live (orgs: npm run admin -- orgs list)');
+    lines.push(
+      'Existing organisations and keys kept; keys are shown only when created. A new key:',
+      '  npm run admin -- orgs list',
+      '  npm run admin -- keys create --org <ORG_ID> --mode test|live',
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }

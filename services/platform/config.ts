@@ -19,6 +19,8 @@ export const configSchema = z.object({
   RATE_LIMIT_BURST: positiveInt.default(40),
   /** How often a running process looks for a newly activated list version (admin CLI). */
   LIST_REFRESH_SECONDS: positiveInt.default(30),
+  /** `npm start` seeds a demo organisation and list into an empty database; `false` turns it off. */
+  DEMO_SEED: z.enum(['true', 'false']).transform((v) => v === 'true').default(true),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -9,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * real HTTP with the demo keys it prints, then restarted on the same DATA_DIR.
  */
 const MAIN = join(import.meta.dirname, '../../services/main.ts');
+const ADMIN = join(import.meta.dirname, '../../services/admin/cli.ts');
+const run = promisify(execFile);
 let dataDir: string;
 const children: ChildProcess[] = [];
 
@@ -28,7 +31,7 @@ interface Started {
 
 function start(): Promise<Started> {
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', LIST_REFRESH_SECONDS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -43,9 +46,9 @@ function start(): Promise<Started> {
       reject(new Error(`exited early with ${code}\nstdout:\n${out}\nstderr:\n${err}`));
     });
     const poll = setInterval(() => {
-      // Wait for the whole banner: it ends with the line after the address block.
+      // The banner is one small write (atomic on a pipe): once the address is seen, all of it is.
       const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match && /(Try it:[\s\S]*list-versions\/current.*\n)|Existing data kept.*\n/.test(out)) {
+      if (match) {
         clearInterval(poll);
         clearTimeout(timer);
         child.removeAllListeners('exit');
@@ -100,12 +103,31 @@ describe('npm start (embedded default)', () => {
     expect(await stop(first.child)).toBe(0);
 
     const second = await start();
-    expect(second.output()).toContain('Existing data kept');
+    expect(second.output()).toContain('Existing organisations and keys kept');
     expect(second.output()).not.toMatch(/rl_(live|test)_/);
+    expect(second.output()).not.toContain('Seeded');
     const again = await call(second.baseUrl, '/v2/list-versions/current', liveKey!);
     expect(again).toEqual(current);
     const liveAgain = await call(second.baseUrl, '/v2/checks', liveKey!, liveBody);
     expect(liveAgain.json.results[0]).toMatchObject({ status: 'blocked', match: { level: 5 } });
+
+    // The admin tool writes to the same database while the server runs; the server picks the
+    // newly activated version up on its next refresh.
+    const file = join(dataDir, 'new-list.csv');
+    writeFileSync(file, 'name,street,house_number,postal_code,city\nEva Nielsen,Algade,3,4000,Roskilde\n');
+    const imported = await run(process.execPath, [ADMIN, 'lists', 'import', '--format', 'csv', '--file', file, '--published-on', '2026-04-01', '--activate', '--json'], {
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    });
+    const newId = JSON.parse(imported.stdout).id as string;
+    let seen: { status: number; json: any } = again;
+    for (let i = 0; i < 100 && seen.json.id !== newId; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await call(second.baseUrl, '/v2/list-versions/current', liveKey!);
+    }
+    expect(seen.json).toMatchObject({ id: newId, published_on: '2026-04-01' });
+    const newList = await call(second.baseUrl, '/v2/checks', liveKey!, { people: [{ name: 'Eva Nielsen', address: 'Algade 3, 4000 Roskilde' }] });
+    expect(newList.json.list_version.id).toBe(newId);
+    expect(newList.json.results[0]).toMatchObject({ status: 'blocked', match: { level: 5 } });
     expect(await stop(second.child)).toBe(0);
   }, 120_000);
 });

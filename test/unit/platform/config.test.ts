@@ -11,12 +11,14 @@ describe('loadConfig', () => {
       RATE_LIMIT_PER_SECOND: 20,
       RATE_LIMIT_BURST: 40,
       LIST_REFRESH_SECONDS: 30,
+      DEMO_SEED: true,
     });
   });
 
   it('coerces numbers from the environment', () => {
-    const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_SECOND: '5', DATA_DIR: '/tmp/x' });
-    expect(config).toMatchObject({ PORT: 0, RATE_LIMIT_PER_SECOND: 5, DATA_DIR: '/tmp/x' });
+    const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_SECOND: '5', DATA_DIR: '/tmp/x', DEMO_SEED: 'false' });
+    expect(config).toMatchObject({ PORT: 0, RATE_LIMIT_PER_SECOND: 5, DATA_DIR: '/tmp/x', DEMO_SEED: false });
+    expect(() => loadConfig({ DEMO_SEED: 'no' })).toThrow(/DEMO_SEED/);
   });
 
   it('fails naming every bad variable', () => {
