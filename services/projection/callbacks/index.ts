@@ -1,7 +1,7 @@
 /** Completion callbacks (api-v2 Events, DECISIONS §9). See docs/callbacks.md. */
 export { blockedAddressReason } from './blocked-addresses.ts';
 export {
-  DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, dueAt, initialDeliveryState, nextAttemptAt, recordAttempt,
+  DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, dueAt, initialDeliveryState, nextAttemptAt, parseRetryDelays, recordAttempt,
   type AttemptResult, type CallbackEvent, type DeliveryState,
 } from './schedule.ts';
 export {

@@ -86,3 +86,17 @@ export function dueAt(state: DeliveryState, retryDelaysMs: readonly number[]): n
   const last = state.last_attempt_at === null ? null : Date.parse(state.last_attempt_at);
   return nextAttemptAt(state.attempts, last, retryDelaysMs);
 }
+
+/**
+ * CALLBACK_RETRY_DELAYS_MS as configured: comma-separated milliseconds, e.g. `10000,60000,300000`;
+ * empty means no retries. Throws RangeError naming the variable for anything else.
+ */
+export function parseRetryDelays(text: string | undefined): number[] {
+  if (text === undefined) return [...DEFAULT_RETRY_DELAYS_MS];
+  const parts = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const delays = parts.map(Number);
+  if (parts.some((part) => !/^\d{1,9}$/.test(part)) || delays.length > 10) {
+    throw new RangeError('CALLBACK_RETRY_DELAYS_MS: expected up to 10 comma-separated whole milliseconds');
+  }
+  return delays;
+}

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   blockedAddressReason, checkCallbackUrl, dueAt, initialDeliveryState, nextAttemptAt, parseAllowHosts,
-  recordAttempt, signCallback, verifyCallbackSignature, type LookupAll, type UrlRefusal,
+  parseRetryDelays, recordAttempt, signCallback, verifyCallbackSignature, type LookupAll, type UrlRefusal,
 } from '../../../services/projection/callbacks/index.ts';
 import { CallbackUrlError } from '../../../services/projection/callbacks/index.ts';
 
@@ -175,6 +175,14 @@ describe('retry schedule', () => {
 
     const delivered = recordAttempt(state, { at: t0 + 9, ok: true, statusCode: 204, error: null, retriable: true }, delays);
     expect(delivered).toMatchObject({ state: 'delivered', attempts: 4, last_status: 204, last_error: null, delivered_at: new Date(t0 + 9).toISOString() });
+  });
+
+  it('reads CALLBACK_RETRY_DELAYS_MS', () => {
+    expect(parseRetryDelays(undefined)).toEqual([10_000, 60_000, 300_000]);
+    expect(parseRetryDelays(' 50, 100,150 ')).toEqual([50, 100, 150]);
+    expect(parseRetryDelays('')).toEqual([]);
+    expect(() => parseRetryDelays('10s,60s')).toThrow(/CALLBACK_RETRY_DELAYS_MS/);
+    expect(() => parseRetryDelays('-5')).toThrow(RangeError);
   });
 
   it('gives up at once when retrying cannot help', () => {
