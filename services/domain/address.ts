@@ -164,13 +164,42 @@ function cityOf(s: string, t: Tokens, from: number, to: number): { norm: string 
   return { norm, display: displayOf(s, t, from, to, false) };
 }
 
-/** Parses one address string; `kvhx` (canonical) is attached when given. */
-function fromLine(s: string, kvhx: string | null): ParsedAddress | null {
+/** Postal code and city from the `postal_code` ("1610" or "1610 København V") and `city` fields. */
+function postalAndCityOf(a: AddressSource): { postalCode: string | null; city: string | null; cityDisplay: string | null } {
+  const postalText = text(a.postal_code);
+  let t = tokenize(postalText, tokens);
+  let postalCode: string | null = null;
+  let city: { norm: string | null; display: string | null } = { norm: null, display: null };
+  for (let i = 0; i < t.count; i++) {
+    if (t.norm[i].length === 4 && isDigits(t.norm[i])) {
+      postalCode = t.norm[i];
+      city = cityOf(postalText, t, i + 1, t.count);
+      break;
+    }
+  }
+  const cityText = text(a.city);
+  if (cityText.trim() !== '') {
+    t = tokenize(cityText, tokens);
+    city = cityOf(cityText, t, 0, t.count);
+  }
+  return { postalCode, city: city.norm, cityDisplay: city.display };
+}
+
+/**
+ * Parses one address line; `kvhx` (canonical) is attached when given. A line without a postal code
+ * takes it (and the city) from the `postal_code`/`city` fields of `rest`, the usual CSV layout.
+ */
+function fromLine(s: string, kvhx: string | null, rest: AddressSource | null): ParsedAddress | null {
   const t = tokenize(s, tokens);
   const line = parseLine(t);
   if (line === null) return null;
   const street = streetOf(t, line.streetFrom, line.streetTo);
   const streetDisplay = displayOf(s, t, line.streetFrom, line.streetTo, true);
+  if (line.postalCode === null && rest !== null) {
+    const { houseNumber, floor, door } = line;
+    const pc = postalAndCityOf(rest); // reuses the token buffer: read the line first
+    return build(street, streetDisplay, houseNumber, floor, door, pc.postalCode, pc.city, pc.cityDisplay, kvhx);
+  }
   const city = cityOf(s, t, line.cityFrom, line.cityTo);
   return build(street, streetDisplay, line.houseNumber, line.floor, line.door, line.postalCode,
     city.norm, city.display, kvhx);
@@ -183,8 +212,7 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   let t = tokenize(streetText, tokens);
   if (numberText.trim() === '' && t.count > 1) {
     // The street field holds the whole line ("Gl. Kongevej 12A, 3. tv"): read it as one.
-    const line = [streetText, text(a.floor), text(a.door), text(a.postal_code), text(a.city)].join(' ');
-    return fromLine(line, kvhx);
+    return fromLine([streetText, text(a.floor), text(a.door)].join(' '), kvhx, a);
   }
   const street = streetOf(t, 0, t.count);
   const streetDisplay = t.count > 0 ? displayOf(streetText, t, 0, t.count, true) : null;
@@ -200,24 +228,9 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   let door: string | null = null;
   for (let i = 0; i < t.count && door === null; i++) door = doorOf(t.norm[i]);
 
-  const postalText = text(a.postal_code);
-  t = tokenize(postalText, tokens);
-  let postalCode: string | null = null;
-  let city: { norm: string | null; display: string | null } = { norm: null, display: null };
-  for (let i = 0; i < t.count; i++) {
-    if (t.norm[i].length === 4 && isDigits(t.norm[i])) {
-      postalCode = t.norm[i];
-      city = cityOf(postalText, t, i + 1, t.count); // "1610 København V" in one field
-      break;
-    }
-  }
-  const cityText = text(a.city);
-  if (cityText.trim() !== '') {
-    t = tokenize(cityText, tokens);
-    city = cityOf(cityText, t, 0, t.count);
-  }
-  return build(street, streetDisplay, houseNumber, floorUnit.floor, door ?? floorUnit.door, postalCode,
-    city.norm, city.display, kvhx);
+  const pc = postalAndCityOf(a);
+  return build(street, streetDisplay, houseNumber, floorUnit.floor, door ?? floorUnit.door, pc.postalCode,
+    pc.city, pc.cityDisplay, kvhx);
 }
 
 /** Only a kvhx: the house number, floor and door it holds, no street. */
@@ -231,7 +244,7 @@ function fromKvhx(kvhx: string): ParsedAddress | null {
 
 /**
  * Reads the address of a person or list entry: the `address` string (completed by `postal_code`
- * and `city` when it has no postal code), else the parts, else `kvhx` alone. Null when unreadable:
+ * and `city` when it holds no postal code), else the parts, else `kvhx` alone. Null when unreadable:
  * no street with a house number and a postal code, and no valid kvhx.
  */
 export function parseAddress(person: AddressSource): ParsedAddress | null {
@@ -239,13 +252,8 @@ export function parseAddress(person: AddressSource): ParsedAddress | null {
   const kvhx = typeof person.kvhx === 'string' && person.kvhx !== '' ? canonicalKvhx(person.kvhx) : null;
   const line = text(person.address);
   if (line.trim() !== '') {
-    const parsed = fromLine(line, kvhx);
+    const parsed = fromLine(line, kvhx, person);
     if (parsed !== null && parsed.buildingKey !== null) return parsed;
-    const postal = text(person.postal_code);
-    if (postal.trim() !== '') {
-      const completed = fromLine(line + ', ' + postal + ' ' + text(person.city), kvhx);
-      if (completed !== null && completed.buildingKey !== null) return completed;
-    }
   }
   if (text(person.street).trim() !== '') {
     const parsed = fromParts(person, kvhx);

@@ -161,14 +161,14 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
 
   if (parsed.buildingKey !== null) {
     const b = d.buildings.get(parsed.buildingKey);
-    if (b !== undefined) {
+    if (b >= 0) {
       anyInBuilding = true;
       scanBuilding(d, b, d.unit, d.units.get(parsed.unitKey) ?? -2, surnameId, givenCount, floorId, best);
     }
   }
   if (parsed.kvhxBuilding !== null && best.score < 22) {
     const b = d.buildings.get(KVHX_PREFIX + parsed.kvhxBuilding);
-    if (b !== undefined) {
+    if (b >= 0) {
       anyInBuilding = true;
       const unit = d.units.get(KVHX_PREFIX + parsed.kvhxUnit) ?? -2;
       scanBuilding(d, b, d.kvhxUnit, unit, surnameId, givenCount, floorId, best);

@@ -80,6 +80,10 @@ function canonicalParts(parts: KvhxParts): KvhxParts | null {
 export function formatKvhx(parts: KvhxParts): string {
   const c = canonicalParts(parts);
   if (c === null) throw new RangeError('kvhx part out of range');
+  return write(c);
+}
+
+function write(c: KvhxParts): string {
   return c.kommunekode + c.vejkode + c.husnummer.padStart(4, '_') + c.etage.padStart(3, '_') +
     c.door.padStart(4, '_');
 }
@@ -87,7 +91,7 @@ export function formatKvhx(parts: KvhxParts): string {
 /** Like formatKvhx, but null instead of throwing. */
 export function tryFormatKvhx(parts: KvhxParts): string | null {
   const c = canonicalParts(parts);
-  return c === null ? null : formatKvhx(c);
+  return c === null ? null : write(c);
 }
 
 /**
@@ -110,5 +114,5 @@ export function parseKvhx(s: string): KvhxParts | null {
 /** The canonical form of a key, or null: the form every index and comparison uses. */
 export function canonicalKvhx(s: string): string | null {
   const parts = parseKvhx(s);
-  return parts === null ? null : formatKvhx(parts);
+  return parts === null ? null : write(parts);
 }

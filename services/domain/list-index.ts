@@ -1,4 +1,5 @@
 import { parseAddress } from './address.ts';
+import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
 import { parseName } from './name.ts';
 import type { ListEntry } from './types.ts';
 
@@ -18,7 +19,7 @@ export interface ListIndex {
 
 export interface ListIndexData {
   /** Text building key ("gammelkongevej|12a|1610") or KVHX_PREFIX + kvhx building → building id. */
-  buildings: Map<string, number>;
+  buildings: FingerprintTable;
   postStart: Int32Array;
   posting: Int32Array;
   /** Name word → id. */
@@ -74,7 +75,7 @@ export interface ListIndexBuilder {
 }
 
 export function createListIndexBuilder(): ListIndexBuilder {
-  const buildings = new Map<string, number>();
+  const buildings = createFingerprintTable();
   const names = new Map<string, number>();
   const units = new Map<string, number>();
   const floors = new Map<string, number>();
@@ -101,8 +102,8 @@ export function createListIndexBuilder(): ListIndexBuilder {
         for (const given of name.given) givenPool.push(intern(names, given));
       }
       const address = parseAddress(entry);
-      textBuilding.push(address?.buildingKey ? intern(buildings, address.buildingKey) : -1);
-      kvhxBuilding.push(address?.kvhxBuilding ? intern(buildings, KVHX_PREFIX + address.kvhxBuilding) : -1);
+      textBuilding.push(address?.buildingKey ? buildings.intern(address.buildingKey) : -1);
+      kvhxBuilding.push(address?.kvhxBuilding ? buildings.intern(KVHX_PREFIX + address.kvhxBuilding) : -1);
       unit.push(address ? intern(units, address.unitKey) : -1);
       kvhxUnit.push(address?.kvhxUnit ? intern(units, KVHX_PREFIX + address.kvhxUnit) : -1);
       floor.push(address?.floor ? intern(floors, address.floor) : -1);
