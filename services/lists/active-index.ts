@@ -2,6 +2,7 @@ import type { ListIndex } from '../domain/index.ts';
 import { createListIndexBuilder } from '../domain/index.ts';
 import type { ListVersionRef } from '../domain/types.ts';
 import type { Logger } from '../platform/logger.ts';
+import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
 import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 
 /**
@@ -17,7 +18,7 @@ import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 export interface ActiveListIndex {
   refresh(): Promise<void>;
   current(): { version: ListVersion; index: ListIndex } | null;
-  /** The index of any sealed version (e.g. the one a job pinned), built on first use. */
+  /** The index of any version that was activated (e.g. one a job pinned), built on first use. */
   forVersion(versionId: string): Promise<ListIndex>;
 }
 
@@ -40,6 +41,11 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
   let refreshing: Promise<void> | null = null;
 
   async function build(versionId: string): Promise<ListIndex> {
+    // Only a version that was activated is whole (sealed) and may be pinned by a job; an index
+    // of a half-imported version would silently miss entries.
+    const version = await listStore.getListVersion(versionId);
+    if (!version) throw new ListVersionNotFoundError(versionId);
+    if (version.activated_at === null) throw new ListVersionNeverActivatedError(versionId);
     const started = performance.now();
     const builder = createListIndexBuilder();
     let count = 0;
@@ -101,6 +107,13 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
     current: () => active,
     forVersion,
   };
+}
+
+export class ListVersionNeverActivatedError extends Error {
+  constructor(id: string) {
+    super(`list version ${id} was never activated; only activated versions are indexed`);
+    this.name = 'ListVersionNeverActivatedError';
+  }
 }
 
 /** The contract's ListVersionRef of a stored version (activated_at only once it was activated). */
