@@ -97,6 +97,38 @@ describe('readPeopleFromJson', () => {
     expect(people).toEqual([{ name: 'æbler "Ø" \\ / \b\f\n\r\t', city: '😀 😀' }]);
   });
 
+  it('decodes escapes split at every offset, lone surrogates included', async () => {
+    const body = encoder.encode(
+      '{"people":[{"name":"\\u00e6\\u00F8\\u00e5 \\"q\\" \\\\","city":"\\ud83d\\ude00\\ud800x"}]}',
+    );
+    const expected = [{ name: 'æøå "q" \\', city: '😀\ud800x' }];
+    for (let cut = 0; cut <= body.length; cut += 1) {
+      expect((await readJson(body, [cut])).people).toEqual(expected);
+    }
+    expect((await readJson(JSON.stringify({ people: [{ name: '\udc00\ud800' }] }))).people).toEqual([{ name: '\udc00\ud800' }]);
+  });
+
+  it('streams: the first batch comes out long before the source is read to the end', async () => {
+    let pulled = 0;
+    const total = 200;
+    async function* source() {
+      yield encoder.encode('{"people":[');
+      for (let i = 0; i < total; i += 1) {
+        pulled += 1;
+        const people = Array.from({ length: 100 }, (_, j) => JSON.stringify({ id: `${i}-${j}`, name: 'A B' }));
+        yield encoder.encode((i > 0 ? ',' : '') + people.join(','));
+      }
+      yield encoder.encode(']}');
+    }
+    const gen = readPeopleFromJson(source(), { batchSize: 500 });
+    const first = await gen.next();
+    expect(first.done).toBe(false);
+    expect(pulled).toBeLessThan(10);
+    let count = first.done ? 0 : first.value.length;
+    for await (const batch of gen) count += batch.length;
+    expect(count).toBe(total * 100);
+  });
+
   it('yields batches of the chosen size and a BOM is ignored', async () => {
     const many = Array.from({ length: 25 }, (_, i) => ({ id: String(i) }));
     const body = '\uFEFF' + JSON.stringify({ people: many });
