@@ -20,4 +20,11 @@ export {
   type SyntheticAddress,
   type SyntheticPerson,
 } from './generate.ts';
-export { VARIATION_KINDS, generatePeople, variantOf, variationApplies, type VariationKind } from './variants.ts';
+export {
+  BEYOND_CONTRACT_KINDS,
+  VARIATION_KINDS,
+  generatePeople,
+  variantOf,
+  variationApplies,
+  type VariationKind,
+} from './variants.ts';

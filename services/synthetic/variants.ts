@@ -6,11 +6,12 @@ import { createRng, type Rng } from './rng.ts';
 /**
  * How a customer writes a list member: the same person at the same address, spelled the way real
  * customer files spell people. Each kind is one habit; `mixed` combines two to four of them.
+ * Every kind here is one DECISIONS §1 says matching must see through; BEYOND_CONTRACT_KINDS are
+ * habits it does not promise (measured, not required).
  */
 export const VARIATION_KINDS = [
   'exact',
   'danish_letters', // æ/ae, ø/oe, å/aa (both directions)
-  'letters_stripped', // ø→o, å→a, æ→ae: a system without Danish letters
   'street_abbreviation', // Gl./Gammel, Skt./Sct./Sankt, Alle/Allé, Vj./Vej
   'floor_door_spelling', // "1. tv", "1 tv", "1.tv.", "1. sal tv", "stuen th", "0 th", "t.v."
   'house_letter', // "12A", "12 a", "12a"
@@ -24,8 +25,14 @@ export const VARIATION_KINDS = [
   'with_kvhx', // the legacy address key sent along
   'mixed',
 ] as const;
-export type VariationKind = (typeof VARIATION_KINDS)[number];
 
+export const BEYOND_CONTRACT_KINDS = [
+  'letters_stripped', // ø→o, å→a, æ→ae: a system without Danish letters
+] as const;
+
+export type VariationKind = (typeof VARIATION_KINDS)[number] | (typeof BEYOND_CONTRACT_KINDS)[number];
+
+/** What `mixed` combines: the contract's kinds only. */
 const SIMPLE_KINDS = VARIATION_KINDS.filter((k) => k !== 'exact' && k !== 'mixed');
 
 /** An entry taken apart: the generator's (and the CPR file's) own formats. */
@@ -92,8 +99,8 @@ export function variationApplies(entry: ListEntry, kind: VariationKind): boolean
 }
 
 /**
- * The entry as a customer might send it. Without `kind`, a random kind (or mix) is chosen.
- * Deterministic for a given rng state.
+ * The entry as a customer might send it. Without `kind`, a random kind of VARIATION_KINDS (or a
+ * mix) is chosen. Deterministic for a given rng state.
  */
 export function variantOf(entry: ListEntry, rng: Rng, kind?: VariationKind): PersonInput {
   const parts = partsOf(entry);
@@ -132,9 +139,13 @@ function applyKind(kind: VariationKind, p: Parts, s: Style, rng: Rng): void {
     case 'street_abbreviation':
       p.street = abbreviateStreet(p.street, rng);
       return;
-    case 'floor_door_spelling':
-      s.unitText = rng.pick(UNIT_SPELLINGS);
+    case 'floor_door_spelling': {
+      // Some spellings coincide with the list's for some units ("st. th"); pick one that differs.
+      const canonical = floorDoorText(p.floor, p.door);
+      const differing = UNIT_SPELLINGS.filter((spell) => spell(p.floor, p.door) !== canonical);
+      s.unitText = rng.pick(differing.length > 0 ? differing : UNIT_SPELLINGS);
       return;
+    }
     case 'house_letter':
       s.houseLetter = rng.pick(HOUSE_LETTER_SPELLINGS);
       return;
