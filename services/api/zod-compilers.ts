@@ -9,9 +9,11 @@ import { issuesFromZod } from './zod-issues.ts';
  * contract is a 500 here rather than a surprise for a client.
  */
 export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema }) => (data) => {
-  const result = schema.safeParse(data === null ? undefined : data);
+  // fastify hands a missing body over as null; treat it as missing ("Is required").
+  const input = data === null ? undefined : data;
+  const result = schema.safeParse(input);
   if (result.success) return { value: result.data };
-  return { error: validationFailed(issuesFromZod(result.error.issues, data)) };
+  return { error: validationFailed(issuesFromZod(result.error.issues, input)) };
 };
 
 export const zodSerializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ schema }) => (data) =>

@@ -204,6 +204,13 @@ describe('HTTP errors (DECISIONS §5) in both languages', () => {
     ]);
   });
 
+  it('422 "Is required" for a POST without a body', async () => {
+    const { app, orgA } = await build();
+    const response = await app.inject({ method: 'POST', url: '/v2/checks', headers: { ...bearer(orgA.testKey), 'accept-language': 'en' } });
+    expect(response.statusCode).toBe(422);
+    expect(errorOf(response).details).toEqual({ issues: [{ path: '', message: 'Is required.' }] });
+  });
+
   it('400 for a non-JSON content type; 404 for a wrong method; Request-Id on success too', async () => {
     const { app, orgA } = await build();
     const text = await app.inject({ method: 'POST', url: '/v2/checks', headers: { ...bearer(orgA.testKey), 'content-type': 'text/plain' }, payload: 'hello' });
