@@ -41,11 +41,21 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   const logger = deps.logger.child({ module: 'api' });
   const clock = deps.clock ?? (() => new Date());
   // fastify's own logger stays off: we log one line per response ourselves, ids only.
-  const app = fastify({ logger: false, genReqId: () => randomUUID(), bodyLimit: DEFAULT_BODY_LIMIT, return503OnClosing: true });
+  // return503OnClosing is off because fastify's 503 body is not the contract's error shape; a
+  // request that still arrives while closing is answered normally (graceful drain).
+  const handleError = createErrorHandler(logger);
+  const app = fastify({
+    logger: false,
+    genReqId: () => randomUUID(),
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    return503OnClosing: false,
+    // Errors found before routing (a malformed URL) get the contract's body too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+  });
 
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(zodSerializerCompiler);
-  app.setErrorHandler(createErrorHandler(logger));
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler(() => {
     throw new ApiError({ code: 'not_found', messageKey: 'not_found' });
   });

@@ -27,6 +27,11 @@ function fromFastify(error: FastifyError): ApiError | null {
   if (error instanceof SyntaxError && error.statusCode === 400) {
     return new ApiError({ code: 'invalid_request', messageKey: 'invalid_json', status: 400, details: { reason: 'invalid_json' } });
   }
+  // Any other client error fastify raises (a malformed URL, a bad header): the caller's fault,
+  // so a 400 rather than a 500.
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError({ code: 'invalid_request', messageKey: 'bad_request', status: 400, details: { reason: 'bad_request' } });
+  }
   return null;
 }
 
@@ -61,6 +66,8 @@ export function createErrorHandler(logger: Logger) {
         request_id: request.id,
       },
     };
+    // Set here as well as in onRequest: errors found before routing never reach onRequest.
+    reply.header('Request-Id', request.id);
     reply.headers(known.headers).code(known.status).type('application/json; charset=utf-8').send(body);
   };
 }

@@ -11,6 +11,7 @@ const catalog = {
     en: 'The request body must be JSON (Content-Type: application/json).',
   },
   body_too_large: { da: 'Forespørgslens indhold er for stort.', en: 'The request body is too large.' },
+  bad_request: { da: 'Forespørgslen kunne ikke læses.', en: 'The request could not be read.' },
   validation: { da: 'Forespørgslen er ugyldig. Se details.issues.', en: 'The request is invalid. See details.issues.' },
   idempotency_key_reused: {
     da: 'Idempotency-Key er allerede brugt med et andet indhold.',

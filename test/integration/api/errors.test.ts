@@ -204,6 +204,14 @@ describe('HTTP errors (DECISIONS §5) in both languages', () => {
     ]);
   });
 
+  it('400 (not 500) for other client errors fastify finds, e.g. a malformed URL', async () => {
+    const { app, orgA } = await build();
+    const response = await app.inject({ method: 'GET', url: '/v2/list-versions/%zz', headers: { ...bearer(orgA.testKey), 'accept-language': 'en' } });
+    expect(response.statusCode).toBe(400);
+    expect(errorOf(response)).toMatchObject({ code: 'invalid_request', message: message('bad_request', 'en') });
+    expect(response.headers['request-id']).toBe(errorOf(response).request_id);
+  });
+
   it('422 "Is required" for a POST without a body', async () => {
     const { app, orgA } = await build();
     const response = await app.inject({ method: 'POST', url: '/v2/checks', headers: { ...bearer(orgA.testKey), 'accept-language': 'en' } });
