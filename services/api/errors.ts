@@ -63,8 +63,11 @@ export const paymentRequired = (reason: 'suspended' | 'no_api_agreement') =>
 export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError({ code: 'rate_limited', messageKey: 'rate_limited', headers: { 'Retry-After': String(retryAfterSeconds) } });
 
-export const listNotReady = (retryAfterSeconds: number) =>
-  new ApiError({ code: 'list_not_ready', messageKey: 'list_not_ready', headers: { 'Retry-After': String(retryAfterSeconds) } });
+/** How long a client is asked to wait when no list version is active yet. */
+const LIST_NOT_READY_RETRY_SECONDS = 30;
+
+export const listNotReady = () =>
+  new ApiError({ code: 'list_not_ready', messageKey: 'list_not_ready', headers: { 'Retry-After': String(LIST_NOT_READY_RETRY_SECONDS) } });
 
 export const validationFailed = (issues: IssueRef[]) =>
   new ApiError({ code: 'invalid_request', messageKey: 'validation', issues });

@@ -17,8 +17,6 @@ import type { RouteContext, RouteSpec } from './route-spec.ts';
 
 /** DECISIONS §11. */
 const CHECKS_BODY_LIMIT = 5 * 1024 * 1024;
-/** How long a client is asked to wait when no list version is active yet. */
-const LIST_NOT_READY_RETRY_SECONDS = 30;
 const ENDPOINT = 'POST /v2/checks';
 
 export const createChecksSpec: RouteSpec = {
@@ -55,7 +53,7 @@ function checkPeople(ctx: RouteContext, mode: 'live' | 'test', body: CreateCheck
     return { list_version: TEST_LIST_VERSION, results: body.people.map((person) => testModeCheck(person, options)) };
   }
   const active = ctx.activeIndex.current();
-  if (!active) throw listNotReady(LIST_NOT_READY_RETRY_SECONDS);
+  if (!active) throw listNotReady();
   return {
     list_version: toListVersionRef(active.version),
     results: body.people.map((person) => checkPerson(active.index, person, options)),

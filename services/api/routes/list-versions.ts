@@ -22,7 +22,7 @@ export function registerListVersionRoutes(app: FastifyInstance, ctx: RouteContex
   registerRoute(app, getCurrentListVersionSpec, [ctx.authenticate], async (request) => {
     if (authOf(request).mode === 'test') return TEST_LIST_VERSION;
     const active = ctx.activeIndex.current();
-    if (!active) throw listNotReady(30);
+    if (!active) throw listNotReady();
     return toListVersionRef(active.version);
   });
 }
