@@ -21,6 +21,17 @@ export const configSchema = z.object({
   LIST_REFRESH_SECONDS: positiveInt.default(30),
   /** `npm start` seeds a demo organisation and list into an empty database; `false` turns it off. */
   DEMO_SEED: z.enum(['true', 'false']).transform((v) => v === 'true').default(true),
+  // Distributed deployment (docker-compose.yml). Each unset: the embedded adapter is used.
+  /** Kafka brokers, comma-separated host:port. */
+  KAFKA_BROKERS: z.string().min(1).optional(),
+  /** ClickHouse HTTP URL: jobs, results, organisations and list versions live there. */
+  CLICKHOUSE_URL: z.url().optional(),
+  /** ClickHouse database, a plain identifier; `robinson` when unset. */
+  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  CLICKHOUSE_USER: z.string().min(1).optional(),
+  CLICKHOUSE_PASSWORD: z.string().optional(),
+  /** Confluent-compatible schema registry; unset: the static registry of schemas/ (pinned ids). */
+  SCHEMA_REGISTRY_URL: z.url().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
