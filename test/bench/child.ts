@@ -1,0 +1,27 @@
+/**
+ * Runs ONE bench file in this (fresh) process for test/bench/run.ts: imports it, calls its default
+ * export and sends the section back over the IPC channel. A process of its own per bench, so RSS
+ * and GC numbers are the bench's own and one bench's heap never slows the next.
+ */
+import { pathToFileURL } from 'node:url';
+import type { Bench, BenchSection } from './types.ts';
+
+export type ChildMessage = { ok: true; section: BenchSection } | { ok: false; error: string };
+
+const file = process.argv[2];
+if (!file || !process.send) throw new Error('usage: forked by test/bench/run.ts with the bench file as argument');
+
+function send(message: ChildMessage): Promise<void> {
+  return new Promise((resolve) => process.send!(message, undefined, {}, () => resolve()));
+}
+
+try {
+  const module = (await import(pathToFileURL(file).href)) as { default?: Bench };
+  if (typeof module.default !== 'function') throw new Error(`${file} has no default-exported Bench function`);
+  const section = await module.default();
+  await send({ ok: true, section });
+} catch (error) {
+  await send({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+}
+// A bench may leave servers or timers behind; its numbers are in, so end here.
+process.exit(0);

@@ -1,0 +1,130 @@
+/**
+ * The matching core on a national-size list: builds the list index from 2,000,000 generated
+ * entries (streamed from the generator, never all held as objects), reports build time and the
+ * process's memory, then checks generated people on one thread and reports rows per second.
+ * Run alone: `npm exec -- node --expose-gc test/bench/domain.bench.ts`.
+ */
+import { buildListIndex, checkPerson } from '../../services/domain/index.ts';
+import type { CheckOptions, ListEntry, PersonInput } from '../../services/domain/types.ts';
+import { createRng, generateListEntries, generatePeople, variantOf } from '../../services/synthetic/index.ts';
+import type { Bench, BenchSection } from './types.ts';
+
+const LIST_ENTRIES = 2_000_000;
+const MEMBER_INPUTS = 100_000;
+const NON_MEMBER_INPUTS = 100_000;
+const MIN_MATCH_SECONDS = 5;
+const SEED = 'bench-domain';
+const OPTIONS: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'da' };
+const MB = 1024 * 1024;
+
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** Every `every`-th entry kept aside while the generator streams past. */
+function* sampling(entries: Iterable<ListEntry>, every: number, into: ListEntry[]): Generator<ListEntry> {
+  let i = 0;
+  for (const entry of entries) {
+    if (i++ % every === 0) into.push(entry);
+    yield entry;
+  }
+}
+
+const bench: Bench = async (): Promise<BenchSection> => {
+  // 1. The generator alone, to tell its share of the build time apart.
+  let started = performance.now();
+  let generated = 0;
+  for (const entry of generateListEntries(LIST_ENTRIES, SEED)) generated += entry.name!.length > 0 ? 1 : 0;
+  const generateSeconds = (performance.now() - started) / 1000;
+  collectGarbage();
+  const rssBeforeMb = process.memoryUsage().rss / MB;
+
+  // 2. Generator + index build: the time a process needs from entries to a ready index.
+  const members: ListEntry[] = [];
+  started = performance.now();
+  const index = buildListIndex(sampling(generateListEntries(LIST_ENTRIES, SEED), LIST_ENTRIES / MEMBER_INPUTS, members));
+  const buildSeconds = (performance.now() - started) / 1000;
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  collectGarbage();
+  const memory = process.memoryUsage();
+  if (index.size !== LIST_ENTRIES || generated !== LIST_ENTRIES) throw new Error(`index holds ${index.size} entries`);
+
+  // 3. Inputs: list members written the way customers write them, and people not on the list.
+  const rng = createRng(`${SEED}:variants`);
+  const inputs: PersonInput[] = members.map((entry) => variantOf(entry, rng));
+  inputs.push(...generatePeople(NON_MEMBER_INPUTS, SEED));
+  for (let i = inputs.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [inputs[i], inputs[j]] = [inputs[j], inputs[i]];
+  }
+
+  // 4. Matching on this one thread: a warm-up pass, then whole passes for at least MIN_MATCH_SECONDS.
+  const levels = new Map<string, number>();
+  for (const person of inputs) {
+    const level = String(checkPerson(index, person, OPTIONS).match.level);
+    levels.set(level, (levels.get(level) ?? 0) + 1);
+  }
+  let rows = 0;
+  let blocked = 0;
+  started = performance.now();
+  let elapsed = 0;
+  while (elapsed < MIN_MATCH_SECONDS) {
+    for (const person of inputs) if (checkPerson(index, person, OPTIONS).status !== 'allowed') blocked++;
+    rows += inputs.length;
+    elapsed = (performance.now() - started) / 1000;
+  }
+  const rowsPerSecond = rows / elapsed;
+  const levelShare = [...levels]
+    .sort(([a], [b]) => b.localeCompare(a))
+    .map(([level, n]) => `L${level} ${((100 * n) / inputs.length).toFixed(1)}%`)
+    .join(', ');
+
+  return {
+    title: 'Domain: list index and matching (2,000,000 entries)',
+    metrics: [
+      {
+        name: 'matching throughput, one thread',
+        value: Math.round(rowsPerSecond),
+        unit: 'rows/s',
+        goal: { op: '>=', value: 200_000 },
+        note: `${inputs.length.toLocaleString('en')} inputs (half list members as customer variants, half not on the list), ${rows.toLocaleString('en')} checks in ${elapsed.toFixed(1)} s`,
+      },
+      {
+        name: 'index build, 2,000,000 entries',
+        value: round(buildSeconds),
+        unit: 's',
+        goal: { op: '<=', value: 20 },
+        note: `includes generating the entries (${round(generateSeconds)} s of it when generated alone)`,
+      },
+      {
+        name: 'peak RSS up to the built index',
+        value: Math.round(peakRssMb),
+        unit: 'MB',
+        goal: { op: '<=', value: 1536 },
+        note: 'process high-water mark (fresh process), garbage of the streaming build included',
+      },
+      {
+        name: 'RSS with the index built, after GC',
+        value: Math.round(memory.rss / MB),
+        unit: 'MB',
+        note: `heap used ${Math.round(memory.heapUsed / MB)} MB, external+array buffers ${Math.round((memory.external + memory.arrayBuffers) / MB)} MB; before the build ${Math.round(rssBeforeMb)} MB`,
+      },
+      { name: 'index buildings', value: index.buildingCount, unit: 'keys' },
+    ],
+    notes: [
+      `Level distribution of the inputs: ${levelShare}; not allowed in the timed passes: ${((100 * blocked) / rows).toFixed(1)}%.`,
+      'Entries and inputs from services/synthetic (seeded); standard policy, stop level 1.',
+      'The machine is shared with other work: rows/s is a lower bound when the load average is high.',
+    ],
+  };
+};
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+export default bench;
+
+if (import.meta.main) {
+  console.log(JSON.stringify(await bench(), null, 2));
+}
