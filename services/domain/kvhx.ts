@@ -100,7 +100,7 @@ export function tryFormatKvhx(parts: KvhxParts): string | null {
  */
 export function parseKvhx(s: string): KvhxParts | null {
   if (typeof s !== 'string') return null;
-  const key = s.trim();
+  const key = s.length === KVHX_LENGTH ? s : s.trim(); // spaces may be the padding
   if (key.length !== KVHX_LENGTH) return null;
   return canonicalParts({
     kommunekode: key.slice(0, 4),
