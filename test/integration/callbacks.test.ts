@@ -35,7 +35,7 @@ beforeAll(() => {
   certDir = mkdtempSync(join(tmpdir(), 'callbacks-cert-'));
   execFileSync('openssl', [
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,DNS:receiver.callbacks.invalid,IP:127.0.0.1',
     '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'),
   ], { stdio: 'pipe' });
   cert = readFileSync(join(certDir, 'cert.pem'), 'utf8');
@@ -156,6 +156,17 @@ describe('callback sender over real HTTPS', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('counts a host whose DNS answer does not come within the timeout as a timeout', async () => {
+    const slowDns = createCallbackSender({
+      logger: silentLogger(),
+      timeoutMs: 100,
+      retryDelaysMs: [],
+      lookup: () => new Promise(() => {}),
+    });
+    const outcome = await slowDns.deliver(request('https://slow-dns.callbacks.invalid/cb'));
+    expect(outcome).toMatchObject({ state: 'failed', attempts: 1, last_error: 'timeout', last_status: null });
+  });
+
   it('resumes a stored schedule after a restart instead of starting again', async () => {
     const { url, received } = await receiver([answer(500)]);
     const req = request(url);
@@ -189,18 +200,21 @@ describe('callback sender over real HTTPS', () => {
     expect(received).toHaveLength(1);
   });
 
-  it('connects to the pinned address while checking the certificate against the host name', async () => {
+  it('connects to the checked address while checking the certificate against the host name', async () => {
+    // `.invalid` never resolves in real DNS: the request can only arrive through the checked answer.
+    const host = 'receiver.callbacks.invalid';
     const { url, received } = await receiver([answer(200)]);
     const port = new URL(url).port;
     const pinned = createCallbackSender({
       logger: silentLogger(),
-      allowHosts: ['localhost'],
+      allowHosts: [host],
       ca: cert,
-      lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+      retryDelaysMs: [],
+      lookup: async (hostname) => (hostname === host ? [{ address: '127.0.0.1', family: 4 }] : []),
     });
-    const outcome = await pinned.deliver(request(`https://localhost:${port}/cb`));
+    const outcome = await pinned.deliver(request(`https://${host}:${port}/cb`));
     expect(outcome).toMatchObject({ state: 'delivered', attempts: 1 });
-    expect(received[0].headers.host).toBe(`localhost:${port}`);
+    expect(received[0].headers.host).toBe(`${host}:${port}`);
   });
 
   it('refuses loopback without the allow-list, sending nothing, and an untrusted certificate', async () => {

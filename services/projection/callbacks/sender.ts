@@ -40,6 +40,16 @@ export const systemClock: CallbackClock = {
     }),
 };
 
+const TIMED_OUT = Symbol('timed out');
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(TIMED_OUT), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export interface CallbackRequest {
   url: string;
   event: CallbackEvent;
@@ -87,10 +97,17 @@ export function createCallbackSender(deps: CallbackSenderDeps): CallbackSender {
 
   async function attemptDelivery(request: CallbackRequest): Promise<AttemptResult> {
     const at = clock.now();
+    const started = performance.now();
     let target;
     try {
-      target = await checkCallbackUrl(request.url, { allowHosts: deps.allowHosts, lookup: deps.lookup });
+      // Resolving the host counts against the attempt's time: a DNS server that does not answer
+      // is no answer.
+      target = await withTimeout(
+        checkCallbackUrl(request.url, { allowHosts: deps.allowHosts, lookup: deps.lookup }),
+        timeoutMs,
+      );
     } catch (error) {
+      if (error === TIMED_OUT) return { at, ok: false, statusCode: null, error: 'timeout', retriable: true };
       if (!(error instanceof CallbackUrlError)) throw error;
       const detail = error.detail ? `:${error.detail}` : '';
       return { at, ok: false, statusCode: null, error: `url_${error.reason}${detail}`, retriable: error.retriable };
@@ -102,7 +119,8 @@ export function createCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       [EVENT_HEADER]: request.event,
       [DELIVERY_HEADER]: request.deliveryId,
     };
-    const result = await httpsPost(target, headers, request.body, { timeoutMs, ca: deps.ca });
+    const remainingMs = Math.max(1, timeoutMs - (performance.now() - started));
+    const result = await httpsPost(target, headers, request.body, { timeoutMs: remainingMs, ca: deps.ca });
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const error = ok ? null : (result.error ?? 'http_status');
     return { at, ok, statusCode: result.statusCode, error, retriable: true };
