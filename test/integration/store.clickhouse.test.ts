@@ -1,7 +1,9 @@
+import { describe, expect, it } from 'vitest';
 import { createClickHouseAccountStore } from '../../services/platform/store/clickhouse/accounts.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
+import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
@@ -43,4 +45,32 @@ accountsStoreContract('clickhouse', async () => {
 listsStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('lists');
   return { store: createClickHouseListStore(conn), reopen: async () => createClickHouseListStore(reopen()), close };
+});
+
+describe('ClickHouse migrations', () => {
+  it('apply once: a second run applies nothing and keeps the data', async () => {
+    const { conn, drop } = await openTestClickHouse('migrate');
+    try {
+      const migrations = await loadMigrations();
+      expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+      const recorded = await conn.rows<{ version: number }>(`SELECT version FROM ${conn.database}.schema_migrations FINAL ORDER BY version`);
+      expect(recorded.map((r) => Number(r.version))).toEqual(migrations.map((m) => m.version));
+      const accounts = createClickHouseAccountStore(conn);
+      await accounts.createOrganisation({
+        id: 'org-m', name: 'Kept', stop_level: 1, plan: 'annual', api_agreement: false, suspended: false,
+        retention_days: 30, addons: [], created_at: '2026-01-01T00:00:00.000Z',
+      });
+      expect(await migrate(conn)).toEqual([]);
+      expect((await accounts.getOrganisation('org-m'))?.name).toBe('Kept');
+    } finally {
+      await drop();
+    }
+  });
+
+  it('splits files into statements, ignoring comment lines', () => {
+    expect(splitStatements('-- a; comment;\nCREATE TABLE a (x String);\n\n-- b\nCREATE TABLE b (y String)\n  ENGINE = Memory;\n')).toEqual([
+      'CREATE TABLE a (x String)',
+      'CREATE TABLE b (y String)\n  ENGINE = Memory',
+    ]);
+  });
 });

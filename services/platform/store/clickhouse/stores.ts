@@ -1,0 +1,49 @@
+import type { AccountStore } from '../accounts-port.ts';
+import type { JobStore } from '../jobs-port.ts';
+import type { ListStore } from '../lists-port.ts';
+import type { Logger } from '../../logger.ts';
+import { createClickHouseAccountStore } from './accounts.ts';
+import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
+import { createClickHouseJobStore } from './jobs.ts';
+import { createClickHouseListStore } from './lists.ts';
+import { migrate } from './migrate.ts';
+
+/** Every ClickHouse-backed store of the distributed deployment, on one connection. */
+export interface ClickHouseStores {
+  connection: ClickHouseConnection;
+  accounts: AccountStore;
+  lists: ListStore;
+  jobs: JobStore;
+  close(): Promise<void>;
+}
+
+/** The config fields it needs (services/platform/config.ts names). */
+export interface ClickHouseSettings {
+  CLICKHOUSE_URL: string;
+  CLICKHOUSE_DATABASE?: string;
+  CLICKHOUSE_USER?: string;
+  CLICKHOUSE_PASSWORD?: string;
+}
+
+export const DEFAULT_CLICKHOUSE_DATABASE = 'robinson';
+
+/** Connects and, unless `migrate: false`, applies pending migrations first (idempotent). */
+export async function openClickHouseStores(
+  settings: ClickHouseSettings,
+  options: { logger?: Logger; migrate?: boolean } = {},
+): Promise<ClickHouseStores> {
+  const connection = createClickHouseConnection({
+    url: settings.CLICKHOUSE_URL,
+    database: settings.CLICKHOUSE_DATABASE ?? DEFAULT_CLICKHOUSE_DATABASE,
+    username: settings.CLICKHOUSE_USER,
+    password: settings.CLICKHOUSE_PASSWORD,
+  });
+  if (options.migrate !== false) await migrate(connection, { logger: options.logger });
+  return {
+    connection,
+    accounts: createClickHouseAccountStore(connection),
+    lists: createClickHouseListStore(connection),
+    jobs: createClickHouseJobStore(connection),
+    close: () => connection.close(),
+  };
+}
