@@ -30,6 +30,11 @@ type State =
   | 'start' | 'first_key' | 'key' | 'colon' | 'value' | 'after_value'
   | 'people_first' | 'person' | 'after_person' | 'done';
 
+/** `[`, `"`, a digit, `-`, or the first letter of true/false/null: JSON, but not an object. */
+function looksLikeJsonValue(c: number): boolean {
+  return c === 91 || c === 34 || c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110;
+}
+
 class JsonBodyParser {
   private buf = '';
   private pos = 0;
@@ -97,7 +102,7 @@ class JsonBodyParser {
   private step(buf: string, j: number, c: number): number {
     switch (this.state) {
       case 'start':
-        if (c !== 123) throw new IntakeError(c === 91 ? 'not_an_object' : 'invalid_json', '');
+        if (c !== 123) throw new IntakeError(looksLikeJsonValue(c) ? 'not_an_object' : 'invalid_json', '');
         this.state = 'first_key';
         return j + 1;
       case 'first_key':

@@ -150,6 +150,8 @@ describe('readPeopleFromJson', () => {
       ['{"people":{"name":"Søren"}}', 'not_an_array', 'people'],
       ['{"people":["Søren"]}', 'not_an_object', 'people[0]'],
       ['[{"name":"Søren"}]', 'not_an_object', ''],
+      ['"Søren"', 'not_an_object', ''],
+      ['<people/>', 'invalid_json', ''],
       ['{"people":[{"name":"Søren"}],"people":[]}', 'duplicate_field', 'people'],
       ['{"people":[{"name":"Søren"}]', 'invalid_json', ''],
       ['{"people":[{"name":"Søren"', 'invalid_json', 'people[0]'],
