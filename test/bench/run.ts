@@ -127,7 +127,7 @@ function goalText(m: BenchMetric): string {
   return m.goal ? `${m.goal.op === '<=' ? '≤' : '≥'} ${formatValue(m.goal.value)}` : '';
 }
 
-function resultText(s: SectionResult, m: MetricResult): string {
+function resultText(m: MetricResult): string {
   return m.pass === null ? '' : m.pass ? 'pass' : 'FAIL';
 }
 
@@ -138,7 +138,7 @@ function rows(report: Report): string[][] {
       out.push([s.file, 'bench crashed', '', '', '', 'FAIL']);
       continue;
     }
-    for (const m of s.metrics) out.push([s.file, m.name, formatValue(m.value), m.unit, goalText(m), resultText(s, m)]);
+    for (const m of s.metrics) out.push([s.file, m.name, formatValue(m.value), m.unit, goalText(m), resultText(m)]);
   }
   return out;
 }
@@ -180,7 +180,7 @@ function markdown(report: Report): string {
     for (const metric of s.metrics) {
       lines.push(
         `| ${escapeCell(metric.name)} | ${formatValue(metric.value)} | ${escapeCell(metric.unit)} | ${goalText(metric)} | ` +
-          `${resultText(s, metric)} | ${escapeCell(metric.note ?? '')} |`,
+          `${resultText(metric)} | ${escapeCell(metric.note ?? '')} |`,
       );
     }
     lines.push('');

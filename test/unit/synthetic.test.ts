@@ -137,7 +137,7 @@ describe('variantOf', () => {
     expect(v('house_letter').address).toMatch(/^Sankt Hans Gade 7 ?[bB], st\. th$/);
     expect(v('surname_first').name).toBe('Søndergaard, Åse');
     expect(v('split_name')).toMatchObject({ first_name: 'Åse', last_name: 'Søndergaard' });
-    expect(v('extra_middle_name').name).toMatch(/^Åse \S+ Søndergaard$|^Åse \S+ Søndergaard$/);
+    expect(v('extra_middle_name').name).toMatch(/^Åse \S+ Søndergaard$/);
     expect(v('address_parts')).toMatchObject({ street: 'Sankt Hans Gade', house_number: '7B', floor: 'st', door: 'th', postal_code: '2200' });
     expect(v('address_one_line')).toEqual({ name: 'Åse Søndergaard', address: 'Sankt Hans Gade 7B, st. th, 2200 København N' });
     expect(v('with_kvhx').kvhx).toBe(entry.kvhx);
