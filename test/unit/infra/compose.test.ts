@@ -1,0 +1,70 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { configSchema } from '../../../services/platform/config.ts';
+
+/**
+ * docker-compose.yml cannot be run here (no Docker engine, no compose plugin), so it is checked
+ * as data: it parses (merge keys resolved as compose does), every service of the distributed
+ * deployment is there with `npm run service -- <name>`, every variable it sets is one the config
+ * knows, and Kafka runs the version the tests run against.
+ */
+const root = new URL('../../../', import.meta.url).pathname;
+const compose = parse(readFileSync(`${root}docker-compose.yml`, 'utf8'), { merge: true }) as {
+  services: Record<string, {
+    image?: string; build?: { dockerfile: string }; command?: string[]; environment?: Record<string, unknown>;
+    depends_on?: Record<string, { condition: string }>; deploy?: { replicas?: number }; ports?: string[];
+  }>;
+};
+const services = compose.services;
+const APP_SERVICES = ['api', 'matcher', 'projection', 'ingest'];
+
+describe('docker-compose.yml', () => {
+  it('has Kafka, a schema registry, a current ClickHouse and every service', () => {
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(['kafka', 'schema-registry', 'clickhouse', ...APP_SERVICES]));
+    expect(services.clickhouse.image).toMatch(/^clickhouse\/clickhouse-server:(2[4-9]|[3-9]\d)\./);
+    expect(services['schema-registry'].image).toMatch(/^confluentinc\/cp-schema-registry:/);
+  });
+
+  it('runs each service as its own container with npm run service -- <name>', () => {
+    for (const name of APP_SERVICES) {
+      expect(services[name].command, name).toEqual(['npm', 'run', 'service', '--', name]);
+      expect(services[name].build?.dockerfile, name).toBe('infra/docker/Dockerfile');
+    }
+    expect(services.matcher.deploy?.replicas).toBeGreaterThanOrEqual(2);
+    expect(services.api.ports).toEqual(['8080:8080']);
+    expect(existsSync(`${root}infra/docker/Dockerfile`)).toBe(true);
+  });
+
+  it('sets only variables that services/platform/config.ts knows, and the distributed ones', () => {
+    const known = new Set(Object.keys(configSchema.shape));
+    for (const name of [...APP_SERVICES, 'clickhouse-migrate']) {
+      const env = Object.keys(services[name].environment ?? {});
+      expect(env.filter((v) => !known.has(v)), name).toEqual([]);
+      expect(env, name).toEqual(expect.arrayContaining(['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'SCHEMA_REGISTRY_URL']));
+    }
+    expect(() => configSchema.parse(services.api.environment)).not.toThrow();
+  });
+
+  it('migrates ClickHouse before the services start, with an entry point that exists', () => {
+    const [, script] = services['clickhouse-migrate'].command ?? [];
+    expect(existsSync(`${root}${script}`)).toBe(true);
+    for (const name of APP_SERVICES) {
+      expect(services[name].depends_on?.['clickhouse-migrate']?.condition, name).toBe('service_completed_successfully');
+    }
+  });
+
+  it('every depends_on names a service of the file', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const dependency of Object.keys(service.depends_on ?? {})) {
+        expect(Object.keys(services), `${name} → ${dependency}`).toContain(dependency);
+      }
+    }
+  });
+
+  it('runs the Kafka version pinned for the tests (infra/local/kafka/pom.xml)', () => {
+    const pom = readFileSync(`${root}infra/local/kafka/pom.xml`, 'utf8');
+    const version = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(pom)?.[1];
+    expect(services.kafka.image).toBe(`apache/kafka:${version}`);
+  });
+});
