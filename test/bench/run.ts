@@ -23,12 +23,12 @@ const REPORT_JSON = path.join(BENCH_DIR, 'report.json');
 /** Per bench file; a bench that hangs is killed and reported as failed. */
 const TIMEOUT_MS = 30 * 60 * 1000;
 
-interface MetricResult extends BenchMetric {
+export interface MetricResult extends BenchMetric {
   /** null when the metric has no goal. */
   pass: boolean | null;
 }
 
-interface SectionResult {
+export interface SectionResult {
   file: string;
   ran_at: string;
   duration_s: number;
@@ -39,7 +39,7 @@ interface SectionResult {
   notes: string[];
 }
 
-interface MachineInfo {
+export interface MachineInfo {
   cpu_model: string;
   cores: number;
   memory_gb: number;
@@ -49,7 +49,7 @@ interface MachineInfo {
   git_commit: string | null;
 }
 
-interface Report {
+export interface Report {
   generated_at: string;
   machine: MachineInfo;
   filter: string[];
@@ -155,7 +155,7 @@ function escapeCell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function markdown(report: Report): string {
+export function markdown(report: Report): string {
   const m = report.machine;
   const { passed, failed } = tally(report);
   const lines = [
@@ -203,6 +203,17 @@ function tally(report: Report): { passed: number; failed: number } {
   return { passed, failed };
 }
 
+/**
+ * The report's sections: the fresh ones, plus those of the previous report whose bench file still
+ * exists and did not run this time. Sorted by file name.
+ */
+export function mergeSections(previous: SectionResult[], fresh: SectionResult[], existingFiles: string[]): SectionResult[] {
+  const ran = new Set(fresh.map((s) => s.file));
+  const existing = new Set(existingFiles);
+  const kept = previous.filter((s) => existing.has(s.file) && !ran.has(s.file));
+  return [...kept, ...fresh].sort((a, b) => a.file.localeCompare(b.file));
+}
+
 function previousSections(): SectionResult[] {
   if (!existsSync(REPORT_JSON)) return [];
   try {
@@ -227,13 +238,11 @@ async function main(): Promise<number> {
     process.stdout.write(`  ${result.status === 'ok' ? 'done' : 'CRASHED'} in ${result.duration_s} s\n`);
     fresh.push(result);
   }
-  const existing = new Set(benchFiles([]));
-  const kept = previousSections().filter((s) => existing.has(s.file) && !files.includes(s.file));
   const report: Report = {
     generated_at: new Date().toISOString(),
     machine,
     filter: filters,
-    sections: [...kept, ...fresh].sort((a, b) => a.file.localeCompare(b.file)),
+    sections: mergeSections(previousSections(), fresh, benchFiles([])),
   };
   writeFileSync(REPORT_JSON, JSON.stringify(report, null, 2) + '\n');
   writeFileSync(REPORT_MD, markdown(report));
