@@ -1,0 +1,278 @@
+/**
+ * The pipeline's events (design.md "Flow"): topic names, message keys and typed publish/decode
+ * helpers over the event log and the schema registry. Every producer and consumer of jobs.events,
+ * checks.rows, checks.results and usage.events goes through here, so topic names, keys and
+ * subjects are written in one place. Shapes follow schemas/ (latest versions); see
+ * docs/architecture.md "Pipeline events".
+ */
+import type { JobSource, JobStatus } from '../domain/check-job.ts';
+import type { CheckResult, Locale, MatchPolicy, PersonInput } from '../domain/types.ts';
+import { subjectOf, type SchemaRegistry } from '../platform/schema-registry/port.ts';
+
+export const TOPICS = {
+  jobsEvents: 'jobs.events',
+  checksRows: 'checks.rows',
+  checksResults: 'checks.results',
+  usageEvents: 'usage.events',
+} as const;
+export type PipelineTopic = (typeof TOPICS)[keyof typeof TOPICS];
+
+/** One message as the event log carries it. */
+export interface EventMessage {
+  key: string;
+  value: Buffer;
+}
+
+/**
+ * What publishing needs from the event log: append messages to a topic, durably once the promise
+ * resolves. Messages with the same key keep their order. (The event-log port satisfies this.)
+ */
+export interface EventAppender {
+  publish(topic: string, messages: EventMessage[]): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event values (the Avro records, nulls explicit)
+
+export interface JobCreatedEvent {
+  job_id: string;
+  org_id: string;
+  mode: 'live' | 'test';
+  source: JobSource;
+  /** The pinned list version; null in test mode. */
+  list_version_id: string | null;
+  policy: MatchPolicy | null;
+  stop_level: number;
+  check_people: boolean;
+  check_companies: boolean;
+  check_phones: boolean;
+  use_private_list: boolean;
+  row_count: number | null;
+  delete_after: string;
+  created_at: string;
+}
+
+/** The whole person record as Avro holds it: every PersonInput field, null when absent. */
+export type AvroPerson = { [K in keyof Required<PersonInput>]: string | null };
+
+export interface InputRow {
+  /** 0-based position in the job's input. */
+  row: number;
+  person: AvroPerson;
+  cells: Array<string | null> | null;
+}
+
+export interface RowsChunkEvent {
+  job_id: string;
+  /** 0-based sequence of the chunk within the job. */
+  chunk: number;
+  rows: InputRow[];
+  org_id: string | null;
+  mode: 'live' | 'test';
+  list_version_id: string | null;
+  policy: MatchPolicy;
+  stop_level: number;
+  locale: Locale;
+}
+
+export interface RowsCompleteEvent {
+  job_id: string;
+  row_count: number;
+  chunk_count: number;
+  input_sha256: string;
+  completed_at: string;
+}
+
+export interface JobStateChangedEvent {
+  job_id: string;
+  org_id: string;
+  status: JobStatus;
+  error: string | null;
+  changed_at: string;
+  processed_count: number;
+  finished_at: string | null;
+}
+
+export interface RowResult {
+  row: number;
+  cells: Array<string | null> | null;
+  result: CheckResult;
+}
+
+export interface ResultsChunkEvent {
+  job_id: string;
+  list_version_id: string;
+  chunk: number;
+  results: RowResult[];
+}
+
+export interface CheckUsageEvent {
+  org_id: string;
+  kind: 'person_check' | 'job_row' | 'company_check' | 'phone_check';
+  count: number;
+  job_id: string | null;
+  request_id: string | null;
+  list_version_id: string | null;
+  at: string;
+  key_id: string | null;
+}
+
+/** Every pipeline event, tagged by its record name. */
+export type PipelineEvent =
+  | { type: 'JobCreated'; value: JobCreatedEvent }
+  | { type: 'RowsChunk'; value: RowsChunkEvent }
+  | { type: 'RowsComplete'; value: RowsCompleteEvent }
+  | { type: 'JobStateChanged'; value: JobStateChangedEvent }
+  | { type: 'ResultsChunk'; value: ResultsChunkEvent }
+  | { type: 'CheckUsage'; value: CheckUsageEvent };
+export type PipelineEventType = PipelineEvent['type'];
+
+interface Route {
+  topic: PipelineTopic;
+  subject: string;
+}
+
+/** Where each event goes and under which subject (TopicRecordNameStrategy). */
+export const EVENT_ROUTES: Readonly<Record<PipelineEventType, Route>> = {
+  JobCreated: route(TOPICS.jobsEvents, 'dk.robinson.jobs.JobCreated'),
+  RowsComplete: route(TOPICS.jobsEvents, 'dk.robinson.jobs.RowsComplete'),
+  JobStateChanged: route(TOPICS.jobsEvents, 'dk.robinson.jobs.JobStateChanged'),
+  RowsChunk: route(TOPICS.checksRows, 'dk.robinson.checks.RowsChunk'),
+  ResultsChunk: route(TOPICS.checksResults, 'dk.robinson.checks.ResultsChunk'),
+  CheckUsage: route(TOPICS.usageEvents, 'dk.robinson.usage.CheckUsage'),
+};
+
+function route(topic: PipelineTopic, recordFullName: string): Route {
+  return { topic, subject: subjectOf(topic, recordFullName) };
+}
+
+const TYPE_OF_SUBJECT = new Map<string, PipelineEventType>(
+  Object.entries(EVENT_ROUTES).map(([type, r]) => [r.subject, type as PipelineEventType]),
+);
+
+/**
+ * The message key of an event:
+ * - jobs.events and checks.results: the job id, so one partition (one projection) owns a job and
+ *   sees its events in order;
+ * - checks.rows: `<job_id>:<chunk>`, so one job's chunks spread over every partition and a single
+ *   1,000,000-row job keeps every matcher busy;
+ * - usage.events: the organisation id.
+ */
+export function keyOf(event: PipelineEvent): string {
+  switch (event.type) {
+    case 'RowsChunk':
+      return rowsChunkKey(event.value.job_id, event.value.chunk);
+    case 'CheckUsage':
+      return event.value.org_id;
+    default:
+      return event.value.job_id;
+  }
+}
+
+export function rowsChunkKey(jobId: string, chunk: number): string {
+  return `${jobId}:${chunk}`;
+}
+
+const PERSON_FIELDS = [
+  'id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door',
+  'postal_code', 'city', 'kvhx', 'phone',
+] as const satisfies ReadonlyArray<keyof PersonInput>;
+
+/** PersonInput → the Avro record (absent fields null). */
+export function toAvroPerson(person: PersonInput): AvroPerson {
+  const out = {} as AvroPerson;
+  for (const field of PERSON_FIELDS) out[field] = person[field] ?? null;
+  return out;
+}
+
+/** The Avro record → PersonInput (null fields dropped), as the domain's checkPerson takes it. */
+export function fromAvroPerson(person: AvroPerson): PersonInput {
+  const out: PersonInput = {};
+  for (const field of PERSON_FIELDS) {
+    const value = person[field];
+    if (value !== null && value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+/** A decoded CheckResult in the domain's shape: PhoneLookup's absent name/address are left out, not null. */
+export function fromAvroResult(result: CheckResult): CheckResult {
+  const lookup = result.phone_lookup as { outcome: string; name?: string | null; address?: string | null } | null;
+  if (lookup === null) return result;
+  const phone_lookup: Record<string, unknown> = { outcome: lookup.outcome };
+  if (lookup.name != null) phone_lookup.name = lookup.name;
+  if (lookup.address != null) phone_lookup.address = lookup.address;
+  return { ...result, phone_lookup: phone_lookup as unknown as CheckResult['phone_lookup'] };
+}
+
+export class UnknownEventError extends Error {
+  constructor(subject: string) {
+    super(`not a pipeline event: ${subject}`);
+    this.name = 'UnknownEventError';
+  }
+}
+
+export interface PipelineEvents {
+  /** Encodes and appends events; events of one call go out in order, grouped per topic. */
+  publish(events: PipelineEvent | PipelineEvent[]): Promise<void>;
+  /** Encodes without appending (for callers that batch messages themselves). */
+  encode(event: PipelineEvent): Promise<{ topic: PipelineTopic; message: EventMessage }>;
+  /** Decodes a message value of any pipeline topic into the latest version of its event. */
+  decode(value: Buffer): Promise<PipelineEvent>;
+}
+
+export function createPipelineEvents(deps: { log: EventAppender; registry: SchemaRegistry }): PipelineEvents {
+  const { log, registry } = deps;
+
+  async function encode(event: PipelineEvent): Promise<{ topic: PipelineTopic; message: EventMessage }> {
+    const { topic, subject } = EVENT_ROUTES[event.type];
+    return { topic, message: { key: keyOf(event), value: await registry.encode(subject, event.value) } };
+  }
+
+  return {
+    encode,
+
+    async publish(events) {
+      const list = Array.isArray(events) ? events : [events];
+      // Consecutive events of the same topic go in one append; the order of topics is kept, so a
+      // JobCreated published before rows is on the log before them.
+      let topic: PipelineTopic | null = null;
+      let batch: EventMessage[] = [];
+      for (const event of list) {
+        const encoded = await encode(event);
+        if (topic !== null && encoded.topic !== topic) {
+          await log.publish(topic, batch);
+          batch = [];
+        }
+        topic = encoded.topic;
+        batch.push(encoded.message);
+      }
+      if (topic !== null && batch.length > 0) await log.publish(topic, batch);
+    },
+
+    async decode(buffer) {
+      const decoded = await registry.decode(buffer);
+      const type = TYPE_OF_SUBJECT.get(decoded.subject);
+      if (!type) throw new UnknownEventError(decoded.subject);
+      const value = normalise(decoded.value);
+      if (type === 'ResultsChunk') {
+        for (const row of (value as ResultsChunkEvent).results) row.result = fromAvroResult(row.result);
+      }
+      return { type, value } as PipelineEvent;
+    },
+  };
+}
+
+/**
+ * avsc decodes records into instances of generated classes; consumers and tests want plain
+ * objects (toEqual, JSON, spreading), so the decoded value is copied into plain data.
+ */
+function normalise(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalise);
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = normalise(v);
+    return out;
+  }
+  return value;
+}

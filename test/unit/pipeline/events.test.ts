@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createPipelineEvents, fromAvroPerson, keyOf, TOPICS, toAvroPerson, UnknownEventError,
+  type EventMessage, type PipelineEvent,
+} from '../../../services/pipeline/events.ts';
+import { createStaticSchemaRegistry } from '../../../services/platform/schema-registry/static.ts';
+import { frame } from '../../../services/platform/schema-registry/port.ts';
+import { loadSchemaCatalog } from '../../../services/platform/schema-registry/catalog.ts';
+import { sampleEvents } from '../../fixtures/events.ts';
+
+const catalog = loadSchemaCatalog();
+const registry = createStaticSchemaRegistry(catalog);
+
+function memoryLog() {
+  const appended: Array<{ topic: string; messages: EventMessage[] }> = [];
+  return { appended, log: { publish: async (topic: string, messages: EventMessage[]) => void appended.push({ topic, messages }) } };
+}
+
+const sample = (type: PipelineEvent['type']): PipelineEvent => {
+  const subject = Object.keys(sampleEvents).find((s) => s.endsWith(`.${type}`))!;
+  return { type, value: sampleEvents[subject] } as PipelineEvent;
+};
+
+describe('pipeline events', () => {
+  const types = ['JobCreated', 'RowsChunk', 'RowsComplete', 'JobStateChanged', 'ResultsChunk', 'CheckUsage'] as const;
+
+  it.each(types)('%s round-trips through publish and decode as a plain object', async (type) => {
+    const { appended, log } = memoryLog();
+    const events = createPipelineEvents({ log, registry });
+    await events.publish(sample(type));
+    expect(appended).toHaveLength(1);
+    const decoded = await events.decode(appended[0].messages[0].value);
+    expect(decoded.type).toBe(type);
+    expect(JSON.parse(JSON.stringify(decoded.value))).toEqual(decoded.value);
+    if (type !== 'ResultsChunk') expect(decoded.value).toEqual(sample(type).value);
+  });
+
+  it('keys: jobs by job id, rows by job id and chunk, usage by organisation', () => {
+    const rows = sample('RowsChunk');
+    expect(keyOf(rows)).toBe(`${(rows.value as { job_id: string }).job_id}:0`);
+    expect(keyOf(sample('JobCreated'))).toBe((sampleEvents['jobs.events-dk.robinson.jobs.JobCreated'] as { job_id: string }).job_id);
+    expect(keyOf(sample('ResultsChunk'))).toBe(keyOf(sample('JobCreated')));
+    expect(keyOf(sample('CheckUsage'))).toBe((sampleEvents['usage.events-dk.robinson.usage.CheckUsage'] as { org_id: string }).org_id);
+  });
+
+  it('groups consecutive events per topic and keeps the order of topics', async () => {
+    const { appended, log } = memoryLog();
+    const events = createPipelineEvents({ log, registry });
+    await events.publish([sample('JobCreated'), sample('RowsChunk'), sample('RowsChunk'), sample('RowsComplete')]);
+    expect(appended.map((a) => [a.topic, a.messages.length])).toEqual([
+      [TOPICS.jobsEvents, 1], [TOPICS.checksRows, 2], [TOPICS.jobsEvents, 1],
+    ]);
+  });
+
+  it('decodes phone lookups without nulls, in the domain shape', async () => {
+    const { appended, log } = memoryLog();
+    const events = createPipelineEvents({ log, registry });
+    await events.publish(sample('ResultsChunk'));
+    const decoded = await events.decode(appended[0].messages[0].value);
+    if (decoded.type !== 'ResultsChunk') throw new Error('wrong type');
+    expect(decoded.value.results[1].result.phone_lookup).toEqual({ outcome: 'unlisted' });
+  });
+
+  it('reads a v1 RowsChunk with the v2 defaults', async () => {
+    const [v1] = catalog.bySubject.get('checks.rows-dk.robinson.checks.RowsChunk')!;
+    const events = createPipelineEvents({ log: memoryLog().log, registry });
+    const old = { job_id: 'j', chunk: 3, rows: [] };
+    const decoded = await events.decode(frame(v1.id, v1.type.toBuffer(old)));
+    expect(decoded).toEqual({
+      type: 'RowsChunk',
+      value: { ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da' },
+    });
+  });
+
+  it('refuses a message of another subject', async () => {
+    const v1 = catalog.bySubject.get('lists.versions-dk.robinson.lists.ListVersionActivated')![0];
+    const events = createPipelineEvents({ log: memoryLog().log, registry });
+    const value = sampleEvents['lists.versions-dk.robinson.lists.ListVersionActivated'];
+    await expect(events.decode(frame(v1.id, v1.type.toBuffer(value)))).rejects.toBeInstanceOf(UnknownEventError);
+  });
+
+  it('converts people to the Avro record and back', () => {
+    const person = { name: 'Søren Ærø', address: 'Vestergade 1, 8000 Aarhus C' };
+    const avro = toAvroPerson(person);
+    expect(avro.first_name).toBeNull();
+    expect(Object.keys(avro)).toHaveLength(13);
+    expect(fromAvroPerson(avro)).toEqual(person);
+  });
+});
