@@ -201,7 +201,11 @@ export function generateCprRecords(count: number, seed: number | string): Genera
 
 export const SYNTHETIC_PUBLISHED_ON = '2026-01-01';
 
-/** A CPR list file whose entries parse back to exactly generateListEntries(count, seed). */
+/**
+ * A CPR list file whose entries parse back to exactly generateListEntries(count, seed). Unlike the
+ * real file it is not sorted by name (sorting 2,000,000 would mean holding them); no reader relies
+ * on the order.
+ */
 export function generateCprFile(count: number, seed: number | string, publishedOn = SYNTHETIC_PUBLISHED_ON): Buffer {
   return writeCprFile(publishedOn, generateCprRecords(count, seed));
 }
