@@ -40,7 +40,7 @@ as_root() {
 
 install_if_missing() {
   [[ -n "$(server_binary)" ]] && command -v curl >/dev/null && return 0
-  log "installing clickhouse-server with apt (one-off, about a minute)"
+  log "installing clickhouse-server with apt (one-off: seconds to a minute)"
   # The package's postinst starts the system service on the default ports through invoke-rc.d;
   # a policy-rc.d that answers 101 forbids that. Only add one when the machine has none.
   local added_policy=""
