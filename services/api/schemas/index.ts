@@ -9,3 +9,4 @@ export * from './check-result.ts';
 export * from './error.ts';
 export * from './checks.ts';
 export * from './addresses.ts';
+export * from './check-job.ts';
