@@ -173,6 +173,27 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect((await store().listJobsDueForDeletion('2001-01-02T00:00:00.000Z', 1)).map((j) => j.id)).toEqual([due2.id]);
     });
 
+    it('lists jobs whose callback delivery is pending, and only those', async () => {
+      const pending = (state: 'pending' | 'delivered' | 'failed') => ({
+        delivery_id: randomUUID(), event: 'check_job.completed', state, attempts: 1, last_status: 500,
+        last_attempt_at: '2026-02-01T10:00:00.000Z',
+      });
+      const waiting = makeJob({ status: 'done', callback: pending('pending') });
+      const delivered = makeJob({ status: 'done', callback: pending('delivered') });
+      const failed = makeJob({ status: 'failed', callback: pending('failed') });
+      const none = makeJob({ status: 'done', callback: null });
+      const later = makeJob({ status: 'running' });
+      for (const job of [waiting, delivered, failed, none, later]) await store().createJob(job);
+      await store().updateJob(later.id, { status: 'failed', callback: pending('pending') });
+      await store().updateJob(waiting.id, { processed_count: 3 });
+      const ids = (await store().listPendingCallbacks(10_000)).map((j) => j.id);
+      expect(ids).toEqual(expect.arrayContaining([waiting.id, later.id]));
+      for (const id of [delivered.id, failed.id, none.id]) expect(ids).not.toContain(id);
+      await store().updateJob(waiting.id, { callback: pending('delivered') });
+      expect((await store().listPendingCallbacks(10_000)).map((j) => j.id)).not.toContain(waiting.id);
+      await expect(store().listPendingCallbacks(0)).rejects.toBeInstanceOf(RangeError);
+    });
+
     it('drops results of jobs due before a day, keeping job records and later jobs', async () => {
       const early = makeJob({ delete_after: '2002-01-01T08:00:00.000Z', processed_count: 3 });
       const late = makeJob({ delete_after: '2002-03-01T08:00:00.000Z' });

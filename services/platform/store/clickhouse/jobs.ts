@@ -70,6 +70,17 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
+    async listPendingCallbacks(limit) {
+      checkPageLimit(limit);
+      // visitParamExtractString takes the first `"state":` key of the document: the record's only
+      // key of that name is callback.state (text inside string values has its quotes escaped).
+      const rows = await conn.rows<{ doc: string }>(sql`SELECT doc FROM
+        (SELECT status, doc FROM ${jobs} FINAL)
+        WHERE status IN ('done', 'failed') AND visitParamExtractString(doc, 'state') = 'pending'
+        LIMIT ${limit}`);
+      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
     async putResults(jobId, deleteAfter, rows) {
       if (rows.length === 0) return;
       const deleteOn = utcDay(deleteAfter);

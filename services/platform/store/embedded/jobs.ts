@@ -42,6 +42,8 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
   const writeJob = db.prepare('UPDATE check_jobs SET status = ?, doc = ? WHERE id = ?');
   const selectDue = db.prepare(`SELECT doc FROM check_jobs WHERE status != 'deleted'
     AND delete_after_ms <= ? ORDER BY delete_after_ms, id LIMIT ?`);
+  const selectPendingCallbacks = db.prepare(`SELECT doc FROM check_jobs
+    WHERE status IN ('done', 'failed') AND json_extract(doc, '$.callback.state') = 'pending' LIMIT ?`);
   const insertResult = db.prepare(`INSERT OR IGNORE INTO check_results
     (job_id, row, delete_on, status, level, record) VALUES (?, ?, ?, ?, ?, ?)`);
   const selectPage = db.prepare(`SELECT row, record FROM check_results
@@ -90,6 +92,12 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     async listJobsDueForDeletion(now, limit) {
       checkPageLimit(limit);
       const rows = selectDue.all(timestampMs(now), limit) as Array<{ doc: string }>;
+      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
+    async listPendingCallbacks(limit) {
+      checkPageLimit(limit);
+      const rows = selectPendingCallbacks.all(limit) as Array<{ doc: string }>;
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
