@@ -100,8 +100,6 @@ export interface JobStore {
   updateJob(id: string, patch: JobPatch): Promise<JobRecord | null>;
   /** Jobs not yet deleted whose delete_after ≤ `now`, oldest delete_after first; limit 1..10,000. */
   listJobsDueForDeletion(now: string, limit: number): Promise<JobRecord[]>;
-  /** Jobs whose `callback.state` is `pending` (deleted ones included), at most `limit` (1..10,000). */
-  listPendingCallbacks(limit: number): Promise<JobRecord[]>;
   /**
    * Jobs whose completion callback is still being delivered (`callback.state` = 'pending'), so
    * the projection resumes them after a restart; any order, limit 1..10,000.
