@@ -1,0 +1,54 @@
+/**
+ * Why a job could not be created. No message carries a value of the input (they may be names or
+ * addresses): only paths, codes and limits. The HTTP edge maps them to 422 / 503.
+ */
+import type { Locale } from '../../domain/types.ts';
+
+export type JobInputProblem =
+  | 'callback_not_https'
+  | 'callback_invalid'
+  | 'callback_refused'
+  | 'callback_unresolvable'
+  | 'option_unsupported';
+
+const TEXTS: Record<JobInputProblem, Record<Locale, string>> = {
+  callback_not_https: { da: 'Skal være en https-adresse.', en: 'Must be an https URL.' },
+  callback_invalid: { da: 'Er ikke en gyldig URL.', en: 'Is not a valid URL.' },
+  callback_refused: {
+    da: 'Adressen peger på et internt eller privat netværk og er ikke tilladt.',
+    en: 'The address points to an internal or private network and is not allowed.',
+  },
+  callback_unresolvable: { da: 'Værtsnavnet kan ikke slås op.', en: 'The host name does not resolve.' },
+  option_unsupported: {
+    da: 'Understøttes ikke for job med personer; skal være false.',
+    en: 'Not supported for jobs of people; must be false.',
+  },
+};
+
+export interface JobInputIssue {
+  path: string;
+  problem: JobInputProblem;
+  describe: (locale: Locale) => string;
+}
+
+export function jobInputIssue(path: string, problem: JobInputProblem): JobInputIssue {
+  return { path, problem, describe: (locale) => TEXTS[problem][locale] };
+}
+
+/** The job's fields are wrong (the people were fine): nothing was created. */
+export class JobInputError extends Error {
+  override name = 'JobInputError';
+  readonly issues: JobInputIssue[];
+  constructor(issues: JobInputIssue[]) {
+    super(`job input refused at ${issues.map((i) => `${i.path} (${i.problem})`).join(', ')}`);
+    this.issues = issues;
+  }
+}
+
+/** A live job needs an active cpr list version to pin; none is active yet. */
+export class ListNotReadyError extends Error {
+  override name = 'ListNotReadyError';
+  constructor() {
+    super('no active list version to pin');
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * Job intake: every ingest path (API JSON and NDJSON, later upload, SFTP, email, connectors) turns
+ * its people into the same job record and the same events (design.md "Flow"): one JobCreated,
+ * the rows in chunks on checks.rows, one RowsComplete. Nothing downstream knows the source except
+ * through `source`.
+ *
+ * Two phases, so that bad input changes nothing: `spool` reads and validates the whole input to
+ * a local file (the reader throws on the first bad row); only then `commit` checks the job's
+ * fields, pins the list version, creates the record and publishes. The API runs `commit` inside
+ * its idempotency claim, whose fingerprint is only known once the body has been read.
+ */
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { emptyLevelCounts, type CheckJobOptions, type JobSource } from '../../domain/check-job.ts';
+import { TEST_LIST_VERSION } from '../../domain/index.ts';
+import type { ListVersionRef, Locale, MatchPolicy, PersonInput } from '../../domain/types.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Organisation } from '../../platform/store/accounts-port.ts';
+import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
+import { toAvroPerson, type PipelineEvent, type PipelineEvents } from '../../pipeline/events.ts';
+import { JobInputError, jobInputIssue, ListNotReadyError, type JobInputIssue } from './errors.ts';
+import { spoolPeople, type SpooledPeople } from './spool.ts';
+
+export const DEFAULT_CHUNK_ROWS = 2000;
+/** Row chunks handed to the event log per append. */
+const CHUNKS_PER_APPEND = 8;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface JobIntakeDeps {
+  jobs: JobStore;
+  events: Pick<PipelineEvents, 'publish'>;
+  /** The active cpr list version a live job pins; null when none is active yet. */
+  currentListVersion: () => ListVersionRef | null;
+  /**
+   * Throws when a callback URL may not be called (services/projection/callbacks checkCallbackUrl
+   * with the configured allow-list): a CallbackUrlError-like error with a `reason`.
+   */
+  checkCallbackUrl: (url: string) => Promise<unknown>;
+  logger: Logger;
+  /** Where people wait while a body is read; default the system temp directory. */
+  spoolDir?: string;
+  chunkRows?: number;
+  clock?: () => Date;
+  newId?: () => string;
+}
+
+/** Everything about a job except its people. */
+export interface JobSpec {
+  source: JobSource;
+  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days'>;
+  mode: 'live' | 'test';
+  /** Hex SHA-256 of the API key that created the job: the callback signing secret. */
+  keyHash: string;
+  options?: CheckJobOptions;
+  /** The body's top-level `policy`; wins over `options.policy`. */
+  policy?: MatchPolicy;
+  callback_url?: string | null;
+  external_ref?: string | null;
+  /** Language of match labels in the results. */
+  locale: Locale;
+  /** Hex SHA-256 of the input as submitted (raw body bytes); default the hash of the spooled rows. */
+  inputSha256?: string;
+  filename?: string | null;
+  file_format?: JobRecord['file_format'];
+}
+
+export interface JobIntake {
+  /** Reads and validates every person to a spool file; the iterable's error passes on unchanged. */
+  spool(people: AsyncIterable<PersonInput[]>): Promise<SpooledPeople>;
+  /** Creates the job from spooled people and publishes its events. Does not discard the spool. */
+  commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord>;
+  /** spool + commit + discard, for ingest paths without idempotency keys. */
+  createJob(spec: JobSpec & { people: AsyncIterable<PersonInput[]> }): Promise<JobRecord>;
+}
+
+const UNSUPPORTED_OPTIONS = ['check_companies', 'check_phones', 'use_private_list'] as const;
+
+export function createJobIntake(deps: JobIntakeDeps): JobIntake {
+  const logger = deps.logger.child({ module: 'ingest.jobs' });
+  const clock = deps.clock ?? (() => new Date());
+  const newId = deps.newId ?? randomUUID;
+  const chunkRows = Math.max(1, deps.chunkRows ?? DEFAULT_CHUNK_ROWS);
+  const spoolDir = deps.spoolDir ?? join(tmpdir(), 'robinson-spool');
+
+  async function checkFields(spec: JobSpec): Promise<void> {
+    const issues: JobInputIssue[] = [];
+    for (const option of UNSUPPORTED_OPTIONS) {
+      if (spec.options?.[option] === true) issues.push(jobInputIssue(`options.${option}`, 'option_unsupported'));
+    }
+    if (spec.options?.check_people === false) issues.push(jobInputIssue('options.check_people', 'option_unsupported'));
+    if (spec.callback_url != null) {
+      try {
+        await deps.checkCallbackUrl(spec.callback_url);
+      } catch (error) {
+        issues.push(jobInputIssue('callback_url', callbackProblem(error)));
+      }
+    }
+    if (issues.length > 0) throw new JobInputError(issues);
+  }
+
+  function pinnedVersion(mode: 'live' | 'test'): ListVersionRef {
+    // Test jobs never touch real list data (DECISIONS §3); live jobs pin what is active now (§7).
+    if (mode === 'test') return { ...TEST_LIST_VERSION };
+    const version = deps.currentListVersion();
+    if (!version) throw new ListNotReadyError();
+    return version;
+  }
+
+  function newRecord(spooled: SpooledPeople, spec: JobSpec, version: ListVersionRef): JobRecord {
+    const now = clock();
+    const retentionDays = spec.options?.retention_days ?? spec.org.retention_days ?? 30;
+    const options: CheckJobOptions = {
+      check_people: true,
+      check_companies: false,
+      check_phones: false,
+      use_private_list: false,
+      ...spec.options,
+      policy: spec.policy ?? spec.options?.policy ?? 'standard',
+      stop_level: spec.options?.stop_level ?? spec.org.stop_level ?? 1,
+      retention_days: retentionDays,
+    };
+    return {
+      id: newId(),
+      org_id: spec.org.id,
+      mode: spec.mode,
+      source: spec.source,
+      status: 'queued',
+      filename: spec.filename ?? null,
+      file_format: spec.file_format ?? null,
+      row_count: spooled.rowCount,
+      processed_count: 0,
+      allowed_count: 0,
+      blocked_count: 0,
+      manual_count: 0,
+      level_counts: emptyLevelCounts(),
+      columns: [],
+      column_mapping: null,
+      options,
+      preview: [],
+      price: null,
+      list_version: version,
+      certificate_token: null,
+      error: null,
+      delete_after: new Date(now.getTime() + retentionDays * DAY_MS).toISOString(),
+      created_at: now.toISOString(),
+      finished_at: null,
+      callback_url: spec.callback_url ?? null,
+      callback: null,
+      external_ref: spec.external_ref ?? null,
+      key_hash: spec.keyHash,
+      input_sha256: spec.inputSha256 ?? spooled.sha256,
+      updated_at: now.toISOString(),
+    };
+  }
+
+  async function publishJob(job: JobRecord, spooled: SpooledPeople, locale: Locale): Promise<number> {
+    const policy = job.options.policy ?? 'standard';
+    const stopLevel = job.options.stop_level ?? 1;
+    const listVersionId = job.mode === 'test' ? null : (job.list_version?.id ?? null);
+    await deps.events.publish({
+      type: 'JobCreated',
+      value: {
+        job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, list_version_id: listVersionId,
+        policy, stop_level: stopLevel, check_people: true, check_companies: false, check_phones: false,
+        use_private_list: false, row_count: job.row_count, delete_after: job.delete_after, created_at: job.created_at,
+      },
+    });
+    let chunk = 0;
+    let row = 0;
+    let pending: PipelineEvent[] = [];
+    for await (const people of spooled.read(chunkRows)) {
+      pending.push({
+        type: 'RowsChunk',
+        value: {
+          job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy,
+          stop_level: stopLevel, locale,
+          rows: people.map((person) => ({ row: row++, person: toAvroPerson(person), cells: null })),
+        },
+      });
+      chunk += 1;
+      if (pending.length >= CHUNKS_PER_APPEND) {
+        await deps.events.publish(pending);
+        pending = [];
+      }
+    }
+    if (pending.length > 0) await deps.events.publish(pending);
+    if (row !== job.row_count) throw new Error(`spool gave ${row} rows, expected ${job.row_count}`);
+    await deps.events.publish({
+      type: 'RowsComplete',
+      value: {
+        job_id: job.id, row_count: job.row_count, chunk_count: chunk, input_sha256: job.input_sha256 ?? '',
+        completed_at: clock().toISOString(),
+      },
+    });
+    return chunk;
+  }
+
+  async function commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
+    await checkFields(spec);
+    const version = pinnedVersion(spec.mode);
+    const job = newRecord(spooled, spec, version);
+    await deps.jobs.createJob(job);
+    const started = performance.now();
+    try {
+      const chunks = await publishJob(job, spooled, spec.locale);
+      logger.info(
+        { job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count, chunks, ms: Math.round(performance.now() - started) },
+        'job queued',
+      );
+    } catch (error) {
+      // The record exists but its rows are not all on the log: fail it rather than leave it queued forever.
+      logger.error({ job_id: job.id, err_name: (error as Error).name }, 'publishing the job failed');
+      await deps.jobs.updateJob(job.id, { status: 'failed', error: 'intake_failed', finished_at: clock().toISOString() }).catch(() => null);
+      throw error;
+    }
+    return job;
+  }
+
+  return {
+    spool: (people) => spoolPeople(people, spoolDir),
+    commit,
+    async createJob(spec) {
+      const spooled = await spoolPeople(spec.people, spoolDir);
+      try {
+        return await commit(spooled, spec);
+      } finally {
+        await spooled.discard();
+      }
+    },
+  };
+}
+
+function callbackProblem(error: unknown): JobInputIssue['problem'] {
+  const reason = (error as { reason?: unknown } | null)?.reason;
+  switch (reason) {
+    case 'not_https':
+      return 'callback_not_https';
+    case 'invalid_url':
+    case 'credentials_in_url':
+      return 'callback_invalid';
+    case 'unresolvable':
+      return 'callback_unresolvable';
+    case 'blocked_address':
+      return 'callback_refused';
+    default:
+      throw error;
+  }
+}

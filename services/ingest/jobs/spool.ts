@@ -1,0 +1,76 @@
+/**
+ * A job's validated people on local disk while its body is still being read, so that a body of
+ * 1,000,000 people is never held in memory and nothing is published before the whole body has
+ * been validated (bad input changes nothing). One NDJSON file per job, deleted once the rows are
+ * on the event log or the job was refused. Personal data: the file lives for seconds to minutes
+ * in a directory of this process only.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { PersonInput } from '../../domain/types.ts';
+
+export interface SpooledPeople {
+  rowCount: number;
+  /** Hex SHA-256 of the spooled rows (one canonical JSON line per person). */
+  sha256: string;
+  /** Reads the people back in batches, in input order. */
+  read(batchSize: number): AsyncGenerator<PersonInput[]>;
+  /** Deletes the file; safe to call more than once. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Writes every batch of `people` to a new file in `dir` and returns it once the iterable ends.
+ * If the iterable throws (bad input), the file is deleted and the error passes on.
+ */
+export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: string): Promise<SpooledPeople> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `job-${randomUUID()}.ndjson`);
+  const out = createWriteStream(path, { mode: 0o600 });
+  const hash = createHash('sha256');
+  let rowCount = 0;
+  let discarded = false;
+  const discard = async () => {
+    if (discarded) return;
+    discarded = true;
+    out.destroy();
+    await rm(path, { force: true });
+  };
+  try {
+    for await (const batch of people) {
+      if (batch.length === 0) continue;
+      let text = '';
+      for (const person of batch) text += `${JSON.stringify(person)}\n`;
+      hash.update(text);
+      rowCount += batch.length;
+      if (!out.write(text)) await once(out, 'drain');
+    }
+    out.end();
+    await once(out, 'finish');
+  } catch (error) {
+    await discard();
+    throw error;
+  }
+  return {
+    rowCount,
+    sha256: hash.digest('hex'),
+    discard,
+    async *read(batchSize: number) {
+      const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+      let batch: PersonInput[] = [];
+      for await (const line of lines) {
+        if (line === '') continue;
+        batch.push(JSON.parse(line) as PersonInput);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    },
+  };
+}
