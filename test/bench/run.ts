@@ -65,6 +65,9 @@ function machineInfo(): MachineInfo {
   let git_commit: string | null = null;
   try {
     git_commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: BENCH_DIR, encoding: 'utf8' }).trim();
+    // Numbers from a working tree with uncommitted code changes are not the commit's numbers.
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'services', 'test'], { cwd: BENCH_DIR, encoding: 'utf8' });
+    if (dirty.trim() !== '') git_commit += ' + uncommitted changes';
   } catch {
     // not a git checkout: leave it out
   }
