@@ -102,8 +102,21 @@ export function displayFloor(floor: string): string {
   return floor + '.';
 }
 
-/** "københavn" → "København", "GL" → "Gl"; words already in mixed case are kept. */
+/** "københavn" → "København", "GL" → "Gl"; words already in mixed case ("McDonald") are kept. */
 export function displayWord(word: string): string {
+  let lower = false;
+  let upper = false;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7)) lower = true;
+    else if ((c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7)) upper = true;
+    else if (c > 0xff) return displayWordSlow(word);
+  }
+  if (lower && upper) return word;
+  return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
+}
+
+function displayWordSlow(word: string): string {
   const lower = word.toLowerCase();
   const upper = word.toUpperCase();
   if (word !== lower && word !== upper) return word;

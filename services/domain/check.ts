@@ -1,5 +1,8 @@
 import { parseAddress } from './address.ts';
-import { KVHX_PREFIX, type ListIndex, type ListIndexData } from './list-index.ts';
+import {
+  FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_GIVEN_COUNT, R_HEADER, R_SURNAME, R_UNIT, type ListIndex,
+  type ListIndexData,
+} from './list-index.ts';
 import { parseName } from './name.ts';
 import { addressInputOf, toResolvedAddress } from './resolve.ts';
 import { matchLabel, statusFor } from './status.ts';
@@ -98,39 +101,44 @@ export function unreadResult(
 
 const givenScratch: number[] = [];
 
-/** Scans the entries of building `b`; returns the updated best score (see `score`). */
+/** Scans the records of building `b`, keeping the best match in `best` (see `score`). */
 function scanBuilding(
-  d: ListIndexData, b: number, unitIds: Int32Array, personUnit: number, surnameId: number,
-  givenCount: number, floorId: number, best: Winner & { score: number },
+  d: ListIndexData, b: number, personUnit: number, surnameId: number, givenCount: number, floorId: number,
+  best: Winner & { score: number },
 ): void {
-  const end = d.postStart[b + 1];
-  for (let p = d.postStart[b]; p < end; p++) {
-    const e = d.posting[p];
+  const records = d.records;
+  const end = d.recordStart[b + 1];
+  let o = d.recordStart[b];
+  while (o < end) {
+    const entryGivens = records[o + R_GIVEN_COUNT];
+    const next = o + R_HEADER + entryGivens;
     let givenAgrees = false;
-    for (let g = d.givenStart[e], gEnd = d.givenStart[e + 1]; g < gEnd && !givenAgrees; g++) {
-      const entryGiven = d.givenPool[g];
+    for (let g = o + R_HEADER; g < next && !givenAgrees; g++) {
+      const entryGiven = records[g];
       for (let k = 0; k < givenCount; k++) if (givenScratch[k] === entryGiven) { givenAgrees = true; break; }
     }
-    const surnameAgrees = surnameId >= 0 && d.surname[e] === surnameId;
-    const sameUnit = unitIds[e] === personUnit;
+    const surnameAgrees = surnameId >= 0 && records[o + R_SURNAME] === surnameId;
+    const sameUnit = records[o + R_UNIT] === personUnit;
     let base: number;
     if (givenAgrees && surnameAgrees) base = sameUnit ? 5 : 4;
     else if (!sameUnit) base = 0;
     else base = givenAgrees ? 3 : surnameAgrees ? 2 : 1;
-    const previous = d.previous[e] === 1;
-    const level = previous ? (base >= 2 ? Math.max(base, 4) : 0) : base;
-    if (level === 0) continue;
-    const sameFloor = !previous && base === 4 && floorId >= 0 && d.floor[e] === floorId;
-    // Highest level wins; on a tie the current address beats a previous one, and the same floor
-    // beats elsewhere in the building.
-    const score = level * 4 + (previous ? 0 : 2) + (sameFloor ? 1 : 0);
-    if (score > best.score) {
-      best.score = score;
-      best.level = level;
-      best.base = base;
-      best.previous = previous;
-      best.sameFloor = sameFloor;
+    const previous = (records[o + R_FLAGS] & FLAG_PREVIOUS) !== 0;
+    const level = previous ? (base >= 2 ? (base > 4 ? base : 4) : 0) : base;
+    if (level > 0) {
+      const sameFloor = !previous && base === 4 && floorId >= 0 && records[o + R_FLOOR] === floorId;
+      // Highest level wins; on a tie the current address beats a previous one, and the same floor
+      // beats elsewhere in the building.
+      const score = level * 4 + (previous ? 0 : 2) + (sameFloor ? 1 : 0);
+      if (score > best.score) {
+        best.score = score;
+        best.level = level;
+        best.base = base;
+        best.previous = previous;
+        best.sameFloor = sameFloor;
+      }
     }
+    o = next;
   }
 }
 
@@ -163,7 +171,7 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
     const b = d.buildings.get(parsed.buildingKey);
     if (b >= 0) {
       anyInBuilding = true;
-      scanBuilding(d, b, d.unit, d.units.get(parsed.unitKey) ?? -2, surnameId, givenCount, floorId, best);
+      scanBuilding(d, b, d.units.get(parsed.unitKey) ?? -2, surnameId, givenCount, floorId, best);
     }
   }
   if (parsed.kvhxBuilding !== null && best.score < 22) {
@@ -171,7 +179,7 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
     if (b >= 0) {
       anyInBuilding = true;
       const unit = d.units.get(KVHX_PREFIX + parsed.kvhxUnit) ?? -2;
-      scanBuilding(d, b, d.kvhxUnit, unit, surnameId, givenCount, floorId, best);
+      scanBuilding(d, b, unit, surnameId, givenCount, floorId, best);
     }
   }
   return resultFor(id, best, anyInBuilding, address, options);

@@ -5,8 +5,10 @@ import type { ListEntry } from './types.ts';
 
 /**
  * The in-memory index of one list version. Built for 2,000,000 entries: entries are not kept as
- * objects; every name word, unit and building key is interned once and an entry is a handful of
- * integers in typed arrays, grouped by building (CSR: `postStart[b]..postStart[b+1]` of `posting`).
+ * objects; every name word, unit and floor is interned once and an entry becomes a record of a few
+ * integers. Records are stored building by building in one Int32Array, so checking a person reads
+ * one contiguous run of memory (at national size, cache misses are what cost). An entry with both a
+ * text address and a kvhx has a record under each of its two building keys.
  * Fields other than `size` are for checkPerson only.
  */
 export interface ListIndex {
@@ -17,27 +19,29 @@ export interface ListIndex {
   readonly data: ListIndexData;
 }
 
+/** Record layout: [surname id, unit id, floor id, flags, given count, given ids...]. */
+export const R_SURNAME = 0;
+export const R_UNIT = 1;
+export const R_FLOOR = 2;
+export const R_FLAGS = 3;
+export const R_GIVEN_COUNT = 4;
+export const R_HEADER = 5;
+export const FLAG_PREVIOUS = 1;
+
 export interface ListIndexData {
   /** Text building key ("gammelkongevej|12a|1610") or KVHX_PREFIX + kvhx building → building id. */
   buildings: FingerprintTable;
-  postStart: Int32Array;
-  posting: Int32Array;
+  /** The records of building b are records[recordStart[b] .. recordStart[b + 1]). */
+  recordStart: Int32Array;
+  records: Int32Array;
   /** Name word → id. */
   names: Map<string, number>;
-  /** Text unit key ("3|tv", '') or KVHX_PREFIX + kvhx unit → id. */
+  /**
+   * Text unit key ("3|tv", '') or KVHX_PREFIX + kvhx unit → id. A record under a text building
+   * holds the text unit id, one under a kvhx building the kvhx unit id.
+   */
   units: Map<string, number>;
   floors: Map<string, number>;
-  /** Per entry: surname id or -1. */
-  surname: Int32Array;
-  /** Per entry e: given-name ids are givenPool[givenStart[e] .. givenStart[e + 1]). */
-  givenStart: Int32Array;
-  givenPool: Int32Array;
-  /** Per entry: text unit id, kvhx unit id, floor id; -1 when absent. */
-  unit: Int32Array;
-  kvhxUnit: Int32Array;
-  floor: Int32Array;
-  /** Per entry: 1 when the entry is a previous address of the listed person. */
-  previous: Uint8Array;
 }
 
 export const KVHX_PREFIX = '#';
@@ -77,8 +81,8 @@ export interface ListIndexBuilder {
 export function createListIndexBuilder(): ListIndexBuilder {
   const buildings = createFingerprintTable();
   const names = new Map<string, number>();
-  const units = new Map<string, number>();
-  const floors = new Map<string, number>();
+  const unitIds = new Map<string, number>();
+  const floorIds = new Map<string, number>();
   const surname = growable();
   const givenStart = growable();
   const givenPool = growable();
@@ -104,10 +108,10 @@ export function createListIndexBuilder(): ListIndexBuilder {
       const address = parseAddress(entry);
       textBuilding.push(address?.buildingKey ? buildings.intern(address.buildingKey) : -1);
       kvhxBuilding.push(address?.kvhxBuilding ? buildings.intern(KVHX_PREFIX + address.kvhxBuilding) : -1);
-      unit.push(address ? intern(units, address.unitKey) : -1);
-      kvhxUnit.push(address?.kvhxUnit ? intern(units, KVHX_PREFIX + address.kvhxUnit) : -1);
-      floor.push(address?.floor ? intern(floors, address.floor) : -1);
-      previous.push(entry?.previous === true ? 1 : 0);
+      unit.push(address ? intern(unitIds, address.unitKey) : -1);
+      kvhxUnit.push(address?.kvhxUnit ? intern(unitIds, KVHX_PREFIX + address.kvhxUnit) : -1);
+      floor.push(address?.floor ? intern(floorIds, address.floor) : -1);
+      previous.push(entry?.previous === true ? FLAG_PREVIOUS : 0);
     },
 
     build(): ListIndex {
@@ -117,32 +121,41 @@ export function createListIndexBuilder(): ListIndexBuilder {
       const size = surname.length();
       const text = textBuilding.done();
       const kvhx = kvhxBuilding.done();
+      const starts = givenStart.done();
       const buildingCount = buildings.size;
-      const postStart = new Int32Array(buildingCount + 1);
+      const recordStart = new Int32Array(buildingCount + 1);
       for (let e = 0; e < size; e++) {
-        if (text[e] >= 0) postStart[text[e] + 1]++;
-        if (kvhx[e] >= 0) postStart[kvhx[e] + 1]++;
+        const length = R_HEADER + starts[e + 1] - starts[e];
+        if (text[e] >= 0) recordStart[text[e] + 1] += length;
+        if (kvhx[e] >= 0) recordStart[kvhx[e] + 1] += length;
       }
-      for (let b = 0; b < buildingCount; b++) postStart[b + 1] += postStart[b];
-      const fill = postStart.slice(0, buildingCount);
-      const posting = new Int32Array(postStart[buildingCount]);
+      for (let b = 0; b < buildingCount; b++) recordStart[b + 1] += recordStart[b];
+      const fill = recordStart.slice(0, buildingCount);
+      const records = new Int32Array(recordStart[buildingCount]);
+      const surnames = surname.done();
+      const pool = givenPool.done();
+      const units = unit.done();
+      const kvhxUnits = kvhxUnit.done();
+      const floors_ = floor.done();
+      const flags = previous.done();
+      const write = (o: number, e: number, unitId: number): number => {
+        records[o + R_SURNAME] = surnames[e];
+        records[o + R_UNIT] = unitId;
+        records[o + R_FLOOR] = floors_[e];
+        records[o + R_FLAGS] = flags[e];
+        records[o + R_GIVEN_COUNT] = starts[e + 1] - starts[e];
+        let w = o + R_HEADER;
+        for (let g = starts[e]; g < starts[e + 1]; g++) records[w++] = pool[g];
+        return w;
+      };
       for (let e = 0; e < size; e++) {
-        if (text[e] >= 0) posting[fill[text[e]]++] = e;
-        if (kvhx[e] >= 0) posting[fill[kvhx[e]]++] = e;
+        if (text[e] >= 0) fill[text[e]] = write(fill[text[e]], e, units[e]);
+        if (kvhx[e] >= 0) fill[kvhx[e]] = write(fill[kvhx[e]], e, kvhxUnits[e]);
       }
       return {
         size,
         buildingCount,
-        data: {
-          buildings, postStart, posting, names, units, floors,
-          surname: surname.done(),
-          givenStart: givenStart.done(),
-          givenPool: givenPool.done(),
-          unit: unit.done(),
-          kvhxUnit: kvhxUnit.done(),
-          floor: floor.done(),
-          previous: Uint8Array.from(previous.done()),
-        },
+        data: { buildings, recordStart, records, names, units: unitIds, floors: floorIds },
       };
     },
   };

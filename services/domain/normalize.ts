@@ -42,7 +42,25 @@ export function foldChar(code: number): string {
   return folded;
 }
 
+/** True when every character is an ASCII letter or digit, or a single inner space. */
+function isPlainAscii(s: string): boolean {
+  let previousSpace = true; // no leading space
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) {
+      if (previousSpace) return false;
+      previousSpace = true;
+    } else if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
+      previousSpace = false;
+    } else {
+      return false;
+    }
+  }
+  return !previousSpace || s.length === 0;
+}
+
 export function normalizeText(s: string): string {
+  if (isPlainAscii(s)) return s.toLowerCase(); // the common case, without a per-character rebuild
   let out = '';
   let pendingSpace = false;
   for (let i = 0; i < s.length; i++) {
@@ -76,25 +94,33 @@ const MAX_TOKENS = 40;
 
 export function tokenize(s: string, into: Tokens = scratch): Tokens {
   let count = 0;
-  let current = '';
   let start = -1;
+  // A token of ASCII letters and digits only is sliced and lower-cased in one go; any other
+  // character switches the token to folding character by character.
+  let ascii = true;
   for (let i = 0; i <= s.length; i++) {
-    const folded = i < s.length ? foldChar(s.charCodeAt(i)) : SEPARATOR;
-    if (folded !== SEPARATOR) {
-      if (start < 0) start = i;
-      current += folded;
+    const c = i < s.length ? s.charCodeAt(i) : 32;
+    const plain = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+    if (plain || (c > 127 && foldChar(c) !== SEPARATOR)) {
+      if (start < 0) { start = i; ascii = true; }
+      if (!plain) ascii = false;
     } else if (start >= 0) {
-      into.norm[count] = current;
+      into.norm[count] = ascii ? s.slice(start, i).toLowerCase() : foldRange(s, start, i);
       into.start[count] = start;
       into.end[count] = i;
       count++;
-      current = '';
       start = -1;
       if (count === MAX_TOKENS) break;
     }
   }
   into.count = count;
   return into;
+}
+
+function foldRange(s: string, from: number, to: number): string {
+  let out = '';
+  for (let i = from; i < to; i++) out += foldChar(s.charCodeAt(i));
+  return out;
 }
 
 export function newTokens(): Tokens {
