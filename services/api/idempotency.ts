@@ -26,6 +26,17 @@ export interface IdempotentOutcome extends StoredResponse {
   replayed: boolean;
 }
 
+/** 1 to 255 characters (api-v2 Limits); callers that read a long body check it before reading. */
+export function assertValidIdempotencyKey(key: string): void {
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new ApiError({
+      code: 'invalid_request',
+      messageKey: 'idempotency_key_invalid',
+      details: { reason: 'idempotency_key_invalid' },
+    });
+  }
+}
+
 /**
  * DECISIONS §6 on top of an IdempotencyStore: same key + same body replays the first response,
  * same key + other body is 422 `idempotency_key_reused`, same key still running is 409. Only
@@ -55,17 +66,24 @@ export function createIdempotency(options: { store: IdempotencyStore; now: () =>
       body: unknown,
       execute: () => Promise<StoredResponse>,
     ): Promise<IdempotentOutcome> {
+      const fingerprint = key === undefined ? '' : createHash('sha256').update(canonicalJson(body)).digest('hex');
+      return this.runWithFingerprint(scope, key, fingerprint, execute);
+    },
+
+    /**
+     * As `run`, for a body that was streamed and never held whole: the caller hashes it while
+     * reading and passes the hex digest (of everything that makes the request, not only the bytes).
+     */
+    async runWithFingerprint(
+      scope: IdempotencyScope,
+      key: string | undefined,
+      fingerprint: string,
+      execute: () => Promise<StoredResponse>,
+    ): Promise<IdempotentOutcome> {
       if (key === undefined) return { ...(await execute()), replayed: false };
-      if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-        throw new ApiError({
-          code: 'invalid_request',
-          messageKey: 'idempotency_key_invalid',
-          details: { reason: 'idempotency_key_invalid' },
-        });
-      }
+      assertValidIdempotencyKey(key);
       const at = now();
       await purgeNowAndThen(at);
-      const fingerprint = createHash('sha256').update(canonicalJson(body)).digest('hex');
       const claim = await store.begin(scope, key, fingerprint, {
         now: at,
         expiresAt: new Date(at.getTime() + IDEMPOTENCY_WINDOW_MS),

@@ -40,6 +40,18 @@ const catalog = {
     en: 'A request with the same Idempotency-Key is still in progress. Try again shortly.',
   },
   gone: { da: 'Ressourcen er slettet.', en: 'The resource has been deleted.' },
+  job_gone: {
+    da: 'Jobbets personoplysninger er slettet; resultaterne findes ikke længere.',
+    en: "The job's personal data has been deleted; its results no longer exist.",
+  },
+  job_not_done: {
+    da: 'Jobbet er ikke færdigt endnu. Resultaterne kan hentes, når status er done.',
+    en: 'The job is not done yet. Results can be fetched once its status is done.',
+  },
+  unsupported_job_media_type: {
+    da: 'Indholdet skal være application/json eller application/x-ndjson.',
+    en: 'The body must be application/json or application/x-ndjson.',
+  },
   rate_limited: {
     da: 'For mange forespørgsler. Vent det antal sekunder, Retry-After angiver.',
     en: 'Too many requests. Wait the number of seconds given by Retry-After.',

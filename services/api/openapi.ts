@@ -13,7 +13,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'unauthorized: missing, malformed, unknown or revoked API key',
   402: "payment_required: the organisation's plan does not cover the call, or it is suspended",
   404: 'not_found',
-  409: 'conflict: a request with the same Idempotency-Key is still in progress',
+  409: 'conflict: a request with the same Idempotency-Key is still in progress, or the job is not done',
+  410: 'gone: the job\'s personal data has been deleted',
   413: 'invalid_request: the body is over the size limit',
   422: 'invalid_request: schema violation (details.issues) or Idempotency-Key reused with another body (details.reason)',
   429: 'rate_limited: over the key\'s rate; see Retry-After',
@@ -73,8 +74,34 @@ function operation(spec: RouteSpec) {
         description: h.description,
         schema: stripDialect(z.toJSONSchema(h.schema)),
       })),
+      ...Object.entries(spec.pathParams ?? {}).map(([name, p]) => ({
+        name,
+        in: 'path',
+        required: true,
+        description: p.description,
+        schema: stripDialect(z.toJSONSchema(p.schema)),
+      })),
+      ...Object.entries(spec.query?.shape ?? {}).map(([name, schema]) => ({
+        name,
+        in: 'query',
+        required: false,
+        ...((schema as z.ZodType).description ? { description: (schema as z.ZodType).description } : {}),
+        schema: stripDialect(z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' })),
+      })),
     ],
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(spec.body) } } } } : {}),
+    ...(spec.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: ref(spec.body) },
+              ...Object.fromEntries(
+                (spec.otherBodies ?? []).map((b) => [b.mediaType, { description: b.description, schema: ref(b.schema) }]),
+              ),
+            },
+          },
+        }
+      : {}),
     responses,
   };
 }

@@ -13,7 +13,8 @@ export function registerRoute(
   for (const status of spec.errors) response[status] = ErrorSchema;
   app.route({
     method: spec.method,
-    url: spec.url,
+    // `{id}` in the documented path is fastify's `:id`.
+    url: spec.url.replace(/\{(\w+)\}/g, ':$1'),
     ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     schema: { ...(spec.body ? { body: spec.body } : {}), response },
     onRequest: onRequest.map((hook) => async (request) => hook(request)) as onRequestAsyncHookHandler[],

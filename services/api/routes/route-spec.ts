@@ -22,7 +22,7 @@ export type DocumentedHeader = 'Request-Id' | 'Retry-After' | 'Idempotent-Replay
  * request, check the response and are published, so the three cannot drift apart.
  */
 export interface RouteSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   url: string;
   operationId: string;
   summary: string;
@@ -31,6 +31,12 @@ export interface RouteSpec {
   authenticated: boolean;
   requestHeaders?: Array<{ name: string; description: string; schema: z.ZodType; required: boolean }>;
   body?: z.ZodType;
+  /** Other media types the body may come as (documented only; the route reads them itself). */
+  otherBodies?: Array<{ mediaType: string; schema: z.ZodType; description: string }>;
+  /** Query parameters (documented; routes validate them). */
+  query?: z.ZodObject;
+  /** Path parameters named `{name}` in `url` (documented; routes validate them). */
+  pathParams?: Record<string, { description: string; schema: z.ZodType }>;
   bodyLimit?: number;
   /** The success response; errors are listed by status in `errors`. */
   success: { status: number; description: string; schema: z.ZodType; headers?: DocumentedHeader[] };
