@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { isTerminal, transition, type JobCounts } from '../domain/job-state.ts';
+import type { JobStatus } from '../domain/check-job.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { JobPatch, JobRecord, JobStore, ResultCounts, ResultRow } from '../platform/store/jobs-port.ts';
+import type { JobStateChangedEvent, RowsCompleteEvent } from '../pipeline/events.ts';
+import { initialDeliveryState, type CallbackEvent } from './callbacks/index.ts';
+
+/**
+ * The projection's view of each job in progress: stores its results, keeps its counts exact and
+ * moves it queued → running → done | failed. Every method must run inside the job's serializer
+ * slot (job-serializer.ts); the tracker itself does no locking.
+ *
+ * Counts. The job's counts are always a copy of the store's exact counts (countResults counts
+ * distinct rows), never sums of chunks, so a redelivered chunk cannot count twice. Counting costs
+ * a query, so it is throttled: at most one per `countIntervalMs` per job while rows arrive. To see
+ * completion at once anyway, the tracker keeps an upper bound of the stored rows (the last exact
+ * count plus every row written since, duplicates included); only when that bound reaches the row
+ * count is an exact count needed to decide. A 1,000,000-row job costs a few dozen counts, not one
+ * per chunk.
+ *
+ * Completion. The job is done when RowsComplete has given its final `row_count` (recorded with
+ * `input_sha256`; a job whose input hash is known has its final row count) and the exact count of
+ * stored rows reaches it. The transition, final counts, preview, finished_at and the callback's
+ * initial delivery state (new Service-Delivery id) are one job write; the state machine refuses a
+ * second `complete`, so a redelivered event never completes a job twice.
+ */
+export interface JobTracker {
+  /** Stores result rows; moves a queued job to running; may complete the job. */
+  onResults(jobId: string, rows: ResultRow[]): Promise<void>;
+  onRowsComplete(event: RowsCompleteEvent): Promise<void>;
+  /** Another part of the pipeline (intake, matcher) failed the job. */
+  onFailed(jobId: string, error: string): Promise<void>;
+  /** The trailing count of a job whose rows stopped arriving (called by the throttle timer). */
+  refreshIfStale(jobId: string): Promise<void>;
+  /** Jobs with a refresh still to do, and when it is due (epoch ms). */
+  dueRefreshes(): Array<{ jobId: string; at: number }>;
+  /** Forgets every job (they are loaded again from the store when next seen). */
+  clear(): void;
+}
+
+export interface JobTrackerDeps {
+  jobs: JobStore;
+  logger: Logger;
+  now: () => Date;
+  countIntervalMs: number;
+  /** Called after a job's state changed (published as JobStateChanged). */
+  onStateChanged: (event: JobStateChangedEvent) => Promise<void>;
+  /** Called after a job reached done/failed with a pending callback. */
+  onFinished: (job: JobRecord) => void;
+}
+
+interface Tracked {
+  job: JobRecord;
+  /** Distinct stored rows at the last exact count. */
+  exact: number;
+  /** Rows written since that count (an upper bound: redeliveries are included). */
+  written: number;
+  countedAt: number;
+  /** Counts not yet written to the job record. */
+  dirty: boolean;
+}
+
+const PREVIEW_ROWS = 20;
+
+export function createJobTracker(deps: JobTrackerDeps): JobTracker {
+  const { jobs } = deps;
+  const logger = deps.logger.child({ module: 'projection.jobs' });
+  const tracked = new Map<string, Tracked>();
+
+  /** The job as this process knows it; its first sighting counts its rows exactly once. */
+  async function load(jobId: string): Promise<Tracked | null> {
+    const known = tracked.get(jobId);
+    if (known) return known;
+    const job = await jobs.getJobById(jobId);
+    if (!job) return null;
+    const t: Tracked = { job, exact: 0, written: 0, countedAt: 0, dirty: false };
+    if (!isTerminal(job.status)) {
+      const counts = await jobs.countResults(jobId);
+      t.exact = counts.processed;
+      t.countedAt = Date.now();
+      t.dirty = counts.processed !== job.processed_count;
+      tracked.set(jobId, t);
+    }
+    return t;
+  }
+
+  function rowsComplete(job: JobRecord): boolean {
+    return job.input_sha256 !== null;
+  }
+
+  async function write(t: Tracked, patch: JobPatch): Promise<void> {
+    const next = await jobs.updateJob(t.job.id, patch);
+    if (next) t.job = next;
+  }
+
+  async function changed(job: JobRecord): Promise<void> {
+    await deps.onStateChanged({
+      job_id: job.id, org_id: job.org_id, status: job.status, error: job.error,
+      changed_at: job.updated_at, processed_count: job.processed_count, finished_at: job.finished_at,
+    });
+  }
+
+  /** The exact count, then completion when every row is stored, else the counts written. */
+  async function count(t: Tracked): Promise<void> {
+    const counts = await jobs.countResults(t.job.id);
+    t.exact = counts.processed;
+    t.written = 0;
+    t.countedAt = Date.now();
+    if (rowsComplete(t.job) && counts.processed >= t.job.row_count) {
+      await finish(t, 'done', countsPatch(counts), null);
+      return;
+    }
+    if (counts.processed !== t.job.processed_count || t.dirty) await write(t, countsPatch(counts));
+    t.dirty = false;
+  }
+
+  /** Moves the job to done or failed in one write, with the callback's initial state. */
+  async function finish(t: Tracked, status: 'done' | 'failed', counts: Partial<JobCounts>, error: string | null): Promise<void> {
+    const path = pathTo(t.job.status, status);
+    if (path === null) {
+      logger.warn({ job_id: t.job.id, from: t.job.status, to: status }, 'job.transition_refused');
+      return;
+    }
+    const event: CallbackEvent = status === 'done' ? 'check_job.completed' : 'check_job.failed';
+    const preview = status === 'done' ? await previewOf(t.job.id) : t.job.preview;
+    await write(t, {
+      ...counts,
+      status,
+      error,
+      preview,
+      finished_at: deps.now().toISOString(),
+      callback: t.job.callback_url ? initialDeliveryState(randomUUID(), event) : null,
+    });
+    tracked.delete(t.job.id);
+    if (t.job.status !== status) return; // deleted meanwhile: the store kept it deleted
+    logger.info({ job_id: t.job.id, status, rows: t.job.processed_count }, status === 'done' ? 'job.done' : 'job.failed');
+    await changed(t.job);
+    if (t.job.callback?.state === 'pending') deps.onFinished(t.job);
+  }
+
+  async function previewOf(jobId: string) {
+    const page = await jobs.readResults(jobId, { limit: PREVIEW_ROWS });
+    return page.rows.map((row) => ({ cells: row.cells ?? [], result: row.result }));
+  }
+
+  async function begin(t: Tracked): Promise<void> {
+    if (t.job.status !== 'queued') return;
+    await write(t, { status: 'running' });
+    if ((t.job.status as JobStatus) === 'running') await changed(t.job);
+  }
+
+  return {
+    async onResults(jobId, rows) {
+      const t = await load(jobId);
+      if (!t) {
+        logger.warn({ job_id: jobId, rows: rows.length }, 'results.unknown_job');
+        return;
+      }
+      if (isTerminal(t.job.status)) return; // a late redelivery: the job's rows are final
+      await jobs.putResults(jobId, t.job.delete_after, rows);
+      t.written += rows.length;
+      t.dirty = true;
+      await begin(t);
+      const upperBound = t.exact + t.written;
+      const due = Date.now() - t.countedAt >= deps.countIntervalMs;
+      if (due || (rowsComplete(t.job) && upperBound >= t.job.row_count)) await count(t);
+    },
+
+    async onRowsComplete(event) {
+      const t = await load(event.job_id);
+      if (!t || isTerminal(t.job.status)) return;
+      if (!rowsComplete(t.job) || t.job.row_count !== event.row_count) {
+        await write(t, { row_count: event.row_count, input_sha256: event.input_sha256 });
+      }
+      await count(t);
+    },
+
+    async onFailed(jobId, error) {
+      const t = await load(jobId);
+      if (!t || isTerminal(t.job.status)) return;
+      const counts = await jobs.countResults(jobId);
+      await finish(t, 'failed', countsPatch(counts), error);
+    },
+
+    async refreshIfStale(jobId) {
+      const t = tracked.get(jobId);
+      if (!t || !t.dirty || isTerminal(t.job.status)) return;
+      await count(t);
+    },
+
+    dueRefreshes() {
+      const due: Array<{ jobId: string; at: number }> = [];
+      for (const [jobId, t] of tracked) if (t.dirty) due.push({ jobId, at: t.countedAt + deps.countIntervalMs });
+      return due;
+    },
+
+    clear() {
+      tracked.clear();
+    },
+  };
+}
+
+function countsPatch(counts: ResultCounts): JobCounts {
+  return {
+    processed_count: counts.processed,
+    allowed_count: counts.allowed,
+    blocked_count: counts.blocked,
+    manual_count: counts.manual,
+    level_counts: counts.level_counts,
+  };
+}
+
+/** queued may finish directly (begin + complete/fail); null when the machine refuses. */
+function pathTo(from: JobStatus, to: 'done' | 'failed'): JobStatus[] | null {
+  const event = to === 'done' ? 'complete' : 'fail';
+  let status = from;
+  const path: JobStatus[] = [];
+  if (status === 'queued' && to === 'done') {
+    const began = transition(status, 'begin');
+    if (!began.ok) return null;
+    status = began.status;
+    path.push(status);
+  }
+  const result = transition(status, event);
+  if (!result.ok) return null;
+  path.push(result.status);
+  return path;
+}

@@ -1,0 +1,151 @@
+import type { Logger } from '../platform/logger.ts';
+import type { JobRecord, JobStore, ResultRow } from '../platform/store/jobs-port.ts';
+import type { JobStateChangedEvent, PipelineEvent, PipelineEvents } from '../pipeline/events.ts';
+import { createCallbackDispatcher } from './callback-dispatcher.ts';
+import type { CallbackSender } from './callbacks/index.ts';
+import { createJobSerializer } from './job-serializer.ts';
+import { createJobTracker } from './job-tracker.ts';
+import { createRetentionSweeper } from './retention.ts';
+
+/**
+ * The projection (design.md "Flow"): consumes checks.results and jobs.events and turns them into
+ * the job records and result rows the API serves, sends completion callbacks and sweeps retention.
+ *
+ * `handle(events)` is the whole consumer side, independent of the event log: the process wiring
+ * (projection-process.ts) calls it with each decoded batch and commits the batch's offsets only
+ * after it resolves. Delivery is at least once; every step is idempotent: results on (job_id,
+ * row), counts copied from the store's exact counts, transitions refused when already made.
+ *
+ * One projection per job at a time: everything about a job is keyed by its id, so one partition
+ * of each topic owns it; within the process, work on one job is serialised.
+ */
+export interface Projection {
+  /** Applies one batch of decoded events, in order; resolves when they are durable. */
+  handle(events: PipelineEvent[]): Promise<void>;
+  /** Resumes pending callback deliveries and starts the timers (count refresh, retention). */
+  start(): Promise<void>;
+  /** Stops timers and callback waits; waits for work in flight. Pending deliveries stay pending. */
+  stop(): Promise<void>;
+  /** One retention pass (also run on a timer by start()). */
+  sweepRetention(): Promise<number>;
+}
+
+export interface ProjectionDeps {
+  jobs: JobStore;
+  /** To publish JobStateChanged (running, done, failed, deleted) for other consumers. */
+  events: Pick<PipelineEvents, 'publish'>;
+  callbacks: CallbackSender;
+  /** The CheckJob JSON text of a record (api/check-job-json.ts renderCheckJob). */
+  renderJob: (job: JobRecord) => string;
+  logger: Logger;
+  clock?: () => Date;
+  /** Least time between two exact counts of one job while its rows arrive. Default 1000 ms. */
+  countIntervalMs?: number;
+  /** How often the retention sweep runs; 0 turns it off. Default 60 s. */
+  retentionIntervalMs?: number;
+}
+
+export function createProjection(deps: ProjectionDeps): Projection {
+  const logger = deps.logger.child({ module: 'projection' });
+  const now = deps.clock ?? (() => new Date());
+  const countIntervalMs = deps.countIntervalMs ?? 1000;
+  const retentionIntervalMs = deps.retentionIntervalMs ?? 60_000;
+  const serializer = createJobSerializer();
+  const publishState = (value: JobStateChangedEvent) => deps.events.publish({ type: 'JobStateChanged', value });
+
+  const dispatcher = createCallbackDispatcher({
+    jobs: deps.jobs, sender: deps.callbacks, renderJob: deps.renderJob, serializer, logger,
+  });
+  const tracker = createJobTracker({
+    jobs: deps.jobs, logger, now, countIntervalMs, onStateChanged: publishState, onFinished: (job) => dispatcher.dispatch(job),
+  });
+  const retention = createRetentionSweeper({ jobs: deps.jobs, serializer, logger, now, onDeleted: publishState });
+
+  const timers: NodeJS.Timeout[] = [];
+  let sweeping: Promise<unknown> | null = null;
+
+  /** Rows of consecutive ResultsChunks of one job go to the store in one write. */
+  async function handleResults(jobId: string, rows: ResultRow[]): Promise<void> {
+    await serializer.run(jobId, () => tracker.onResults(jobId, rows));
+  }
+
+  async function handleOne(event: PipelineEvent): Promise<void> {
+    switch (event.type) {
+      case 'RowsComplete':
+        await serializer.run(event.value.job_id, () => tracker.onRowsComplete(event.value));
+        return;
+      case 'JobStateChanged':
+        // Only failures reported by other parts move a job; the projection's own events echo back.
+        if (event.value.status === 'failed') {
+          const { job_id, error } = event.value;
+          await serializer.run(job_id, () => tracker.onFailed(job_id, error ?? 'failed'));
+        }
+        return;
+      default:
+        // JobCreated: the record exists already (the intake creates it before publishing).
+        return;
+    }
+  }
+
+  async function handle(events: PipelineEvent[]): Promise<void> {
+    let jobId: string | null = null;
+    let rows: ResultRow[] = [];
+    const flush = async () => {
+      if (jobId !== null && rows.length > 0) await handleResults(jobId, rows);
+      jobId = null;
+      rows = [];
+    };
+    for (const event of events) {
+      if (event.type === 'ResultsChunk') {
+        if (event.value.job_id !== jobId) await flush();
+        jobId = event.value.job_id;
+        for (const r of event.value.results) rows.push({ row: r.row, result: r.result, cells: r.cells });
+        continue;
+      }
+      await flush();
+      await handleOne(event);
+    }
+    await flush();
+  }
+
+  function refreshStale(): void {
+    const at = Date.now();
+    for (const { jobId, at: due } of tracker.dueRefreshes()) {
+      if (due > at) continue;
+      serializer.run(jobId, () => tracker.refreshIfStale(jobId)).catch((error: unknown) => {
+        logger.warn({ job_id: jobId, err: (error as Error).name }, 'projection.count_failed');
+      });
+    }
+  }
+
+  function sweep(): Promise<number> {
+    const run = retention.sweep();
+    sweeping = run.finally(() => {
+      sweeping = null;
+    });
+    return run;
+  }
+
+  return {
+    handle,
+    sweepRetention: sweep,
+    async start() {
+      await dispatcher.resumePending();
+      timers.push(setInterval(refreshStale, Math.max(50, Math.floor(countIntervalMs / 2))));
+      if (retentionIntervalMs > 0) {
+        timers.push(setInterval(() => {
+          if (sweeping) return;
+          sweep().catch((error: unknown) => logger.warn({ err: (error as Error).name }, 'retention.failed'));
+        }, retentionIntervalMs));
+      }
+      for (const timer of timers) timer.unref();
+    },
+    async stop() {
+      for (const timer of timers.splice(0)) clearInterval(timer);
+      await dispatcher.stop();
+      await sweeping?.catch(() => undefined);
+      await serializer.idle();
+      tracker.clear();
+    },
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * The projection's consumer side on the embedded job store, fed decoded events directly (no event
+ * log): results in any order and redelivered, exact counts, one completion, callbacks dispatched
+ * once and resumed after a restart, failures, retention.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { emptyLevelCounts } from '../../../services/domain/check-job.ts';
+import { TEST_LIST_VERSION, testModeCheck } from '../../../services/domain/index.ts';
+import type { PersonInput } from '../../../services/domain/types.ts';
+import { silentLogger } from '../../../services/platform/logger.ts';
+import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
+import type { JobRecord, JobStore } from '../../../services/platform/store/jobs-port.ts';
+import type { PipelineEvent, ResultsChunkEvent } from '../../../services/pipeline/events.ts';
+import type { CallbackRequest, CallbackSender, DeliveryState } from '../../../services/projection/callbacks/index.ts';
+import { recordAttempt } from '../../../services/projection/callbacks/index.ts';
+import { createProjection, type Projection } from '../../../services/projection/projection.ts';
+
+const SURNAMES = ['Robinson', 'Bygning', 'Fornavn', 'Efternavn', 'Husstand', 'Jensen'];
+
+function person(row: number): PersonInput {
+  if (row % 11 === 7) return { name: 'Anne Hansen', address: '?' };
+  if (row % 13 === 5) return { address: 'Vestergade 12, 8000 Aarhus C' };
+  return { id: `r${row}`, name: `Anne ${SURNAMES[row % SURNAMES.length]}`, address: 'Vestergade 12, 8000 Aarhus C' };
+}
+
+function resultsChunk(jobId: string, chunk: number, rows: number[]): PipelineEvent {
+  const value: ResultsChunkEvent = {
+    job_id: jobId, list_version_id: TEST_LIST_VERSION.id, chunk,
+    results: rows.map((row) => ({ row, cells: null, result: testModeCheck(person(row), { policy: 'standard', stopLevel: 1, locale: 'en' }) })),
+  };
+  return { type: 'ResultsChunk', value };
+}
+
+function rowsComplete(jobId: string, rowCount: number): PipelineEvent {
+  return { type: 'RowsComplete', value: { job_id: jobId, row_count: rowCount, chunk_count: 1, input_sha256: 'c'.repeat(64), completed_at: new Date().toISOString() } };
+}
+
+function newJob(rowCount: number, overrides: Partial<JobRecord> = {}): JobRecord {
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(), org_id: randomUUID(), mode: 'test', source: 'api', status: 'queued', filename: null, file_format: null,
+    row_count: rowCount, processed_count: 0, allowed_count: 0, blocked_count: 0, manual_count: 0, level_counts: emptyLevelCounts(),
+    columns: [], column_mapping: null, options: { policy: 'standard', stop_level: 1 }, preview: [], price: null,
+    list_version: { ...TEST_LIST_VERSION }, certificate_token: null, error: null,
+    delete_after: new Date(Date.now() + 86_400_000).toISOString(), created_at: now, finished_at: null,
+    callback_url: 'https://hooks.example/x', callback: null, external_ref: null, key_hash: 'k'.repeat(64),
+    input_sha256: 'c'.repeat(64), updated_at: now, ...overrides,
+  };
+}
+
+/** A sender that answers each attempt from a script (true = 2xx) and records every request. */
+function fakeSender(answers: boolean[] = [true]): CallbackSender & { requests: CallbackRequest[] } {
+  const requests: CallbackRequest[] = [];
+  return {
+    requests,
+    async attemptDelivery() {
+      throw new Error('not used');
+    },
+    async deliver(request, options = {}) {
+      let state: DeliveryState = options.state!;
+      while (state.state === 'pending') {
+        requests.push(request);
+        const ok = answers[Math.min(requests.length - 1, answers.length - 1)];
+        state = recordAttempt(state, { at: Date.now(), ok, statusCode: ok ? 200 : 500, error: ok ? null : 'http_status', retriable: true }, [0, 0]);
+        await options.onAttempt?.(state);
+      }
+      return state;
+    },
+  };
+}
+
+const open: Array<{ stop(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const p of open.splice(0)) await p.stop();
+});
+
+function setup(jobs?: JobStore, sender = fakeSender()) {
+  const store = jobs ?? createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+  const published: PipelineEvent[] = [];
+  const projection: Projection = createProjection({
+    jobs: store, events: { publish: async (e) => void published.push(...(Array.isArray(e) ? e : [e])) },
+    callbacks: sender, renderJob: (job) => JSON.stringify({ id: job.id, status: job.status, callback: job.callback }),
+    logger: silentLogger(), countIntervalMs: 60_000, retentionIntervalMs: 0,
+  });
+  open.push(projection);
+  return { store, projection, published, sender };
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('projection', () => {
+  it('stores results out of order and redelivered, counts exactly, completes once with preview and callback', async () => {
+    const { store, projection, published, sender } = setup();
+    const job = newJob(50);
+    await store.createJob(job);
+    await projection.start();
+    const all = Array.from({ length: 50 }, (_, i) => i);
+    await projection.handle([resultsChunk(job.id, 1, all.slice(25)), resultsChunk(job.id, 1, all.slice(25))]);
+    expect((await store.getJobById(job.id))?.status).toBe('running');
+    await projection.handle([rowsComplete(job.id, 50), resultsChunk(job.id, 0, all.slice(0, 30))]);
+    await projection.handle([resultsChunk(job.id, 0, all.slice(0, 30)), rowsComplete(job.id, 50)]);
+
+    const done = await store.getJobById(job.id);
+    expect(done?.status).toBe('done');
+    const counts = await store.countResults(job.id);
+    expect(done?.processed_count).toBe(50);
+    expect(counts.processed).toBe(50);
+    expect(done!.allowed_count + done!.blocked_count + done!.manual_count).toBe(50);
+    expect(done?.level_counts).toEqual(counts.level_counts);
+    expect(Object.values(done!.level_counts).reduce((a, b) => a + b, 0)).toBe(50);
+    expect(done?.preview.map((p) => p.result.id)).toEqual((await store.readResults(job.id, { limit: 20 })).rows.map((r) => r.result.id));
+    expect(done?.preview).toHaveLength(20);
+    expect(done?.finished_at).not.toBeNull();
+    expect(published.filter((e) => e.type === 'JobStateChanged').map((e) => (e.value as { status: string }).status)).toEqual(['running', 'done']);
+
+    await until(async () => (await store.getJobById(job.id))?.callback?.state === 'delivered');
+    expect(sender.requests).toHaveLength(1);
+    expect(sender.requests[0].event).toBe('check_job.completed');
+    expect(JSON.parse(sender.requests[0].body)).toMatchObject({ id: job.id, status: 'done', callback: { state: 'pending', attempts: 0 } });
+  });
+
+  it('retries a failing receiver with the same delivery id and body, recording the outcome', async () => {
+    const { store, projection, sender } = setup(undefined, fakeSender([false, false, true]));
+    const job = newJob(3);
+    await store.createJob(job);
+    await projection.start();
+    await projection.handle([resultsChunk(job.id, 0, [0, 1, 2]), rowsComplete(job.id, 3)]);
+    await until(async () => (await store.getJobById(job.id))?.callback?.state === 'delivered');
+    expect(sender.requests).toHaveLength(3);
+    expect(new Set(sender.requests.map((r) => r.deliveryId)).size).toBe(1);
+    expect(new Set(sender.requests.map((r) => r.body)).size).toBe(1);
+    expect((await store.getJobById(job.id))?.callback).toMatchObject({ attempts: 3, last_status: 200 });
+  });
+
+  it('a restarted projection counts what was stored before and completes the job once', async () => {
+    const first = setup();
+    const job = newJob(40);
+    await first.store.createJob(job);
+    await first.projection.handle([resultsChunk(job.id, 0, Array.from({ length: 30 }, (_, i) => i))]);
+    await first.projection.stop();
+    // The same chunk again (its offset was never committed), then the rest.
+    const second = setup(first.store, first.sender);
+    await second.projection.start();
+    await second.projection.handle([resultsChunk(job.id, 0, Array.from({ length: 30 }, (_, i) => i))]);
+    expect((await first.store.getJobById(job.id))?.status).toBe('running');
+    await second.projection.handle([resultsChunk(job.id, 1, Array.from({ length: 10 }, (_, i) => 30 + i)), rowsComplete(job.id, 40)]);
+    await second.projection.handle([rowsComplete(job.id, 40), resultsChunk(job.id, 1, [39])]);
+    const done = await first.store.getJobById(job.id);
+    expect(done).toMatchObject({ status: 'done', processed_count: 40 });
+    await until(() => first.sender.requests.length === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(first.sender.requests).toHaveLength(1);
+  });
+
+  it('resumes a pending delivery on start, keeping its delivery id', async () => {
+    const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+    const deliveryId = randomUUID();
+    const job = newJob(0, {
+      status: 'done',
+      callback: { delivery_id: deliveryId, event: 'check_job.completed', state: 'pending', attempts: 1, last_status: 500, last_error: 'http_status', last_attempt_at: new Date().toISOString(), next_attempt_at: null, delivered_at: null } as JobRecord['callback'],
+    });
+    await store.createJob(job);
+    const { projection, sender } = setup(store);
+    await projection.start();
+    await until(async () => (await store.getJobById(job.id))?.callback?.state === 'delivered');
+    expect(sender.requests.map((r) => r.deliveryId)).toEqual([deliveryId]);
+    expect((await store.getJobById(job.id))?.callback?.attempts).toBe(2);
+  });
+
+  it('fails a job reported failed, once, with a failure callback; later results are ignored', async () => {
+    const { store, projection, sender } = setup();
+    const job = newJob(10);
+    await store.createJob(job);
+    await projection.handle([resultsChunk(job.id, 0, [0, 1, 2])]);
+    const failed: PipelineEvent = { type: 'JobStateChanged', value: { job_id: job.id, org_id: job.org_id, status: 'failed', error: 'list_version_unavailable', changed_at: new Date().toISOString(), processed_count: 0, finished_at: null } };
+    await projection.handle([failed, failed, resultsChunk(job.id, 1, [3, 4])]);
+    const record = await store.getJobById(job.id);
+    expect(record).toMatchObject({ status: 'failed', error: 'list_version_unavailable', processed_count: 3 });
+    await until(() => sender.requests.length === 1);
+    expect(sender.requests[0].event).toBe('check_job.failed');
+  });
+
+  it('completes a job of zero rows on RowsComplete', async () => {
+    const { store, projection } = setup();
+    const job = newJob(0, { callback_url: null });
+    await store.createJob(job);
+    await projection.handle([rowsComplete(job.id, 0)]);
+    expect(await store.getJobById(job.id)).toMatchObject({ status: 'done', processed_count: 0, callback: null, preview: [] });
+  });
+
+  it('purges jobs whose delete_after has passed', async () => {
+    const { store, projection, published } = setup();
+    const job = newJob(2, { delete_after: '2001-01-01T00:00:00.000Z' });
+    await store.createJob(job);
+    await store.putResults(job.id, job.delete_after, (resultsChunk(job.id, 0, [0, 1]).value as ResultsChunkEvent).results);
+    expect(await projection.sweepRetention()).toBeGreaterThanOrEqual(1);
+    expect((await store.getJobById(job.id))?.status).toBe('deleted');
+    expect((await store.countResults(job.id)).processed).toBe(0);
+    expect(published.some((e) => e.type === 'JobStateChanged' && e.value.job_id === job.id && e.value.status === 'deleted')).toBe(true);
+  });
+});
