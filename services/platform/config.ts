@@ -32,6 +32,23 @@ export const configSchema = z.object({
   CLICKHOUSE_PASSWORD: z.string().optional(),
   /** Confluent-compatible schema registry; unset: the static registry of schemas/ (pinned ids). */
   SCHEMA_REGISTRY_URL: z.url().optional(),
+  // Completion callbacks (DECISIONS §9, docs/callbacks.md).
+  /** Time one callback attempt has for an answer. */
+  CALLBACK_TIMEOUT_MS: positiveInt.default(5000),
+  /** Waits before each retry: up to 10 comma-separated whole ms, or `none` for no retries. */
+  CALLBACK_RETRY_DELAYS_MS: z.string()
+    .regex(/^(none|\d{1,9}( *, *\d{1,9}){0,9})$/, 'comma-separated whole milliseconds, or none')
+    .transform((text) => (text === 'none' ? [] : text.split(',').map((part) => Number(part.trim()))))
+    .default([10_000, 60_000, 300_000]),
+  /** Hosts exempt from the callback address check (test receivers on loopback), comma-separated. */
+  CALLBACK_ALLOW_HOSTS: z.string().default(''),
+  // The asynchronous pipeline (docs/architecture.md "Matcher and projection").
+  /** Prefix of every topic and consumer group name, so deployments (and tests) can share a broker. */
+  KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]{0,100}$/).default(''),
+  /** Least time between two exact counts of one running job in the projection. */
+  PROJECTION_COUNT_INTERVAL_MS: positiveInt.default(1000),
+  /** How often the projection sweeps jobs past delete_after; 0 turns the sweep off. */
+  RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(0).default(60),
 });
 
 export type Config = z.infer<typeof configSchema>;

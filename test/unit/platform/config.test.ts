@@ -12,7 +12,20 @@ describe('loadConfig', () => {
       RATE_LIMIT_BURST: 40,
       LIST_REFRESH_SECONDS: 30,
       DEMO_SEED: true,
+      CALLBACK_TIMEOUT_MS: 5000,
+      CALLBACK_RETRY_DELAYS_MS: [10_000, 60_000, 300_000],
+      CALLBACK_ALLOW_HOSTS: '',
+      KAFKA_TOPIC_PREFIX: '',
+      PROJECTION_COUNT_INTERVAL_MS: 1000,
+      RETENTION_SWEEP_SECONDS: 60,
     });
+  });
+
+  it('reads the callback retry schedule and refuses anything else', () => {
+    expect(loadConfig({ CALLBACK_RETRY_DELAYS_MS: '100, 200,300' }).CALLBACK_RETRY_DELAYS_MS).toEqual([100, 200, 300]);
+    expect(loadConfig({ CALLBACK_RETRY_DELAYS_MS: 'none' }).CALLBACK_RETRY_DELAYS_MS).toEqual([]);
+    expect(() => loadConfig({ CALLBACK_RETRY_DELAYS_MS: '10s' })).toThrow(/CALLBACK_RETRY_DELAYS_MS/);
+    expect(() => loadConfig({ KAFKA_TOPIC_PREFIX: 'a b' })).toThrow(/KAFKA_TOPIC_PREFIX/);
   });
 
   it('coerces numbers from the environment', () => {

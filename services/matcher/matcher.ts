@@ -1,0 +1,92 @@
+import type { ListIndex } from '../domain/index.ts';
+import type { ActiveListIndex } from '../lists/active-index.ts';
+import { ListVersionNeverActivatedError } from '../lists/active-index.ts';
+import type { Logger } from '../platform/logger.ts';
+import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
+import type { PipelineEvent, PipelineEvents, RowsChunkEvent } from '../pipeline/events.ts';
+import { matchChunk, unmatchableReason } from './match-chunk.ts';
+
+/**
+ * The matcher's work on one batch of checks.rows messages (design.md "Flow"): decode each
+ * RowsChunk, check its rows against the index of the list version its job pinned (built from the
+ * platform's list store by `activeIndex.forVersion`, never from a local file; the cache keeps the
+ * previous version while jobs pinned to it drain), and publish one ResultsChunk per chunk. The
+ * process wiring commits the batch's offsets only after `handleBatch` resolved, so a matcher
+ * killed at any moment leaves its chunks to be matched again by another one (at least once;
+ * the projection absorbs duplicates on (job_id, row)).
+ *
+ * Stateless: a chunk carries everything needed (RowsChunk v2), so any matcher can take any chunk.
+ * A chunk that can never be matched (its pinned version is gone, or a live chunk names none)
+ * fails its job with a JobStateChanged instead of blocking the partition; a transient failure
+ * (the store does not answer) throws, and the batch is retried.
+ */
+export interface MatcherCore {
+  handleBatch(values: Buffer[]): Promise<void>;
+}
+
+export interface MatcherCoreDeps {
+  events: Pick<PipelineEvents, 'publish' | 'decode'>;
+  activeIndex: Pick<ActiveListIndex, 'forVersion'>;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
+  const logger = deps.logger.child({ module: 'matcher' });
+  const now = deps.now ?? (() => new Date());
+  /** Jobs this process already failed, so a job of 500 chunks is reported once, not 500 times. */
+  const failed = new Set<string>();
+
+  async function indexFor(chunk: RowsChunkEvent): Promise<ListIndex | null> {
+    if (chunk.mode === 'test') return null;
+    return deps.activeIndex.forVersion(chunk.list_version_id as string);
+  }
+
+  function failure(chunk: RowsChunkEvent, error: string): PipelineEvent[] {
+    if (failed.has(chunk.job_id)) return [];
+    failed.add(chunk.job_id);
+    if (failed.size > 10_000) failed.clear();
+    logger.warn({ job_id: chunk.job_id, chunk: chunk.chunk, list_version_id: chunk.list_version_id, error }, 'matcher.job_failed');
+    return [{
+      type: 'JobStateChanged',
+      value: {
+        job_id: chunk.job_id, org_id: chunk.org_id ?? '', status: 'failed', error, changed_at: now().toISOString(),
+        processed_count: 0, finished_at: null,
+      },
+    }];
+  }
+
+  async function matchOne(chunk: RowsChunkEvent): Promise<PipelineEvent[]> {
+    const unmatchable = unmatchableReason(chunk);
+    if (unmatchable) return failure(chunk, unmatchable);
+    let index: ListIndex | null;
+    try {
+      index = await indexFor(chunk);
+    } catch (error) {
+      if (error instanceof ListVersionNotFoundError || error instanceof ListVersionNeverActivatedError) {
+        return failure(chunk, 'list_version_unavailable');
+      }
+      throw error;
+    }
+    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index) }];
+  }
+
+  return {
+    async handleBatch(values) {
+      const started = performance.now();
+      const out: PipelineEvent[] = [];
+      let rows = 0;
+      for (const value of values) {
+        const event = await deps.events.decode(value);
+        if (event.type !== 'RowsChunk') {
+          logger.warn({ type: event.type }, 'matcher.unexpected_event');
+          continue;
+        }
+        rows += event.value.rows.length;
+        out.push(...(await matchOne(event.value)));
+      }
+      if (out.length > 0) await deps.events.publish(out);
+      logger.debug({ chunks: values.length, rows, ms: Math.round(performance.now() - started) }, 'matcher.batch');
+    },
+  };
+}
