@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Apache Kafka for tests and local runs: a single KRaft node (broker + controller in one JVM) run
+# from its Maven Central jars with the machine's Java 17. No tarball, no Docker.
+#
+#   kafka.sh start    resolve the jars if missing, format storage once, start if not running,
+#                     wait until the broker answers (idempotent; a healthy broker costs one probe)
+#   kafka.sh stop     stop the broker started by this script (data stays for the next start)
+#   kafka.sh status   exit 0 when the broker answers
+#
+# The version is pinned in infra/local/kafka/pom.xml. Jars are cached under
+# ${ROBINSON_CACHE:-~/.cache/robinson}/kafka-<version>/libs; data, config, pid and logs live under
+# ${ROBINSON_LOCAL:-${TMPDIR:-/tmp}/robinson-local}/kafka (KAFKA_STATE_DIR overrides). Ports:
+# KAFKA_PORT (default 19092, the broker) and KAFKA_CONTROLLER_PORT (default 19093), on 127.0.0.1
+# only. A second, independent broker (used by the broker-restart test) is the same script with
+# other ports and another KAFKA_STATE_DIR.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+pom="$here/kafka/pom.xml"
+version="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")"
+cache="${ROBINSON_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/robinson}/kafka-$version"
+libs="$cache/libs"
+port="${KAFKA_PORT:-19092}"
+controller_port="${KAFKA_CONTROLLER_PORT:-19093}"
+base="${KAFKA_STATE_DIR:-${ROBINSON_LOCAL:-${TMPDIR:-/tmp}/robinson-local}/kafka}"
+conf_dir="$base/config"
+data_dir="$base/data"
+log_dir="$base/logs"
+pid_file="$base/kafka.pid"
+start_timeout="${KAFKA_START_TIMEOUT:-120}"
+dependency_plugin="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
+
+log() { echo "[kafka:$port] $*" >&2; }
+
+pid_alive() {
+  [[ -f "$pid_file" ]] && kill -0 "$(cat "$pid_file")" 2>/dev/null
+}
+
+port_open() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+}
+
+node_binary() {
+  # Node 24 from the node devDependency when installed; any node runs the plain-JS probe.
+  if [[ -x "$repo/node_modules/.bin/node" ]]; then echo "$repo/node_modules/.bin/node"; else command -v node || true; fi
+}
+
+healthy() {
+  # The broker answers a kafkajs metadata request and lists itself: proves the listener, the
+  # controller quorum and the protocol versions kafkajs negotiates. Without kafkajs installed
+  # (before npm ci) an open port is all we can check.
+  port_open || return 1
+  local node; node="$(node_binary)"
+  if [[ -n "$node" && -d "$repo/node_modules/kafkajs" ]]; then
+    "$node" "$here/kafka/probe.mjs" "127.0.0.1:$port" >/dev/null 2>&1
+  fi
+}
+
+show_logs() {
+  for f in "$log_dir/server.log" "$log_dir/stdout.log" "$base/mvn.log"; do
+    [[ -s "$f" ]] || continue
+    echo "---- last lines of $f" >&2
+    tail -n 40 "$f" >&2
+  done
+}
+
+install_if_missing() {
+  local stamp="$libs/.resolved"
+  local pom_sum; pom_sum="$(sha256sum "$pom" | cut -d' ' -f1)"
+  [[ -f "$stamp" && "$(cat "$stamp")" == "$pom_sum" ]] && return 0
+  command -v java >/dev/null || { log "java (17+) is not on PATH"; return 1; }
+  command -v mvn >/dev/null || { log "mvn is not on PATH (apt-get install maven)"; return 1; }
+  log "resolving Kafka $version jars from Maven Central into $libs (one-off)"
+  mkdir -p "$cache"
+  rm -rf "$libs.partial"
+  if ! mvn -B -q -f "$pom" "$dependency_plugin:copy-dependencies" \
+    -DincludeScope=runtime -DoutputDirectory="$libs.partial" >"$base/mvn.log" 2>&1; then
+    log "mvn failed:"; tail -n 40 "$base/mvn.log" >&2; return 1
+  fi
+  rm -rf "$libs"
+  mv "$libs.partial" "$libs"
+  echo "$pom_sum" >"$stamp"
+}
+
+write_config() {
+  mkdir -p "$conf_dir" "$data_dir" "$log_dir"
+  # Settings for tests: one node, nothing auto-created, groups form at once, small segments so
+  # that short retention actually deletes (retention only removes closed segments).
+  cat >"$conf_dir/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.bootstrap.servers=127.0.0.1:$controller_port
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$controller_port
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$data_dir
+num.network.threads=2
+num.io.threads=4
+num.recovery.threads.per.data.dir=1
+num.partitions=1
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=10
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=4
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+group.min.session.timeout.ms=1000
+log.segment.bytes=1048576
+log.retention.hours=24
+log.retention.check.interval.ms=60000
+EOF
+  cat >"$conf_dir/log4j2.properties" <<EOF
+status = warn
+appender.file.type = RollingFile
+appender.file.name = file
+appender.file.fileName = $log_dir/server.log
+appender.file.filePattern = $log_dir/server.log.%i
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+appender.file.policies.type = Policies
+appender.file.policies.size.type = SizeBasedTriggeringPolicy
+appender.file.policies.size.size = 20MB
+appender.file.strategy.type = DefaultRolloverStrategy
+appender.file.strategy.max = 2
+rootLogger.level = info
+rootLogger.appenderRef.file.ref = file
+logger.state.name = state.change.logger
+logger.state.level = warn
+logger.request.name = kafka.request.logger
+logger.request.level = warn
+EOF
+}
+
+java_args() {
+  java_opts=(-Xms256m -Xmx768m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true
+    -Dlog4j2.configurationFile="$conf_dir/log4j2.properties" -Dkafka.logs.dir="$log_dir"
+    -cp "$libs/*")
+}
+
+format_if_needed() {
+  # Storage from another Kafka version is test data: start over rather than migrate it.
+  if [[ -f "$base/version" && "$(cat "$base/version")" != "$version" ]]; then
+    log "state was written by Kafka $(cat "$base/version"); wiping $data_dir"
+    rm -rf "$data_dir"; mkdir -p "$data_dir"
+  fi
+  [[ -f "$data_dir/meta.properties" ]] && return 0
+  local cluster_id
+  cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+  java_args
+  if ! java "${java_opts[@]}" kafka.tools.StorageTool format --standalone -t "$cluster_id" \
+    -c "$conf_dir/server.properties" >"$log_dir/format.log" 2>&1; then
+    log "storage format failed:"; tail -n 40 "$log_dir/format.log" >&2; return 1
+  fi
+  echo "$version" >"$base/version"
+}
+
+wait_until_healthy() {
+  local deadline=$((SECONDS + start_timeout))
+  while ((SECONDS < deadline)); do
+    if ! pid_alive; then
+      log "the broker exited during start-up"; show_logs; return 1
+    fi
+    if healthy; then return 0; fi
+    sleep 0.5
+  done
+  log "the broker did not answer within ${start_timeout}s"; show_logs; return 1
+}
+
+start() {
+  mkdir -p "$base"
+  exec 9>"$base/kafka.lock"
+  flock 9 # two concurrent starts (parallel test runs) must not launch two brokers
+  if pid_alive; then
+    if healthy; then log "running (pid $(cat "$pid_file"))"; return 0; fi
+    log "pid $(cat "$pid_file") is starting; waiting"
+    wait_until_healthy
+    return
+  fi
+  rm -f "$pid_file"
+  if port_open; then
+    if healthy; then log "a broker not started by this script answers on 127.0.0.1:$port; using it"; return 0; fi
+    log "127.0.0.1:$port is taken by another process"; return 1
+  fi
+  install_if_missing
+  write_config
+  format_if_needed
+  local started=$SECONDS
+  # setsid: the broker outlives the shell (npm test, a terminal) that started it.
+  java_args
+  setsid java "${java_opts[@]}" kafka.Kafka "$conf_dir/server.properties" \
+    >"$log_dir/stdout.log" 2>&1 </dev/null 9>&- &
+  echo $! >"$pid_file"
+  wait_until_healthy
+  log "started Kafka $version (pid $(cat "$pid_file")) in $((SECONDS - started))s; logs in $log_dir"
+}
+
+stop() {
+  if ! pid_alive; then
+    rm -f "$pid_file"; log "not running"; return 0
+  fi
+  local pid; pid="$(cat "$pid_file")"
+  kill -TERM "$pid"
+  for _ in $(seq 1 60); do
+    kill -0 "$pid" 2>/dev/null || { rm -f "$pid_file"; log "stopped"; return 0; }
+    sleep 0.5
+  done
+  log "no clean shutdown within 30s; killing pid $pid"
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$pid_file"
+}
+
+status() {
+  if healthy; then log "running${pid_file:+ (pid $(cat "$pid_file" 2>/dev/null || echo '?'))}"; return 0; fi
+  log "not answering on 127.0.0.1:$port"; return 1
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+esac
