@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildListIndex, checkPerson, normalizeText, parseAddress, parseKvhx, parseName, resolveAddressText, testModeCheck,
 } from '../../../services/domain/index.ts';
+import { tokenize } from '../../../services/domain/normalize.ts';
 import type { CheckOptions, PersonInput } from '../../../services/domain/types.ts';
 
 /** Arbitrary strings of every kind: unicode, address-like words, long runs of spaces, empty. */
@@ -31,6 +32,23 @@ const OPTIONS: CheckOptions[] = [
   { policy: 'strict', stopLevel: 3, locale: 'en' },
   { policy: 'bdq', stopLevel: 5, locale: 'da' },
 ];
+
+describe('folding', () => {
+  it('the ASCII fast path of normalizeText agrees with the character-by-character path', () => {
+    fc.assert(fc.property(fc.oneof(anyText, fc.string({ unit: 'binary-ascii', maxLength: 40 })), (s) => {
+      // A leading separator always takes the slow path; the result must not differ.
+      expect(normalizeText(s)).toBe(normalizeText('\u0000' + s));
+    }), { numRuns: 2000 });
+  });
+
+  it('address tokens are the words of normalizeText', () => {
+    fc.assert(fc.property(anyText, (s) => {
+      const t = tokenize(s);
+      const words = normalizeText(s).split(' ').filter((w) => w !== '').slice(0, 40);
+      expect(t.norm.slice(0, t.count)).toEqual(words);
+    }), { numRuns: 2000 });
+  });
+});
 
 describe('never throws', () => {
   it('normalizeText, resolveAddressText and parseKvhx on any string', () => {
