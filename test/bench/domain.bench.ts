@@ -13,6 +13,7 @@ const LIST_ENTRIES = 2_000_000;
 const MEMBER_INPUTS = 100_000;
 const NON_MEMBER_INPUTS = 100_000;
 const MIN_MATCH_SECONDS = 5;
+const MIN_PASSES = 5;
 const SEED = 'bench-domain';
 const OPTIONS: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'da' };
 const MB = 1024 * 1024;
@@ -64,16 +65,24 @@ const bench: Bench = async (): Promise<BenchSection> => {
     const level = String(checkPerson(index, person, OPTIONS).match.level);
     levels.set(level, (levels.get(level) ?? 0) + 1);
   }
+  // Whole passes over the inputs; each pass is timed on the wall clock and in CPU time.
+  const passRates: number[] = [];
   let rows = 0;
   let blocked = 0;
+  const cpuBefore = process.cpuUsage();
   started = performance.now();
   let elapsed = 0;
-  while (elapsed < MIN_MATCH_SECONDS) {
+  while (elapsed < MIN_MATCH_SECONDS || passRates.length < MIN_PASSES) {
+    const passStarted = performance.now();
     for (const person of inputs) if (checkPerson(index, person, OPTIONS).status !== 'allowed') blocked++;
+    passRates.push(inputs.length / ((performance.now() - passStarted) / 1000));
     rows += inputs.length;
     elapsed = (performance.now() - started) / 1000;
   }
-  const rowsPerSecond = rows / elapsed;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  passRates.sort((a, b) => a - b);
+  const medianRate = passRates[Math.floor(passRates.length / 2)];
   const levelShare = [...levels]
     .sort(([a], [b]) => b.localeCompare(a))
     .map(([level, n]) => `L${level} ${((100 * n) / inputs.length).toFixed(1)}%`)
@@ -84,10 +93,16 @@ const bench: Bench = async (): Promise<BenchSection> => {
     metrics: [
       {
         name: 'matching throughput, one thread',
-        value: Math.round(rowsPerSecond),
+        value: Math.round(medianRate),
         unit: 'rows/s',
         goal: { op: '>=', value: 200_000 },
-        note: `${inputs.length.toLocaleString('en')} inputs (half list members as customer variants, half not on the list), ${rows.toLocaleString('en')} checks in ${elapsed.toFixed(1)} s`,
+        note: `median of ${passRates.length} passes over ${inputs.length.toLocaleString('en')} inputs (half list members as customer variants, half not on the list); slowest ${Math.round(passRates[0]).toLocaleString('en')}, fastest ${Math.round(passRates.at(-1)!).toLocaleString('en')}`,
+      },
+      {
+        name: 'matching per CPU second',
+        value: Math.round(rows / cpuSeconds),
+        unit: 'rows/s',
+        note: 'rows / process CPU time over the same passes: not slowed by other processes on a shared machine, but GC helper threads count against it',
       },
       {
         name: 'index build, 2,000,000 entries',
