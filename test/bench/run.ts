@@ -32,6 +32,8 @@ export interface SectionResult {
   file: string;
   ran_at: string;
   duration_s: number;
+  /** 1-minute load average when the bench started and ended: other work on the machine skews timings. */
+  load_average?: [number, number];
   status: 'ok' | 'error';
   error?: string;
   title: string;
@@ -77,9 +79,13 @@ function machineInfo(): MachineInfo {
     memory_gb: Math.round(os.totalmem() / 2 ** 30),
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     node: process.version,
-    load_average_1m: Math.round(os.loadavg()[0] * 100) / 100,
+    load_average_1m: loadAverage(),
     git_commit,
   };
+}
+
+function loadAverage(): number {
+  return Math.round(os.loadavg()[0] * 100) / 100;
 }
 
 function benchFiles(filters: string[]): string[] {
@@ -92,14 +98,19 @@ function benchFiles(filters: string[]): string[] {
 function runOne(file: string): Promise<SectionResult> {
   const started = Date.now();
   const ran_at = new Date(started).toISOString();
+  const loadAtStart = loadAverage();
   const done = (message: ChildMessage): SectionResult => {
     const duration_s = Math.round((Date.now() - started) / 100) / 10;
-    if (!message.ok) return { file, ran_at, duration_s, status: 'error', error: message.error, title: file, metrics: [], notes: [] };
+    const load_average: [number, number] = [loadAtStart, loadAverage()];
+    if (!message.ok) {
+      return { file, ran_at, duration_s, load_average, status: 'error', error: message.error, title: file, metrics: [], notes: [] };
+    }
     const section: BenchSection = message.section;
     return {
       file,
       ran_at,
       duration_s,
+      load_average,
       status: 'ok',
       title: section.title,
       metrics: section.metrics.map((m) => ({ ...m, pass: meetsGoal(m) })),
@@ -174,7 +185,8 @@ export function markdown(report: Report): string {
     '',
   ];
   for (const s of report.sections) {
-    lines.push(`## ${escapeCell(s.title)}`, '', `\`${s.file}\`, measured ${s.ran_at}, ${s.duration_s} s.`, '');
+    const load = s.load_average ? `, load average ${s.load_average[0]} → ${s.load_average[1]} on ${m.cores} cores` : '';
+    lines.push(`## ${escapeCell(s.title)}`, '', `\`${s.file}\`, measured ${s.ran_at}, ${s.duration_s} s${load}.`, '');
     if (s.status === 'error') {
       lines.push('**The bench crashed:**', '', '```', s.error ?? '', '```', '');
       continue;
