@@ -6,13 +6,18 @@ import type { Logger } from '../platform/logger.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
-import type { ActiveListIndex } from '../lists/active-index.ts';
+import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
+import { createJobIntake } from '../ingest/jobs/intake.ts';
+import type { PipelineEvents } from '../pipeline/events.ts';
+import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
+import type { JobStore } from '../platform/store/jobs-port.ts';
 import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from '../platform/store/embedded/idempotency.ts';
 import { createAuthenticator } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { createErrorHandler } from './error-handler.ts';
 import { createIdempotency } from './idempotency.ts';
+import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
@@ -28,6 +33,26 @@ export interface ApiDeps {
   clock?: () => Date;
   /** Where Idempotency-Key responses are remembered; default an in-memory sqlite (this process only). */
   idempotency?: IdempotencyStore;
+  /** The event log (pipeline events). Without it no usage events are published. */
+  events?: Pick<PipelineEvents, 'publish'>;
+  /** Asynchronous check jobs; without it the /v2/check-jobs routes are not registered. */
+  checkJobs?: CheckJobsDeps;
+}
+
+export interface CheckJobsDeps {
+  jobs: JobStore;
+  /** Where the job's events go (JobCreated, row chunks, RowsComplete, JobStateChanged). */
+  events: Pick<PipelineEvents, 'publish'>;
+  /** Where validated people wait while a body is read; default the system temp directory. */
+  spoolDir?: string;
+  /** Largest body accepted (413 beyond); default 512 MB. */
+  maxBodyBytes?: number;
+  /** CALLBACK_ALLOW_HOSTS: hosts exempt from the private-address check (tests). */
+  callbackAllowHosts?: readonly string[];
+  /** DNS for the callback URL check; default the system resolver. */
+  callbackLookup?: LookupAll;
+  /** Rows per checks.rows message; default 2,000. */
+  chunkRows?: number;
 }
 
 /** The default request body limit; POST /v2/checks raises its own to 5 MB (DECISIONS §11). */
@@ -95,7 +120,36 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     }),
     activeIndex: deps.activeIndex,
     logger,
+    clock,
+    ...(deps.events ? { events: deps.events } : {}),
   };
-  registerRoutes(app, context);
+  registerRoutes(app, context, deps.checkJobs ? checkJobsContext(deps, deps.checkJobs, clock) : undefined);
   return app;
+}
+
+function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => Date) {
+  const intake = createJobIntake({
+    jobs: jobsDeps.jobs,
+    events: jobsDeps.events,
+    currentListVersion: () => {
+      const active = deps.activeIndex.current();
+      return active ? toListVersionRef(active.version) : null;
+    },
+    checkCallbackUrl: (url) =>
+      checkCallbackUrl(url, {
+        allowHosts: jobsDeps.callbackAllowHosts ?? [],
+        ...(jobsDeps.callbackLookup ? { lookup: jobsDeps.callbackLookup } : {}),
+      }),
+    logger: deps.logger,
+    clock,
+    ...(jobsDeps.spoolDir ? { spoolDir: jobsDeps.spoolDir } : {}),
+    ...(jobsDeps.chunkRows ? { chunkRows: jobsDeps.chunkRows } : {}),
+  });
+  return {
+    jobs: jobsDeps.jobs,
+    intake,
+    events: jobsDeps.events,
+    maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
+    clock,
+  };
 }

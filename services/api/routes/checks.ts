@@ -87,6 +87,17 @@ export function registerChecksRoutes(app: FastifyInstance, ctx: RouteContext): v
       body,
       async () => {
         const response = checkPeople(ctx, mode, body, options);
+        // Billable usage (live keys only, DECISIONS §3): counts and ids, no personal data. Published
+        // before answering, so an answered check is always counted; a replay is not counted again.
+        if (mode === 'live' && ctx.events) {
+          await ctx.events.publish({
+            type: 'CheckUsage',
+            value: {
+              org_id: org.id, kind: 'person_check', count: body.people.length, job_id: null, request_id: request.id,
+              list_version_id: response.list_version.id, at: ctx.clock().toISOString(), key_id: authOf(request).key.id,
+            },
+          });
+        }
         // Serialised here (after the schema check) so that a replay sends the very same bytes.
         return { status: 200, body: JSON.stringify(CreateChecksResponseSchema.parse(response)) };
       },

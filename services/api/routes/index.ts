@@ -3,13 +3,16 @@ import { createChecksSpec, registerChecksRoutes } from './checks.ts';
 import { getCurrentListVersionSpec, registerListVersionRoutes } from './list-versions.ts';
 import { registerAddressRoutes, resolveAddressesSpec } from './addresses.ts';
 import { registerOpenApiRoute } from './openapi.ts';
-import type { RouteContext, RouteSpec } from './route-spec.ts';
+import { checkJobSpecs, registerCheckJobRoutes } from './check-jobs.ts';
+import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
-export const routeSpecs: RouteSpec[] = [createChecksSpec, getCurrentListVersionSpec, resolveAddressesSpec];
+export const routeSpecs: RouteSpec[] = [createChecksSpec, ...checkJobSpecs, getCurrentListVersionSpec, resolveAddressesSpec];
 
-export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
+/** The check-job routes exist only when a job store and an intake are wired (`jobs`). */
+export function registerRoutes(app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext): void {
   registerChecksRoutes(app, ctx);
+  if (jobs) registerCheckJobRoutes(app, ctx, jobs);
   registerListVersionRoutes(app, ctx);
   registerAddressRoutes(app, ctx);
   registerOpenApiRoute(app, routeSpecs);

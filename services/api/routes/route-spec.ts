@@ -2,6 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ActiveListIndex } from '../../lists/active-index.ts';
 import type { Logger } from '../../platform/logger.ts';
+import type { JobIntake } from '../../ingest/jobs/intake.ts';
+import type { PipelineEvents } from '../../pipeline/events.ts';
+import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { Idempotency } from '../idempotency.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
 
@@ -12,6 +15,19 @@ export interface RouteContext {
   idempotency: Idempotency;
   activeIndex: Pick<ActiveListIndex, 'current'>;
   logger: Logger;
+  /** Publishes usage events of live checks; absent: none are published. */
+  events?: Pick<PipelineEvents, 'publish'>;
+  clock: () => Date;
+}
+
+/** What the check-job routes need besides the RouteContext. */
+export interface CheckJobsContext {
+  jobs: JobStore;
+  intake: JobIntake;
+  /** Publishes JobStateChanged on DELETE; absent: nothing is published. */
+  events?: Pick<PipelineEvents, 'publish'>;
+  maxBodyBytes: number;
+  clock: () => Date;
 }
 
 /** Response headers the OpenAPI document describes, by name. */

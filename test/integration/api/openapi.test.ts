@@ -33,7 +33,10 @@ describe('GET /v2/openapi.json', () => {
       if (spec.body) expect(op.requestBody).toBeDefined();
     }
     expect(doc.paths['/v2/openapi.json'].get.security).toEqual([]);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/v2/addresses/resolve', '/v2/checks', '/v2/list-versions/current', '/v2/openapi.json']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/v2/addresses/resolve', '/v2/check-jobs', '/v2/check-jobs/{id}', '/v2/check-jobs/{id}/results', '/v2/checks',
+      '/v2/list-versions/current', '/v2/openapi.json',
+    ]);
 
     for (const name of ['PersonInput', 'CheckResult', 'Match', 'ResolvedAddress', 'ListVersionRef', 'Error', 'CreateChecksRequest', 'CreateChecksResponse', 'ResolveAddressesRequest', 'ResolveAddressesResponse', 'MatchPolicy', 'Status', 'Reason']) {
       expect(doc.components.schemas[name], name).toBeDefined();

@@ -1,0 +1,238 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ListNotReadyError, JobInputError } from '../../ingest/jobs/errors.ts';
+import { InvalidCursorError } from '../../platform/store/job-results.ts';
+import type { JobRecord } from '../../platform/store/jobs-port.ts';
+import { authOf } from '../auth.ts';
+import { renderCheckJob } from '../check-job-json.ts';
+import { ApiError, listNotReady, validationFailed } from '../errors.ts';
+import { assertValidIdempotencyKey, canonicalJson } from '../idempotency.ts';
+import { localeFrom } from '../locale.ts';
+import { fieldsFromQuery, NdjsonQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
+import { CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobResultsPage } from '../schemas/check-job.ts';
+import { PersonInputSchema } from '../schemas/person-input.ts';
+import { issuesFromZod } from '../zod-issues.ts';
+import { createHash } from 'node:crypto';
+import { registerRoute } from './register.ts';
+import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
+
+const ENDPOINT = 'POST /v2/check-jobs';
+/** A 1,000,000-person body is about 150-250 MB; the reader streams it, so the limit only stops abuse. */
+export const DEFAULT_JOB_BODY_LIMIT = 512 * 1024 * 1024;
+
+const jobId = { id: { description: 'The job id', schema: z.uuid() } };
+
+export const createCheckJobSpec: RouteSpec = {
+  method: 'POST',
+  url: '/v2/check-jobs',
+  operationId: 'createCheckJob',
+  summary: 'Create an asynchronous check job of up to 1,000,000 people',
+  description:
+    'The body is read as a stream. `application/json`: `people` plus the job fields. `application/x-ndjson`: one ' +
+    'PersonInput per line, job fields in the query string. The whole body is validated before anything is created. ' +
+    'The job pins the list version active now; results are paged at GET /v2/check-jobs/{id}/results once it is done.',
+  authenticated: true,
+  requestHeaders: [
+    {
+      name: 'Idempotency-Key',
+      description: 'Same key and body within 24 h replays the first response (header Idempotent-Replayed: true).',
+      schema: z.string().min(1).max(255),
+      required: false,
+    },
+  ],
+  body: CreateCheckJobRequestSchema,
+  otherBodies: [{ mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' }],
+  query: NdjsonQuerySchema,
+  success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
+  errors: [400, 401, 402, 409, 413, 422, 500, 503],
+};
+
+export const getCheckJobSpec: RouteSpec = {
+  method: 'GET',
+  url: '/v2/check-jobs/{id}',
+  operationId: 'getCheckJob',
+  summary: 'A check job: status, counts, list version',
+  authenticated: true,
+  pathParams: jobId,
+  success: { status: 200, description: 'The job', schema: CheckJobSchema },
+  errors: [401, 402, 404, 500],
+};
+
+const ResultsQuerySchema = z.strictObject({
+  cursor: z.string().max(200).optional().describe('next_cursor of the page before; opaque'),
+  limit: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Results per page, at most 10,000 (default 1,000)'),
+});
+
+export const getCheckJobResultsSpec: RouteSpec = {
+  method: 'GET',
+  url: '/v2/check-jobs/{id}/results',
+  operationId: 'getCheckJobResults',
+  summary: "A page of a done job's results, in input order",
+  authenticated: true,
+  pathParams: jobId,
+  query: ResultsQuerySchema,
+  success: { status: 200, description: 'One page', schema: CheckJobResultsPageSchema },
+  errors: [401, 402, 404, 409, 410, 422, 500],
+};
+
+export const deleteCheckJobSpec: RouteSpec = {
+  method: 'DELETE',
+  url: '/v2/check-jobs/{id}',
+  operationId: 'deleteCheckJob',
+  summary: "Delete a job's personal data now",
+  description: 'Names, addresses and results are removed at once; the job stays with status `deleted`, its counts and list version.',
+  authenticated: true,
+  pathParams: jobId,
+  success: { status: 200, description: 'The job, deleted', schema: CheckJobSchema },
+  errors: [401, 402, 404, 500],
+};
+
+export const checkJobSpecs = [createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, deleteCheckJobSpec];
+
+const notFound = () => new ApiError({ code: 'not_found', messageKey: 'not_found' });
+
+function mediaTypeOf(request: FastifyRequest): JobMediaType {
+  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/json') return 'json';
+  if (type === 'application/x-ndjson') return 'ndjson';
+  throw new ApiError({
+    code: 'invalid_request',
+    messageKey: 'unsupported_job_media_type',
+    status: 400,
+    details: { reason: 'unsupported_media_type' },
+  });
+}
+
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+function sendJob(reply: FastifyReply, status: number, job: JobRecord) {
+  return reply.code(status).type('application/json; charset=utf-8').send(renderCheckJob(job));
+}
+
+export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, jobsCtx: CheckJobsContext): void {
+  const { jobs, intake } = jobsCtx;
+  const clock = jobsCtx.clock;
+
+  async function scopedJob(request: FastifyRequest): Promise<JobRecord> {
+    const { org, mode } = authOf(request);
+    const id = (request.params as { id: string }).id;
+    // A malformed id names no job: 404 like any other unknown id.
+    if (!z.uuid().safeParse(id).success) throw notFound();
+    const job = await jobs.getJob({ org_id: org.id, mode }, id);
+    if (!job) throw notFound();
+    return job;
+  }
+
+  // The body is read by the handler as a stream: in this scope the JSON and NDJSON parsers hand on
+  // the raw request instead of parsing (and holding) it whole.
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(['application/json', 'application/x-ndjson'], (_request, payload, done) => done(null, payload));
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, null));
+    registerRoute(scope, { ...createCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) => {
+      const { org, mode, key } = authOf(request);
+      const mediaType = mediaTypeOf(request);
+      const idempotencyKey = singleHeader(request.headers['idempotency-key']);
+      if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
+      const query = (request.query ?? {}) as Record<string, unknown>;
+      const queryFields = fieldsFromQuery(mediaType, query);
+      if (request.body === null || request.body === undefined) {
+        throw validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
+      }
+      const body = await readJobBody({
+        body: request.body as AsyncIterable<Uint8Array>,
+        mediaType,
+        queryFields,
+        intake,
+        maxBytes: jobsCtx.maxBodyBytes,
+      });
+      try {
+        // Same key + same bytes (and the same query) is the same request.
+        const fingerprint = createHash('sha256')
+          .update(canonicalJson({ media_type: mediaType, query, body_sha256: body.bodySha256 }))
+          .digest('hex');
+        const outcome = await ctx.idempotency.runWithFingerprint(
+          { orgId: org.id, mode, endpoint: ENDPOINT },
+          idempotencyKey,
+          fingerprint,
+          async () => {
+            const job = await commit();
+            return { status: 202, body: renderCheckJob(job) };
+          },
+        );
+        if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+        return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+      } finally {
+        await body.spooled.discard();
+      }
+
+      async function commit(): Promise<JobRecord> {
+        try {
+          return await intake.commit(body.spooled, {
+            source: 'api',
+            org,
+            mode,
+            keyHash: key.key_hash,
+            ...(body.fields.options ? { options: body.fields.options } : {}),
+            ...(body.fields.policy ? { policy: body.fields.policy } : {}),
+            callback_url: body.fields.callback_url ?? null,
+            external_ref: body.fields.external_ref ?? null,
+            locale: localeFrom(request.headers['accept-language']),
+            inputSha256: body.bodySha256,
+          });
+        } catch (error) {
+          if (error instanceof JobInputError) throw validationFailed(error.issues);
+          if (error instanceof ListNotReadyError) throw listNotReady();
+          throw error;
+        }
+      }
+    });
+  });
+
+  registerRoute(app, getCheckJobSpec, [ctx.authenticate], async (request, reply) => sendJob(reply, 200, await scopedJob(request)));
+
+  registerRoute(app, getCheckJobResultsSpec, [ctx.authenticate], async (request, reply) => {
+    const job = await scopedJob(request);
+    const parsed = ResultsQuerySchema.safeParse(request.query ?? {});
+    if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error.issues, request.query));
+    if (job.status === 'deleted') throw new ApiError({ code: 'gone', messageKey: 'job_gone' });
+    if (job.status !== 'done') {
+      throw new ApiError({ code: 'conflict', messageKey: 'job_not_done', details: { reason: 'job_not_done', status: job.status } });
+    }
+    let page;
+    try {
+      page = await jobs.readResults(job.id, { cursor: parsed.data.cursor ?? null, limit: parsed.data.limit });
+    } catch (error) {
+      if (!(error instanceof InvalidCursorError)) throw error;
+      throw validationFailed([{ path: 'cursor', describe: (l) => (l === 'da' ? 'Ugyldig cursor for dette job.' : 'Invalid cursor for this job.') }]);
+    }
+    if (!job.list_version) throw new Error('a done job without a list version');
+    const body: CheckJobResultsPage = {
+      list_version: job.list_version,
+      results: page.rows.map((row) => row.result),
+      next_cursor: page.next_cursor,
+    };
+    return reply.code(200).send(body);
+  });
+
+  registerRoute(app, deleteCheckJobSpec, [ctx.authenticate], async (request, reply) => {
+    const job = await scopedJob(request);
+    if (job.status === 'deleted') return sendJob(reply, 200, job);
+    const at = clock().toISOString();
+    const deleted = await jobs.purgeJob(job.id, at);
+    if (!deleted) throw notFound();
+    if (jobsCtx.events) {
+      await jobsCtx.events.publish({
+        type: 'JobStateChanged',
+        value: {
+          job_id: job.id, org_id: job.org_id, status: 'deleted', error: null, changed_at: at,
+          processed_count: deleted.processed_count, finished_at: deleted.finished_at,
+        },
+      });
+    }
+    ctx.logger.info({ job_id: job.id, org_id: job.org_id, request_id: request.id }, 'job deleted');
+    return sendJob(reply, 200, deleted);
+  });
+}
