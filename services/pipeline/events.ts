@@ -221,9 +221,24 @@ export interface PipelineEvents {
   decode(value: Buffer): Promise<PipelineEvent>;
 }
 
-export function createPipelineEvents(deps: { log: EventAppender; registry: SchemaRegistry }): PipelineEvents {
-  const { log, registry } = deps;
+/**
+ * The topic names of a deployment: `prefix` (config KAFKA_TOPIC_PREFIX) before every name, so
+ * deployments and test runs can share a broker. Subjects never carry the prefix.
+ */
+export function topicNames(prefix = ''): { [K in keyof typeof TOPICS]: string } {
+  return {
+    jobsEvents: prefix + TOPICS.jobsEvents,
+    checksRows: prefix + TOPICS.checksRows,
+    checksResults: prefix + TOPICS.checksResults,
+    usageEvents: prefix + TOPICS.usageEvents,
+  };
+}
 
+export function createPipelineEvents(deps: { log: EventAppender; registry: SchemaRegistry; topicPrefix?: string }): PipelineEvents {
+  const { log, registry } = deps;
+  const prefix = deps.topicPrefix ?? '';
+
+  /** `topic` is the unprefixed name (as PipelineTopic); the appender gets the prefixed one. */
   async function encode(event: PipelineEvent): Promise<{ topic: PipelineTopic; message: EventMessage }> {
     const { topic, subject } = EVENT_ROUTES[event.type];
     return { topic, message: { key: keyOf(event), value: await registry.encode(subject, event.value) } };
@@ -241,13 +256,13 @@ export function createPipelineEvents(deps: { log: EventAppender; registry: Schem
       for (const event of list) {
         const encoded = await encode(event);
         if (topic !== null && encoded.topic !== topic) {
-          await log.publish(topic, batch);
+          await log.publish(prefix + topic, batch);
           batch = [];
         }
         topic = encoded.topic;
         batch.push(encoded.message);
       }
-      if (topic !== null && batch.length > 0) await log.publish(topic, batch);
+      if (topic !== null && batch.length > 0) await log.publish(prefix + topic, batch);
     },
 
     async decode(buffer) {

@@ -52,6 +52,14 @@ describe('pipeline events', () => {
     ]);
   });
 
+  it('prefixes topic names for the deployment, never the subjects', async () => {
+    const { appended, log } = memoryLog();
+    const events = createPipelineEvents({ log, registry, topicPrefix: 't1.' });
+    await events.publish([sample('JobCreated'), sample('RowsChunk')]);
+    expect(appended.map((a) => a.topic)).toEqual(['t1.jobs.events', 't1.checks.rows']);
+    expect((await events.decode(appended[1].messages[0].value)).type).toBe('RowsChunk');
+  });
+
   it('decodes phone lookups without nulls, in the domain shape', async () => {
     const { appended, log } = memoryLog();
     const events = createPipelineEvents({ log, registry });
