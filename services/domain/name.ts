@@ -1,4 +1,4 @@
-import { normalizeText } from './normalize.ts';
+import { newTokens, tokenize } from './normalize.ts';
 import type { ListEntry, PersonInput } from './types.ts';
 
 /**
@@ -11,10 +11,13 @@ export interface ParsedName {
   surname: string;
 }
 
+const tokens = newTokens();
+
+/** The folded words of a text (the words of normalizeText, without building the whole string). */
 function words(text: string | undefined): string[] {
   if (typeof text !== 'string' || text.length === 0) return [];
-  const normal = normalizeText(text);
-  return normal === '' ? [] : normal.split(' ');
+  const t = tokenize(text, tokens);
+  return t.norm.slice(0, t.count);
 }
 
 /**
