@@ -92,13 +92,19 @@ export function createClickHouseListStore(conn: ClickHouseConnection): ListStore
       let pending: ListEntry[] = [];
       for (let from = 0; from < blockCount; from += BLOCKS_PER_FETCH) {
         const to = Math.min(from + BLOCKS_PER_FETCH, blockCount);
-        const fetched = await conn.rows<{ entries: string }>(sql`SELECT entries FROM ${blocks} FINAL
-          WHERE version_id = ${versionId} AND block >= ${from} AND block < ${to} ORDER BY block`);
+        // TabSeparatedRaw: one block's JSON per line, unescaped (JSON text holds no raw tab or
+        // newline), which spares a second JSON layer around every block.
+        const result = await conn.client.query({
+          query: sql`SELECT entries FROM ${blocks} FINAL
+            WHERE version_id = ${versionId} AND block >= ${from} AND block < ${to} ORDER BY block`,
+          format: 'TabSeparatedRaw',
+        });
+        const fetched = (await result.text()).split('\n').filter((line) => line.length > 0);
         if (fetched.length !== to - from) {
           throw new Error(`list version ${versionId}: expected ${to - from} entry blocks from ${from}, found ${fetched.length}`);
         }
         for (const block of fetched) {
-          for (const entry of JSON.parse(block.entries) as ListEntry[]) {
+          for (const entry of JSON.parse(block) as ListEntry[]) {
             pending.push(entry);
             if (pending.length === chunkSize) {
               yield pending;
