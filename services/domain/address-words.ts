@@ -97,6 +97,22 @@ export function isFiller(token: string): boolean {
   return FILLER_WORDS[token] === true;
 }
 
+const DOOR_FILLERS: Record<string, true> = { lejl: true, lejlighed: true, doer: true, nr: true };
+
+/** Fillers after which a number is a door ("lejl. 12"), not a floor. */
+export function isDoorFiller(token: string): boolean {
+  return DOOR_FILLERS[token] === true;
+}
+
+/** Floor and door written as one token: "3tv", "1th", "stmf", "kltv". Null otherwise. */
+export function gluedFloorDoor(token: string): { floor: string; door: string } | null {
+  if (token.length < 3) return null;
+  const door = DOOR_WORDS[token.slice(-2)];
+  if (door === undefined || token.slice(-2) !== door) return null;
+  const floor = floorOf(token.slice(0, -2));
+  return floor === null ? null : { floor, door };
+}
+
 /** Floor as written in a Danish address: "st.", "kl.", "3.". */
 export function displayFloor(floor: string): string {
   return floor + '.';

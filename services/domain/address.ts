@@ -1,5 +1,5 @@
 import {
-  STREET_ABBREVIATIONS, displayWord, doorOf, floorOf, houseNumberOf, isDigits, isFiller,
+  STREET_ABBREVIATIONS, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller, isFiller,
 } from './address-words.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
 import { newTokens, tokenize, type Tokens } from './normalize.ts';
@@ -93,13 +93,20 @@ function displayOf(s: string, t: Tokens, from: number, to: number, expand: boole
 /** Floor and door from tokens [from, to): "3 tv", "st th", "1 sal", "kl", "tv", "2 1". */
 function unitOf(t: Tokens, from: number, to: number): { floor: string | null; door: string | null } {
   let i = from;
-  while (i < to && isFiller(t.norm[i])) i++;
+  let doorFollows = false; // "lejl. 12", "dør 3": a number after these is a door, not a floor
+  while (i < to && isFiller(t.norm[i])) doorFollows = isDoorFiller(t.norm[i++]);
   let floor: string | null = null;
-  if (i < to) {
-    floor = floorOf(t.norm[i]);
-    if (floor !== null) i++;
-  }
   let door: string | null = null;
+  if (i < to && !doorFollows) {
+    const token = t.norm[i];
+    floor = floorOf(token);
+    if (floor !== null) {
+      i++;
+    } else {
+      const glued = gluedFloorDoor(token); // "3tv", "stth"
+      if (glued !== null) return glued;
+    }
+  }
   for (; i < to && door === null; i++) door = doorOf(t.norm[i]);
   return { floor, door };
 }

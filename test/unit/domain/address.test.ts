@@ -39,7 +39,7 @@ describe('parseAddress: one string', () => {
     ['Skt. Jørgens Allé 5, st. th, 8000 Aarhus C', 'Sankt Jørgens Allé 5 0 th 8000'],
     ['Skt. Jørgens Allé 5, st. th, 8000 Aarhus C', 'Skt Jørgens Alle 5, st, th, 8000'],
     ['Aabenraa Vej 3, 1. mf, 6200 Aabenraa', 'Åbenrå Vej 3, 1. sal mf, 6200 Åbenrå'],
-    ['Aabenraavej 3, 1, 6200', 'Åbenråvej 3, 1. mf, 6200'.replace(' mf', '')],
+    ['Aabenraavej 3, 1, 6200', 'Åbenråvej 3, 1. sal, 6200'],
     ['Nørregade 7, kl., 5000 Odense', 'Noerregade 7, kælder, 5000 Odense'],
     ['Nørregade 7, kl, 5000 Odense', 'Nørregade 7 kld 5000'],
     ['Vestergade 2, 2. 3, 5000 Odense', 'Vestergade 2, 2 sal 03, 5000'],
@@ -47,6 +47,8 @@ describe('parseAddress: one string', () => {
     ['Vestergade 2, tv, 5000 Odense', 'Vestergade 2, til venstre, 5000'],
     ['Vestergade 2, 1. th, 5000 Odense', 'Vestergade 2, 1. til højre, 5000 Odense, Danmark'],
     ['Nørregade nr. 7, 5000', 'Nørregade 7, 5000 Odense'],
+    ['Vestergade 2, 3. tv, 5000', 'Vestergade 2, 3tv, 5000'],
+    ['Vestergade 2, st. th, 5000', 'Vestergade 2 stth 5000'],
   ])('%j = %j', (a, b) => {
     const left = read(a);
     const right = read(b);
@@ -65,6 +67,11 @@ describe('parseAddress: one string', () => {
     'door %j → %j', (door, expected) => {
       expect(read(`Vestergade 2, 2. ${door}, 5000 Odense`).door).toBe(expected);
     });
+
+  it('a number after "lejl." or "dør" is a door, not a floor', () => {
+    expect(read('Vestergade 2, lejl. 12, 5000 Odense')).toMatchObject({ floor: null, door: '12' });
+    expect(read('Vestergade 2, 2. sal, dør 3, 5000 Odense')).toMatchObject({ floor: '2', door: '3' });
+  });
 
   it('different house numbers, letters and postal codes are different buildings', () => {
     const base = read('Vestergade 2, 5000 Odense').buildingKey;
