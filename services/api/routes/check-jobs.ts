@@ -163,6 +163,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
           },
         );
         if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+        reply.header('Location', `/v2/check-jobs/${(JSON.parse(outcome.body) as { id: string }).id}`);
         return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
       } finally {
         await body.spooled.discard();

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { DatabaseSync } from 'node:sqlite';
+import type { ApiDeps } from '../../../services/api/app.ts';
 import { onTestFinished } from 'vitest';
 import { buildApp } from '../../../services/api/app.ts';
 import type { ListEntry } from '../../../services/domain/types.ts';
@@ -64,6 +66,8 @@ export interface BuildOptions {
   clock?: () => Date;
   /** Wraps the account store, e.g. to make it fail. */
   wrapAccounts?: (accounts: AccountStore) => AccountStore;
+  /** More dependencies (check jobs, events) on the same database. */
+  withDeps?: (db: DatabaseSync) => Partial<ApiDeps>;
 }
 
 /**
@@ -105,6 +109,7 @@ export async function build(options: BuildOptions = {}) {
     activeIndex,
     idempotency,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.withDeps ? options.withDeps(db) : {}),
   });
   onTestFinished(async () => {
     await app.close();
