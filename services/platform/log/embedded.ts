@@ -1,0 +1,192 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../logger.ts';
+import { createEmbeddedLogStorage, type EmbeddedLogStorage } from './embedded-storage.ts';
+import {
+  DEFAULT_MAX_BATCH_SIZE,
+  DEFAULT_RETRY_DELAY_MS,
+  type EventLog,
+  type SubscribeOptions,
+  type Subscription,
+} from './port.ts';
+
+/**
+ * The embedded event log (the one-process default): messages and committed offsets in the
+ * node:sqlite database, so a restart loses nothing that `publish` acknowledged and consumer groups
+ * resume after their last commit. Same semantics as Kafka within one process: partitions by key
+ * hash, one owner per partition per group, at-least-once with commit after the handler.
+ *
+ * Groups are coordinated in memory: two processes opening the same file would each run their own
+ * members of a group (the embedded default is one process). Retention and compaction run on
+ * publish, at most once per `pruneIntervalMs`; no timers run by themselves.
+ */
+export interface EmbeddedEventLogOptions {
+  /** An open database (openEmbeddedDatabase); the caller closes it after `close`. */
+  db: DatabaseSync;
+  logger: Logger;
+  now?: () => number;
+  /** Idle partitions look for messages written by another connection this often. */
+  pollIntervalMs?: number;
+  pruneIntervalMs?: number;
+}
+
+interface Member {
+  id: number;
+  options: SubscribeOptions;
+  /** Batches this member's handler is processing now. */
+  inFlight: Set<Promise<void>>;
+  left?: Promise<void>;
+}
+
+interface Group {
+  name: string;
+  members: Member[];
+  /** topic → partition → owning member, recomputed whenever membership changes. */
+  owners: Map<string, Member[]>;
+  /** Partition workers currently running, by `${topic}/${partition}`. */
+  workers: Set<string>;
+}
+
+export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventLog {
+  const logger = options.logger.child({ module: 'event-log', adapter: 'embedded' });
+  const now = options.now ?? Date.now;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const pruneIntervalMs = options.pruneIntervalMs ?? 60_000;
+  const storage: EmbeddedLogStorage = createEmbeddedLogStorage(options.db);
+  const groups = new Map<string, Group>();
+  const wakers = new Set<() => void>();
+  let nextMemberId = 1;
+  let lastPrune = 0;
+  let closed = false;
+
+  /** Wakes every idle worker (a publish, a rebalance or close happened). */
+  function wakeAll(): void {
+    for (const wake of [...wakers]) wake();
+  }
+
+  function idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakers.add(done);
+    });
+  }
+
+  function rebalance(group: Group): void {
+    group.owners.clear();
+    const topics = new Set(group.members.flatMap((m) => m.options.topics));
+    for (const topic of topics) {
+      const candidates = group.members.filter((m) => m.options.topics.includes(topic));
+      const count = storage.partitionCount(topic);
+      const owners: Member[] = [];
+      for (let p = 0; p < count; p++) owners.push(candidates[p % candidates.length]);
+      group.owners.set(topic, owners);
+      for (let p = 0; p < count; p++) startWorker(group, topic, p);
+    }
+    wakeAll();
+  }
+
+  function startWorker(group: Group, topic: string, partition: number): void {
+    const id = `${topic}/${partition}`;
+    if (group.workers.has(id)) return;
+    group.workers.add(id);
+    void runPartition(group, topic, partition)
+      .catch((error: unknown) => logger.error({ err: error, group: group.name, topic, partition }, 'partition worker failed'))
+      .finally(() => group.workers.delete(id));
+  }
+
+  /** One loop per partition per group: at most one batch of a partition is in flight. */
+  async function runPartition(group: Group, topic: string, partition: number): Promise<void> {
+    for (;;) {
+      const owner = group.owners.get(topic)?.[partition];
+      if (closed || !owner) return;
+      const from = startOffset(group.name, topic, partition, owner);
+      const messages = storage.read(topic, partition, from, owner.options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE);
+      if (messages.length === 0) {
+        await idle(pollIntervalMs);
+        continue;
+      }
+      const work = Promise.resolve().then(() => owner.options.handleBatch({ topic, partition, messages }));
+      const tracked = work.then(
+        () => undefined,
+        () => undefined,
+      );
+      owner.inFlight.add(tracked);
+      try {
+        await work;
+        storage.commit(group.name, topic, partition, Number(messages[messages.length - 1].offset) + 1);
+      } catch (error) {
+        logger.warn(
+          { err_name: (error as Error)?.name, group: group.name, topic, partition, offset: messages[0].offset },
+          'batch handler failed; redelivering',
+        );
+        await sleep(owner.options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
+      } finally {
+        owner.inFlight.delete(tracked);
+      }
+    }
+  }
+
+  function startOffset(group: string, topic: string, partition: number, owner: Member): number {
+    const committed = storage.committed(group, topic, partition);
+    if (committed !== undefined) return committed;
+    const start = owner.options.startAt === 'latest' ? storage.endOffset(topic, partition) : 0;
+    // Pin the start, so a later publish is not skipped by a second look at the end offset.
+    storage.commit(group, topic, partition, start);
+    return start;
+  }
+
+  function leave(group: Group, member: Member): Promise<void> {
+    member.left ??= (async () => {
+      group.members.splice(group.members.indexOf(member), 1);
+      rebalance(group);
+      await Promise.all([...member.inFlight]);
+    })();
+    return member.left;
+  }
+
+  return {
+    async createTopics(definitions) {
+      for (const definition of definitions) storage.createTopic(definition);
+    },
+
+    async publish(topic, messages) {
+      if (closed) throw new Error('event log is closed');
+      if (messages.length === 0) return;
+      const at = now();
+      storage.append(topic, messages, at);
+      if (at - lastPrune >= pruneIntervalMs) {
+        lastPrune = at;
+        storage.prune(at);
+      }
+      wakeAll();
+    },
+
+    async subscribe(subscribeOptions) {
+      if (closed) throw new Error('event log is closed');
+      for (const topic of subscribeOptions.topics) storage.partitionCount(topic); // unknown → throws
+      let group = groups.get(subscribeOptions.group);
+      if (!group) {
+        group = { name: subscribeOptions.group, members: [], owners: new Map(), workers: new Set() };
+        groups.set(group.name, group);
+      }
+      const member: Member = { id: nextMemberId++, options: subscribeOptions, inFlight: new Set() };
+      group.members.push(member);
+      rebalance(group);
+      const joined = group;
+      const subscription: Subscription = { close: () => leave(joined, member) };
+      return subscription;
+    },
+
+    async close() {
+      closed = true;
+      const leaving = [...groups.values()].flatMap((group) => [...group.members].map((member) => leave(group, member)));
+      wakeAll();
+      await Promise.all(leaving);
+    },
+  };
+}

@@ -1,0 +1,270 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Admin,
+  type Consumer,
+  type EachBatchPayload,
+  type IHeaders,
+  type KafkaMessage,
+  type LogEntry,
+  type Producer,
+} from 'kafkajs';
+import type { Logger } from '../logger.ts';
+import {
+  DEFAULT_MAX_BATCH_SIZE,
+  DEFAULT_RETRY_DELAY_MS,
+  UnknownTopicError,
+  type EventLog,
+  type LogMessage,
+  type MessageHeaders,
+  type OutgoingMessage,
+  type SubscribeOptions,
+  type Subscription,
+  type TopicDefinition,
+} from './port.ts';
+
+/**
+ * The event log on Apache Kafka through kafkajs 2.2.4 (the only file that imports kafkajs, so a
+ * maintained client can replace it here alone). Proved against the broker pinned in
+ * infra/local/kafka/pom.xml by test/integration/event-log.kafka.test.ts and
+ * kafka-behaviour.test.ts.
+ *
+ * Commits are explicit: offsets are committed after `handleBatch` resolves, never on a timer, and
+ * a batch whose handler throws is fetched again from its first message.
+ */
+export interface KafkaEventLogOptions {
+  brokers: readonly string[];
+  logger: Logger;
+  clientId?: string;
+  /** Replicas of created topics; 1 for a single broker (tests, docker-compose). */
+  replicationFactor?: number;
+  /** A member that sends no heartbeat for this long loses its partitions; default 30 s. */
+  sessionTimeoutMs?: number;
+  /** Default 3 s; a third of the session timeout or less. Also how fast members see a rebalance. */
+  heartbeatIntervalMs?: number;
+  /** Longest a fetch waits for new messages (and so a close or rebalance waits); default 500 ms. */
+  maxWaitTimeMs?: number;
+  /** How long `subscribe` waits for the first group join; default 60 s. */
+  joinTimeoutMs?: number;
+}
+
+export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
+  const logger = options.logger.child({ module: 'event-log', adapter: 'kafka' });
+  const kafka = new Kafka({
+    clientId: options.clientId ?? 'robinson',
+    brokers: [...options.brokers],
+    connectionTimeout: 3000,
+    // Generous retries: a broker restart (seconds) must not fail a publish or crash a consumer.
+    retry: { initialRetryTime: 300, maxRetryTime: 10_000, retries: 10 },
+    logLevel: logLevel.INFO,
+    logCreator: () => (entry) => forward(logger, entry),
+  });
+  const subscriptions = new Set<Subscription>();
+  let producer: Promise<Producer> | undefined;
+  let admin: Promise<Admin> | undefined;
+
+  function connected<T extends Producer | Admin>(create: () => T): Promise<T> {
+    const client = create();
+    return client.connect().then(() => client);
+  }
+
+  function producerClient(): Promise<Producer> {
+    producer ??= connected(() =>
+      kafka.producer({
+        allowAutoTopicCreation: false,
+        // One request in flight per broker: a retried request cannot overtake a later one, so
+        // per-key order holds without the (experimental in kafkajs) idempotent producer.
+        maxInFlightRequests: 1,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      }),
+    ).catch((error: unknown) => {
+      producer = undefined;
+      throw error;
+    });
+    return producer;
+  }
+
+  function adminClient(): Promise<Admin> {
+    admin ??= connected(() => kafka.admin()).catch((error: unknown) => {
+      admin = undefined;
+      throw error;
+    });
+    return admin;
+  }
+
+  return {
+    async createTopics(definitions) {
+      if (definitions.length === 0) return;
+      const client = await adminClient();
+      // Existing topics come back as TOPIC_ALREADY_EXISTS, which kafkajs turns into `false`.
+      await client.createTopics({
+        waitForLeaders: true,
+        topics: definitions.map((definition) => ({
+          topic: definition.name,
+          numPartitions: definition.partitions,
+          replicationFactor: options.replicationFactor ?? 1,
+          configEntries: topicConfig(definition),
+        })),
+      });
+    },
+
+    async publish(topic, messages) {
+      if (messages.length === 0) return;
+      const client = await producerClient();
+      try {
+        await client.send({ topic, acks: -1, messages: messages.map(toKafkaMessage) });
+      } catch (error) {
+        if (errorType(error) === 'UNKNOWN_TOPIC_OR_PARTITION') throw new UnknownTopicError(topic);
+        throw error;
+      }
+    },
+
+    async subscribe(subscribeOptions) {
+      const consumer = kafka.consumer({
+        groupId: subscribeOptions.group,
+        allowAutoTopicCreation: false,
+        sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+        heartbeatInterval: options.heartbeatIntervalMs ?? 3000,
+        maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+      });
+      const joined = firstJoin(consumer, options.joinTimeoutMs ?? 60_000);
+      try {
+        await consumer.connect();
+        await consumer.subscribe({
+          topics: [...subscribeOptions.topics],
+          fromBeginning: (subscribeOptions.startAt ?? 'earliest') === 'earliest',
+        });
+        await consumer.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          eachBatch: (payload) => handleBatch(payload, subscribeOptions, logger),
+        });
+        await joined;
+      } catch (error) {
+        await consumer.disconnect().catch(() => undefined);
+        throw error;
+      }
+      let closing: Promise<void> | undefined;
+      const subscription: Subscription = {
+        close: () => {
+          subscriptions.delete(subscription);
+          closing ??= consumer.disconnect();
+          return closing;
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async close() {
+      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      const clients = [producer, admin].filter((client) => client !== undefined);
+      producer = undefined;
+      admin = undefined;
+      await Promise.all(clients.map((client) => client.then((c) => c.disconnect()).catch(() => undefined)));
+    },
+  };
+}
+
+/**
+ * Hands the fetched batch to the handler in slices of `maxBatchSize`, committing after each slice.
+ * A throwing handler leaves its slice unresolved, so the next fetch of the partition starts there.
+ */
+async function handleBatch(payload: EachBatchPayload, options: SubscribeOptions, logger: Logger): Promise<void> {
+  const { batch } = payload;
+  const max = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
+  for (let start = 0; start < batch.messages.length; start += max) {
+    if (!payload.isRunning() || payload.isStale()) return;
+    const slice = batch.messages.slice(start, start + max);
+    const messages = slice.map((message) => toLogMessage(batch.topic, batch.partition, message));
+    try {
+      await options.handleBatch({ topic: batch.topic, partition: batch.partition, messages });
+    } catch (error) {
+      logger.warn(
+        { err_name: (error as Error)?.name, group: options.group, topic: batch.topic, partition: batch.partition, offset: slice[0].offset },
+        'batch handler failed; redelivering',
+      );
+      await sleep(options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
+      return;
+    }
+    // The last slice resolves the batch's last offset, which also covers trailing control records.
+    const last = start + max >= batch.messages.length ? batch.lastOffset() : slice[slice.length - 1].offset;
+    payload.resolveOffset(last);
+    await payload.commitOffsetsIfNecessary({
+      topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }],
+    });
+    await payload.heartbeat();
+  }
+}
+
+function firstJoin(consumer: Consumer, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`consumer did not join its group within ${timeoutMs} ms`)), timeoutMs);
+    const removeJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
+      clearTimeout(timer);
+      removeJoin();
+      removeCrash();
+      resolve();
+    });
+    const removeCrash = consumer.on(consumer.events.CRASH, (event) => {
+      clearTimeout(timer);
+      removeJoin();
+      removeCrash();
+      reject(event.payload.error);
+    });
+  });
+}
+
+function topicConfig(definition: TopicDefinition): Array<{ name: string; value: string }> {
+  const entries = [
+    { name: 'cleanup.policy', value: definition.compacted ? 'compact' : 'delete' },
+    { name: 'retention.ms', value: String(definition.retentionMs ?? -1) },
+  ];
+  // Retention removes whole segments only: roll them often enough that short retention holds.
+  if (definition.retentionMs !== null) {
+    entries.push({ name: 'segment.ms', value: String(Math.max(60_000, Math.min(definition.retentionMs / 6, 7 * 86_400_000))) });
+  }
+  return entries;
+}
+
+function toKafkaMessage(message: OutgoingMessage): { key: string | null; value: Buffer | string | null; headers?: IHeaders } {
+  const value = message.value;
+  return {
+    key: message.key,
+    value: value === null || typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+    headers: message.headers,
+  };
+}
+
+function toLogMessage(topic: string, partition: number, message: KafkaMessage): LogMessage {
+  const headers: MessageHeaders = {};
+  for (const [name, raw] of Object.entries(message.headers ?? {})) {
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (value !== undefined) headers[name] = value.toString();
+  }
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key === null ? null : message.key.toString('utf8'),
+    value: message.value,
+    headers,
+    timestamp: Number(message.timestamp),
+  };
+}
+
+function errorType(error: unknown): string | undefined {
+  const candidate = error as { type?: string; originalError?: { type?: string } } | undefined;
+  return candidate?.type ?? candidate?.originalError?.type;
+}
+
+/** kafkajs logs through our Logger: its INFO chatter (joins, connects) becomes debug. */
+function forward(logger: Logger, entry: LogEntry): void {
+  const { message, timestamp: _timestamp, logger: _name, ...fields } = entry.log;
+  const context = { ...fields, kafkajs: entry.namespace };
+  if (entry.level === logLevel.ERROR) logger.error(context, message);
+  else if (entry.level === logLevel.WARN) logger.warn(context, message);
+  else logger.debug(context, message);
+}

@@ -1,0 +1,112 @@
+/**
+ * The event log: the one interface every producer and consumer of the pipeline's topics uses.
+ * Adapters: `kafka.ts` (Apache Kafka through kafkajs) and `embedded.ts` (node:sqlite, the
+ * one-process default). test/contract/event-log.contract.ts holds both to the same promises.
+ *
+ * What it promises:
+ * - `publish` appends keyed messages to a topic; when its promise resolves they are durable
+ *   (Kafka: acknowledged by all in-sync replicas; embedded: committed to the database file).
+ * - Messages with the same key land in the same partition and are delivered in publish order.
+ *   There is no order between different keys, nor between topics.
+ * - Consumer groups: each partition of a subscribed topic is owned by one member of a group at a
+ *   time; every group gets every message. Delivery is at-least-once: a batch's offsets are
+ *   committed only after its handler resolves. A handler that throws gets the same messages
+ *   again (after `retryDelayMs`), and so does the next owner of a partition whose previous owner
+ *   died or lost it mid-batch. Handlers must therefore be idempotent.
+ * - A group with no committed offset starts at the earliest retained message (`startAt`
+ *   changes that); afterwards it resumes after its last commit, also across restarts.
+ * - `createTopics` creates the topics that do not exist yet and leaves existing ones unchanged.
+ * - `close` stops every subscription (waiting for batches in flight) and releases connections.
+ *
+ * What it does not promise: exactly-once, dead-lettering (a handler that never succeeds blocks
+ * its partition; catch and publish elsewhere if a message may be poison), transactions across
+ * topics, or order across partitions. Retention deletes messages by age whether or not a group
+ * has read them.
+ */
+
+/** One topic of the pipeline (infra/topics.ts lists them). */
+export interface TopicDefinition {
+  name: string;
+  /** Upper bound of consumer parallelism for the topic. */
+  partitions: number;
+  /** Messages older than this are deleted; null keeps them (subject to compaction). */
+  retentionMs: number | null;
+  /** Keep only the latest message per key (a table as a log: list versions). */
+  compacted: boolean;
+}
+
+/** Header values are strings; binary metadata belongs in the value. */
+export type MessageHeaders = Record<string, string>;
+
+export interface OutgoingMessage {
+  /** Partitioning key: same key, same partition, same order. null spreads messages round-robin. */
+  key: string | null;
+  /** The payload; null is a tombstone (deletes the key on a compacted topic). */
+  value: Uint8Array | string | null;
+  headers?: MessageHeaders;
+}
+
+export interface LogMessage {
+  topic: string;
+  partition: number;
+  /** Position in the partition, a decimal string (Kafka offsets exceed 2^53 in principle). */
+  offset: string;
+  key: string | null;
+  value: Buffer | null;
+  headers: MessageHeaders;
+  /** Milliseconds since the epoch when the log accepted the message. */
+  timestamp: number;
+}
+
+/** Consecutive messages of one partition, in offset order. */
+export interface MessageBatch {
+  topic: string;
+  partition: number;
+  messages: LogMessage[];
+}
+
+export interface SubscribeOptions {
+  /** Consumer group: members share partitions, other groups get their own copy of everything. */
+  group: string;
+  topics: readonly string[];
+  /**
+   * Processes one batch. Resolving commits every message of the batch; throwing commits nothing
+   * and the batch (or a batch starting at the same offset) is delivered again.
+   */
+  handleBatch(batch: MessageBatch): Promise<void>;
+  /** Where a group without a committed offset starts; default 'earliest'. */
+  startAt?: 'earliest' | 'latest';
+  /** Most messages handed to one `handleBatch` call; default 500. */
+  maxBatchSize?: number;
+  /** Pause before redelivering a batch whose handler threw; default 1000 ms. */
+  retryDelayMs?: number;
+}
+
+export interface Subscription {
+  /** Leaves the group (its partitions move to the other members) after batches in flight end. */
+  close(): Promise<void>;
+}
+
+export interface EventLog {
+  /** Creates the missing topics; idempotent. */
+  createTopics(definitions: readonly TopicDefinition[]): Promise<void>;
+  /** Appends messages to one topic; resolves when they are durable. Unknown topics are an error. */
+  publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  /** Joins a consumer group; resolves once the member has joined and deliveries can begin. */
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Closes every subscription and the connections. The log is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_BATCH_SIZE = 500;
+export const DEFAULT_RETRY_DELAY_MS = 1000;
+
+/** Publishing to a topic that was never created (topics are created from definitions only). */
+export class UnknownTopicError extends Error {
+  override readonly name = 'UnknownTopicError';
+  readonly topic: string;
+  constructor(topic: string) {
+    super(`topic ${topic} does not exist; create it from its definition first`);
+    this.topic = topic;
+  }
+}
