@@ -148,12 +148,13 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
         intake,
         maxBytes: jobsCtx.maxBodyBytes,
       });
+      let outcome;
       try {
         // Same key + same bytes (and the same query) is the same request.
         const fingerprint = createHash('sha256')
           .update(canonicalJson({ media_type: mediaType, query, body_sha256: body.bodySha256 }))
           .digest('hex');
-        const outcome = await ctx.idempotency.runWithFingerprint(
+        outcome = await ctx.idempotency.runWithFingerprint(
           { orgId: org.id, mode, endpoint: ENDPOINT },
           idempotencyKey,
           fingerprint,
@@ -162,12 +163,13 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
             return { status: 202, body: renderCheckJob(job) };
           },
         );
-        if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-        reply.header('Location', `/v2/check-jobs/${(JSON.parse(outcome.body) as { id: string }).id}`);
-        return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
       } finally {
+        // Before answering: once the client has its answer, no copy of its people is left here.
         await body.spooled.discard();
       }
+      if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+      reply.header('Location', `/v2/check-jobs/${(JSON.parse(outcome.body) as { id: string }).id}`);
+      return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
 
       async function commit(): Promise<JobRecord> {
         try {

@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,7 +143,6 @@ describe('POST /v2/check-jobs', () => {
     const text = JSON.stringify({ people });
     const response = await app.inject({ method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': 'application/json' }, payload: text });
     const record = await jobs.getJobById((response.json() as Json).id);
-    const { createHash } = await import('node:crypto');
     expect(record?.input_sha256).toBe(createHash('sha256').update(text).digest('hex'));
     expect(record?.key_hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -330,5 +331,68 @@ describe('usage events of POST /v2/checks', () => {
     const test = await app.inject({ method: 'POST', url: '/v2/checks', headers: bearer(orgA.testKey), payload: { people } });
     expect(test.statusCode).toBe(200);
     expect((await log.decoded()).filter((e) => e.type === 'CheckUsage')).toHaveLength(1);
+  });
+});
+
+describe('over a real port', () => {
+  it('streams a 100,000-person JSON body into a job: every row published once, in order, in 2,000-row chunks', async () => {
+    const { app, orgA, log, jobs, spoolDir } = await setup({ chunkRows: 2000 });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const total = 100_000;
+    const hash = createHash('sha256');
+
+    const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': 'application/json' } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      // Chunked transfer, written in blocks with backpressure: the body never exists whole.
+      const write = (text: string) => {
+        hash.update(text);
+        return req.write(text);
+      };
+      let i = 0;
+      const pump = () => {
+        if (i === 0) write('{"external_ref":"stream-100k","people":[');
+        while (i < total) {
+          let block = '';
+          for (let n = 0; n < 1000 && i < total; n += 1, i += 1) {
+            block += `${i === 0 ? '' : ','}${JSON.stringify({ id: `r${i}`, first_name: 'Anne', last_name: i % 7 === 0 ? 'Robinson' : 'Hansen', address: `Vestergade ${(i % 90) + 1}, 8000 Aarhus C` })}`;
+          }
+          if (!write(block)) return void req.once('drain', pump);
+        }
+        write(']}');
+        req.end();
+      };
+      pump();
+    });
+
+    expect(response.status).toBe(202);
+    const job = JSON.parse(response.body) as Json;
+    expect(job).toMatchObject({ row_count: total, status: 'queued', external_ref: 'stream-100k' });
+    expect((await jobs.getJobById(job.id))?.input_sha256).toBe(hash.digest('hex'));
+
+    const { created, chunks, complete } = eventsOf(await log.decoded(), job.id);
+    expect(created).toHaveLength(1);
+    expect(chunks).toHaveLength(total / 2000);
+    expect(chunks.map((c) => c.chunk)).toEqual(chunks.map((_, n) => n));
+    let expected = 0;
+    for (const chunk of chunks) {
+      for (const row of chunk.rows) {
+        expect(row.row).toBe(expected);
+        expected += 1;
+      }
+    }
+    expect(expected).toBe(total);
+    expect(chunks[0].rows[7].person).toMatchObject({ id: 'r7', last_name: 'Robinson' });
+    expect(complete).toEqual([expect.objectContaining({ row_count: total, chunk_count: total / 2000 })]);
+    expect(readdirSync(spoolDir)).toEqual([]);
   });
 });
