@@ -1,20 +1,20 @@
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from './api/app.ts';
 import type { ListEntry, PersonInput } from './domain/types.ts';
 import { seedDemoIfEmpty, type DemoSeed } from './admin/demo-seed.ts';
-import { createActiveListIndex } from './lists/active-index.ts';
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
-import { createLogger, type Logger } from './platform/logger.ts';
-import { createEmbeddedAccountStore } from './platform/store/embedded/accounts.ts';
-import { embeddedDatabasePath, openEmbeddedDatabase } from './platform/store/embedded/database.ts';
-import { createEmbeddedIdempotencyStore } from './platform/store/embedded/idempotency.ts';
-import { createEmbeddedListStore } from './platform/store/embedded/lists.ts';
+import { createLogger } from './platform/logger.ts';
+import { openPlatform, type Platform } from './platform/open-platform.ts';
+import {
+  createServiceContext, errorName, installShutdown, startApi, startMatcher, startProjection, type RunningService,
+} from './processes.ts';
 import { generateCprFileChunks } from './synthetic/generate.ts';
 
 /**
  * The embedded default (`npm start`): every service in one process on one database file,
- * DATA_DIR/robinson.sqlite. No servers to install; a restart keeps every organisation, key and
- * list version. On the very first start it seeds a demo organisation, keys and list (demo-seed.ts).
+ * DATA_DIR/robinson.sqlite: the API, a matcher and the projection, joined by the embedded event
+ * log in the same file. No servers to install; a restart keeps every organisation, key, list
+ * version and job (a job cut short resumes from the log's committed offsets). On the very first
+ * start it seeds a demo organisation, keys and list (demo-seed.ts). With KAFKA_BROKERS and
+ * CLICKHOUSE_URL set, the same process runs all services on the distributed adapters.
  */
 const DEMO_LIST_ENTRIES = 5000;
 const DEMO_LIST_SEED = 20260101;
@@ -30,43 +30,29 @@ async function main(): Promise<void> {
     return;
   }
   const logger = createLogger({ level: config.LOG_LEVEL });
-  const dbPath = embeddedDatabasePath(config.DATA_DIR);
-  const db = openEmbeddedDatabase(dbPath);
+  const running: RunningService[] = [];
+  let platform: Platform | undefined;
   try {
-    const accounts = createEmbeddedAccountStore(db);
-    const lists = createEmbeddedListStore(db);
-    const activeIndex = createActiveListIndex({ listStore: lists, logger });
-
-    const seed = config.DEMO_SEED ? await seedDemoIfEmpty({ accounts, lists, logger }, () => demoListFile()) : null;
-    // Build the index before listening, so the first live check does not meet list_not_ready.
-    await activeIndex.refresh();
-
-    const app = buildApp({
-      config,
-      logger,
-      accounts,
-      lists,
-      activeIndex,
-      idempotency: createEmbeddedIdempotencyStore(db),
-    });
-    const address = await app.listen({ port: config.PORT, host: config.HOST });
-
-    // Refreshing picks up a version activated with the admin tool while the server runs.
-    const refreshTimer = setInterval(() => {
-      activeIndex.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'list index refresh failed'));
-    }, config.LIST_REFRESH_SECONDS * 1000);
-    refreshTimer.unref();
-
-    printBanner(address, dbPath, seed);
-    installShutdown(app, logger, () => {
-      clearInterval(refreshTimer);
-      db.close();
-    });
+    platform = await openPlatform(config, logger);
+    const context = createServiceContext(platform, config, logger);
+    const seed = config.DEMO_SEED
+      ? await seedDemoIfEmpty({ accounts: platform.accounts, lists: platform.lists, logger }, () => demoListFile())
+      : null;
+    // Consumers first, so jobs left from the last run continue while the API starts; the API
+    // builds the index before listening, so the first live check does not meet list_not_ready.
+    running.push(await startProjection(context));
+    running.push(await startMatcher(context));
+    const api = await startApi(context);
+    running.push(api);
+    printBanner(api.address, platform.databasePath, seed);
+    const opened = platform;
+    installShutdown(() => running, () => opened.close(), logger);
   } catch (error) {
     // Port in use, unreadable database, ...: one clear line, no stack trace for the operator.
     logger.error({ err: errorName(error) }, 'start failed');
     process.stderr.write(`start failed: ${errorName(error)}\n`);
-    db.close();
+    for (const service of running.reverse()) await service.stop().catch(() => undefined);
+    await platform?.close().catch(() => undefined);
     process.exitCode = 1;
   }
 }
@@ -126,34 +112,6 @@ function examplePerson(entry: ListEntry): PersonInput {
     person.name = `${given.trim()} ${surname.trim()}`;
   }
   return person;
-}
-
-function installShutdown(app: FastifyInstance, logger: Logger, release: () => void): void {
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) {
-      logger.warn({ signal }, 'second signal: exiting at once');
-      process.exit(1);
-    }
-    closing = true;
-    logger.info({ signal }, 'shutting down');
-    app.close()
-      .then(() => {
-        release();
-        logger.info({}, 'stopped');
-        process.exitCode = 0;
-      })
-      .catch((error: unknown) => {
-        logger.error({ err: errorName(error) }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 await main();

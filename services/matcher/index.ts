@@ -1,0 +1,54 @@
+import type { ActiveListIndex } from '../lists/active-index.ts';
+import type { EventLog, Subscription } from '../platform/log/port.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
+import { createPipelineEvents, topicNames } from '../pipeline/events.ts';
+import { createMatcherCore } from './matcher.ts';
+
+/**
+ * The matcher process's service: one member of the consumer group `<prefix>matcher` on
+ * checks.rows. Any number run side by side (the partitions of checks.rows bound how many work at
+ * once); each may be killed at any moment, its uncommitted chunks then go to another member.
+ * `start` joins the group, `stop` leaves it after the batch in flight.
+ */
+export interface Matcher {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface MatcherDeps {
+  log: EventLog;
+  registry: SchemaRegistry;
+  /** Builds (and caches) the index of a pinned version from the list store. */
+  activeIndex: Pick<ActiveListIndex, 'forVersion'>;
+  logger: Logger;
+  topicPrefix?: string;
+  /** Row chunks per batch (each up to 2,000 rows); small, so a batch's results go out soon. */
+  maxBatchChunks?: number;
+}
+
+export const DEFAULT_MATCHER_BATCH_CHUNKS = 4;
+
+export function createMatcher(deps: MatcherDeps): Matcher {
+  const prefix = deps.topicPrefix ?? '';
+  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix });
+  const core = createMatcherCore({ events, activeIndex: deps.activeIndex, logger: deps.logger });
+  let subscription: Subscription | null = null;
+  return {
+    async start() {
+      if (subscription) return;
+      subscription = await deps.log.subscribe({
+        group: `${prefix}matcher`,
+        topics: [topicNames(prefix).checksRows],
+        maxBatchSize: deps.maxBatchChunks ?? DEFAULT_MATCHER_BATCH_CHUNKS,
+        handleBatch: (batch) => core.handleBatch(batch.messages.flatMap((m) => (m.value ? [m.value] : []))),
+      });
+      deps.logger.child({ module: 'matcher' }).info({ group: `${prefix}matcher` }, 'matcher.started');
+    },
+    async stop() {
+      const current = subscription;
+      subscription = null;
+      await current?.close();
+    },
+  };
+}

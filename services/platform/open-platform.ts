@@ -1,0 +1,100 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { pipelineTopics } from '../../infra/topics.ts';
+import type { Config } from './config.ts';
+import { ConfigError } from './config.ts';
+import { createEmbeddedEventLog } from './log/embedded.ts';
+import { createKafkaEventLog } from './log/kafka.ts';
+import type { EventLog } from './log/port.ts';
+import type { Logger } from './logger.ts';
+import { createConfluentSchemaRegistry } from './schema-registry/confluent.ts';
+import type { SchemaRegistry } from './schema-registry/port.ts';
+import { createStaticSchemaRegistry } from './schema-registry/static.ts';
+import type { AccountStore } from './store/accounts-port.ts';
+import { openClickHouseStores } from './store/clickhouse/stores.ts';
+import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
+import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
+import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
+import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
+import { createEmbeddedListStore } from './store/embedded/lists.ts';
+import type { IdempotencyStore } from './store/idempotency-port.ts';
+import type { JobStore } from './store/jobs-port.ts';
+import type { ListStore } from './store/lists-port.ts';
+
+/**
+ * Every adapter a process needs, chosen by configuration (design.md "Two ways to run"):
+ * - embedded (nothing set): one node:sqlite file in DATA_DIR holds accounts, lists, jobs, results,
+ *   idempotency records and the event log; every service runs in the one process (services/main.ts);
+ * - distributed (KAFKA_BROKERS and CLICKHOUSE_URL set): Kafka for the event log, ClickHouse for
+ *   accounts, lists, jobs and results, the Confluent registry when SCHEMA_REGISTRY_URL is set
+ *   (else the static one, same bytes); idempotency records stay in DATA_DIR (see
+ *   docs/platform-clickhouse-registry.md). Each service may run as its own process.
+ * Topics of the pipeline are created (idempotently) before anything is returned.
+ */
+export interface Platform {
+  kind: 'embedded' | 'distributed';
+  accounts: AccountStore;
+  lists: ListStore;
+  jobs: JobStore;
+  idempotency: IdempotencyStore;
+  log: EventLog;
+  registry: SchemaRegistry;
+  topicPrefix: string;
+  /** Where the embedded database is (embedded: everything; distributed: idempotency only). */
+  databasePath: string;
+  close(): Promise<void>;
+}
+
+type PlatformConfig = Pick<Config,
+  'DATA_DIR' | 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER'
+  | 'CLICKHOUSE_PASSWORD' | 'SCHEMA_REGISTRY_URL'>;
+
+export function platformKind(config: PlatformConfig): 'embedded' | 'distributed' {
+  if (config.KAFKA_BROKERS && config.CLICKHOUSE_URL) return 'distributed';
+  if (config.KAFKA_BROKERS || config.CLICKHOUSE_URL) {
+    throw new ConfigError(`the distributed deployment needs both KAFKA_BROKERS and CLICKHOUSE_URL (only ${config.KAFKA_BROKERS ? 'KAFKA_BROKERS' : 'CLICKHOUSE_URL'} is set)`);
+  }
+  return 'embedded';
+}
+
+export async function openPlatform(config: PlatformConfig, logger: Logger, options: { clientId?: string } = {}): Promise<Platform> {
+  const kind = platformKind(config);
+  const topicPrefix = config.KAFKA_TOPIC_PREFIX;
+  const databasePath = embeddedDatabasePath(config.DATA_DIR);
+  const db: DatabaseSync = openEmbeddedDatabase(databasePath);
+  const closers: Array<() => Promise<void> | void> = [() => db.close()];
+  const close = async () => {
+    for (const closeOne of closers.splice(0).reverse()) await closeOne();
+  };
+  try {
+    const idempotency = createEmbeddedIdempotencyStore(db);
+    const registry = config.SCHEMA_REGISTRY_URL
+      ? createConfluentSchemaRegistry({ url: config.SCHEMA_REGISTRY_URL, logger })
+      : createStaticSchemaRegistry();
+    let platform: Omit<Platform, 'close'>;
+    if (kind === 'embedded') {
+      const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200 });
+      closers.push(() => log.close());
+      platform = {
+        kind, idempotency, registry, log, topicPrefix, databasePath,
+        accounts: createEmbeddedAccountStore(db),
+        lists: createEmbeddedListStore(db),
+        jobs: createEmbeddedJobStore(db),
+      };
+    } else {
+      const stores = await openClickHouseStores({ ...config, CLICKHOUSE_URL: config.CLICKHOUSE_URL as string }, { logger });
+      closers.push(() => stores.close());
+      const brokers = (config.KAFKA_BROKERS as string).split(',').map((b) => b.trim()).filter(Boolean);
+      const log = createKafkaEventLog({ brokers, logger, clientId: options.clientId ?? 'robinson' });
+      closers.push(() => log.close());
+      platform = {
+        kind, idempotency, registry, log, topicPrefix, databasePath,
+        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs,
+      };
+    }
+    await platform.log.createTopics(pipelineTopics(topicPrefix));
+    return { ...platform, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,152 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './api/app.ts';
+import { renderCheckJob } from './api/check-job-json.ts';
+import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
+import { createMatcher } from './matcher/index.ts';
+import type { Config } from './platform/config.ts';
+import type { Logger } from './platform/logger.ts';
+import type { Platform } from './platform/open-platform.ts';
+import { createPipelineEvents } from './pipeline/events.ts';
+import { parseAllowHosts } from './projection/callbacks/index.ts';
+import { createProjectionService } from './projection/index.ts';
+
+/**
+ * How each service process is started on a platform (open-platform.ts), shared by the embedded
+ * default (services/main.ts: all of them in one process) and `npm run service -- <name>`
+ * (services/run-service.ts: one per process). Each returns a handle whose `stop` ends it
+ * gracefully: the API stops accepting and drains, consumers leave their group after the batch
+ * in flight, callback waits are cut short (their state stays pending for the next start).
+ */
+export interface RunningService {
+  name: string;
+  stop(): Promise<void>;
+}
+
+export type ServiceName = 'api' | 'matcher' | 'projection';
+export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection'];
+
+export interface ServiceContext {
+  platform: Platform;
+  config: Config;
+  logger: Logger;
+  /** Shared by the API and the matcher when both run in one process (one index per version). */
+  activeIndex: ActiveListIndex;
+}
+
+export function createServiceContext(platform: Platform, config: Config, logger: Logger): ServiceContext {
+  return { platform, config, logger, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
+}
+
+export interface RunningApi extends RunningService {
+  app: FastifyInstance;
+  address: string;
+}
+
+/** The HTTP API: builds the active list index first, refreshes it on a timer, then listens. */
+export async function startApi(context: ServiceContext): Promise<RunningApi> {
+  const { platform, config, logger, activeIndex } = context;
+  await activeIndex.refresh();
+  const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
+  const app = buildApp({
+    config,
+    logger,
+    accounts: platform.accounts,
+    lists: platform.lists,
+    activeIndex,
+    idempotency: platform.idempotency,
+    events,
+    checkJobs: {
+      jobs: platform.jobs,
+      events,
+      callbackAllowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
+    },
+  });
+  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  // Refreshing picks up a version activated with the admin tool while the server runs.
+  const refreshTimer = setInterval(() => {
+    activeIndex.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'list index refresh failed'));
+  }, config.LIST_REFRESH_SECONDS * 1000);
+  refreshTimer.unref();
+  return {
+    name: 'api',
+    app,
+    address,
+    async stop() {
+      clearInterval(refreshTimer);
+      await app.close();
+    },
+  };
+}
+
+export async function startMatcher(context: ServiceContext): Promise<RunningService> {
+  const { platform, logger, activeIndex } = context;
+  const matcher = createMatcher({ log: platform.log, registry: platform.registry, activeIndex, logger, topicPrefix: platform.topicPrefix });
+  await matcher.start();
+  return { name: 'matcher', stop: () => matcher.stop() };
+}
+
+export async function startProjection(context: ServiceContext): Promise<RunningService> {
+  const { platform, config, logger } = context;
+  const service = createProjectionService({
+    log: platform.log,
+    registry: platform.registry,
+    jobs: platform.jobs,
+    renderJob: renderCheckJob,
+    logger,
+    topicPrefix: platform.topicPrefix,
+    callbacks: {
+      timeoutMs: config.CALLBACK_TIMEOUT_MS,
+      retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
+      allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
+    },
+    countIntervalMs: config.PROJECTION_COUNT_INTERVAL_MS,
+    retentionIntervalMs: config.RETENTION_SWEEP_SECONDS * 1000,
+  });
+  await service.start();
+  return { name: 'projection', stop: () => service.stop() };
+}
+
+export function startService(name: ServiceName, context: ServiceContext): Promise<RunningService> {
+  switch (name) {
+    case 'api':
+      return startApi(context);
+    case 'matcher':
+      return startMatcher(context);
+    case 'projection':
+      return startProjection(context);
+  }
+}
+
+/**
+ * SIGTERM/SIGINT: stop every service (in reverse start order), then `release` (close the
+ * platform). A second signal exits at once.
+ */
+export function installShutdown(services: () => RunningService[], release: () => Promise<void>, logger: Logger): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) {
+      logger.warn({ signal }, 'second signal: exiting at once');
+      process.exit(1);
+    }
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    (async () => {
+      for (const service of [...services()].reverse()) await service.stop();
+      await release();
+    })()
+      .then(() => {
+        logger.info({}, 'stopped');
+        process.exitCode = 0;
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: errorName(error) }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+export function errorName(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

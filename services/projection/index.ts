@@ -1,0 +1,82 @@
+import type { EventLog, Subscription } from '../platform/log/port.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
+import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
+import { createPipelineEvents, topicNames, type PipelineEvent } from '../pipeline/events.ts';
+import { createCallbackSender, type CallbackSenderDeps } from './callbacks/index.ts';
+import { createProjection, type Projection } from './projection.ts';
+
+/**
+ * The projection process's service: the consumer group `<prefix>projection` on checks.results and
+ * jobs.events, feeding decoded batches to the projection (projection.ts), plus its timers
+ * (count refresh, retention) and callback deliveries. Run one per deployment: a job's events are
+ * on one partition of each topic, and one process must own both.
+ */
+export interface ProjectionService {
+  start(): Promise<void>;
+  /** Leaves the group after the batch in flight; pending callbacks stay pending for the next start. */
+  stop(): Promise<void>;
+  projection: Projection;
+}
+
+export interface ProjectionServiceDeps {
+  log: EventLog;
+  registry: SchemaRegistry;
+  jobs: JobStore;
+  /** The CheckJob JSON text of a record (api/check-job-json.ts renderCheckJob). */
+  renderJob: (job: JobRecord) => string;
+  logger: Logger;
+  topicPrefix?: string;
+  callbacks?: Pick<CallbackSenderDeps, 'timeoutMs' | 'retryDelaysMs' | 'allowHosts' | 'ca' | 'lookup' | 'clock'>;
+  countIntervalMs?: number;
+  retentionIntervalMs?: number;
+  /** Messages per batch; results chunks of a batch go to the store in one write per job. */
+  maxBatchSize?: number;
+  clock?: () => Date;
+}
+
+export const DEFAULT_PROJECTION_BATCH = 16;
+
+export function createProjectionService(deps: ProjectionServiceDeps): ProjectionService {
+  const prefix = deps.topicPrefix ?? '';
+  const topics = topicNames(prefix);
+  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix });
+  const projection = createProjection({
+    jobs: deps.jobs,
+    events,
+    callbacks: createCallbackSender({ logger: deps.logger, ...deps.callbacks }),
+    renderJob: deps.renderJob,
+    logger: deps.logger,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.countIntervalMs !== undefined ? { countIntervalMs: deps.countIntervalMs } : {}),
+    ...(deps.retentionIntervalMs !== undefined ? { retentionIntervalMs: deps.retentionIntervalMs } : {}),
+  });
+  let subscription: Subscription | null = null;
+
+  async function handleBatch(values: Buffer[]): Promise<void> {
+    const decoded: PipelineEvent[] = [];
+    for (const value of values) decoded.push(await events.decode(value));
+    await projection.handle(decoded);
+  }
+
+  return {
+    projection,
+    async start() {
+      if (subscription) return;
+      await projection.start();
+      subscription = await deps.log.subscribe({
+        group: `${prefix}projection`,
+        topics: [topics.checksResults, topics.jobsEvents],
+        maxBatchSize: deps.maxBatchSize ?? DEFAULT_PROJECTION_BATCH,
+        handleBatch: (batch) => handleBatch(batch.messages.flatMap((m) => (m.value ? [m.value] : []))),
+      });
+      deps.logger.child({ module: 'projection' }).info({ group: `${prefix}projection` }, 'projection.started');
+    },
+    async stop() {
+      const current = subscription;
+      subscription = null;
+      await current?.close();
+      await projection.stop();
+    },
+  };
+}
