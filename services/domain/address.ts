@@ -96,7 +96,6 @@ function unitOf(t: Tokens, from: number, to: number): { floor: string | null; do
   let doorFollows = false; // "lejl. 12", "dør 3": a number after these is a door, not a floor
   while (i < to && isFiller(t.norm[i])) doorFollows = isDoorFiller(t.norm[i++]);
   let floor: string | null = null;
-  let door: string | null = null;
   if (i < to && !doorFollows) {
     const token = t.norm[i];
     floor = floorOf(token);
@@ -107,8 +106,21 @@ function unitOf(t: Tokens, from: number, to: number): { floor: string | null; do
       if (glued !== null) return glued;
     }
   }
-  for (; i < to && door === null; i++) door = doorOf(t.norm[i]);
-  return { floor, door };
+  return { floor, door: doorFrom(t, i, to) };
+}
+
+/** The first door among tokens [from, to); "t.v.", "t.h.", "m.f." (two tokens) included. */
+function doorFrom(t: Tokens, from: number, to: number): string | null {
+  for (let i = from; i < to; i++) {
+    const token = t.norm[i];
+    if (token.length === 1 && i + 1 < to) {
+      const pair = token + t.norm[i + 1];
+      if (pair === 'tv' || pair === 'th' || pair === 'mf') return pair;
+    }
+    const door = doorOf(token);
+    if (door !== null) return door;
+  }
+  return null;
 }
 
 /** One address line: street, house number, floor/door, postal code, city. */
@@ -232,8 +244,7 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   t = tokenize(text(a.floor), tokens);
   const floorUnit = unitOf(t, 0, t.count);
   t = tokenize(text(a.door), tokens);
-  let door: string | null = null;
-  for (let i = 0; i < t.count && door === null; i++) door = doorOf(t.norm[i]);
+  const door = doorFrom(t, 0, t.count);
 
   const pc = postalAndCityOf(a);
   return build(street, streetDisplay, houseNumber, floorUnit.floor, door ?? floorUnit.door, pc.postalCode,

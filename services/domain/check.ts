@@ -4,6 +4,7 @@ import {
   type ListIndexData,
 } from './list-index.ts';
 import { parseName } from './name.ts';
+import { skeleton } from './normalize.ts';
 import { addressInputOf, toResolvedAddress } from './resolve.ts';
 import { matchLabel, statusFor } from './status.ts';
 import type {
@@ -157,10 +158,10 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
   }
 
   const d = index.data;
-  const surnameId = name.surname === '' ? -1 : d.names.get(name.surname) ?? -1;
+  const surnameId = name.surname === '' ? -1 : d.names.get(skeleton(name.surname)) ?? -1;
   let givenCount = 0;
   for (const given of name.given) {
-    const gid = d.names.get(given);
+    const gid = d.names.get(skeleton(given));
     if (gid !== undefined) givenScratch[givenCount++] = gid;
   }
   const floorId = parsed.floor === null ? -2 : d.floors.get(parsed.floor) ?? -2;

@@ -1,6 +1,7 @@
 import { parseAddress } from './address.ts';
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
 import { parseName } from './name.ts';
+import { skeleton } from './normalize.ts';
 import type { ListEntry } from './types.ts';
 
 /**
@@ -34,7 +35,7 @@ export interface ListIndexData {
   /** The records of building b are records[recordStart[b] .. recordStart[b + 1]). */
   recordStart: Int32Array;
   records: Int32Array;
-  /** Name word → id. */
+  /** Skeleton of a name word (normalize.ts) → id. */
   names: Map<string, number>;
   /**
    * Text unit key ("3|tv", '') or KVHX_PREFIX + kvhx unit → id. A record under a text building
@@ -102,8 +103,8 @@ export function createListIndexBuilder(): ListIndexBuilder {
       if (name === null) {
         surname.push(-1);
       } else {
-        surname.push(name.surname === '' ? -1 : intern(names, name.surname));
-        for (const given of name.given) givenPool.push(intern(names, given));
+        surname.push(name.surname === '' ? -1 : intern(names, skeleton(name.surname)));
+        for (const given of name.given) givenPool.push(intern(names, skeleton(given)));
       }
       const address = parseAddress(entry);
       textBuilding.push(address?.buildingKey ? buildings.intern(address.buildingKey) : -1);

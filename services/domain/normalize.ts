@@ -126,3 +126,29 @@ function foldRange(s: string, from: number, to: number): string {
 export function newTokens(): Tokens {
   return { count: 0, norm: [], start: [], end: [] };
 }
+
+/**
+ * The comparison key of a folded word: also equal when a system wrote the Danish letters without
+ * their second letter (ø→o, å→a instead of oe, aa), so "Sorensen" = "Sørensen" = "Soerensen".
+ * Rule: an "e" right after a kept "o", and an "a" right after a kept "a", are dropped. Beyond
+ * DECISIONS §1 (which only asks ø = oe, å = aa); it only adds equalities. The fingerprint of
+ * building keys (fingerprint-table.ts) applies the same rule while hashing.
+ */
+export function skeleton(word: string): string {
+  let from = -1;
+  for (let i = 1; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    const p = word.charCodeAt(i - 1);
+    if ((c === 101 && p === 111) || (c === 97 && p === 97)) { from = i; break; }
+  }
+  if (from < 0) return word;
+  let out = word.slice(0, from);
+  let previous = word.charCodeAt(from - 1);
+  for (let i = from; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if ((c === 101 && previous === 111) || (c === 97 && previous === 97)) continue;
+    out += word[i];
+    previous = c;
+  }
+  return out;
+}

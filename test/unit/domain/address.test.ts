@@ -49,6 +49,8 @@ describe('parseAddress: one string', () => {
     ['Nørregade nr. 7, 5000', 'Nørregade 7, 5000 Odense'],
     ['Vestergade 2, 3. tv, 5000', 'Vestergade 2, 3tv, 5000'],
     ['Vestergade 2, st. th, 5000', 'Vestergade 2 stth 5000'],
+    ['Vestergade 2, 1. tv, 5000', 'Vestergade 2, 1.t.v., 5000'],
+    ['Vestergade 2, st. mf, 5000', 'Vestergade 2, stuen m.f., 5000'],
   ])('%j = %j', (a, b) => {
     const left = read(a);
     const right = read(b);

@@ -190,6 +190,24 @@ describe('previous addresses (§1 row ≥4)', () => {
   });
 });
 
+describe('Danish letters written without their second letter (beyond §1)', () => {
+  const stripped = buildListIndex([{ name: 'Sørensen,Søren Åge', address: 'Nørregade 7, 2. th, 5000 Odense' }]);
+  it.each([
+    ['Søren Sørensen', 'Nørregade 7, 2. th, 5000 Odense'],
+    ['Soeren Soerensen', 'Noerregade 7, 2. th, 5000 Odense'],
+    ['Soren Sorensen', 'Norregade 7, 2. th, 5000 Odense'],
+    ['Age Sorensen', 'Norregade 7, 2 th, 5000 Odense'],
+    ['Aage Sørensen', 'Nørregade 7, 2 th, 5000 Odense'],
+  ])('%s at %s is level 5', (name, address) => {
+    expect(checkPerson(stripped, { name, address }, STANDARD).match.level).toBe(5);
+  });
+
+  it('other letters still differ', () => {
+    expect(checkPerson(stripped, { name: 'Søren Sørensen', address: 'Narregade 7, 2. th, 5000 Odense' }, STANDARD).match.level).toBe(0);
+    expect(checkPerson(stripped, { name: 'Sara Sirensen', address: 'Nørregade 7, 2. th, 5000 Odense' }, STANDARD).match.level).toBe(1);
+  });
+});
+
 describe('kvhx', () => {
   it('an input kvhx matches an entry exactly', () => {
     const result = check({ name: 'Lise Berg', kvhx: '08511234___4_______' });
