@@ -110,24 +110,30 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
         await idle(pollIntervalMs);
         continue;
       }
-      const work = Promise.resolve().then(() => owner.options.handleBatch({ topic, partition, messages }));
-      const tracked = work.then(
+      // Handling and committing are one unit: `close` waits for both.
+      const processing = Promise.resolve()
+        .then(() => owner.options.handleBatch({ topic, partition, messages }))
+        .then(
+          () => {
+            storage.commit(group.name, topic, partition, Number(messages[messages.length - 1].offset) + 1);
+            return true;
+          },
+          (error: unknown) => {
+            logger.warn(
+              { err_name: (error as Error)?.name, group: group.name, topic, partition, offset: messages[0].offset },
+              'batch handler failed; redelivering',
+            );
+            return false;
+          },
+        );
+      const tracked = processing.then(
         () => undefined,
         () => undefined,
       );
       owner.inFlight.add(tracked);
-      try {
-        await work;
-        storage.commit(group.name, topic, partition, Number(messages[messages.length - 1].offset) + 1);
-      } catch (error) {
-        logger.warn(
-          { err_name: (error as Error)?.name, group: group.name, topic, partition, offset: messages[0].offset },
-          'batch handler failed; redelivering',
-        );
-        await sleep(owner.options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
-      } finally {
-        owner.inFlight.delete(tracked);
-      }
+      const handled = await processing;
+      owner.inFlight.delete(tracked);
+      if (!handled) await sleep(owner.options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
     }
   }
 
