@@ -13,7 +13,11 @@ import { createEmbeddedJobStore } from '../../../services/platform/store/embedde
 import type { JobStore } from '../../../services/platform/store/jobs-port.ts';
 import { encodeCursor } from '../../../services/platform/store/job-results.ts';
 import { bearer, build, errorOf, LIVE_ENTRIES, LIVE_VERSION_ID, type BuildOptions } from './helper.ts';
-import { captureLog } from './event-capture.ts';
+import { consumeEvents } from './event-capture.ts';
+import { pipelineTopics } from '../../../infra/topics.ts';
+import { createEmbeddedEventLog } from '../../../services/platform/log/embedded.ts';
+import type { EventLog } from '../../../services/platform/log/port.ts';
+import { silentLogger } from '../../../services/platform/logger.ts';
 
 const registry = createStaticSchemaRegistry();
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -25,21 +29,32 @@ const lookup = async (host: string) => {
   throw new Error('ENOTFOUND');
 };
 
+/**
+ * The app with check jobs on one in-memory database: embedded job store and embedded event log
+ * (topics created as at boot). `log` consumes what the app publishes, as a downstream group would.
+ */
 async function setup(options: BuildOptions & { chunkRows?: number } = {}) {
-  const log = captureLog(registry);
-  const events = createPipelineEvents({ log, registry });
   const spoolDir = mkdtempSync(join(tmpdir(), 'spool-test-'));
   onTestFinished(() => rmSync(spoolDir, { recursive: true, force: true }));
   let jobs!: JobStore;
+  let eventLog!: EventLog;
   const built = await build({
     ...options,
     withDeps: (db) => {
       jobs = createEmbeddedJobStore(db);
+      eventLog = createEmbeddedEventLog({ db, logger: silentLogger(), pollIntervalMs: 20 });
+      const events = createPipelineEvents({ log: eventLog, registry });
       return {
         events,
         checkJobs: { jobs, events, spoolDir, callbackLookup: lookup, chunkRows: options.chunkRows ?? 2 },
       };
     },
+  });
+  await eventLog.createTopics(pipelineTopics());
+  const log = await consumeEvents(eventLog, registry);
+  onTestFinished(async () => {
+    await log.close();
+    await eventLog.close();
   });
   /** Every job not deleted (the store has no list call; this one sees all of them). */
   const allJobs = () => jobs.listJobsDueForDeletion('9999-12-31T00:00:00.000Z', 10_000);
@@ -59,7 +74,8 @@ function eventsOf(all: PipelineEvent[], jobId: string) {
   const mine = all.filter((e) => e.value && (e.value as { job_id?: string }).job_id === jobId);
   return {
     created: mine.filter((e) => e.type === 'JobCreated').map((e) => e.value as Json),
-    chunks: mine.filter((e) => e.type === 'RowsChunk').map((e) => e.value as Json),
+    // Chunks are spread over partitions, so they arrive in any order: sorted by their number.
+    chunks: mine.filter((e) => e.type === 'RowsChunk').map((e) => e.value as Json).sort((a, b) => a.chunk - b.chunk),
     complete: mine.filter((e) => e.type === 'RowsComplete').map((e) => e.value as Json),
   };
 }
@@ -92,8 +108,8 @@ describe('POST /v2/check-jobs', () => {
     expect(complete).toEqual([expect.objectContaining({ row_count: 3, chunk_count: 2 })]);
     expect(complete[0].input_sha256).toMatch(/^[0-9a-f]{64}$/);
     // Keys: rows spread by job and chunk, job events by job.
-    expect(log.keys('checks.rows')).toEqual([`${job.id}:0`, `${job.id}:1`]);
-    expect(new Set(log.keys('jobs.events'))).toEqual(new Set([job.id]));
+    expect((await log.keys('checks.rows')).sort()).toEqual([`${job.id}:0`, `${job.id}:1`]);
+    expect(new Set(await log.keys('jobs.events'))).toEqual(new Set([job.id]));
   });
 
   it('pins the active live version for live keys, with the organisation stop line', async () => {
@@ -114,7 +130,7 @@ describe('POST /v2/check-jobs', () => {
     expect(response.statusCode).toBe(503);
     expect(errorOf(response).code).toBe('list_not_ready');
     expect(response.headers['retry-after']).toBeDefined();
-    expect(log.count()).toBe(0);
+    expect(await log.count()).toBe(0);
     expect(await allJobs()).toEqual([]);
   });
 
@@ -183,7 +199,7 @@ describe('POST /v2/check-jobs', () => {
       // No value of the body is echoed.
       expect(response.body).not.toContain('Søren');
       expect(response.body).not.toContain('xxxxxxxxxx');
-      expect(log.count()).toBe(0);
+      expect(await log.count()).toBe(0);
       expect(await allJobs()).toEqual([]);
       expect(readdirSync(spoolDir)).toEqual([]);
     });
@@ -204,12 +220,12 @@ describe('POST /v2/check-jobs', () => {
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.body).toBe(first.body);
     expect(await allJobs()).toHaveLength(1);
-    const published = log.count();
+    const published = await log.count();
 
     const reused = await app.inject({ ...request, payload: { people: people.slice(1) } });
     expect(reused.statusCode).toBe(422);
     expect(errorOf(reused).details).toMatchObject({ reason: 'idempotency_key_reused' });
-    expect(log.count()).toBe(published);
+    expect(await log.count()).toBe(published);
     // The same key of the live mode is another scope.
     const tooLong = await app.inject({ ...request, headers: { ...request.headers, 'idempotency-key': 'k'.repeat(256) } });
     expect(tooLong.statusCode).toBe(422);
@@ -326,7 +342,7 @@ describe('usage events of POST /v2/checks', () => {
       expect.objectContaining({ org_id: orgA.org.id, kind: 'person_check', count: 3, list_version_id: LIVE_VERSION_ID, request_id: live.headers['request-id'] }),
     ]);
     expect(JSON.stringify(usage)).not.toContain('Søren');
-    expect(log.keys('usage.events')).toEqual([orgA.org.id]);
+    expect(await log.keys('usage.events')).toEqual([orgA.org.id]);
 
     const test = await app.inject({ method: 'POST', url: '/v2/checks', headers: bearer(orgA.testKey), payload: { people } });
     expect(test.statusCode).toBe(200);
@@ -393,6 +409,8 @@ describe('over a real port', () => {
     expect(expected).toBe(total);
     expect(chunks[0].rows[7].person).toMatchObject({ id: 'r7', last_name: 'Robinson' });
     expect(complete).toEqual([expect.objectContaining({ row_count: total, chunk_count: total / 2000 })]);
+    // One job's rows use every partition of checks.rows, so every matcher of the group gets work.
+    expect(new Set(await log.partitions('checks.rows')).size).toBe(pipelineTopics().find((t) => t.name === 'checks.rows')!.partitions);
     expect(readdirSync(spoolDir)).toEqual([]);
   });
 });
