@@ -9,7 +9,7 @@ export { parseName, type ParsedName } from './name.ts';
 export {
   buildListIndex, createListIndexBuilder, type ListIndex, type ListIndexBuilder,
 } from './list-index.ts';
-export { checkPerson, CODE_OF_LEVEL } from './check.ts';
+export { checkPerson, unreadResult, CODE_OF_LEVEL } from './check.ts';
 export { statusFor, matchLabel } from './status.ts';
 export {
   testModeCheck, testModeLevel, testModePhoneLookup, isTestProtectedCvr, TEST_LIST_VERSION, TEST_PHONE_PERSON,
