@@ -138,7 +138,9 @@ function parseLine(t: Tokens): Line | null {
   if (streetTo - 1 > 0 && t.norm[streetTo - 1] === 'nr') streetTo--; // "Nørregade nr. 7"
   let k = h + 1;
   const next = k < n ? t.norm[k] : '';
-  if (next.length === 1 && next >= 'a' && next <= 'z' && isDigits(houseNumber)) { // "12 A"
+  const pair = k + 1 < n ? next + t.norm[k + 1] : '';
+  const isDoorPair = pair === 'tv' || pair === 'th' || pair === 'mf'; // "12, t.v."
+  if (next.length === 1 && next >= 'a' && next <= 'z' && isDigits(houseNumber) && !isDoorPair) { // "12 A"
     houseNumber += next;
     k++;
   }

@@ -51,6 +51,7 @@ describe('parseAddress: one string', () => {
     ['Vestergade 2, st. th, 5000', 'Vestergade 2 stth 5000'],
     ['Vestergade 2, 1. tv, 5000', 'Vestergade 2, 1.t.v., 5000'],
     ['Vestergade 2, st. mf, 5000', 'Vestergade 2, stuen m.f., 5000'],
+    ['Vestergade 2, tv, 5000', 'Vestergade 2, t.v., 5000'],
   ])('%j = %j', (a, b) => {
     const left = read(a);
     const right = read(b);
