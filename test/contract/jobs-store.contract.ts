@@ -108,6 +108,21 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(exact.next_cursor).toBeNull();
     });
 
+    it('pages across gaps in row numbers', async () => {
+      const job = makeJob();
+      await store().createJob(job);
+      const sparse = [0, 1, 2, 10, 11, 50, 51, 52, 53, 999].map((i) => rows(i, i + 1)[0]);
+      await store().putResults(job.id, job.delete_after, sparse);
+      const pages: number[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await store().readResults(job.id, { cursor, limit: 3 });
+        pages.push(page.rows.map((r) => r.row));
+        cursor = page.next_cursor;
+      } while (cursor);
+      expect(pages).toEqual([[0, 1, 2], [10, 11, 50], [51, 52, 53], [999]]);
+    });
+
     it('rejects a cursor from another job, a forged cursor and a limit out of 1..10000', async () => {
       const a = makeJob();
       const b = makeJob();
