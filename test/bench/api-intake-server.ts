@@ -1,0 +1,56 @@
+/**
+ * The API process of test/bench/api-intake.bench.ts, run as a child so that its RSS is its own:
+ * an embedded database file (accounts, jobs, event log) in a temp directory, one organisation with
+ * a test key, check jobs wired as in `npm start`. Prints one JSON line `{port, key}` when listening.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { pipelineTopics } from '../../infra/topics.ts';
+import { buildApp } from '../../services/api/app.ts';
+import { createActiveListIndex } from '../../services/lists/active-index.ts';
+import { createPipelineEvents } from '../../services/pipeline/events.ts';
+import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../services/platform/api-keys.ts';
+import { createEmbeddedEventLog } from '../../services/platform/log/embedded.ts';
+import { silentLogger } from '../../services/platform/logger.ts';
+import { createStaticSchemaRegistry } from '../../services/platform/schema-registry/static.ts';
+import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
+import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
+import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
+import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
+
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: api-intake-server.ts <work dir>');
+
+const logger = silentLogger();
+const db = openEmbeddedDatabase(join(dir, 'robinson.sqlite'));
+const accounts = createEmbeddedAccountStore(db);
+const lists = createEmbeddedListStore(db);
+const jobs = createEmbeddedJobStore(db);
+const eventLog = createEmbeddedEventLog({ db, logger });
+await eventLog.createTopics(pipelineTopics());
+const events = createPipelineEvents({ log: eventLog, registry: createStaticSchemaRegistry() });
+
+const orgId = randomUUID();
+const now = new Date().toISOString();
+await accounts.createOrganisation({
+  id: orgId, name: 'bench', stop_level: 1, plan: 'annual', api_agreement: true, suspended: false,
+  retention_days: 30, addons: [], created_at: now,
+});
+const key = generateApiKey('test');
+await accounts.createKey({
+  id: randomUUID(), org_id: orgId, mode: 'test', key_hash: hashApiKey(key), prefix: apiKeyPrefix(key), created_at: now, revoked_at: null,
+});
+
+const app = buildApp({
+  config: { RATE_LIMIT_PER_SECOND: 1000, RATE_LIMIT_BURST: 1000 },
+  logger,
+  accounts,
+  lists,
+  activeIndex: createActiveListIndex({ listStore: lists, logger }),
+  events,
+  checkJobs: { jobs, events, spoolDir: join(dir, 'spool') },
+});
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+if (address === null || typeof address === 'string') throw new Error('no port');
+process.stdout.write(`${JSON.stringify({ port: address.port, key })}\n`);
