@@ -33,6 +33,7 @@ export function testKafkaEventLog(overrides: Partial<KafkaEventLogOptions> = {})
     clientId: 'robinson-test',
     sessionTimeoutMs: 6000,
     heartbeatIntervalMs: 500,
+    rebalanceTimeoutMs: 10_000,
     maxWaitTimeMs: 200,
     ...overrides,
   });

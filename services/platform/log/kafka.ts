@@ -44,6 +44,8 @@ export interface KafkaEventLogOptions {
   sessionTimeoutMs?: number;
   /** Default 3 s; a third of the session timeout or less. Also how fast members see a rebalance. */
   heartbeatIntervalMs?: number;
+  /** How long the group waits for members to rejoin in a rebalance; default 60 s. */
+  rebalanceTimeoutMs?: number;
   /** Longest a fetch waits for new messages (and so a close or rebalance waits); default 500 ms. */
   maxWaitTimeMs?: number;
   /** How long `subscribe` waits for the first group join; default 60 s. */
@@ -127,6 +129,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
         allowAutoTopicCreation: false,
         sessionTimeout: options.sessionTimeoutMs ?? 30_000,
         heartbeatInterval: options.heartbeatIntervalMs ?? 3000,
+        rebalanceTimeout: options.rebalanceTimeoutMs ?? 60_000,
         maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
       });
       const joined = firstJoin(consumer, options.joinTimeoutMs ?? 60_000);
@@ -209,6 +212,8 @@ function firstJoin(consumer: Consumer, timeoutMs: number): Promise<void> {
       resolve();
     });
     const removeCrash = consumer.on(consumer.events.CRASH, (event) => {
+      // Retriable crashes (a coordinator still loading after a broker start) restart by themselves.
+      if (event.payload.restart) return;
       clearTimeout(timer);
       removeJoin();
       removeCrash();

@@ -1,0 +1,190 @@
+import { execFile, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EventLog, LogMessage } from '../../services/platform/log/port.ts';
+import { recorder, uniqueName, waitFor } from '../support/event-log.ts';
+import { requireKafka, testKafkaEventLog } from '../support/kafka.ts';
+import { servers } from '../support/servers.ts';
+
+/**
+ * What the pipeline relies on from Kafka (and kafkajs 2.2.4 against the broker version pinned in
+ * infra/local/kafka/pom.xml), beyond the port's contract: order per key with several members,
+ * redelivery after a consumer process dies mid-batch, a rebalance when a member joins, and a broker
+ * restart while producing and consuming.
+ */
+const repo = join(import.meta.dirname, '../..');
+const run = promisify(execFile);
+const opened: EventLog[] = [];
+
+/** A client of a broker that answers; a missing broker fails the test with how to start it. */
+async function client(brokers: readonly string[] = servers.kafkaBrokers): Promise<EventLog> {
+  await requireKafka(brokers);
+  const log = testKafkaEventLog({ brokers: [...brokers] });
+  opened.push(log);
+  return log;
+}
+
+async function createTopic(log: EventLog, partitions: number): Promise<string> {
+  const name = uniqueName('behaviour');
+  await log.createTopics([{ name, partitions, retentionMs: 3_600_000, compacted: false }]);
+  return name;
+}
+
+const id = (m: LogMessage) => `${m.partition}/${m.offset}`;
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((log) => log.close()));
+});
+
+describe('kafka behaviour the pipeline relies on', () => {
+  it('keeps per-key order across partitions while two members share the group', async () => {
+    const log = await client();
+    const topic = await createTopic(log, 6);
+    const group = uniqueName('order');
+    const first = recorder();
+    const second = recorder();
+    await log.subscribe({ group, topics: [topic], handleBatch: first.handleBatch, maxBatchSize: 10 });
+    await (await client()).subscribe({ group, topics: [topic], handleBatch: second.handleBatch, maxBatchSize: 10 });
+    const keys = Array.from({ length: 12 }, (_, i) => `job-${i}`);
+    for (let round = 0; round < 20; round++) {
+      await log.publish(topic, keys.map((key) => ({ key, value: `${key}#${round}` })));
+    }
+    const all = () => [...first.deliveries, ...second.deliveries];
+    await waitFor('240 distinct messages', () => new Set(all().map(id)).size === 240);
+
+    expect(first.deliveries.length).toBeGreaterThan(0);
+    expect(second.deliveries.length).toBeGreaterThan(0);
+    const partitionsOfFirst = new Set(first.deliveries.map((m) => m.partition));
+    expect(second.deliveries.some((m) => partitionsOfFirst.has(m.partition))).toBe(false);
+    for (const key of keys) {
+      const forKey = all().filter((m) => m.key === key);
+      expect(new Set(forKey.map((m) => m.partition)).size).toBe(1);
+      const distinct = [...new Map(forKey.map((m) => [m.offset, m.value!.toString()])).entries()]
+        .sort(([a], [b]) => Number(a) - Number(b))
+        .map(([, value]) => value);
+      expect(distinct).toEqual(Array.from({ length: 20 }, (_, round) => `${key}#${round}`));
+    }
+  });
+
+  it('redelivers what a consumer process held when it was killed before committing', async () => {
+    const log = await client();
+    const topic = await createTopic(log, 1);
+    const group = uniqueName('killed');
+    await log.publish(topic, Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 3}`, value: String(i) })));
+
+    const child = spawn(process.execPath, ['test/support/kafka-child-consumer.ts', servers.kafkaBrokers.join(','), topic, group], {
+      cwd: repo,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const held = await new Promise<string[]>((resolve, reject) => {
+      const lines = createInterface({ input: child.stdout });
+      lines.on('line', (line) => {
+        const parsed = JSON.parse(line) as { offsets?: string[] };
+        if (parsed.offsets) resolve(parsed.offsets);
+      });
+      child.once('exit', (code) => reject(new Error(`child consumer exited early (${code})`)));
+    });
+    child.kill('SIGKILL');
+    expect(held.length).toBeGreaterThan(0);
+
+    const after = recorder();
+    await (await client()).subscribe({ group, topics: [topic], handleBatch: after.handleBatch });
+    await waitFor('all 20 messages after the kill', () => new Set(after.deliveries.map(id)).size === 20, 25_000);
+    const redelivered = new Set(after.deliveries.map((m) => m.offset));
+    expect(held.every((offset) => redelivered.has(offset))).toBe(true);
+  }, 60_000);
+
+  it('rebalances when a second member joins: both own partitions, nothing is lost', async () => {
+    const log = await client();
+    const topic = await createTopic(log, 4);
+    const group = uniqueName('rebalance');
+    const keys = Array.from({ length: 16 }, (_, i) => `key-${i}`);
+    const publishRound = (tag: string) => log.publish(topic, keys.map((key) => ({ key, value: `${tag}:${key}` })));
+
+    const first = recorder();
+    await log.subscribe({ group, topics: [topic], handleBatch: first.handleBatch });
+    await publishRound('before');
+    await waitFor('the first member to read round one', () => first.deliveries.length >= 16);
+    expect(new Set(first.deliveries.map((m) => m.partition)).size).toBe(4);
+
+    const second = recorder();
+    await (await client()).subscribe({ group, topics: [topic], handleBatch: second.handleBatch });
+    await publishRound('after');
+    const afterJoin = (r: ReturnType<typeof recorder>) => r.deliveries.filter((m) => m.value!.toString().startsWith('after:'));
+    await waitFor('round two', () => new Set([...afterJoin(first), ...afterJoin(second)].map(id)).size === 16);
+
+    const firstPartitions = new Set(afterJoin(first).map((m) => m.partition));
+    const secondPartitions = new Set(afterJoin(second).map((m) => m.partition));
+    expect(firstPartitions.size).toBeGreaterThan(0);
+    expect(secondPartitions.size).toBeGreaterThan(0);
+    expect([...firstPartitions].some((p) => secondPartitions.has(p))).toBe(false);
+    const everything = [...first.deliveries, ...second.deliveries];
+    expect(new Set(everything.map(id)).size).toBe(32);
+    // At-least-once: a message may come twice around the rebalance, never more.
+    const counts = new Map<string, number>();
+    for (const m of everything) counts.set(id(m), (counts.get(id(m)) ?? 0) + 1);
+    expect(Math.max(...counts.values())).toBeLessThanOrEqual(2);
+  }, 60_000);
+});
+
+describe('kafka broker restart while producing and consuming', () => {
+  // A broker of its own (same script, other ports and state), so restarting it disturbs no other
+  // test file running in parallel against the shared broker.
+  const state = join(tmpdir(), uniqueName('robinson-kafka-restart'));
+  let env: NodeJS.ProcessEnv;
+  let brokers: string[];
+  const kafkaSh = (command: 'start' | 'stop') => run('bash', ['infra/local/kafka.sh', command], { cwd: repo, env });
+
+  beforeAll(async () => {
+    const [port, controllerPort] = [await freePort(), await freePort()];
+    env = { ...process.env, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controllerPort), KAFKA_STATE_DIR: state };
+    brokers = [`127.0.0.1:${port}`];
+    await kafkaSh('start');
+  });
+  afterAll(async () => {
+    await Promise.all(opened.splice(0).map((log) => log.close()));
+    await kafkaSh('stop').catch(() => undefined);
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it('loses nothing published before, during and after the restart', async () => {
+    const log = await client(brokers);
+    const topic = await createTopic(log, 3);
+    const consumed = recorder();
+    await log.subscribe({ group: uniqueName('restart'), topics: [topic], handleBatch: consumed.handleBatch, retryDelayMs: 200 });
+    const batch = (tag: string) => Array.from({ length: 30 }, (_, i) => ({ key: `job-${i % 5}`, value: `${tag}${i}` }));
+
+    await log.publish(topic, batch('before'));
+    await waitFor('messages before the restart', () => consumed.distinctValues().length === 30);
+
+    await kafkaSh('stop');
+    const duringRestart = log.publish(topic, batch('during')); // retried by the client until the broker is back
+    await kafkaSh('start');
+    await duringRestart;
+    await log.publish(topic, batch('after'));
+
+    const expected = ['before', 'during', 'after'].flatMap((tag) => batch(tag).map((m) => m.value));
+    await waitFor('all 90 messages', () => consumed.distinctValues().length === 90, 45_000);
+    expect(consumed.distinctValues().sort()).toEqual(expected.sort());
+
+    const reader = recorder();
+    await (await client(brokers)).subscribe({ group: uniqueName('reread'), topics: [topic], handleBatch: reader.handleBatch });
+    await waitFor('a new group to read all 90 from the log', () => reader.distinctValues().length === 90);
+  }, 120_000);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
