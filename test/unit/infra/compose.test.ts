@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configSchema } from '../../../services/platform/config.ts';
+import { SERVICE_NAMES } from '../../../services/processes.ts';
 
 /**
  * docker-compose.yml cannot be run here (no Docker engine, no compose plugin), so it is checked
@@ -17,16 +18,20 @@ const compose = parse(readFileSync(`${root}docker-compose.yml`, 'utf8'), { merge
   }>;
 };
 const services = compose.services;
-const APP_SERVICES = ['api', 'matcher', 'projection', 'ingest'];
+/** Every service `npm run service -- <name>` knows runs in a container of the same name. */
+const APP_SERVICES: readonly string[] = SERVICE_NAMES;
 
 describe('docker-compose.yml', () => {
   it('has Kafka, a schema registry, a current ClickHouse and every service', () => {
+    expect(APP_SERVICES).toEqual(expect.arrayContaining(['api', 'matcher', 'projection']));
     expect(Object.keys(services)).toEqual(expect.arrayContaining(['kafka', 'schema-registry', 'clickhouse', ...APP_SERVICES]));
     expect(services.clickhouse.image).toMatch(/^clickhouse\/clickhouse-server:(2[4-9]|[3-9]\d)\./);
     expect(services['schema-registry'].image).toMatch(/^confluentinc\/cp-schema-registry:/);
   });
 
   it('runs each service as its own container with npm run service -- <name>', () => {
+    const commands = Object.values(services).map((s) => s.command ?? []).filter((c) => c[2] === 'service');
+    for (const command of commands) expect(APP_SERVICES).toContain(command[4]);
     for (const name of APP_SERVICES) {
       expect(services[name].command, name).toEqual(['npm', 'run', 'service', '--', name]);
       expect(services[name].build?.dockerfile, name).toBe('infra/docker/Dockerfile');
