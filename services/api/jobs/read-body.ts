@@ -112,7 +112,10 @@ export async function readJobBody(options: {
         yield* readPeopleFromNdjson(counted(), { maxPeople: MAX_PEOPLE_PER_JOB });
       }
     } catch (error) {
-      throw error instanceof IntakeError ? apiErrorOfIntake(error) : error;
+      if (!(error instanceof IntakeError)) throw error;
+      // No body at all is a missing `people` (as on POST /v2/checks), not malformed JSON.
+      if (bytes === 0) throw validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
+      throw apiErrorOfIntake(error);
     }
   }
 

@@ -37,7 +37,13 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
   const discard = async () => {
     if (discarded) return;
     discarded = true;
-    out.destroy();
+    // The file is opened asynchronously: wait until the stream has closed, or an open still in
+    // flight would create the file again after it was removed.
+    if (!out.closed) {
+      const closed = once(out, 'close');
+      out.destroy();
+      await closed.catch(() => undefined);
+    }
     await rm(path, { force: true });
   };
   try {

@@ -154,6 +154,29 @@ describe('POST /v2/check-jobs', () => {
     expect(complete[0].row_count).toBe(3);
   });
 
+  it('accepts a charset parameter on the media type', async () => {
+    const { app, orgA } = await setup();
+    const response = await app.inject({
+      method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': 'application/json; charset=utf-8' },
+      payload: JSON.stringify({ people }),
+    });
+    expect(response.statusCode).toBe(202);
+  });
+
+  it('an empty body is 422 at people', async () => {
+    const { app, orgA, log } = await setup();
+    const response = await app.inject({ method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': 'application/json' } });
+    expect(response.statusCode).toBe(422);
+    expect(errorOf(response).details).toMatchObject({ issues: [{ path: 'people' }] });
+    expect(await log.count()).toBe(0);
+  });
+
+  it('needs a key before reading anything', async () => {
+    const { app } = await setup();
+    const response = await app.inject({ method: 'POST', url: '/v2/check-jobs', payload: { people } });
+    expect(response.statusCode).toBe(401);
+  });
+
   it('records the SHA-256 of the bytes as submitted', async () => {
     const { app, orgA, jobs } = await setup();
     const text = JSON.stringify({ people });
