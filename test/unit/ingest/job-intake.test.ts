@@ -1,0 +1,156 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
+import type { PersonInput } from '../../../services/domain/types.ts';
+import { JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
+import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
+import { spoolPeople } from '../../../services/ingest/jobs/spool.ts';
+import type { PipelineEvent } from '../../../services/pipeline/events.ts';
+import { silentLogger } from '../../../services/platform/logger.ts';
+import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
+
+const LIVE = { id: '11111111-1111-4111-8111-111111111111', source: 'cpr' as const, published_on: '2026-10-01' };
+const NOW = new Date('2026-03-01T10:00:00.000Z');
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'intake-unit-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function* batches(people: PersonInput[], size = 2, failAt?: number): AsyncGenerator<PersonInput[]> {
+  for (let i = 0; i < people.length; i += size) {
+    if (failAt !== undefined && i >= failAt) throw new Error('bad row');
+    yield people.slice(i, i + size);
+  }
+}
+
+const people: PersonInput[] = Array.from({ length: 5 }, (_, i) => ({ id: `p${i}`, name: `Person ${i}`, address: `Vej ${i}, 8000 Aarhus C` }));
+
+function setup(options: { failPublishAt?: number; version?: typeof LIVE | null; callback?: (url: string) => Promise<unknown> } = {}) {
+  const db = openEmbeddedDatabase(':memory:');
+  onTestFinished(() => db.close());
+  const jobs = createEmbeddedJobStore(db);
+  const published: PipelineEvent[] = [];
+  let calls = 0;
+  const spoolDir = tempDir();
+  const intake = createJobIntake({
+    jobs,
+    events: {
+      publish: async (events) => {
+        calls += 1;
+        if (options.failPublishAt !== undefined && calls >= options.failPublishAt) throw new Error('log down');
+        published.push(...(Array.isArray(events) ? events : [events]));
+      },
+    },
+    currentListVersion: () => (options.version === undefined ? LIVE : options.version),
+    checkCallbackUrl: options.callback ?? (async () => undefined),
+    logger: silentLogger(),
+    spoolDir,
+    chunkRows: 2,
+    clock: () => NOW,
+  });
+  return { jobs, intake, published, spoolDir };
+}
+
+const spec = (patch: Partial<JobSpec> = {}): JobSpec => ({
+  source: 'sftp',
+  org: { id: 'org-1', stop_level: 2, retention_days: 14 },
+  mode: 'live',
+  keyHash: 'ab'.repeat(32),
+  locale: 'da',
+  ...patch,
+});
+
+describe('job intake', () => {
+  it('creates the record and publishes JobCreated, chunks in order and RowsComplete; the spool is gone', async () => {
+    const { intake, jobs, published, spoolDir } = setup();
+    const job = await intake.createJob({ ...spec(), people: batches(people) });
+    expect(job).toMatchObject({
+      source: 'sftp', status: 'queued', row_count: 5, list_version: LIVE, key_hash: 'ab'.repeat(32),
+      options: { policy: 'standard', stop_level: 2, retention_days: 14 }, created_at: NOW.toISOString(),
+      delete_after: '2026-03-15T10:00:00.000Z',
+    });
+    expect(await jobs.getJobById(job.id)).toEqual(job);
+    expect(published.map((e) => e.type)).toEqual(['JobCreated', 'RowsChunk', 'RowsChunk', 'RowsChunk', 'RowsComplete']);
+    const chunks = published.filter((e) => e.type === 'RowsChunk').map((e) => e.value as { chunk: number; rows: Array<{ row: number }> });
+    expect(chunks.map((c) => c.rows.map((r) => r.row))).toEqual([[0, 1], [2, 3], [4]]);
+    expect(published.at(-1)?.value).toMatchObject({ row_count: 5, chunk_count: 3, input_sha256: job.input_sha256 });
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('options: retention_days and stop_level override the organisation; top-level policy wins over options.policy', async () => {
+    const { intake } = setup();
+    const job = await intake.createJob({
+      ...spec({ options: { retention_days: 90, stop_level: 4, policy: 'bdq' }, policy: 'strict' }),
+      people: batches(people),
+    });
+    expect(job.options).toMatchObject({ retention_days: 90, stop_level: 4, policy: 'strict' });
+    expect(job.delete_after).toBe('2026-05-30T10:00:00.000Z');
+  });
+
+  it('test mode pins the fixed test version and never asks for the live one', async () => {
+    const { intake, published } = setup({ version: null });
+    const job = await intake.createJob({ ...spec({ mode: 'test' }), people: batches(people) });
+    expect(job.list_version).toEqual(TEST_LIST_VERSION);
+    expect(published[0].value).toMatchObject({ mode: 'test', list_version_id: null });
+  });
+
+  it('a live job without an active version is refused before anything exists', async () => {
+    const { intake, published, jobs, spoolDir } = setup({ version: null });
+    await expect(intake.createJob({ ...spec(), people: batches(people) })).rejects.toBeInstanceOf(ListNotReadyError);
+    expect(published).toEqual([]);
+    expect(await jobs.listJobsDueForDeletion('9999-01-01T00:00:00.000Z', 100)).toEqual([]);
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('a refused callback URL or option is a JobInputError with paths, and nothing is created', async () => {
+    const refuse = async () => {
+      throw Object.assign(new Error('refused'), { reason: 'blocked_address' });
+    };
+    const { intake, published } = setup({ callback: refuse });
+    const error = await intake
+      .createJob({ ...spec({ callback_url: 'https://10.0.0.1/x', options: { check_phones: true } }), people: batches(people) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobInputError);
+    expect((error as JobInputError).issues.map((i) => [i.path, i.problem])).toEqual([
+      ['options.check_phones', 'option_unsupported'],
+      ['callback_url', 'callback_refused'],
+    ]);
+    expect((error as JobInputError).issues[1].describe('en')).not.toContain('10.0.0.1');
+    expect(published).toEqual([]);
+  });
+
+  it('an input that fails half-way publishes nothing and leaves no spool file', async () => {
+    const { intake, published, spoolDir } = setup();
+    await expect(intake.createJob({ ...spec(), people: batches(people, 2, 4) })).rejects.toThrow('bad row');
+    expect(published).toEqual([]);
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('a publish that fails after the record exists fails the job instead of leaving it queued', async () => {
+    const { intake, jobs } = setup({ failPublishAt: 2 });
+    await expect(intake.createJob({ ...spec(), people: batches(people) })).rejects.toThrow('log down');
+    const [job] = await jobs.listJobsDueForDeletion('9999-01-01T00:00:00.000Z', 100);
+    expect(job).toMatchObject({ status: 'failed', error: 'intake_failed', finished_at: NOW.toISOString() });
+  });
+});
+
+describe('spool', () => {
+  it('reads back what was written, in order and in batches, and hashes the rows', async () => {
+    const dir = tempDir();
+    const spooled = await spoolPeople(batches(people, 3), dir);
+    expect(spooled.rowCount).toBe(5);
+    expect(spooled.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const read: PersonInput[][] = [];
+    for await (const batch of spooled.read(4)) read.push(batch);
+    expect(read.map((b) => b.length)).toEqual([4, 1]);
+    expect(read.flat()).toEqual(people);
+    await spooled.discard();
+    await spooled.discard();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
