@@ -27,6 +27,7 @@ const HEADERS: Record<DocumentedHeader, { description: string; schema: object }>
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
   'Idempotent-Replayed': { description: '`true` when this is the replayed first response', schema: { type: 'string', enum: ['true'] } },
   'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } },
+  Location: { description: 'Path of the created resource', schema: { type: 'string' } },
 };
 
 function headersFor(names: DocumentedHeader[]) {

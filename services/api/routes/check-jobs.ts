@@ -43,7 +43,7 @@ export const createCheckJobSpec: RouteSpec = {
   body: CreateCheckJobRequestSchema,
   otherBodies: [{ mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' }],
   query: NdjsonQuerySchema,
-  success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
+  success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed', 'Location'] },
   errors: [400, 401, 402, 409, 413, 422, 500, 503],
 };
 

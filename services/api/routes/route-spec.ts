@@ -31,7 +31,7 @@ export interface CheckJobsContext {
 }
 
 /** Response headers the OpenAPI document describes, by name. */
-export type DocumentedHeader = 'Request-Id' | 'Retry-After' | 'Idempotent-Replayed' | 'WWW-Authenticate';
+export type DocumentedHeader = 'Request-Id' | 'Retry-After' | 'Idempotent-Replayed' | 'WWW-Authenticate' | 'Location';
 
 /**
  * One operation as both fastify and the OpenAPI document see it: the same zod schemas validate the

@@ -33,7 +33,7 @@ const lookup = async (host: string) => {
  * The app with check jobs on one in-memory database: embedded job store and embedded event log
  * (topics created as at boot). `log` consumes what the app publishes, as a downstream group would.
  */
-async function setup(options: BuildOptions & { chunkRows?: number } = {}) {
+async function setup(options: BuildOptions & { chunkRows?: number; maxBodyBytes?: number } = {}) {
   const spoolDir = mkdtempSync(join(tmpdir(), 'spool-test-'));
   onTestFinished(() => rmSync(spoolDir, { recursive: true, force: true }));
   let jobs!: JobStore;
@@ -46,7 +46,10 @@ async function setup(options: BuildOptions & { chunkRows?: number } = {}) {
       const events = createPipelineEvents({ log: eventLog, registry });
       return {
         events,
-        checkJobs: { jobs, events, spoolDir, callbackLookup: lookup, chunkRows: options.chunkRows ?? 2 },
+        checkJobs: {
+          jobs, events, spoolDir, callbackLookup: lookup, chunkRows: options.chunkRows ?? 2,
+          ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+        },
       };
     },
   });
@@ -161,6 +164,21 @@ describe('POST /v2/check-jobs', () => {
       payload: JSON.stringify({ people }),
     });
     expect(response.statusCode).toBe(202);
+  });
+
+  it('takes bodies over the 1 MB default of other routes, and answers 413 over its own limit with nothing created', async () => {
+    const { app, orgA, log, allJobs, spoolDir } = await setup({ maxBodyBytes: 2_000_000 });
+    const many = Array.from({ length: 15_000 }, (_, i) => ({ id: String(i), name: 'Anne Hansen', address: 'Vestergade 12, 8000 Aarhus C' }));
+    const accepted = await app.inject({ method: 'POST', url: '/v2/check-jobs', headers: bearer(orgA.testKey), payload: { people: many } });
+    expect(accepted.statusCode).toBe(202);
+    expect((accepted.json() as Json).row_count).toBe(15_000);
+    const published = await log.count();
+    const tooLarge = await app.inject({ method: 'POST', url: '/v2/check-jobs', headers: bearer(orgA.testKey), payload: { people: [...many, ...many] } });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(errorOf(tooLarge).details).toMatchObject({ reason: 'body_too_large' });
+    expect(await log.count()).toBe(published);
+    expect(await allJobs()).toHaveLength(1);
+    expect(readdirSync(spoolDir)).toEqual([]);
   });
 
   it('an empty body is 422 at people', async () => {
