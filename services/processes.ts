@@ -31,10 +31,22 @@ export interface ServiceContext {
   logger: Logger;
   /** Shared by the API and the matcher when both run in one process (one index per version). */
   activeIndex: ActiveListIndex;
+  /** What tests and benches set beyond configuration. */
+  overrides: ServiceOverrides;
 }
 
-export function createServiceContext(platform: Platform, config: Config, logger: Logger): ServiceContext {
-  return { platform, config, logger, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
+export interface ServiceOverrides {
+  /** Extra CA certificates the callback sender trusts (a test receiver's own certificate). */
+  callbackCa?: string;
+  /** Rows per checks.rows message (default the intake's 2,000). */
+  jobChunkRows?: number;
+  /** Row chunks per matcher batch, messages per projection batch. */
+  matcherBatchChunks?: number;
+  projectionBatchSize?: number;
+}
+
+export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
+  return { platform, config, logger, overrides, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
 }
 
 export interface RunningApi extends RunningService {
@@ -59,6 +71,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       jobs: platform.jobs,
       events,
       callbackAllowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
+      ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
     },
   });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
@@ -80,7 +93,10 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
   const { platform, logger, activeIndex } = context;
-  const matcher = createMatcher({ log: platform.log, registry: platform.registry, activeIndex, logger, topicPrefix: platform.topicPrefix });
+  const matcher = createMatcher({
+    log: platform.log, registry: platform.registry, activeIndex, logger, topicPrefix: platform.topicPrefix,
+    ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
+  });
   await matcher.start();
   return { name: 'matcher', stop: () => matcher.stop() };
 }
@@ -98,7 +114,9 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
       timeoutMs: config.CALLBACK_TIMEOUT_MS,
       retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
       allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
+      ...(context.overrides.callbackCa ? { ca: context.overrides.callbackCa } : {}),
     },
+    ...(context.overrides.projectionBatchSize ? { maxBatchSize: context.overrides.projectionBatchSize } : {}),
     countIntervalMs: config.PROJECTION_COUNT_INTERVAL_MS,
     retentionIntervalMs: config.RETENTION_SWEEP_SECONDS * 1000,
   });

@@ -43,6 +43,8 @@ export const configSchema = z.object({
   /** Hosts exempt from the callback address check (test receivers on loopback), comma-separated. */
   CALLBACK_ALLOW_HOSTS: z.string().default(''),
   // The asynchronous pipeline (docs/architecture.md "Matcher and projection").
+  /** A consumer that sends no heartbeat this long loses its partitions to the other members. */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   /** Prefix of every topic and consumer group name, so deployments (and tests) can share a broker. */
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]{0,100}$/).default(''),
   /** Least time between two exact counts of one running job in the projection. */

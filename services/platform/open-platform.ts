@@ -46,7 +46,7 @@ export interface Platform {
 
 type PlatformConfig = Pick<Config,
   'DATA_DIR' | 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER'
-  | 'CLICKHOUSE_PASSWORD' | 'SCHEMA_REGISTRY_URL'>;
+  | 'CLICKHOUSE_PASSWORD' | 'SCHEMA_REGISTRY_URL' | 'KAFKA_SESSION_TIMEOUT_MS'>;
 
 export function platformKind(config: PlatformConfig): 'embedded' | 'distributed' {
   if (config.KAFKA_BROKERS && config.CLICKHOUSE_URL) return 'distributed';
@@ -84,7 +84,11 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       const stores = await openClickHouseStores({ ...config, CLICKHOUSE_URL: config.CLICKHOUSE_URL as string }, { logger });
       closers.push(() => stores.close());
       const brokers = (config.KAFKA_BROKERS as string).split(',').map((b) => b.trim()).filter(Boolean);
-      const log = createKafkaEventLog({ brokers, logger, clientId: options.clientId ?? 'robinson' });
+      const log = createKafkaEventLog({
+        brokers, logger, clientId: options.clientId ?? 'robinson',
+        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+        heartbeatIntervalMs: Math.min(3000, Math.floor(config.KAFKA_SESSION_TIMEOUT_MS / 3)),
+      });
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,

@@ -1,0 +1,189 @@
+/**
+ * Running deployments for the end-to-end pipeline tests: the embedded default in the test process,
+ * and the distributed one (Kafka + ClickHouse) with the API in the test process and matchers and
+ * the projection as child processes (`node services/run-service.ts <name>`), each killable.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOrganisation } from '../../services/admin/organisations.ts';
+import { issueApiKey } from '../../services/admin/keys.ts';
+import { loadConfig, type Config } from '../../services/platform/config.ts';
+import { silentLogger } from '../../services/platform/logger.ts';
+import { openPlatform, type Platform } from '../../services/platform/open-platform.ts';
+import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
+import {
+  createServiceContext, startApi, startMatcher, startProjection, type RunningApi, type RunningService,
+} from '../../services/processes.ts';
+import type { CallbackReceiver } from './callback-receiver.ts';
+import { seedListVersion } from './pipeline.ts';
+import { servers, startHint } from './servers.ts';
+
+export const RUN_SERVICE = join(import.meta.dirname, '../../services/run-service.ts');
+
+/** Settings every pipeline test uses: short callback schedule, fast counts, loopback receiver. */
+export const TEST_ENV = {
+  LOG_LEVEL: 'warn',
+  DEMO_SEED: 'false',
+  CALLBACK_ALLOW_HOSTS: '127.0.0.1',
+  CALLBACK_RETRY_DELAYS_MS: '300,300,300',
+  CALLBACK_TIMEOUT_MS: '3000',
+  PROJECTION_COUNT_INTERVAL_MS: '200',
+  RETENTION_SWEEP_SECONDS: '0',
+  KAFKA_SESSION_TIMEOUT_MS: '6000',
+} as const;
+
+export interface Seeded {
+  liveKey: string;
+  testKey: string;
+  listVersionId: string;
+}
+
+export async function seedAccountAndList(platform: Platform): Promise<Seeded> {
+  const org = await createOrganisation(platform.accounts, { name: `e2e-${randomBytes(4).toString('hex')}` });
+  const live = await issueApiKey(platform.accounts, org.id, 'live');
+  const test = await issueApiKey(platform.accounts, org.id, 'test');
+  const version = await seedListVersion(platform.lists);
+  return { liveKey: live.key, testKey: test.key, listVersionId: version.id };
+}
+
+export interface EmbeddedDeployment extends Seeded {
+  baseUrl: string;
+  platform: Platform;
+  stop(): Promise<void>;
+}
+
+/** npm start's wiring (API + matcher + projection, one process, embedded adapters), in this process. */
+export async function startEmbedded(receiver: CallbackReceiver, env: Record<string, string> = {}): Promise<EmbeddedDeployment> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pipeline-embedded-'));
+  const config = loadConfig({ ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, ...env });
+  const platform = await openPlatform(config, silentLogger());
+  const seeded = await seedAccountAndList(platform);
+  const context = createServiceContext(platform, config, silentLogger(), { callbackCa: receiver.cert, jobChunkRows: 250 });
+  const running: RunningService[] = [await startProjection(context), await startMatcher(context)];
+  const api = await startApi(context);
+  running.push(api);
+  return {
+    ...seeded,
+    platform,
+    baseUrl: api.address,
+    async stop() {
+      for (const service of running.reverse()) await service.stop();
+      await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ServiceProcess {
+  name: string;
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when the process has exited (after a kill or a SIGTERM). */
+  exited: Promise<number | null>;
+}
+
+export interface DistributedDeployment extends Seeded {
+  baseUrl: string;
+  platform: Platform;
+  config: Config;
+  env: Record<string, string>;
+  processes: ServiceProcess[];
+  /** Starts `node services/run-service.ts <name>` with this deployment's environment. */
+  spawnService(name: 'matcher' | 'projection'): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+export interface DistributedOptions {
+  brokers?: string[];
+  matchers?: number;
+  /** Rows per checks.rows message published by the API. */
+  jobChunkRows?: number;
+}
+
+/**
+ * A distributed deployment on its own ClickHouse database and topic prefix: the API here, the
+ * matchers and the projection as child processes. Fails (never skips) when a server is missing.
+ */
+export async function startDistributed(receiver: CallbackReceiver, options: DistributedOptions = {}): Promise<DistributedDeployment> {
+  const brokers = options.brokers ?? servers.kafkaBrokers;
+  const ping = await fetch(new URL('/ping', servers.clickhouseUrl), { signal: AbortSignal.timeout(3000) }).catch((e: Error) => e);
+  if (ping instanceof Error || !ping.ok) throw new Error(`ClickHouse does not answer at ${servers.clickhouseUrl}; ${startHint}`);
+  const id = randomBytes(5).toString('hex');
+  const dataDir = mkdtempSync(join(tmpdir(), 'pipeline-distributed-'));
+  const env: Record<string, string> = {
+    ...TEST_ENV,
+    KAFKA_BROKERS: brokers.join(','),
+    KAFKA_TOPIC_PREFIX: `e2e-${id}.`,
+    CLICKHOUSE_URL: servers.clickhouseUrl,
+    CLICKHOUSE_DATABASE: `robinson_e2e_${id}`,
+    DATA_DIR: dataDir,
+  };
+  const config = loadConfig({ ...env, PORT: '0' });
+  let platform: Platform;
+  try {
+    platform = await openPlatform(config, silentLogger(), { clientId: 'e2e-api' });
+  } catch (error) {
+    throw new Error(`cannot open Kafka ${brokers.join(',')} / ClickHouse (${(error as Error).message}); ${startHint}`);
+  }
+  const seeded = await seedAccountAndList(platform);
+  const processes: ServiceProcess[] = [];
+
+  async function spawnService(name: 'matcher' | 'projection'): Promise<ServiceProcess> {
+    const child = spawn(process.execPath, [RUN_SERVICE, name], {
+      env: { ...process.env, ...env, NODE_EXTRA_CA_CERTS: receiver.certFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const service: ServiceProcess = { name, child, output: () => out, exited };
+    processes.push(service);
+    // Started once it logged that its services run (its consumer joined the group).
+    const deadline = Date.now() + 60_000;
+    while (!out.includes('services started')) {
+      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${out}`);
+      if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s:\n${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return service;
+  }
+
+  const context = createServiceContext(platform, config, silentLogger(), { jobChunkRows: options.jobChunkRows ?? 250 });
+  let api: RunningApi | null = null;
+  try {
+    for (let i = 0; i < (options.matchers ?? 2); i++) await spawnService('matcher');
+    await spawnService('projection');
+    api = await startApi(context);
+  } catch (error) {
+    for (const p of processes) p.child.kill('SIGKILL');
+    await platform.close();
+    throw error;
+  }
+  const started = api;
+  return {
+    ...seeded,
+    baseUrl: started.address,
+    platform,
+    config,
+    env,
+    processes,
+    spawnService,
+    async stop() {
+      await started.stop();
+      for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+      await Promise.all(processes.map((p) => Promise.race([p.exited, new Promise((r) => setTimeout(r, 10_000))])));
+      for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+      await platform.close();
+      await dropDatabase(env.CLICKHOUSE_DATABASE);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function dropDatabase(database: string): Promise<void> {
+  await fetch(new URL('/', servers.clickhouseUrl), { method: 'POST', body: sql`DROP DATABASE IF EXISTS ${ident(database)}` });
+}
