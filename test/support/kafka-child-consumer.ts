@@ -8,7 +8,8 @@
 import { testKafkaEventLog } from './kafka.ts';
 
 const [brokers, topic, group] = process.argv.slice(2);
-const log = testKafkaEventLog({ brokers: brokers.split(',') });
+// A short session: the group notices the kill within two seconds.
+const log = testKafkaEventLog({ brokers: brokers.split(','), sessionTimeoutMs: 2000, heartbeatIntervalMs: 500 });
 await log.subscribe({
   group,
   topics: [topic],

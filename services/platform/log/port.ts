@@ -13,6 +13,7 @@
  *   committed only after its handler resolves. A handler that throws gets the same messages
  *   again (after `retryDelayMs`), and so does the next owner of a partition whose previous owner
  *   died or lost it mid-batch. Handlers must therefore be idempotent.
+ * - Batches of different partitions may be handled concurrently; do not rely on either order.
  * - A group with no committed offset starts at the earliest retained message (`startAt`
  *   changes that); afterwards it resumes after its last commit, also across restarts.
  * - `createTopics` creates the topics that do not exist yet and leaves existing ones unchanged.
