@@ -23,8 +23,15 @@ import { JobInputError, jobInputIssue, ListNotReadyError, type JobInputIssue } f
 import { spoolPeople, type SpooledPeople } from './spool.ts';
 
 export const DEFAULT_CHUNK_ROWS = 2000;
-/** Row chunks handed to the event log per append. */
-const CHUNKS_PER_APPEND = 8;
+/**
+ * Size bounds, as JSON text (Avro is smaller): one chunk at most 256 KB, one append at most
+ * 768 KB. Kafka refuses a record batch over `message.max.bytes` (1 MB by default), and one
+ * append's messages for one partition travel as one batch; 200-character fields in every column
+ * would otherwise make a 2,000-row chunk ~5 MB.
+ */
+const MAX_CHUNK_BYTES = 256 * 1024;
+const MAX_APPEND_BYTES = 768 * 1024;
+const MAX_CHUNKS_PER_APPEND = 8;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface JobIntakeDeps {
@@ -169,7 +176,14 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     let chunk = 0;
     let row = 0;
     let pending: PipelineEvent[] = [];
-    for await (const people of spooled.read(chunkRows)) {
+    let pendingBytes = 0;
+    for await (const { people, bytes } of spooled.read({ maxRows: chunkRows, maxBytes: MAX_CHUNK_BYTES })) {
+      if (pending.length > 0 && pendingBytes + bytes > MAX_APPEND_BYTES) {
+        await deps.events.publish(pending);
+        pending = [];
+        pendingBytes = 0;
+      }
+      pendingBytes += bytes;
       pending.push({
         type: 'RowsChunk',
         value: {
@@ -179,9 +193,10 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
         },
       });
       chunk += 1;
-      if (pending.length >= CHUNKS_PER_APPEND) {
+      if (pending.length >= MAX_CHUNKS_PER_APPEND) {
         await deps.events.publish(pending);
         pending = [];
+        pendingBytes = 0;
       }
     }
     if (pending.length > 0) await deps.events.publish(pending);

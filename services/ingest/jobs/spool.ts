@@ -13,12 +13,21 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PersonInput } from '../../domain/types.ts';
 
+export interface SpoolBatch {
+  people: PersonInput[];
+  /** JSON text length of the batch: an upper estimate of its Avro size. */
+  bytes: number;
+}
+
 export interface SpooledPeople {
   rowCount: number;
   /** Hex SHA-256 of the spooled rows (one canonical JSON line per person). */
   sha256: string;
-  /** Reads the people back in batches, in input order. */
-  read(batchSize: number): AsyncGenerator<PersonInput[]>;
+  /**
+   * Reads the people back in input order, in batches of at most `maxRows` people and, unless a
+   * single person is larger, at most about `maxBytes` of JSON text (`bytes` of each batch).
+   */
+  read(limits: { maxRows: number; maxBytes?: number }): AsyncGenerator<SpoolBatch>;
   /** Deletes the file; safe to call more than once. */
   discard(): Promise<void>;
 }
@@ -65,18 +74,26 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
     rowCount,
     sha256: hash.digest('hex'),
     discard,
-    async *read(batchSize: number) {
+    async *read({ maxRows, maxBytes = Infinity }) {
       const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-      let batch: PersonInput[] = [];
+      let people: PersonInput[] = [];
+      let bytes = 0;
       for await (const line of lines) {
         if (line === '') continue;
-        batch.push(JSON.parse(line) as PersonInput);
-        if (batch.length >= batchSize) {
-          yield batch;
-          batch = [];
+        if (people.length > 0 && bytes + line.length > maxBytes) {
+          yield { people, bytes };
+          people = [];
+          bytes = 0;
+        }
+        people.push(JSON.parse(line) as PersonInput);
+        bytes += line.length;
+        if (people.length >= maxRows) {
+          yield { people, bytes };
+          people = [];
+          bytes = 0;
         }
       }
-      if (batch.length > 0) yield batch;
+      if (people.length > 0) yield { people, bytes };
     },
   };
 }

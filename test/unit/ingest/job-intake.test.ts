@@ -131,6 +131,26 @@ describe('job intake', () => {
     expect(readdirSync(spoolDir)).toEqual([]);
   });
 
+  it('bounds chunks and appends by size: wide rows make smaller chunks, every append stays under 1 MB', async () => {
+    const { jobs } = setup();
+    const wide = (i: number): PersonInput => Object.fromEntries(
+      ['id', 'name', 'address', 'street', 'house_number', 'floor', 'door', 'postal_code', 'city', 'kvhx', 'phone', 'first_name', 'last_name']
+        .map((field) => [field, `${i}`.padEnd(200, 'x')]),
+    );
+    const appends: PipelineEvent[][] = [];
+    const sized = createJobIntake({
+      jobs, events: { publish: async (events) => void appends.push(Array.isArray(events) ? events : [events]) },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: tempDir(),
+    });
+    const job = await sized.createJob({ ...spec(), people: batches(Array.from({ length: 1000 }, (_, i) => wide(i)), 100) });
+    const chunks = appends.flat().filter((e) => e.type === 'RowsChunk').map((e) => e.value as { rows: unknown[] });
+    expect(chunks.reduce((n, c) => n + c.rows.length, 0)).toBe(1000);
+    for (const chunk of chunks) expect(JSON.stringify(chunk).length).toBeLessThan(400 * 1024);
+    for (const append of appends) expect(JSON.stringify(append).length).toBeLessThan(1024 * 1024);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(job.row_count).toBe(1000);
+  });
+
   it('a publish that fails after the record exists fails the job instead of leaving it queued', async () => {
     const { intake, jobs } = setup({ failPublishAt: 2 });
     await expect(intake.createJob({ ...spec(), people: batches(people) })).rejects.toThrow('log down');
@@ -146,9 +166,17 @@ describe('spool', () => {
     expect(spooled.rowCount).toBe(5);
     expect(spooled.sha256).toMatch(/^[0-9a-f]{64}$/);
     const read: PersonInput[][] = [];
-    for await (const batch of spooled.read(4)) read.push(batch);
+    for await (const batch of spooled.read({ maxRows: 4 })) read.push(batch.people);
     expect(read.map((b) => b.length)).toEqual([4, 1]);
     expect(read.flat()).toEqual(people);
+    // A byte bound cuts batches earlier; a single person larger than it still comes alone.
+    const lineLength = JSON.stringify(people[0]).length;
+    const bySize: number[] = [];
+    for await (const batch of spooled.read({ maxRows: 100, maxBytes: lineLength * 2 })) bySize.push(batch.people.length);
+    expect(bySize).toEqual([2, 2, 1]);
+    const tiny: number[] = [];
+    for await (const batch of spooled.read({ maxRows: 100, maxBytes: 1 })) tiny.push(batch.people.length);
+    expect(tiny).toEqual([1, 1, 1, 1, 1]);
     await spooled.discard();
     await spooled.discard();
     expect(readdirSync(dir)).toEqual([]);
