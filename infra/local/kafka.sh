@@ -34,7 +34,9 @@ dependency_plugin="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 log() { echo "[kafka:$port] $*" >&2; }
 
 pid_alive() {
-  [[ -f "$pid_file" ]] && kill -0 "$(cat "$pid_file")" 2>/dev/null
+  # The pid must still be our broker: after a reboot the number may belong to anything.
+  [[ -f "$pid_file" ]] && kill -0 "$(cat "$pid_file")" 2>/dev/null &&
+    tr '\0' ' ' <"/proc/$(cat "$pid_file")/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka'
 }
 
 port_open() {
