@@ -103,7 +103,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
         { name: 'API peak RSS (VmHWM)', value: round(after.peakMb), unit: 'MB', goal: { op: '<=', value: 400 } },
       ],
       notes: [
-        'Test key (no list index in memory); embedded job store and event log on one database file, so the time includes writing ~500 row chunks durably.',
+        'Test key (no list index in memory); embedded job store and event log on one database file, so the time includes writing every row chunk durably.',
         'The body is chunked transfer encoding, written in blocks of 10,000 people with backpressure.',
       ],
     };
