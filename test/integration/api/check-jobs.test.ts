@@ -33,7 +33,7 @@ const lookup = async (host: string) => {
  * The app with check jobs on one in-memory database: embedded job store and embedded event log
  * (topics created as at boot). `log` consumes what the app publishes, as a downstream group would.
  */
-async function setup(options: BuildOptions & { chunkRows?: number; maxBodyBytes?: number } = {}) {
+async function setup(options: BuildOptions & { chunkRows?: number; maxBodyBytes?: number; publishGate?: Promise<void> } = {}) {
   const spoolDir = mkdtempSync(join(tmpdir(), 'spool-test-'));
   onTestFinished(() => rmSync(spoolDir, { recursive: true, force: true }));
   let jobs!: JobStore;
@@ -43,7 +43,10 @@ async function setup(options: BuildOptions & { chunkRows?: number; maxBodyBytes?
     withDeps: (db) => {
       jobs = createEmbeddedJobStore(db);
       eventLog = createEmbeddedEventLog({ db, logger: silentLogger(), pollIntervalMs: 20 });
-      const events = createPipelineEvents({ log: eventLog, registry });
+      const pipeline = createPipelineEvents({ log: eventLog, registry });
+      // Optionally hold every publish until the gate opens (a job still being created).
+      const gate = options.publishGate;
+      const events = gate ? { publish: async (e: PipelineEvent | PipelineEvent[]) => (await gate, pipeline.publish(e)) } : pipeline;
       return {
         events,
         checkJobs: {
@@ -244,6 +247,27 @@ describe('POST /v2/check-jobs', () => {
       expect(await allJobs()).toEqual([]);
       expect(readdirSync(spoolDir)).toEqual([]);
     });
+  });
+
+  it('answers 409 to the same Idempotency-Key while the first job is still being created', async () => {
+    let open!: () => void;
+    const publishGate = new Promise<void>((resolve) => (open = resolve));
+    const { app, orgA, allJobs } = await setup({ publishGate });
+    const request = {
+      method: 'POST' as const,
+      url: '/v2/check-jobs',
+      headers: { ...bearer(orgA.testKey), 'idempotency-key': 'slow-1' },
+      payload: { people },
+    };
+    const first = app.inject(request);
+    // Wait until the first request has created its record and waits on the log.
+    while ((await allJobs()).length === 0) await new Promise((r) => setTimeout(r, 5));
+    const second = await app.inject(request);
+    expect(second.statusCode).toBe(409);
+    expect(errorOf(second).details).toMatchObject({ reason: 'idempotency_key_in_flight' });
+    open();
+    expect((await first).statusCode).toBe(202);
+    expect(await allJobs()).toHaveLength(1);
   });
 
   it('replays the first response for the same Idempotency-Key and body, without a second job', async () => {
