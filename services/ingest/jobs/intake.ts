@@ -72,6 +72,9 @@ export interface JobSpec {
   file_format?: JobRecord['file_format'];
 }
 
+/** The spool directory when none is configured. */
+export const DEFAULT_SPOOL_DIR = join(tmpdir(), 'robinson-spool');
+
 export interface JobIntake {
   /** Reads and validates every person to a spool file; the iterable's error passes on unchanged. */
   spool(people: AsyncIterable<PersonInput[]>): Promise<SpooledPeople>;
@@ -88,7 +91,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   const clock = deps.clock ?? (() => new Date());
   const newId = deps.newId ?? randomUUID;
   const chunkRows = Math.max(1, deps.chunkRows ?? DEFAULT_CHUNK_ROWS);
-  const spoolDir = deps.spoolDir ?? join(tmpdir(), 'robinson-spool');
+  const spoolDir = deps.spoolDir ?? DEFAULT_SPOOL_DIR;
 
   async function checkFields(spec: JobSpec): Promise<void> {
     const issues: JobInputIssue[] = [];

@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PersonInput } from '../../domain/types.ts';
@@ -96,4 +96,30 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
       if (people.length > 0) yield { people, bytes };
     },
   };
+}
+
+/**
+ * Removes spool files left behind by a process that died mid-request (personal data must not
+ * linger). Only files untouched for `olderThanMs` go, so another process sharing the directory
+ * keeps the file it is writing. Call at boot; returns how many were removed.
+ */
+export async function removeStaleSpoolFiles(dir: string, options: { olderThanMs?: number; now?: number } = {}): Promise<number> {
+  const olderThan = (options.now ?? Date.now()) - (options.olderThanMs ?? 60 * 60 * 1000);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!/^job-[0-9a-f-]{36}\.ndjson$/.test(name)) continue;
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (info && info.mtimeMs < olderThan) {
+      await rm(path, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
 }

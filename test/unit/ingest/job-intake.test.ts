@@ -6,7 +6,8 @@ import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
 import { JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
 import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
-import { spoolPeople } from '../../../services/ingest/jobs/spool.ts';
+import { removeStaleSpoolFiles, spoolPeople } from '../../../services/ingest/jobs/spool.ts';
+import { utimesSync, writeFileSync } from 'node:fs';
 import type { PipelineEvent } from '../../../services/pipeline/events.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
@@ -180,5 +181,21 @@ describe('spool', () => {
     await spooled.discard();
     await spooled.discard();
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('stale spool files', () => {
+  it('removes job spool files older than the limit and nothing else', async () => {
+    const dir = tempDir();
+    const old = join(dir, 'job-00000000-0000-4000-8000-000000000001.ndjson');
+    const fresh = join(dir, 'job-00000000-0000-4000-8000-000000000002.ndjson');
+    const other = join(dir, 'notes.txt');
+    for (const file of [old, fresh, other]) writeFileSync(file, '{}\n');
+    const twoHoursAgo = (Date.now() - 2 * 60 * 60 * 1000) / 1000;
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    utimesSync(other, twoHoursAgo, twoHoursAgo);
+    expect(await removeStaleSpoolFiles(dir)).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual(['job-00000000-0000-4000-8000-000000000002.ndjson', 'notes.txt']);
+    expect(await removeStaleSpoolFiles(join(dir, 'missing'))).toBe(0);
   });
 });
