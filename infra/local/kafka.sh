@@ -67,12 +67,26 @@ show_logs() {
   done
 }
 
+install_toolchain_if_missing() {
+  # The machine image has Java 17 and Maven; a bare Debian gets them from apt (as root).
+  command -v java >/dev/null && command -v mvn >/dev/null && return 0
+  if [[ "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null; then
+    log "java (17+) and mvn are needed on PATH"; return 1
+  fi
+  log "installing Java 17 and Maven with apt (one-off)"
+  mkdir -p "$base"
+  if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless maven; } \
+    >"$base/apt.log" 2>&1; then
+    log "apt-get failed:"; tail -n 30 "$base/apt.log" >&2; return 1
+  fi
+}
+
 install_if_missing() {
   local stamp="$libs/.resolved"
   local pom_sum; pom_sum="$(sha256sum "$pom" | cut -d' ' -f1)"
   [[ -f "$stamp" && "$(cat "$stamp")" == "$pom_sum" ]] && return 0
-  command -v java >/dev/null || { log "java (17+) is not on PATH"; return 1; }
-  command -v mvn >/dev/null || { log "mvn is not on PATH (apt-get install maven)"; return 1; }
+  install_toolchain_if_missing
   log "resolving Kafka $version jars from Maven Central into $libs (one-off)"
   mkdir -p "$cache"
   rm -rf "$libs.partial"
