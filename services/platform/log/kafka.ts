@@ -133,6 +133,14 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
         maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
       });
       const joined = firstJoin(consumer, options.joinTimeoutMs ?? 60_000);
+      const group = subscribeOptions.group;
+      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+        const partitions = Object.values(payload.memberAssignment).reduce((sum, list) => sum + list.length, 0);
+        logger.info({ group, member: payload.memberId, leader: payload.isLeader, partitions }, 'joined consumer group');
+      });
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        if (!payload.restart) logger.error({ group, err: payload.error }, 'consumer stopped for good; restart the process');
+      });
       try {
         await consumer.connect();
         await consumer.subscribe({
@@ -146,6 +154,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
         });
         await joined;
       } catch (error) {
+        joined.catch(() => undefined); // superseded by `error`
         await consumer.disconnect().catch(() => undefined);
         throw error;
       }
@@ -205,6 +214,7 @@ async function handleBatch(payload: EachBatchPayload, options: SubscribeOptions,
 function firstJoin(consumer: Consumer, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`consumer did not join its group within ${timeoutMs} ms`)), timeoutMs);
+    timer.unref(); // a failed subscribe must not keep the process alive
     const removeJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
       clearTimeout(timer);
       removeJoin();
