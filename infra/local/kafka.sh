@@ -6,6 +6,7 @@
 #                     wait until the broker answers (idempotent; a healthy broker costs one probe)
 #   kafka.sh stop     stop the broker started by this script (data stays for the next start)
 #   kafka.sh status   exit 0 when the broker answers
+#   kafka.sh reset    stop and wipe the data (every test leaves its own topics behind)
 #
 # The version is pinned in infra/local/kafka/pom.xml. Jars are cached under
 # ${ROBINSON_CACHE:-~/.cache/robinson}/kafka-<version>/libs; data, config, pid and logs live under
@@ -236,9 +237,17 @@ status() {
   log "not answering on 127.0.0.1:$port"; return 1
 }
 
+reset() {
+  # Test topics accumulate (every test creates its own); this drops them all.
+  stop
+  rm -rf "$data_dir" "$base/version"
+  log "data wiped; the next start formats fresh storage"
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  reset) reset ;;
+  *) echo "usage: $0 start|stop|status|reset" >&2; exit 2 ;;
 esac
