@@ -133,7 +133,8 @@ export async function startDistributed(receiver: CallbackReceiver, options: Dist
 
   async function spawnService(name: 'matcher' | 'projection'): Promise<ServiceProcess> {
     const child = spawn(process.execPath, [RUN_SERVICE, name], {
-      env: { ...process.env, ...env, NODE_EXTRA_CA_CERTS: receiver.certFile },
+      // info: the process logs `services started` once its consumer joined the group.
+      env: { ...process.env, ...env, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: receiver.certFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
