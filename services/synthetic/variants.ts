@@ -23,17 +23,26 @@ export const VARIATION_KINDS = [
   'address_parts', // street, house_number, floor, door fields
   'address_one_line', // "…, 1. tv, 1850 Frederiksberg C" in one field
   'with_kvhx', // the legacy address key sent along
+  'unit_omitted', // floor and door left out: the building matches, the unit cannot (level 4 at best)
+  'given_name_initial', // "A. Hansen": the given name cannot agree (level 2 at best)
   'mixed',
 ] as const;
 
 export const BEYOND_CONTRACT_KINDS = [
   'letters_stripped', // ø→o, å→a, æ→ae: a system without Danish letters
+  'postal_code_missing', // street, number and city only
+  'street_typo', // two letters swapped, one dropped or doubled
 ] as const;
 
 export type VariationKind = (typeof VARIATION_KINDS)[number] | (typeof BEYOND_CONTRACT_KINDS)[number];
 
-/** What `mixed` combines: the contract's kinds only. */
-const SIMPLE_KINDS = VARIATION_KINDS.filter((k) => k !== 'exact' && k !== 'mixed');
+/**
+ * What `mixed` combines: the contract's spelling habits. The two that drop information
+ * (unit_omitted, given_name_initial) are left out: together they leave only a surname in another
+ * unit of the building, which DECISIONS §1 rightly calls no match.
+ */
+const INFORMATION_LOSS_KINDS: readonly VariationKind[] = ['unit_omitted', 'given_name_initial'];
+const SIMPLE_KINDS = VARIATION_KINDS.filter((k) => k !== 'exact' && k !== 'mixed' && !INFORMATION_LOSS_KINDS.includes(k));
 
 /** An entry taken apart: the generator's (and the CPR file's) own formats. */
 interface Parts {
@@ -55,6 +64,7 @@ interface Style {
   houseLetter: (number: string, letter: string) => string;
   unitText: ((floor: string, door: string) => string) | null;
   withKvhx: boolean;
+  withoutPostalCode: boolean;
   textEdits: ((text: string, rng: Rng) => string)[];
 }
 
@@ -93,6 +103,8 @@ export function variationApplies(entry: ListEntry, kind: VariationKind): boolean
       return p.letter !== '';
     case 'with_kvhx':
       return p.kvhx !== undefined;
+    case 'unit_omitted':
+      return p.floor !== '' || p.door !== '';
     default:
       return true;
   }
@@ -110,6 +122,7 @@ export function variantOf(entry: ListEntry, rng: Rng, kind?: VariationKind): Per
     houseLetter: (n, l) => n + l,
     unitText: null,
     withKvhx: false,
+    withoutPostalCode: false,
     textEdits: [],
   };
   const chosen = kind ?? rng.pick(VARIATION_KINDS);
@@ -175,6 +188,19 @@ function applyKind(kind: VariationKind, p: Parts, s: Style, rng: Rng): void {
     case 'with_kvhx':
       s.withKvhx = true;
       return;
+    case 'unit_omitted':
+      p.floor = '';
+      p.door = '';
+      return;
+    case 'given_name_initial':
+      p.given = [`${p.given[0][0]}.`];
+      return;
+    case 'postal_code_missing':
+      s.withoutPostalCode = true;
+      return;
+    case 'street_typo':
+      p.street = withTypo(p.street, rng);
+      return;
   }
 }
 
@@ -197,8 +223,10 @@ function render(p: Parts, s: Style, rng: Rng): PersonInput {
     const line = `${p.street} ${house}${unit === '' ? '' : `, ${unit}`}`;
     person.address = s.addressForm === 'one_line' ? `${line}, ${p.postal_code} ${p.city}` : line;
   }
-  if (s.addressForm !== 'one_line') {
-    person.postal_code = p.postal_code;
+  if (s.addressForm === 'one_line') {
+    if (s.withoutPostalCode) person.address = person.address!.replace(`, ${p.postal_code} `, ', ');
+  } else {
+    if (!s.withoutPostalCode) person.postal_code = p.postal_code;
     person.city = p.city;
   }
   if (s.withKvhx && p.kvhx !== undefined) person.kvhx = p.kvhx;
@@ -232,6 +260,21 @@ function swapDanishLetters(text: string): string {
 
 function stripDanishLetters(text: string): string {
   return text.replace(/æ/g, 'ae').replace(/Æ/g, 'Ae').replace(/ø/g, 'o').replace(/Ø/g, 'O').replace(/å/g, 'a').replace(/Å/g, 'A');
+}
+
+/** One slip of the keyboard inside the street's longest word, never its first letter. */
+function withTypo(street: string, rng: Rng): string {
+  const word = street.split(' ').reduce((a, b) => (b.length > a.length ? b : a));
+  if (word.length < 4) return street;
+  const at = 1 + rng.int(word.length - 2);
+  const slip = rng.int(3);
+  const typo =
+    slip === 0
+      ? word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2) // swapped
+      : slip === 1
+        ? word.slice(0, at) + word.slice(at + 1) // dropped
+        : word.slice(0, at) + word[at] + word.slice(at); // doubled
+  return street.replace(word, typo);
 }
 
 function abbreviateStreet(street: string, rng: Rng): string {

@@ -130,7 +130,7 @@ describe('variantOf', () => {
 
   it('writes each habit the way its name says', () => {
     const entry = { name: 'Søndergaard,Åse', address: 'Sankt Hans Gade 7B, st. th', postal_code: '2200', city: 'København N', kvhx: '01011234__7B_st__th', previous: false };
-    const v = (kind: (typeof VARIATION_KINDS)[number] | 'letters_stripped', seed = 1) => variantOf(entry, createRng(seed), kind);
+    const v = (kind: (typeof VARIATION_KINDS)[number] | (typeof BEYOND_CONTRACT_KINDS)[number], seed = 1) => variantOf(entry, createRng(seed), kind);
     expect(v('danish_letters')).toMatchObject({ name: 'Aase Soendergaard', city: 'Koebenhavn N' });
     expect(v('letters_stripped')).toMatchObject({ name: 'Ase Sondergaard' });
     expect(v('street_abbreviation').address).toMatch(/^(Skt\.?|Sct\.) Hans Gade 7B/);
@@ -141,6 +141,12 @@ describe('variantOf', () => {
     expect(v('address_parts')).toMatchObject({ street: 'Sankt Hans Gade', house_number: '7B', floor: 'st', door: 'th', postal_code: '2200' });
     expect(v('address_one_line')).toEqual({ name: 'Åse Søndergaard', address: 'Sankt Hans Gade 7B, st. th, 2200 København N' });
     expect(v('with_kvhx').kvhx).toBe(entry.kvhx);
+    expect(v('unit_omitted').address).toBe('Sankt Hans Gade 7B');
+    expect(v('given_name_initial').name).toBe('Å. Søndergaard');
+    expect(v('postal_code_missing')).toEqual({ name: 'Åse Søndergaard', address: 'Sankt Hans Gade 7B, st. th', city: 'København N' });
+    const typo = v('street_typo').address!;
+    expect(typo).not.toMatch(/^Sankt Hans Gade 7B/);
+    expect(typo).toMatch(/^\S+ \S+ \S+ 7B, st\. th$/);
     const spellings = new Set(Array.from({ length: 60 }, (_, i) => v('floor_door_spelling', i).address!.replace('Sankt Hans Gade 7B, ', '')));
     expect(spellings).toContain('st th');
     expect(spellings).toContain('stuen th');

@@ -39,7 +39,7 @@ interface KindStats {
   examples: string[];
 }
 
-function measure(kind: VariationKind): KindStats {
+function measure(kind: VariationKind, options: CheckOptions = STANDARD): KindStats {
   const rng = createRng(`${SEED}:${kind}`);
   const stats: KindStats = {
     kind,
@@ -54,7 +54,7 @@ function measure(kind: VariationKind): KindStats {
     const entry = entries[i];
     if (!variationApplies(entry, kind)) continue;
     const person = variantOf(entry, rng, kind);
-    const result: CheckResult = checkPerson(index, person, STANDARD);
+    const result: CheckResult = checkPerson(index, person, options);
     stats.count++;
     stats.levels[String(result.match.level) as (typeof LEVELS)[number]]++;
     if (result.match.previous_address) stats.previousAddress++;
@@ -88,8 +88,8 @@ describe('matching quality on a synthetic corpus', () => {
   });
 
   it('no list member written with a variation the contract covers comes out allowed', () => {
-    const rows = VARIATION_KINDS.map(measure);
-    const beyond = BEYOND_CONTRACT_KINDS.map(measure);
+    const rows = VARIATION_KINDS.map((kind) => measure(kind));
+    const beyond = BEYOND_CONTRACT_KINDS.map((kind) => measure(kind));
     console.log(
       `Matching quality: ${LIST_SIZE} list entries, standard policy, stop level 1\n` +
         `${table(rows)}\n-- beyond DECISIONS §1 (measured, not required):\n${table(beyond)}`,
@@ -101,6 +101,16 @@ describe('matching quality on a synthetic corpus', () => {
     const exact = rows.find((r) => r.kind === 'exact')!;
     expect(exact.levels['5']).toBe(exact.count);
     expect(exact.previousAddress).toBeGreaterThan(0);
+  });
+
+  it('nor under the strict and bdq policies, nor at the highest stop level for exact and mixed spellings', () => {
+    for (const policy of ['strict', 'bdq'] as const) {
+      const mixed = measure('mixed', { ...STANDARD, policy });
+      expect(mixed.allowed, `${policy}:\n${mixed.examples.join('\n')}`).toBe(0);
+    }
+    // At stop level 5 only a full name-and-unit match blocks: the exact spelling must reach it.
+    const exactAt5 = measure('exact', { ...STANDARD, stopLevel: 5 });
+    expect(exactAt5.allowed).toBe(0);
   });
 
   it('people not on the list mostly come out level 0', () => {
