@@ -101,10 +101,12 @@ install_if_missing() {
 }
 
 write_config() {
+  local properties="${1:-$conf_dir/server.properties}"
   mkdir -p "$conf_dir" "$data_dir" "$log_dir"
   # Settings for tests: one node, nothing auto-created, groups form at once, small segments so
-  # that short retention actually deletes (retention only removes closed segments).
-  cat >"$conf_dir/server.properties" <<EOF
+  # that short retention actually deletes (retention only removes closed segments), yet larger
+  # than the biggest record batch topics accept (8 MiB, services/platform/log/kafka.ts).
+  cat >"$properties" <<EOF
 process.roles=broker,controller
 node.id=1
 controller.quorum.bootstrap.servers=127.0.0.1:$controller_port
@@ -128,7 +130,7 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 group.min.session.timeout.ms=1000
-log.segment.bytes=1048576
+log.segment.bytes=16777216
 log.retention.hours=24
 log.retention.check.interval.ms=60000
 EOF
@@ -189,10 +191,20 @@ wait_until_healthy() {
   log "the broker did not answer within ${start_timeout}s"; show_logs; return 1
 }
 
+config_current() {
+  # A running broker keeps the settings it started with; this script's settings may have moved on.
+  write_config "$conf_dir/server.properties.next"
+  cmp -s "$conf_dir/server.properties" "$conf_dir/server.properties.next"
+}
+
 start() {
   mkdir -p "$base"
   exec 9>"$base/kafka.lock"
   flock 9 # two concurrent starts (parallel test runs) must not launch two brokers
+  if pid_alive && ! config_current; then
+    log "server.properties changed since the broker started; restarting it"
+    stop
+  fi
   if pid_alive; then
     if healthy; then log "running (pid $(cat "$pid_file"))"; return 0; fi
     log "pid $(cat "$pid_file") is starting; waiting"

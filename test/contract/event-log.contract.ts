@@ -130,6 +130,17 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLog>)
       expect(groupB.distinctValues().sort()).toEqual([...values].sort());
     });
 
+    it('takes a publish as large as the job intake makes (8 chunks of 256 KiB on one key)', async () => {
+      const log = await client();
+      const name = await topic(log, 2);
+      const chunk = (i: number) => Buffer.alloc(256 * 1024, 97 + i);
+      await log.publish(name, Array.from({ length: 8 }, (_, i) => ({ key: 'job-1:0', value: chunk(i) })));
+      const seen = recorder();
+      await log.subscribe({ group: uniqueName('g'), topics: [name], handleBatch: seen.handleBatch });
+      await waitFor('8 large messages', () => seen.distinctValues().length === 8);
+      expect(seen.deliveries.slice(0, 8).map((m) => m.value!.equals(chunk(Number(m.offset))))).toEqual(Array(8).fill(true));
+    });
+
     it('creates topics idempotently, also from another client', async () => {
       const log = await client();
       const definition: TopicDefinition = { name: uniqueName('idem'), partitions: 2, retentionMs: null, compacted: true };

@@ -1,6 +1,7 @@
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pipelineTopics } from '../../infra/topics.ts';
+import { MAX_BATCH_BYTES } from '../../services/platform/log/kafka.ts';
 import type { EventLog } from '../../services/platform/log/port.ts';
 import { uniqueName } from '../support/event-log.ts';
 import { requireKafka, testKafkaEventLog } from '../support/kafka.ts';
@@ -8,7 +9,7 @@ import { servers } from '../support/servers.ts';
 
 /**
  * The pipeline's topic definitions (infra/topics.ts) as the Kafka adapter creates them: partition
- * counts, compaction and retention, including the rolled segments that make short retention
+ * counts, compaction, retention and the largest batch, including the rolled segments that make short retention
  * delete on time. Reads them back with kafkajs' admin directly, as an operator would.
  */
 describe('pipeline topics on Kafka', () => {
@@ -32,7 +33,7 @@ describe('pipeline topics on Kafka', () => {
       const metadata = await admin.fetchTopicMetadata({ topics: names });
       const configs = await admin.describeConfigs({
         includeSynonyms: false,
-        resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['cleanup.policy', 'retention.ms', 'segment.ms'] })),
+        resources: names.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['cleanup.policy', 'retention.ms', 'segment.ms', 'max.message.bytes'] })),
       });
       for (const definition of definitions) {
         const topic = metadata.topics.find((t) => t.name === definition.name);
@@ -41,6 +42,7 @@ describe('pipeline topics on Kafka', () => {
         const value = (name: string) => entries.find((e) => e.configName === name)?.configValue;
         expect(value('cleanup.policy'), definition.name).toBe(definition.compacted ? 'compact' : 'delete');
         expect(value('retention.ms'), definition.name).toBe(String(definition.retentionMs ?? -1));
+        expect(value('max.message.bytes'), definition.name).toBe(String(MAX_BATCH_BYTES));
         if (definition.retentionMs !== null) {
           expect(Number(value('segment.ms')), definition.name).toBeLessThanOrEqual(definition.retentionMs / 6);
         }

@@ -52,6 +52,9 @@ export interface KafkaEventLogOptions {
   joinTimeoutMs?: number;
 }
 
+/** Largest record batch a topic accepts (topic config max.message.bytes). */
+export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
+
 export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
   const logger = options.logger.child({ module: 'event-log', adapter: 'kafka' });
   const kafka = new Kafka({
@@ -236,6 +239,9 @@ function topicConfig(definition: TopicDefinition): Array<{ name: string; value: 
   const entries = [
     { name: 'cleanup.policy', value: definition.compacted ? 'compact' : 'delete' },
     { name: 'retention.ms', value: String(definition.retentionMs ?? -1) },
+    // One publish goes to a partition as one record batch; Kafka's 1 MB default refuses the job
+    // intake's appends (up to 8 row chunks of 256 KiB).
+    { name: 'max.message.bytes', value: String(MAX_BATCH_BYTES) },
   ];
   // Retention removes whole segments only: roll them often enough that short retention holds.
   if (definition.retentionMs !== null) {
