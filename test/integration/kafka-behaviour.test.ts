@@ -99,6 +99,28 @@ describe('kafka behaviour the pipeline relies on', () => {
     expect(held.every((offset) => redelivered.has(offset))).toBe(true);
   }, 60_000);
 
+  it('keeps a member whose handler runs longer than the session timeout (no redelivery)', async () => {
+    const log = await client();
+    const topic = await createTopic(log, 1);
+    await log.publish(topic, Array.from({ length: 5 }, (_, i) => ({ key: 'job-1', value: String(i) })));
+    const slow = testKafkaEventLog({ sessionTimeoutMs: 2000, heartbeatIntervalMs: 500 });
+    opened.push(slow);
+    const started: string[] = [];
+    const handled: string[] = [];
+    await slow.subscribe({
+      group: uniqueName('slow'),
+      topics: [topic],
+      handleBatch: async (batch) => {
+        started.push(...batch.messages.map((m) => m.offset));
+        await new Promise((resolve) => setTimeout(resolve, 4000)); // twice the session timeout
+        handled.push(...batch.messages.map((m) => m.offset));
+      },
+    });
+    await waitFor('the slow batch', () => handled.length >= 5);
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // room for a wrong redelivery to start
+    expect(started).toEqual(['0', '1', '2', '3', '4']);
+  }, 30_000);
+
   it('rebalances when a second member joins: both own partitions, nothing is lost', async () => {
     const log = await client();
     const topic = await createTopic(log, 4);

@@ -153,7 +153,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
         await consumer.run({
           autoCommit: false,
           eachBatchAutoResolve: false,
-          eachBatch: (payload) => handleBatch(payload, subscribeOptions, logger),
+          eachBatch: (payload) => handleBatch(payload, subscribeOptions, logger, options.heartbeatIntervalMs ?? 3000),
         });
         await joined;
       } catch (error) {
@@ -187,13 +187,20 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
  * Hands the fetched batch to the handler in slices of `maxBatchSize`, committing after each slice.
  * A throwing handler leaves its slice unresolved, so the next fetch of the partition starts there.
  */
-async function handleBatch(payload: EachBatchPayload, options: SubscribeOptions, logger: Logger): Promise<void> {
+async function handleBatch(
+  payload: EachBatchPayload,
+  options: SubscribeOptions,
+  logger: Logger,
+  heartbeatIntervalMs: number,
+): Promise<void> {
   const { batch } = payload;
   const max = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
   for (let start = 0; start < batch.messages.length; start += max) {
     if (!payload.isRunning() || payload.isStale()) return;
     const slice = batch.messages.slice(start, start + max);
     const messages = slice.map((message) => toLogMessage(batch.topic, batch.partition, message));
+    // kafkajs heartbeats only between fetches: keep the membership alive through a slow handler.
+    const heartbeats = setInterval(() => void payload.heartbeat().catch(() => undefined), heartbeatIntervalMs);
     try {
       await options.handleBatch({ topic: batch.topic, partition: batch.partition, messages });
     } catch (error) {
@@ -203,6 +210,8 @@ async function handleBatch(payload: EachBatchPayload, options: SubscribeOptions,
       );
       await sleep(options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
       return;
+    } finally {
+      clearInterval(heartbeats);
     }
     // The last slice resolves the batch's last offset, which also covers trailing control records.
     const last = start + max >= batch.messages.length ? batch.lastOffset() : slice[slice.length - 1].offset;
