@@ -80,6 +80,10 @@ const FIELD = Object.fromEntries(CPR_LAYOUT.map((f) => [f.key, f])) as Record<Cp
 /** A record shorter than this lacks a required field (everything up to Husnummer). */
 const MIN_RECORD_LENGTH = FIELD.husnummer.position;
 const NUMERIC_FIELDS: readonly CprFieldKey[] = ['kommunekode', 'vejkode'];
+/** A line longer than this is no record; its text is not kept (memory stays bounded). */
+const MAX_LINE_CHARS = 64 * 1024;
+/** Stands for such a line: too short to be a record, so it is counted as malformed. */
+const OVERLONG = '\u0000overlong';
 
 export type CprRecord = { type: 'header'; published_on: string } | { type: 'entry'; entry: ListEntry };
 
@@ -115,9 +119,12 @@ export async function* parseCprFile(chunks: AsyncIterable<Uint8Array>): AsyncGen
   let inBody = false;
   let entries = 0;
 
+  let overlong = false;
+
   /** One line in; the record to yield, if any. */
   function handle(line: string): CprRecord | null {
     lineNo++;
+    if (line === OVERLONG && !inBody) throw new ListFileFormatError('missing_header', 'no line end where the header should be', lineNo);
     if (line.endsWith('\r')) line = line.slice(0, -1);
     if (isBlank(line)) return null;
     if (inBody) {
@@ -146,12 +153,20 @@ export async function* parseCprFile(chunks: AsyncIterable<Uint8Array>): AsyncGen
     const text = rest + Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      const record = handle(text.slice(start, nl));
+      const record = handle(overlong ? OVERLONG : text.slice(start, nl));
+      overlong = false;
       start = nl + 1;
       if (record !== null) yield record;
     }
     rest = text.slice(start);
+    if (rest.length > MAX_LINE_CHARS) {
+      // No line end in sight (not a CPR file, or a broken one): keep memory bounded, drop the
+      // text and count the line as malformed when its end comes.
+      overlong = true;
+      rest = '';
+    }
   }
+  if (overlong) rest = OVERLONG;
   if (rest.length > 0) {
     const record = handle(rest);
     if (record !== null) yield record;

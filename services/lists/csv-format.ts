@@ -71,6 +71,8 @@ const COLUMN_ALIASES: Readonly<Record<string, EntryColumn>> = {
   tidligere: 'previous',
 };
 
+/** Far above any real field (the API takes 200 characters); bounds memory on broken files. */
+const MAX_FIELD_CHARS = 64 * 1024;
 const TRUE_VALUES = new Set(['true', '1', 'ja', 'yes', 'x', '*']);
 const SEPARATORS = [',', ';', '\t'] as const;
 
@@ -84,6 +86,7 @@ export async function* parseListCsv(chunks: AsyncIterable<Uint8Array>): AsyncGen
     if (parser.separator === null) {
       const sep = separatorOfFirstLine(text);
       if (sep === null) {
+        if (text.length > MAX_FIELD_CHARS) throw new ListFileFormatError('missing_header', 'no line end where the header row should be', 1);
         pending = text;
         continue;
       }
@@ -103,8 +106,13 @@ export async function* parseListCsv(chunks: AsyncIterable<Uint8Array>): AsyncGen
 
 /** The separator, once the first non-blank line of `text` is complete; null before that. */
 function separatorOfFirstLine(text: string): string | null {
-  const match = /^[\s]*?([^\r\n]*\S[^\r\n]*)\r?\n/.exec(text);
-  return match ? detectSeparator(match[1]) : null;
+  let start = 0;
+  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+    const line = text.slice(start, nl);
+    if (line.trim() !== '') return detectSeparator(line);
+    start = nl + 1;
+  }
+  return null;
 }
 
 /** RFC 4180 state machine over decoded text, fed chunk by chunk. */
@@ -119,6 +127,13 @@ function createRowParser() {
   let quotedField = false;
   let line = 1; // current physical line
   let rowLine = 1; // line where the current row started
+  let rowTooLong = false;
+
+  /** A field this long is no list data (an unterminated quote, a binary file): stop keeping it. */
+  function tooLong(): void {
+    rowTooLong = true;
+    field = '';
+  }
 
   function finishRow(): void {
     fields.push(field);
@@ -126,6 +141,12 @@ function createRowParser() {
     fields = [];
     field = '';
     quotedField = false;
+    if (rowTooLong) {
+      rowTooLong = false;
+      if (columns.length === 0) throw new ListFileFormatError('missing_header', 'the header row is far too long', rowLine);
+      skipped.add(rowLine);
+      return;
+    }
     if (row.every((f) => f.trim() === '')) return;
     if (columns.length === 0) {
       columns = row.map(columnOf);
@@ -154,6 +175,7 @@ function createRowParser() {
           if (ch !== '"') {
             if (ch === '\n') line++;
             field += ch;
+            if (field.length > MAX_FIELD_CHARS) tooLong();
           } else if (i + 1 === text.length && !final) {
             return 1; // "" or a closing quote: decided by the next chunk
           } else if (text[i + 1] === '"') {
@@ -173,7 +195,10 @@ function createRowParser() {
           finishRow();
           line++;
           rowLine = line;
-        } else field += ch;
+        } else {
+          field += ch;
+          if (field.length > MAX_FIELD_CHARS) tooLong();
+        }
       }
       return 0;
     },
@@ -181,11 +206,13 @@ function createRowParser() {
     /** End of input: an unterminated quote spoils its row; a last row without line end counts. */
     finish(): void {
       if (inQuotes) {
+        if (columns.length === 0) throw new ListFileFormatError('missing_header', 'the header row has an unterminated quote', rowLine);
         skipped.add(rowLine);
         inQuotes = false;
+        rowTooLong = false;
         fields = [];
         field = '';
-      } else if (fields.length > 0 || field !== '') {
+      } else if (fields.length > 0 || field !== '' || rowTooLong) {
         if (field.endsWith('\r')) field = field.slice(0, -1);
         finishRow();
       }

@@ -210,6 +210,16 @@ describe('parseCprFile: malformed input', () => {
     expect(await problem([header, columns.replace('#', ' #'), good])).toBe('unknown_columns');
   });
 
+  it('a line without end (binary or broken file) is one malformed line, and is not kept', async () => {
+    const [header, columns, good] = fileLines([soeren]);
+    const text = [header, columns, good, 'x'.repeat(200_000), good].join('\r\n') + '\r\n';
+    const { records, error } = await readWithError(Buffer.from(text, 'latin1'));
+    expect(records.filter((r) => r.type === 'entry')).toHaveLength(2);
+    expect((error as ListFileRowsError).lines).toEqual([4]);
+    const noLineEnds = await readWithError(Buffer.from('x'.repeat(200_000), 'latin1'));
+    expect((noLineEnds.error as ListFileFormatError).problem).toBe('missing_header');
+  });
+
   it('a header-only file with columns is a valid, empty list', async () => {
     const [header, columns] = fileLines([]);
     expect(await readAll(latin1([header, columns]))).toEqual([{ type: 'header', published_on: '2026-01-01' }]);

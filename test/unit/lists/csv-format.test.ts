@@ -136,3 +136,18 @@ describe('incompleteUtf8Tail', () => {
     expect(incompleteUtf8Tail(Buffer.concat([utf8('a'), euro.subarray(0, 1)]))).toBe(1);
   });
 });
+
+describe('parseListCsv: bounded memory on broken files', () => {
+  it('an unterminated quote swallowing the rest of a long file costs one skipped row, not the file in memory', async () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => `Person ${i};Vej ${i}`);
+    const csv = utf8(['name;address', 'Anne;Vej 1', '"Bo;Vej 2', ...rows].join('\n'));
+    const { entries, error } = await read(csv, 4096);
+    expect(entries.map((e) => e.name)).toEqual(['Anne']);
+    expect((error as ListFileRowsError).lines).toEqual([3]);
+  });
+
+  it('a file without line ends is refused as having no header row', async () => {
+    const { error } = await read(utf8('name,'.repeat(30_000)), 4096);
+    expect((error as ListFileFormatError).problem).toBe('missing_header');
+  });
+});
