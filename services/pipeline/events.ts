@@ -269,7 +269,10 @@ export function createPipelineEvents(deps: { log: EventAppender; registry: Schem
       const decoded = await registry.decode(buffer);
       const type = TYPE_OF_SUBJECT.get(decoded.subject);
       if (!type) throw new UnknownEventError(decoded.subject);
-      const value = normalise(decoded.value);
+      // Row and result chunks (thousands of rows each, the hot path of matcher and projection)
+      // keep avsc's record objects: fields are own enumerable properties, so reading, spreading
+      // and JSON work the same; copying them cost the projection a fifth of its time.
+      const value = type === 'RowsChunk' || type === 'ResultsChunk' ? decoded.value : normalise(decoded.value);
       if (type === 'ResultsChunk') {
         for (const row of (value as ResultsChunkEvent).results) row.result = fromAvroResult(row.result);
       }

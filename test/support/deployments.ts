@@ -17,6 +17,7 @@ import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import {
   createServiceContext, startApi, startMatcher, startProjection, type RunningApi, type RunningService,
 } from '../../services/processes.ts';
+import type { ListEntry } from '../../services/domain/types.ts';
 import type { CallbackReceiver } from './callback-receiver.ts';
 import { seedListVersion } from './pipeline.ts';
 import { servers, startHint } from './servers.ts';
@@ -41,11 +42,11 @@ export interface Seeded {
   listVersionId: string;
 }
 
-export async function seedAccountAndList(platform: Platform): Promise<Seeded> {
+export async function seedAccountAndList(platform: Platform, entries?: Iterable<ListEntry>): Promise<Seeded> {
   const org = await createOrganisation(platform.accounts, { name: `e2e-${randomBytes(4).toString('hex')}` });
   const live = await issueApiKey(platform.accounts, org.id, 'live');
   const test = await issueApiKey(platform.accounts, org.id, 'test');
-  const version = await seedListVersion(platform.lists);
+  const version = await seedListVersion(platform.lists, entries);
   return { liveKey: live.key, testKey: test.key, listVersionId: version.id };
 }
 
@@ -55,13 +56,21 @@ export interface EmbeddedDeployment extends Seeded {
   stop(): Promise<void>;
 }
 
+export interface EmbeddedOptions {
+  env?: Record<string, string>;
+  listEntries?: Iterable<ListEntry>;
+  jobChunkRows?: number;
+}
+
 /** npm start's wiring (API + matcher + projection, one process, embedded adapters), in this process. */
-export async function startEmbedded(receiver: CallbackReceiver, env: Record<string, string> = {}): Promise<EmbeddedDeployment> {
+export async function startEmbedded(receiver: CallbackReceiver | null, options: EmbeddedOptions = {}): Promise<EmbeddedDeployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pipeline-embedded-'));
-  const config = loadConfig({ ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, ...env });
+  const config = loadConfig({ ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, ...options.env });
   const platform = await openPlatform(config, silentLogger());
-  const seeded = await seedAccountAndList(platform);
-  const context = createServiceContext(platform, config, silentLogger(), { callbackCa: receiver.cert, jobChunkRows: 250 });
+  const seeded = await seedAccountAndList(platform, options.listEntries);
+  const context = createServiceContext(platform, config, silentLogger(), {
+    ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250,
+  });
   const running: RunningService[] = [await startProjection(context), await startMatcher(context)];
   const api = await startApi(context);
   running.push(api);
@@ -101,13 +110,15 @@ export interface DistributedOptions {
   matchers?: number;
   /** Rows per checks.rows message published by the API. */
   jobChunkRows?: number;
+  listEntries?: Iterable<ListEntry>;
+  env?: Record<string, string>;
 }
 
 /**
  * A distributed deployment on its own ClickHouse database and topic prefix: the API here, the
  * matchers and the projection as child processes. Fails (never skips) when a server is missing.
  */
-export async function startDistributed(receiver: CallbackReceiver, options: DistributedOptions = {}): Promise<DistributedDeployment> {
+export async function startDistributed(receiver: CallbackReceiver | null, options: DistributedOptions = {}): Promise<DistributedDeployment> {
   const brokers = options.brokers ?? servers.kafkaBrokers;
   const ping = await fetch(new URL('/ping', servers.clickhouseUrl), { signal: AbortSignal.timeout(3000) }).catch((e: Error) => e);
   if (ping instanceof Error || !ping.ok) throw new Error(`ClickHouse does not answer at ${servers.clickhouseUrl}; ${startHint}`);
@@ -120,6 +131,7 @@ export async function startDistributed(receiver: CallbackReceiver, options: Dist
     CLICKHOUSE_URL: servers.clickhouseUrl,
     CLICKHOUSE_DATABASE: `robinson_e2e_${id}`,
     DATA_DIR: dataDir,
+    ...options.env,
   };
   const config = loadConfig({ ...env, PORT: '0' });
   let platform: Platform;
@@ -128,13 +140,13 @@ export async function startDistributed(receiver: CallbackReceiver, options: Dist
   } catch (error) {
     throw new Error(`cannot open Kafka ${brokers.join(',')} / ClickHouse (${(error as Error).message}); ${startHint}`);
   }
-  const seeded = await seedAccountAndList(platform);
+  const seeded = await seedAccountAndList(platform, options.listEntries);
   const processes: ServiceProcess[] = [];
 
   async function spawnService(name: 'matcher' | 'projection'): Promise<ServiceProcess> {
     const child = spawn(process.execPath, [RUN_SERVICE, name], {
       // info: the process logs `services started` once its consumer joined the group.
-      env: { ...process.env, ...env, LOG_LEVEL: 'info', NODE_EXTRA_CA_CERTS: receiver.certFile },
+      env: { ...process.env, ...env, LOG_LEVEL: 'info', ...(receiver ? { NODE_EXTRA_CA_CERTS: receiver.certFile } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -12,13 +12,21 @@ export const LIST_ENTRIES: ListEntry[] = [
   { name: 'Berg,Ib', address: 'Strandvejen 100, 2900 Hellerup' },
 ];
 
-/** Creates, fills, seals and activates a cpr list version; returns it. */
-export async function seedListVersion(lists: ListStore, entries: ListEntry[] = LIST_ENTRIES): Promise<ListVersion> {
+/** Creates, fills (in chunks), seals and activates a cpr list version; returns it. */
+export async function seedListVersion(lists: ListStore, entries: Iterable<ListEntry> = LIST_ENTRIES): Promise<ListVersion> {
   const id = randomUUID();
   await lists.createListVersion({
     id, source: 'cpr', org_id: null, published_on: '2026-01-01', created_at: new Date().toISOString(), activated_at: null, entry_count: 0,
   });
-  await lists.appendListEntries(id, entries);
+  let chunk: ListEntry[] = [];
+  for (const entry of entries) {
+    chunk.push(entry);
+    if (chunk.length === 10_000) {
+      await lists.appendListEntries(id, chunk);
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) await lists.appendListEntries(id, chunk);
   await lists.sealListVersion(id);
   return lists.activateListVersion(id, new Date().toISOString());
 }

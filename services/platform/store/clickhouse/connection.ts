@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { ident, sql, type Identifier } from './sql.ts';
 
@@ -20,6 +21,11 @@ export interface ClickHouseConnection {
   rows<T>(query: string): Promise<T[]>;
   /** Inserts rows as JSONEachRow (values travel as JSON data, never as SQL text). */
   insert(table: string, rows: object[]): Promise<void>;
+  /**
+   * Inserts rows as TabSeparated text into `columns` (cheaper to write and to parse than JSON for
+   * bulk rows). Each value must already be escaped with `tsvEscape`; lines end with `\n`.
+   */
+  insertTabSeparated(table: string, columns: readonly string[], text: string): Promise<void>;
   /** Waits until every mutation (ALTER … DELETE) of `table` has finished; 18.16 runs them async. */
   awaitMutations(table: string): Promise<void>;
   close(): Promise<void>;
@@ -60,6 +66,15 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
       if (rows.length === 0) return;
       await client.insert({ table: ident(options.database, table).name, format: 'JSONEachRow', values: rows });
     },
+    async insertTabSeparated(table, columns, text) {
+      if (text.length === 0) return;
+      await client.insert({
+        table: ident(options.database, table).name,
+        columns: [...columns] as [string, ...string[]],
+        format: 'TabSeparated',
+        values: Readable.from([text], { objectMode: false }),
+      });
+    },
     async awaitMutations(table) {
       const pending = sql`SELECT count() AS n FROM system.mutations
         WHERE database = ${options.database} AND table = ${table} AND is_done = 0`;
@@ -71,4 +86,10 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
     },
     close: () => client.close(),
   };
+}
+
+/** A value as TabSeparated text: backslash, tab, newline and carriage return escaped. */
+export function tsvEscape(value: string): string {
+  if (!/[\\\t\n\r]/.test(value)) return value;
+  return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }

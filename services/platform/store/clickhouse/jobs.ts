@@ -1,6 +1,6 @@
 import type { Status } from '../../../domain/types.ts';
 import type { JobRecord, JobStore, ResultRow } from '../jobs-port.ts';
-import type { ClickHouseConnection } from './connection.ts';
+import { tsvEscape, type ClickHouseConnection } from './connection.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, decodeCursor, encodeCursor,
   JobExistsError, storedLevel, timestampMs, utcDay,
@@ -14,6 +14,8 @@ import { sql } from './sql.ts';
  * a condition moved before the merge could pick an outdated version. Results are deduplicated on
  * (job_id, row) by FINAL, so counts and pages are exact even before ClickHouse merges.
  */
+const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record'] as const;
+
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   const jobs = conn.table('check_jobs');
   const results = conn.table('check_results');
@@ -102,11 +104,15 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       for (const row of rows) checkRowNumber(row.row);
       // A chunk redelivered after the job was deleted must not bring its personal data back.
       if ((await readVersioned(jobId))?.job.status === 'deleted') return;
-      await conn.insert('check_results', rows.map((row) => ({
-        job_id: jobId, row: row.row, delete_on: deleteOn, status: row.result.status,
-        level: storedLevel(row.result.match.level),
-        record: JSON.stringify({ result: row.result, cells: row.cells }),
-      })));
+      // TabSeparated: the record is JSON already; wrapping it in JSONEachRow escaped it a second
+      // time on both sides (a third of the projection's time for 1,000,000 rows).
+      const key = tsvEscape(jobId);
+      let text = '';
+      for (const row of rows) {
+        const record = tsvEscape(JSON.stringify({ result: row.result, cells: row.cells }));
+        text += `${key}\t${row.row}\t${deleteOn}\t${row.result.status}\t${storedLevel(row.result.match.level)}\t${record}\n`;
+      }
+      await conn.insertTabSeparated('check_results', RESULT_COLUMNS, text);
     },
 
     async readResults(jobId, page) {

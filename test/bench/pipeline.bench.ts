@@ -1,0 +1,188 @@
+/**
+ * A 1,000,000-row check job end to end (POST /v2/check-jobs → status done) on both ways to run:
+ * the embedded default (API + matcher + projection in this process, node:sqlite) and the
+ * distributed deployment (real Kafka and ClickHouse from infra/local, the API in this process, two
+ * matcher processes and a projection process), plus the time of a 10,000-row results page.
+ *
+ * Stages are timed from the outside: intake (POST until 202: the body read, validated, spooled and
+ * every row chunk on the log), matching (until the last ResultsChunk of the job is on the log,
+ * seen by a watcher group counting messages without decoding them) and projection (until GET says
+ * done: results stored, counts exact, preview, callback state). The matchers are warmed up by a
+ * small job first, so the list index build is not in the figures (it is in the domain bench).
+ * Run alone: `npm exec -- node test/bench/pipeline.bench.ts [embedded|distributed]`.
+ */
+import { topicNames } from '../../services/pipeline/events.ts';
+import type { Platform } from '../../services/platform/open-platform.ts';
+import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
+import { startDistributed, startEmbedded } from '../support/deployments.ts';
+import type { Bench, BenchMetric, BenchSection } from './types.ts';
+
+/** PIPELINE_BENCH_ROWS: a smaller job for profiling runs; the report uses 1,000,000. */
+const ROWS = Number(process.env.PIPELINE_BENCH_ROWS ?? 1_000_000);
+const LIST_ENTRIES = 200_000;
+const CHUNK_ROWS = 2000;
+const SEED = 11;
+const MEMBER_SHARE = 0.2;
+
+/** The JSON body of ROWS people: a fifth of them list members, the rest synthetic people. */
+function jobBody(): Buffer {
+  const parts: string[] = [];
+  let id = 0;
+  const members = Math.round(ROWS * MEMBER_SHARE);
+  const memberPieces: string[] = [];
+  for (const entry of generateListEntries(members, SEED)) {
+    const { previous: _previous, ...person } = entry;
+    memberPieces.push(JSON.stringify({ id: `r${id++}`, ...person }));
+  }
+  parts.push(memberPieces.join(','));
+  for (let batch = 0; id < ROWS; batch++) {
+    const people = generatePeople(Math.min(100_000, ROWS - id), `${SEED}-${batch}`);
+    parts.push(people.map((p) => JSON.stringify({ ...p, id: `r${id++}` })).join(','));
+  }
+  return Buffer.from(`{"people":[${parts.join(',')}]}`);
+}
+
+interface Deployment {
+  baseUrl: string;
+  liveKey: string;
+  platform: Platform;
+  stop(): Promise<void>;
+}
+
+async function call(d: Deployment, method: string, path: string, body?: Buffer | string): Promise<{ status: number; json: any }> {
+  const response = await fetch(new URL(path, d.baseUrl), {
+    method,
+    headers: { Authorization: `Bearer ${d.liveKey}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : null };
+}
+
+async function waitDone(d: Deployment, id: string, timeoutMs: number): Promise<any> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const { json } = await call(d, 'GET', `/v2/check-jobs/${id}`);
+    if (json.status === 'done' || json.status === 'failed') return json;
+    if (Date.now() > end) throw new Error(`job not done in ${timeoutMs} ms: ${json.status} ${json.processed_count}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Counts ResultsChunk messages per job key as they reach the log, noting when each count was reached. */
+async function watchResults(platform: Platform) {
+  const counts = new Map<string, number>();
+  const waiters: Array<{ key: string; chunks: number; resolve: (at: number) => void }> = [];
+  const subscription = await platform.log.subscribe({
+    group: `${platform.topicPrefix}bench-watch-${Date.now()}`,
+    topics: [topicNames(platform.topicPrefix).checksResults],
+    startAt: 'latest',
+    maxBatchSize: 500,
+    async handleBatch(batch) {
+      const at = performance.now();
+      for (const m of batch.messages) if (m.key) counts.set(m.key, (counts.get(m.key) ?? 0) + 1);
+      for (const w of waiters.splice(0)) {
+        if ((counts.get(w.key) ?? 0) >= w.chunks) w.resolve(at);
+        else waiters.push(w);
+      }
+    },
+  });
+  return {
+    /** When the job's `chunks`-th results message was seen (at-least-once: duplicates count too). */
+    reached: (key: string, chunks: number) => new Promise<number>((resolve) => {
+      if ((counts.get(key) ?? 0) >= chunks) resolve(performance.now());
+      else waiters.push({ key, chunks, resolve });
+    }),
+    close: () => subscription.close(),
+  };
+}
+
+async function pageTimes(d: Deployment, id: string): Promise<number[]> {
+  const times: number[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < 6; i++) {
+    const started = performance.now();
+    const { status, json } = await call(d, 'GET', `/v2/check-jobs/${id}/results?limit=10000${cursor ? `&cursor=${cursor}` : ''}`);
+    times.push(performance.now() - started);
+    if (status !== 200 || json.results.length !== 10_000) throw new Error(`results page: ${status}`);
+    cursor = encodeURIComponent(json.next_cursor);
+  }
+  return times;
+}
+
+async function measure(label: string, d: Deployment, body: Buffer, goalSeconds: number): Promise<{ metrics: BenchMetric[]; notes: string[] }> {
+  const warm = await call(d, 'POST', '/v2/check-jobs', JSON.stringify({ people: [{ name: 'Anne Hansen', address: 'Vestergade 3, 5000 Odense' }] }));
+  await waitDone(d, warm.json.id, 300_000);
+  const watcher = await watchResults(d.platform);
+  try {
+    const started = performance.now();
+    const created = await call(d, 'POST', '/v2/check-jobs', body);
+    const accepted = performance.now();
+    if (created.status !== 202) throw new Error(`POST answered ${created.status}: ${JSON.stringify(created.json)}`);
+    const matched = await watcher.reached(created.json.id, Math.ceil(ROWS / CHUNK_ROWS));
+    const job = await waitDone(d, created.json.id, 600_000);
+    const done = performance.now();
+    if (job.status !== 'done' || job.processed_count !== ROWS) throw new Error(`job ended ${job.status} with ${job.processed_count} rows`);
+    const pages = (await pageTimes(d, job.id)).sort((a, b) => a - b);
+    const total = (done - started) / 1000;
+    const rate = (ms: number) => Math.round(ROWS / (ms / 1000));
+    return {
+      metrics: [
+        { name: `${label}: 1,000,000-row job, submit → done`, value: round(total), unit: 's', goal: { op: '<=', value: goalSeconds } },
+        { name: `${label}: end-to-end throughput`, value: rate(done - started), unit: 'rows/s' },
+        { name: `${label}: intake (POST → 202, rows on the log)`, value: rate(accepted - started), unit: 'rows/s', note: `${round((accepted - started) / 1000)} s` },
+        { name: `${label}: matching done (last ResultsChunk on the log)`, value: round((matched - started) / 1000), unit: 's', note: `${round((matched - accepted) / 1000)} s after the 202` },
+        { name: `${label}: projection done after the last result`, value: round((done - matched) / 1000), unit: 's' },
+        { name: `${label}: 10,000-row results page (median of 6)`, value: Math.round(pages[3]), unit: 'ms', goal: { op: '<=', value: 200 }, note: `max ${Math.round(pages[5])} ms` },
+      ],
+      notes: [`${label}: blocked ${job.blocked_count}, manual ${job.manual_count}, allowed ${job.allowed_count}; levels ${JSON.stringify(job.level_counts)}`],
+    };
+  } finally {
+    await watcher.close();
+  }
+}
+
+const bench: Bench = async (): Promise<BenchSection> => {
+  const only = process.argv[2];
+  const listEntries = [...generateListEntries(LIST_ENTRIES, SEED)];
+  const body = jobBody();
+  const metrics: BenchMetric[] = [];
+  const notes = [
+    `${ROWS.toLocaleString('en')} rows (${Math.round(body.length / 1024 / 1024)} MB of JSON, ${MEMBER_SHARE * 100}% list members) against a synthetic list of ${LIST_ENTRIES.toLocaleString('en')} entries; ${CHUNK_ROWS} rows per checks.rows message`,
+    'matchers warmed up by a one-row job first (index built); stage times are from the start of the POST',
+  ];
+  const env: Record<string, string> = { PROJECTION_COUNT_INTERVAL_MS: '1000' };
+  // PIPELINE_BENCH_CHILD_NODE_OPTIONS: e.g. --cpu-prof for the service processes (profiling runs).
+  if (process.env.PIPELINE_BENCH_CHILD_NODE_OPTIONS) env.NODE_OPTIONS = process.env.PIPELINE_BENCH_CHILD_NODE_OPTIONS;
+  if (only !== 'distributed') {
+    const embedded = await startEmbedded(null, { listEntries, jobChunkRows: CHUNK_ROWS, env });
+    try {
+      const m = await measure('embedded', embedded, body, 20);
+      metrics.push(...m.metrics);
+      notes.push(...m.notes);
+    } finally {
+      await embedded.stop();
+    }
+  }
+  if (only !== 'embedded') {
+    const distributed = await startDistributed(null, { matchers: 2, listEntries, jobChunkRows: CHUNK_ROWS, env });
+    try {
+      const m = await measure('Kafka + ClickHouse', distributed, body, 30);
+      metrics.push(...m.metrics);
+      notes.push(...m.notes, 'distributed: API in the bench process, two matcher processes and one projection process (npm run service), Kafka and ClickHouse 18.16 on the same 2 cores');
+    } finally {
+      await distributed.stop();
+    }
+  }
+  return { title: 'Pipeline: 1,000,000-row check job end to end', metrics, notes };
+};
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+export default bench;
+
+if (import.meta.main) {
+  console.log(JSON.stringify(await bench(), null, 2));
+}
