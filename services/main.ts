@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import { openPlatform, type Platform } from './platform/open-platform.ts';
 import {
-  createServiceContext, errorName, installShutdown, startApi, startMatcher, startProjection, type RunningService,
+  createServiceContext, errorName, installShutdown, startApi, startServiceInWorker, type RunningService,
 } from './processes.ts';
 import { generateCprFileChunks } from './synthetic/generate.ts';
 
@@ -40,8 +40,9 @@ async function main(): Promise<void> {
       : null;
     // Consumers first, so jobs left from the last run continue while the API starts; the API
     // builds the index before listening, so the first live check does not meet list_not_ready.
-    running.push(await startProjection(context));
-    running.push(await startMatcher(context));
+    // Matching and projecting run in worker threads (the second core), on the same file.
+    running.push(await startServiceInWorker('projection', config));
+    running.push(await startServiceInWorker('matcher', config));
     const api = await startApi(context);
     running.push(api);
     printBanner(api.address, platform.databasePath, seed);

@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
@@ -133,6 +134,44 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
     case 'projection':
       return startProjection(context);
   }
+}
+
+/**
+ * A consumer service (matcher or projection) in a worker thread of this process, on its own
+ * connection to the embedded database (service-worker.ts): the embedded default runs matching and
+ * projecting beside the API on the machine's second core. Resolves once the service runs.
+ */
+export function startServiceInWorker(name: 'matcher' | 'projection', config: Config, overrides: ServiceOverrides = {}): Promise<RunningService> {
+  const worker = new Worker(new URL('./service-worker.ts', import.meta.url), { workerData: { name, config, overrides } });
+  let exited = false;
+  const gone = new Promise<void>((resolve) => worker.once('exit', () => {
+    exited = true;
+    resolve();
+  }));
+  return new Promise((resolve, reject) => {
+    const onStart = (message: { type: string; error?: string }) => {
+      if (message.type === 'started') {
+        worker.off('error', reject);
+        resolve({
+          name,
+          async stop() {
+            if (exited) return;
+            const stopped = new Promise<void>((done, fail) => worker.on('message', (m: { type: string; error?: string }) => {
+              if (m.type === 'stopped') done();
+              if (m.type === 'failed') fail(new Error(`${name} worker: ${m.error}`));
+            }));
+            worker.postMessage('stop');
+            await Promise.race([stopped, gone]);
+            await gone;
+          },
+        });
+      } else if (message.type === 'failed') {
+        reject(new Error(`${name} worker: ${message.error}`));
+      }
+    };
+    worker.once('message', onStart);
+    worker.once('error', reject);
+  });
 }
 
 /**

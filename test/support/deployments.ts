@@ -15,7 +15,7 @@ import { silentLogger } from '../../services/platform/logger.ts';
 import { openPlatform, type Platform } from '../../services/platform/open-platform.ts';
 import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import {
-  createServiceContext, startApi, startMatcher, startProjection, type RunningApi, type RunningService,
+  createServiceContext, startApi, startMatcher, startProjection, startServiceInWorker, type RunningApi, type RunningService,
 } from '../../services/processes.ts';
 import type { ListEntry } from '../../services/domain/types.ts';
 import type { CallbackReceiver } from './callback-receiver.ts';
@@ -60,6 +60,8 @@ export interface EmbeddedOptions {
   env?: Record<string, string>;
   listEntries?: Iterable<ListEntry>;
   jobChunkRows?: number;
+  /** Matcher and projection in worker threads, as npm start runs them. */
+  workers?: boolean;
 }
 
 /** npm start's wiring (API + matcher + projection, one process, embedded adapters), in this process. */
@@ -71,7 +73,9 @@ export async function startEmbedded(receiver: CallbackReceiver | null, options: 
   const context = createServiceContext(platform, config, silentLogger(), {
     ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250,
   });
-  const running: RunningService[] = [await startProjection(context), await startMatcher(context)];
+  const running: RunningService[] = options.workers
+    ? [await startServiceInWorker('projection', config, context.overrides), await startServiceInWorker('matcher', config, context.overrides)]
+    : [await startProjection(context), await startMatcher(context)];
   const api = await startApi(context);
   running.push(api);
   return {

@@ -1,0 +1,55 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Config } from './platform/config.ts';
+import { createLogger } from './platform/logger.ts';
+import { openPlatform, type Platform } from './platform/open-platform.ts';
+import {
+  createServiceContext, errorName, startService, type RunningService, type ServiceName, type ServiceOverrides,
+} from './processes.ts';
+
+/**
+ * Entry point of a worker thread running one consumer service (matcher or projection) of the
+ * embedded default, so that `npm start` uses both cores: the API and intake on the main thread,
+ * matching and projecting beside it. The worker opens its own connection to the same database
+ * file and its own embedded event log on it; consumer groups are coordinated per event-log
+ * instance, so each group must live in exactly one thread (the main thread does not subscribe
+ * the worker's group). Messages: the parent sends `stop`; the worker answers `started`,
+ * `stopped` or `failed`.
+ */
+export interface ServiceWorkerData {
+  name: ServiceName;
+  config: Config;
+  overrides: ServiceOverrides;
+}
+
+export type ServiceWorkerMessage = { type: 'started' } | { type: 'stopped' } | { type: 'failed'; error: string };
+
+const data = workerData as ServiceWorkerData;
+const port = parentPort!;
+const logger = createLogger({ level: data.config.LOG_LEVEL, name: `robinson-${data.name}` });
+let platform: Platform | undefined;
+let running: RunningService | undefined;
+
+function send(message: ServiceWorkerMessage): void {
+  port.postMessage(message);
+}
+
+port.on('message', (message: unknown) => {
+  if (message !== 'stop') return;
+  (async () => {
+    await running?.stop();
+    await platform?.close();
+  })()
+    .then(() => send({ type: 'stopped' }))
+    .catch((error: unknown) => send({ type: 'failed', error: errorName(error) }))
+    .finally(() => port.close());
+});
+
+try {
+  platform = await openPlatform(data.config, logger);
+  running = await startService(data.name, createServiceContext(platform, data.config, logger, data.overrides));
+  send({ type: 'started' });
+} catch (error) {
+  await platform?.close().catch(() => undefined);
+  send({ type: 'failed', error: errorName(error) });
+  port.close();
+}
