@@ -144,18 +144,27 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
 export function startServiceInWorker(name: 'matcher' | 'projection', config: Config, overrides: ServiceOverrides = {}): Promise<RunningService> {
   const worker = new Worker(new URL('./service-worker.ts', import.meta.url), { workerData: { name, config, overrides } });
   let exited = false;
-  const gone = new Promise<void>((resolve) => worker.once('exit', () => {
+  let stopping = false;
+  let started = false;
+  const gone = new Promise<void>((resolve) => worker.once('exit', (code) => {
     exited = true;
     resolve();
+    // A consumer that died leaves jobs that never finish: end the process loudly (its state is
+    // durable; the next start resumes) rather than serve without it.
+    if (!stopping) {
+      process.stderr.write(`the ${name} worker exited unexpectedly (code ${code}); stopping\n`);
+      process.exit(1);
+    }
   }));
   return new Promise((resolve, reject) => {
     const onStart = (message: { type: string; error?: string }) => {
       if (message.type === 'started') {
-        worker.off('error', reject);
+        started = true;
         resolve({
           name,
           async stop() {
             if (exited) return;
+            stopping = true;
             const stopped = new Promise<void>((done, fail) => worker.on('message', (m: { type: string; error?: string }) => {
               if (m.type === 'stopped') done();
               if (m.type === 'failed') fail(new Error(`${name} worker: ${m.error}`));
@@ -166,11 +175,18 @@ export function startServiceInWorker(name: 'matcher' | 'projection', config: Con
           },
         });
       } else if (message.type === 'failed') {
+        stopping = true;
         reject(new Error(`${name} worker: ${message.error}`));
       }
     };
     worker.once('message', onStart);
-    worker.once('error', reject);
+    worker.once('error', (error) => {
+      // Before it started, the start fails; afterwards the exit handler above ends the process.
+      if (!started) {
+        stopping = true;
+        reject(error);
+      }
+    });
   });
 }
 
