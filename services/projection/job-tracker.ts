@@ -102,9 +102,25 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     });
   }
 
+  /**
+   * Reads the record again before a write of counts: the API may have deleted the job (DELETE
+   * purges its rows) or the intake failed it since this process read it, and then its counts must
+   * stay as they were. False (and the job forgotten) when it is no longer open.
+   */
+  async function stillOpen(t: Tracked): Promise<boolean> {
+    const fresh = await jobs.getJobById(t.job.id);
+    if (fresh) t.job = fresh;
+    if (fresh && !isTerminal(fresh.status)) return true;
+    tracked.delete(t.job.id);
+    return false;
+  }
+
   /** The exact count, then completion when every row is stored, else the counts written. */
   async function count(t: Tracked): Promise<void> {
     const started = Date.now();
+    // The API may have deleted the job (DELETE purges its rows) or the intake failed it since this
+    // process last read it: then its counts must stay as they were, so look before writing.
+    if (!(await stillOpen(t))) return;
     const counts = await jobs.countResults(t.job.id);
     t.exact = counts.processed;
     t.written = 0;
@@ -184,7 +200,7 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
 
     async onFailed(jobId, error) {
       const t = await load(jobId);
-      if (!t || isTerminal(t.job.status)) return;
+      if (!t || isTerminal(t.job.status) || !(await stillOpen(t))) return;
       const counts = await jobs.countResults(jobId);
       await finish(t, 'failed', countsPatch(counts), error);
     },

@@ -188,6 +188,20 @@ describe('projection', () => {
     expect(sender.requests[0].event).toBe('check_job.failed');
   });
 
+  it('leaves the counts of a job deleted mid-run as they were', async () => {
+    const { store, projection } = setup();
+    const job = newJob(10);
+    await store.createJob(job);
+    await projection.handle([resultsChunk(job.id, 0, [0, 1, 2, 3])]);
+    await store.updateJob(job.id, { processed_count: 4 });
+    await store.purgeJob(job.id, new Date().toISOString());
+    await projection.handle([resultsChunk(job.id, 1, [4, 5, 6, 7, 8, 9]), rowsComplete(job.id, 10)]);
+    const failed: PipelineEvent = { type: 'JobStateChanged', value: { job_id: job.id, org_id: job.org_id, status: 'failed', error: 'x', changed_at: new Date().toISOString(), processed_count: 0, finished_at: null } };
+    await projection.handle([failed]);
+    expect(await store.getJobById(job.id)).toMatchObject({ status: 'deleted', processed_count: 4, callback: null });
+    expect((await store.countResults(job.id)).processed).toBe(0);
+  });
+
   it('completes a job of zero rows on RowsComplete', async () => {
     const { store, projection } = setup();
     const job = newJob(0, { callback_url: null });
