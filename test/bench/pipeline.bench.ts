@@ -9,7 +9,8 @@
  * seen by a watcher group counting messages without decoding them) and projection (until GET says
  * done: results stored, counts exact, preview, callback state). The matchers are warmed up by a
  * small job first, so the list index build is not in the figures (it is in the domain bench).
- * Run alone: `npm exec -- node test/bench/pipeline.bench.ts [embedded|distributed]`.
+ * Run alone: `npm exec -- node test/bench/pipeline.bench.ts`; PIPELINE_BENCH_ONLY=embedded|distributed
+ * runs one half, PIPELINE_BENCH_ROWS a smaller job (profiling).
  */
 import { topicNames } from '../../services/pipeline/events.ts';
 import type { Platform } from '../../services/platform/open-platform.ts';
@@ -152,7 +153,7 @@ async function measure(label: string, d: Deployment, body: Buffer, goalSeconds: 
 }
 
 const bench: Bench = async (): Promise<BenchSection> => {
-  const only = process.argv[2];
+  const only = process.env.PIPELINE_BENCH_ONLY;
   const listEntries = [...generateListEntries(LIST_ENTRIES, SEED)];
   const body = jobBody();
   const metrics: BenchMetric[] = [];
