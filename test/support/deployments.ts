@@ -178,6 +178,8 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
   } catch (error) {
     for (const p of processes) p.child.kill('SIGKILL');
     await platform.close();
+    await dropDatabase(env.CLICKHOUSE_DATABASE);
+    rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
   const started = api;
