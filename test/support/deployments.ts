@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { issueApiKey } from '../../services/admin/keys.ts';
 import { loadConfig, type Config } from '../../services/platform/config.ts';
@@ -197,10 +198,25 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
       await Promise.all(processes.map((p) => Promise.race([p.exited, new Promise((r) => setTimeout(r, 10_000))])));
       for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
       await platform.close();
+      await deleteTopics(brokers, env.KAFKA_TOPIC_PREFIX);
       await dropDatabase(env.CLICKHOUSE_DATABASE);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Deletes this run's topics, so the shared broker does not collect partitions run after run. */
+async function deleteTopics(brokers: readonly string[], prefix: string): Promise<void> {
+  const admin = new Kafka({ clientId: 'e2e-cleanup', brokers: [...brokers], logLevel: logLevel.NOTHING }).admin();
+  try {
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
+    if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
+  } catch {
+    // Cleanup only: a broker that is gone (the restart test stops its own) leaves nothing to tidy.
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
 }
 
 async function dropDatabase(database: string): Promise<void> {
