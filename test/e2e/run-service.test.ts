@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { RUN_SERVICE } from '../support/deployments.ts';
+import { deleteTopics, RUN_SERVICE } from '../support/deployments.ts';
 import { servers } from '../support/servers.ts';
 
 const run = promisify(execFile);
@@ -60,6 +60,7 @@ describe('npm run service', () => {
       expect(out).toContain('"msg":"stopped"');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+      await deleteTopics(servers.kafkaBrokers, `rs-${suffix}.`);
       await fetch(new URL('/', servers.clickhouseUrl), { method: 'POST', body: `DROP DATABASE IF EXISTS robinson_rs_${suffix}` }).catch(() => undefined);
       rmSync(dataDir, { recursive: true, force: true });
     }

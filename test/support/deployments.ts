@@ -206,7 +206,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
 }
 
 /** Deletes this run's topics, so the shared broker does not collect partitions run after run. */
-async function deleteTopics(brokers: readonly string[], prefix: string): Promise<void> {
+export async function deleteTopics(brokers: readonly string[], prefix: string): Promise<void> {
   const admin = new Kafka({ clientId: 'e2e-cleanup', brokers: [...brokers], logLevel: logLevel.NOTHING }).admin();
   try {
     await admin.connect();
