@@ -95,11 +95,20 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     if (next) t.job = next;
   }
 
+  /**
+   * Publishes JobStateChanged. Informational for other consumers: the job record is already
+   * written, so a failed publish is logged, not retried (a redelivered batch would find the job
+   * moved on and publish nothing anyway).
+   */
   async function changed(job: JobRecord): Promise<void> {
-    await deps.onStateChanged({
-      job_id: job.id, org_id: job.org_id, status: job.status, error: job.error,
-      changed_at: job.updated_at, processed_count: job.processed_count, finished_at: job.finished_at,
-    });
+    try {
+      await deps.onStateChanged({
+        job_id: job.id, org_id: job.org_id, status: job.status, error: job.error,
+        changed_at: job.updated_at, processed_count: job.processed_count, finished_at: job.finished_at,
+      });
+    } catch (error) {
+      logger.warn({ job_id: job.id, status: job.status, err: (error as Error).name }, 'job.state_event_lost');
+    }
   }
 
   /**
@@ -118,8 +127,6 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
   /** The exact count, then completion when every row is stored, else the counts written. */
   async function count(t: Tracked): Promise<void> {
     const started = Date.now();
-    // The API may have deleted the job (DELETE purges its rows) or the intake failed it since this
-    // process last read it: then its counts must stay as they were, so look before writing.
     if (!(await stillOpen(t))) return;
     const counts = await jobs.countResults(t.job.id);
     t.exact = counts.processed;
@@ -157,8 +164,8 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     tracked.delete(t.job.id);
     if (t.job.status !== status) return; // deleted meanwhile: the store kept it deleted
     logger.info({ job_id: t.job.id, status, rows: t.job.processed_count }, status === 'done' ? 'job.done' : 'job.failed');
-    await changed(t.job);
     if (t.job.callback?.state === 'pending') deps.onFinished(t.job);
+    await changed(t.job);
   }
 
   async function previewOf(jobId: string) {

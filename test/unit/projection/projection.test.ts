@@ -202,6 +202,21 @@ describe('projection', () => {
     expect((await store.countResults(job.id)).processed).toBe(0);
   });
 
+  it('completes and calls back even when JobStateChanged cannot be published', async () => {
+    const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+    const sender = fakeSender();
+    const projection = createProjection({
+      jobs: store, events: { publish: async () => { throw new Error('broker down'); } }, callbacks: sender,
+      renderJob: (job) => JSON.stringify({ id: job.id }), logger: silentLogger(), retentionIntervalMs: 0,
+    });
+    open.push(projection);
+    const job = newJob(2);
+    await store.createJob(job);
+    await projection.handle([resultsChunk(job.id, 0, [0, 1]), rowsComplete(job.id, 2)]);
+    expect((await store.getJobById(job.id))?.status).toBe('done');
+    await until(() => sender.requests.length === 1);
+  });
+
   it('completes a job of zero rows on RowsComplete', async () => {
     const { store, projection } = setup();
     const job = newJob(0, { callback_url: null });
