@@ -10,7 +10,9 @@
  * done: results stored, counts exact, preview, callback state). The matchers are warmed up by a
  * small job first, so the list index build is not in the figures (it is in the domain bench).
  * Run alone: `npm exec -- node test/bench/pipeline.bench.ts`; PIPELINE_BENCH_ONLY=embedded|distributed
- * runs one half, PIPELINE_BENCH_ROWS a smaller job (profiling).
+ * runs one half, PIPELINE_BENCH_ROWS a smaller job (profiling), PIPELINE_BENCH_MATCHER_BATCH and
+ * PIPELINE_BENCH_PROJECTION_BATCH other batch sizes (embedded; 8 row chunks per matcher batch
+ * measured the same as the default 4).
  */
 import { topicNames } from '../../services/pipeline/events.ts';
 import type { Platform } from '../../services/platform/open-platform.ts';
@@ -166,7 +168,11 @@ const bench: Bench = async (): Promise<BenchSection> => {
   // PIPELINE_BENCH_CHILD_NODE_OPTIONS: e.g. --cpu-prof for the service processes (profiling runs).
   if (process.env.PIPELINE_BENCH_CHILD_NODE_OPTIONS) env.NODE_OPTIONS = process.env.PIPELINE_BENCH_CHILD_NODE_OPTIONS;
   if (only !== 'distributed') {
-    const embedded = await startEmbedded(null, { listEntries, jobChunkRows: CHUNK_ROWS, env, workers: true });
+    const overrides = {
+      ...(process.env.PIPELINE_BENCH_MATCHER_BATCH ? { matcherBatchChunks: Number(process.env.PIPELINE_BENCH_MATCHER_BATCH) } : {}),
+      ...(process.env.PIPELINE_BENCH_PROJECTION_BATCH ? { projectionBatchSize: Number(process.env.PIPELINE_BENCH_PROJECTION_BATCH) } : {}),
+    };
+    const embedded = await startEmbedded(null, { listEntries, jobChunkRows: CHUNK_ROWS, env, workers: true, overrides });
     try {
       const m = await measure('embedded', embedded, body, 20, false);
       metrics.push(...m.metrics);

@@ -16,7 +16,7 @@ import { silentLogger } from '../../services/platform/logger.ts';
 import { openPlatform, type Platform } from '../../services/platform/open-platform.ts';
 import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import {
-  createServiceContext, startApi, startMatcher, startProjection, startServiceInWorker, type RunningApi, type RunningService,
+  createServiceContext, startApi, startMatcher, startProjection, startServiceInWorker, type RunningApi, type RunningService, type ServiceOverrides,
 } from '../../services/processes.ts';
 import type { ListEntry } from '../../services/domain/types.ts';
 import type { CallbackReceiver } from './callback-receiver.ts';
@@ -63,6 +63,7 @@ export interface EmbeddedOptions {
   jobChunkRows?: number;
   /** Matcher and projection in worker threads, as npm start runs them. */
   workers?: boolean;
+  overrides?: ServiceOverrides;
 }
 
 /** npm start's wiring (API + matcher + projection, one process, embedded adapters), in this process. */
@@ -72,7 +73,7 @@ export async function startEmbedded(receiver: CallbackReceiver | null, options: 
   const platform = await openPlatform(config, silentLogger());
   const seeded = await seedAccountAndList(platform, options.listEntries);
   const context = createServiceContext(platform, config, silentLogger(), {
-    ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250,
+    ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250, ...options.overrides,
   });
   const running: RunningService[] = options.workers
     ? [await startServiceInWorker('projection', config, context.overrides), await startServiceInWorker('matcher', config, context.overrides)]
