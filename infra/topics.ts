@@ -14,7 +14,7 @@ import type { TopicDefinition } from '../services/platform/log/port.ts';
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 
-/** Topic names without a deployment prefix; services/pipeline/events.ts uses the same names. */
+/** Topic names without a deployment prefix (services/pipeline/events.ts routes events to them). */
 export const TOPIC_NAMES = {
   jobsEvents: 'jobs.events',
   checksRows: 'checks.rows',

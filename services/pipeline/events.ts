@@ -7,13 +7,15 @@
  */
 import type { JobSource, JobStatus } from '../domain/check-job.ts';
 import type { CheckResult, Locale, MatchPolicy, PersonInput } from '../domain/types.ts';
+import { TOPIC_NAMES } from '../../infra/topics.ts';
 import { subjectOf, type SchemaRegistry } from '../platform/schema-registry/port.ts';
 
+/** The topics pipeline events go to (lists.versions is not one of them). */
 export const TOPICS = {
-  jobsEvents: 'jobs.events',
-  checksRows: 'checks.rows',
-  checksResults: 'checks.results',
-  usageEvents: 'usage.events',
+  jobsEvents: TOPIC_NAMES.jobsEvents,
+  checksRows: TOPIC_NAMES.checksRows,
+  checksResults: TOPIC_NAMES.checksResults,
+  usageEvents: TOPIC_NAMES.usageEvents,
 } as const;
 export type PipelineTopic = (typeof TOPICS)[keyof typeof TOPICS];
 
