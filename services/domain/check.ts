@@ -1,9 +1,9 @@
-import { parseAddress } from './address.ts';
+import { parseAddress, type ParsedAddress } from './address.ts';
 import {
   FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_GIVEN_COUNT, R_HEADER, R_SURNAME, R_UNIT, type ListIndex,
   type ListIndexData,
 } from './list-index.ts';
-import { parseName } from './name.ts';
+import { parseName, type ParsedName } from './name.ts';
 import { skeleton } from './normalize.ts';
 import { addressInputOf, toResolvedAddress } from './resolve.ts';
 import { matchLabel, statusFor } from './status.ts';
@@ -12,7 +12,7 @@ import type {
 } from './types.ts';
 
 /** Level → code (DECISIONS §1). */
-export const CODE_OF_LEVEL: readonly MatchCode[] = ['none', 'household', 'surname', 'given_name', 'name_building', 'name_address'];
+const CODE_OF_LEVEL: readonly MatchCode[] = ['none', 'household', 'surname', 'given_name', 'name_building', 'name_address'];
 
 /** What matched for a base level (the level before any previous-address raise). */
 function onOf(base: number): MatchOn[] {
@@ -85,7 +85,7 @@ export function resultFor(
 }
 
 /** No level: the address is unreadable and/or there is no name. Never allowed. */
-export function unreadResult(
+function unreadResult(
   id: string | null, reasons: Reason[], address: ResolvedAddress | null, options: CheckOptions,
 ): CheckResult {
   return {
@@ -98,6 +98,33 @@ export function unreadResult(
     address,
     phone_lookup: null,
   };
+}
+
+/** A person as every check reads it, or the final result of one that cannot be matched. */
+export type ReadPerson =
+  | { unread: CheckResult }
+  | { unread: null; id: string | null; parsed: ParsedAddress; name: ParsedName; address: ResolvedAddress | null };
+
+/**
+ * Reads a person's id, address and name. Without a readable address or a name the person gets no
+ * level (`unread`). `addressUnreadable` lets test mode declare an address unreadable by its text.
+ */
+export function readPerson(
+  person: PersonInput, options: CheckOptions, addressUnreadable?: (addressText: string) => boolean,
+): ReadPerson {
+  const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
+  const id = typeof input.id === 'string' ? input.id : null;
+  const addressText = addressInputOf(input);
+  const parsed = addressUnreadable?.(addressText) ? null : parseAddress(input);
+  const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
+  const name = parseName(input);
+  if (parsed === null || name === null) {
+    const reasons: Reason[] = [];
+    if (parsed === null) reasons.push('address_unreadable');
+    if (name === null) reasons.push('no_name');
+    return { unread: unreadResult(id, reasons, address, options) };
+  }
+  return { unread: null, id, parsed, name, address };
 }
 
 const givenScratch: number[] = [];
@@ -144,18 +171,9 @@ function scanBuilding(
 }
 
 export function checkPerson(index: ListIndex, person: PersonInput, options: CheckOptions): CheckResult {
-  const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
-  const id = typeof input.id === 'string' ? input.id : null;
-  const parsed = parseAddress(input);
-  const addressText = addressInputOf(input);
-  const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
-  const name = parseName(input);
-  if (parsed === null || name === null) {
-    const reasons: Reason[] = [];
-    if (parsed === null) reasons.push('address_unreadable');
-    if (name === null) reasons.push('no_name');
-    return unreadResult(id, reasons, address, options);
-  }
+  const read = readPerson(person, options);
+  if (read.unread) return read.unread;
+  const { id, parsed, name, address } = read;
 
   const d = index.data;
   const surnameId = name.surname === '' ? -1 : d.names.get(skeleton(name.surname)) ?? -1;

@@ -4,15 +4,15 @@
  */
 export { normalizeText } from './normalize.ts';
 export { parseAddress, type ParsedAddress } from './address.ts';
-export { resolveAddressText, toResolvedAddress, addressInputOf } from './resolve.ts';
+export { resolveAddressText } from './resolve.ts';
 export { parseName, type ParsedName } from './name.ts';
 export {
   buildListIndex, createListIndexBuilder, type ListIndex, type ListIndexBuilder,
 } from './list-index.ts';
-export { checkPerson, unreadResult, CODE_OF_LEVEL } from './check.ts';
+export { checkPerson } from './check.ts';
 export { statusFor, matchLabel } from './status.ts';
 export {
-  testModeCheck, testModeLevel, testModePhoneLookup, isTestProtectedCvr, TEST_LIST_VERSION, TEST_PHONE_PERSON,
+  testModeCheck, testModePhoneLookup, isTestProtectedCvr, TEST_LIST_VERSION,
 } from './test-mode.ts';
 export {
   formatKvhx, tryFormatKvhx, parseKvhx, canonicalKvhx, KVHX_LENGTH, type KvhxParts,

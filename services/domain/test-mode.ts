@@ -1,8 +1,5 @@
-import { parseAddress } from './address.ts';
-import { resultFor, unreadResult } from './check.ts';
-import { parseName } from './name.ts';
-import { addressInputOf, toResolvedAddress } from './resolve.ts';
-import type { CheckOptions, CheckResult, ListVersionRef, PersonInput, PhoneLookup, Reason } from './types.ts';
+import { readPerson, resultFor } from './check.ts';
+import type { CheckOptions, CheckResult, ListVersionRef, PersonInput, PhoneLookup } from './types.ts';
 
 /**
  * Fixed results for `rl_test_` keys (DECISIONS §3): never touches list data. The surname (or the
@@ -20,27 +17,14 @@ const TEST_LEVELS: Record<string, number> = {
   robinson: 5, bygning: 4, fornavn: 3, efternavn: 2, husstand: 1,
 };
 
-export function testModeLevel(person: PersonInput): number | null {
-  const name = parseName(person);
-  if (name === null) return null;
-  return TEST_LEVELS[name.surname] ?? 0;
-}
+/** §3: the address `?` is unreadable, whatever else the person says. */
+const isQuestionMark = (addressText: string): boolean => addressText.trim() === '?';
 
 export function testModeCheck(person: PersonInput, options: CheckOptions): CheckResult {
-  const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
-  const id = typeof input.id === 'string' ? input.id : null;
-  const addressText = addressInputOf(input);
-  const parsed = addressText.trim() === '?' ? null : parseAddress(input);
-  const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
-  const name = parseName(input);
-  if (parsed === null || name === null) {
-    const reasons: Reason[] = [];
-    if (parsed === null) reasons.push('address_unreadable');
-    if (name === null) reasons.push('no_name');
-    return unreadResult(id, reasons, address, options);
-  }
-  const level = TEST_LEVELS[name.surname] ?? 0;
-  return resultFor(id, { level, base: level, previous: false, sameFloor: false }, level > 0, address, options);
+  const read = readPerson(person, options, isQuestionMark);
+  if (read.unread) return read.unread;
+  const level = TEST_LEVELS[read.name.surname] ?? 0;
+  return resultFor(read.id, { level, base: level, previous: false, sameFloor: false }, level > 0, read.address, options);
 }
 
 function digitsOf(value: string): string {
@@ -53,7 +37,7 @@ function digitsOf(value: string): string {
 }
 
 /** A made-up person for every test phone number that is "found" (level 0 in testModeCheck). */
-export const TEST_PHONE_PERSON = Object.freeze({
+const TEST_PHONE_PERSON = Object.freeze({
   name: 'Test Testesen',
   address: 'Testvej 1, 1000 København K',
 });
