@@ -209,6 +209,44 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       await expect(store().listPendingCallbacks(0)).rejects.toBeInstanceOf(RangeError);
     });
 
+    it('lists queued and running jobs whose intake stopped giving signs of life, and only those', async () => {
+      // 2003 keeps the open intakes of other tests' jobs (created 2026) out of this window.
+      const at = (minute: number) => new Date(Date.UTC(2003, 0, 1, 0, minute)).toISOString();
+      const stalled = makeJob({ created_at: at(0) });
+      const running = makeJob({ created_at: at(1) });
+      const touched = makeJob({ created_at: at(0) });
+      const closed = makeJob({ created_at: at(0) });
+      const finished = makeJob({ created_at: at(0) });
+      const purged = makeJob({ created_at: at(0) });
+      const draft = makeJob({ created_at: at(0), status: 'draft' });
+      const edge = makeJob({ created_at: at(10) });
+      const all = [stalled, running, touched, closed, finished, purged, draft, edge];
+      for (const job of all) await store().createJob(job);
+      await store().updateJob(running.id, { status: 'running', processed_count: 2 });
+      await store().touchIntake(touched.id, { at: at(20), closed: false });
+      await store().touchIntake(touched.id, { at: at(5), closed: false }); // older: changes nothing
+      await store().touchIntake(closed.id, { at: at(2), closed: true });
+      await store().touchIntake(closed.id, { at: at(30), closed: false }); // closed stays closed
+      await store().updateJob(finished.id, { status: 'failed', error: 'intake_failed' });
+      await store().purgeJob(purged.id, at(3));
+
+      const listed = async (minute: number, limit = 10_000) => {
+        const ids = new Set(all.map((j) => j.id));
+        return (await store().listStalledIntakes(at(minute), limit)).filter((j) => ids.has(j.id));
+      };
+      const found = await listed(10); // exclusive: `edge`, last seen at minute 10, is not before it
+      expect(found.map((j) => j.id).sort()).toEqual([stalled.id, running.id].sort());
+      expect(found.find((j) => j.id === running.id)).toMatchObject({ status: 'running', processed_count: 2 });
+      expect((await listed(11)).map((j) => j.id).sort()).toEqual([stalled.id, running.id, edge.id].sort());
+      expect((await listed(21)).map((j) => j.id)).toContain(touched.id);
+      expect(await listed(0)).toEqual([]);
+      expect(await store().listStalledIntakes(at(10), 1)).toHaveLength(1);
+      await expect(store().listStalledIntakes(at(10), 0)).rejects.toBeInstanceOf(RangeError);
+
+      await store().touchIntake(stalled.id, { at: at(40), closed: true });
+      expect((await listed(60)).map((j) => j.id).sort()).toEqual([running.id, touched.id, edge.id].sort());
+    });
+
     it('drops results of jobs due before a day, keeping job records and later jobs', async () => {
       const early = makeJob({ delete_after: '2002-01-01T08:00:00.000Z', processed_count: 3 });
       const late = makeJob({ delete_after: '2002-03-01T08:00:00.000Z' });

@@ -22,6 +22,11 @@ import type { CheckResult, ListVersionRef } from '../../domain/types.ts';
  * - A deleted job stays deleted: `updateJob` cannot move it to another state or give it a preview,
  *   and `putResults` for it stores nothing (a late redelivery cannot bring personal data back).
  *
+ * - The intake's progress (`touchIntake`) is kept apart from the job record, so the intake (API
+ *   process) and the projection never write the same record at once: a job created `queued` has
+ *   an open intake whose last sign of life is its `created_at`; `listStalledIntakes` finds the
+ *   queued/running jobs whose intake stopped giving signs of life (a process killed mid-publish).
+ *
  * Does not promise: atomic read-modify-write between processes. `updateJob` applies a patch to
  * the latest record; callers serialise writes to one job (the projection owns a job's partition,
  * the API only creates, starts and deletes).
@@ -90,7 +95,11 @@ export interface ResultPage {
 export const MAX_RESULTS_PAGE = 10_000;
 
 export interface JobStore {
-  /** Throws JobExistsError when a job with this id exists. */
+  /**
+   * Throws JobExistsError when a job with this id exists. A job created `queued` starts with an
+   * open intake (see touchIntake) last seen at its `created_at`, in the same write as far as the
+   * adapter allows (embedded: one transaction; ClickHouse: the intake row first).
+   */
   createJob(job: JobRecord): Promise<void>;
   /** Scoped read for the API: null unless the job belongs to `scope.org_id` in `scope.mode`. */
   getJob(scope: { org_id: string; mode: 'live' | 'test' }, id: string): Promise<JobRecord | null>;
@@ -105,6 +114,20 @@ export interface JobStore {
    * the projection resumes them after a restart; any order, limit 1..10,000.
    */
   listPendingCallbacks(limit: number): Promise<JobRecord[]>;
+  /**
+   * The intake's sign of life for a job whose rows it is publishing: still at work at `at`, or
+   * `closed` (every row and RowsComplete are on the log, or the job was failed). Closed is final:
+   * a later touch does not reopen it; a later `at` than the last one seen moves it on, an earlier
+   * one changes nothing. Written by the intake, and by the stalled-intake sweep once it failed a
+   * job; never part of the job record.
+   */
+  touchIntake(jobId: string, mark: { at: string; closed: boolean }): Promise<void>;
+  /**
+   * Jobs still `queued` or `running` whose intake is open and gave its last sign of life before
+   * `lastSeenBefore` (exclusive): the API died while publishing them. Any order; limit 1..10,000.
+   * Jobs created before intakes were recorded have none and are never listed.
+   */
+  listStalledIntakes(lastSeenBefore: string, limit: number): Promise<JobRecord[]>;
 
   /**
    * Stores result rows of one job, idempotently on (job_id, row). `deleteAfter` is the job's

@@ -19,6 +19,11 @@ const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   const jobs = conn.table('check_jobs');
   const results = conn.table('check_results');
+  const intakes = conn.table('check_job_intakes');
+
+  async function touch(jobId: string, at: string, closed: boolean): Promise<void> {
+    await conn.insert('check_job_intakes', [{ job_id: jobId, closed: closed ? 1 : 0, last_seen_ms: timestampMs(at) }]);
+  }
 
   async function readVersioned(id: string): Promise<{ revision: number; job: JobRecord } | null> {
     const [row] = await conn.rows<{ revision: string; doc: string }>(
@@ -60,6 +65,9 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   return {
     async createJob(job) {
       if (await readVersioned(job.id)) throw new JobExistsError(job.id);
+      // The intake row first: killed in between, an intake without a job is never listed, while a
+      // queued job without an intake would never be swept.
+      if (job.status === 'queued') await touch(job.id, job.created_at, false);
       await write(job, 1);
     },
 
@@ -94,6 +102,22 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       const rows = await conn.rows<{ doc: string }>(sql`SELECT doc FROM
         (SELECT status, doc FROM ${jobs} FINAL)
         WHERE status IN ('done', 'failed') AND visitParamExtractString(doc, 'state') = 'pending'
+        LIMIT ${limit}`);
+      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
+    async touchIntake(jobId, mark) {
+      await touch(jobId, mark.at, mark.closed);
+    },
+
+    async listStalledIntakes(lastSeenBefore, limit) {
+      checkPageLimit(limit);
+      // id never changes between versions, so the IN filter may go inside FINAL; status may not.
+      const rows = await conn.rows<{ doc: string }>(sql`SELECT doc FROM
+        (SELECT id, status, doc FROM ${jobs} FINAL WHERE id IN
+          (SELECT job_id FROM ${intakes} GROUP BY job_id
+            HAVING max(closed) = 0 AND max(last_seen_ms) < ${timestampMs(lastSeenBefore)}))
+        WHERE status IN ('queued', 'running')
         LIMIT ${limit}`);
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },

@@ -33,6 +33,13 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
       PRIMARY KEY (job_id, row)
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS check_results_delete_on ON check_results (delete_on);
+    -- The intake's progress per job (jobs-port.ts touchIntake), apart from the record.
+    CREATE TABLE IF NOT EXISTS check_job_intakes (
+      job_id TEXT PRIMARY KEY,
+      last_seen_ms INTEGER NOT NULL,
+      closed INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS check_job_intakes_open ON check_job_intakes (closed, last_seen_ms);
   `);
 
   const insertJob = db.prepare(`INSERT OR IGNORE INTO check_jobs
@@ -44,6 +51,13 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     AND delete_after_ms <= ? ORDER BY delete_after_ms, id LIMIT ?`);
   const selectPendingCallbacks = db.prepare(`SELECT doc FROM check_jobs
     WHERE status IN ('done', 'failed') AND json_extract(doc, '$.callback.state') = 'pending' LIMIT ?`);
+  const touchIntakeRow = db.prepare(`INSERT INTO check_job_intakes (job_id, last_seen_ms, closed)
+    VALUES (?, ?, ?) ON CONFLICT (job_id) DO UPDATE SET
+    last_seen_ms = max(last_seen_ms, excluded.last_seen_ms), closed = max(closed, excluded.closed)`);
+  const selectStalledIntakes = db.prepare(`SELECT j.doc FROM check_job_intakes i
+    JOIN check_jobs j ON j.id = i.job_id
+    WHERE i.closed = 0 AND i.last_seen_ms < ? AND j.status IN ('queued', 'running')
+    ORDER BY i.last_seen_ms, i.job_id LIMIT ?`);
   const insertResult = db.prepare(`INSERT OR IGNORE INTO check_results
     (job_id, row, delete_on, status, level, record) VALUES (?, ?, ?, ?, ?, ?)`);
   const selectPage = db.prepare(`SELECT row, record FROM check_results
@@ -64,10 +78,13 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
 
   return {
     async createJob(job) {
-      const inserted = insertJob.run(
-        job.id, job.org_id, job.mode, job.status, timestampMs(job.delete_after), JSON.stringify(job),
-      );
-      if (Number(inserted.changes) === 0) throw new JobExistsError(job.id);
+      inTransaction(db, () => {
+        const inserted = insertJob.run(
+          job.id, job.org_id, job.mode, job.status, timestampMs(job.delete_after), JSON.stringify(job),
+        );
+        if (Number(inserted.changes) === 0) throw new JobExistsError(job.id);
+        if (job.status === 'queued') touchIntakeRow.run(job.id, timestampMs(job.created_at), 0);
+      });
     },
 
     async getJob(scope, id) {
@@ -98,6 +115,16 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     async listPendingCallbacks(limit) {
       checkPageLimit(limit);
       const rows = selectPendingCallbacks.all(limit) as Array<{ doc: string }>;
+      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
+    async touchIntake(jobId, mark) {
+      touchIntakeRow.run(jobId, timestampMs(mark.at), mark.closed ? 1 : 0);
+    },
+
+    async listStalledIntakes(lastSeenBefore, limit) {
+      checkPageLimit(limit);
+      const rows = selectStalledIntakes.all(timestampMs(lastSeenBefore), limit) as Array<{ doc: string }>;
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
