@@ -33,6 +33,12 @@ const MAX_CHUNK_BYTES = 256 * 1024;
 const MAX_APPEND_BYTES = 768 * 1024;
 const MAX_CHUNKS_PER_APPEND = 8;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * How often the intake tells the job store it is still publishing (JobStore.touchIntake). The
+ * projection fails a job whose intake was silent for INTAKE_STALE_SECONDS (at least 5 s), so a
+ * slow but living intake is never mistaken for a dead one.
+ */
+export const DEFAULT_INTAKE_TOUCH_MS = 1000;
 
 export interface JobIntakeDeps {
   jobs: JobStore;
@@ -48,6 +54,8 @@ export interface JobIntakeDeps {
   /** Where people wait while a body is read; default the system temp directory. */
   spoolDir?: string;
   chunkRows?: number;
+  /** Least time between two signs of life while publishing; default DEFAULT_INTAKE_TOUCH_MS. */
+  touchIntervalMs?: number;
   clock?: () => Date;
   newId?: () => string;
 }
@@ -92,6 +100,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   const newId = deps.newId ?? randomUUID;
   const chunkRows = Math.max(1, deps.chunkRows ?? DEFAULT_CHUNK_ROWS);
   const spoolDir = deps.spoolDir ?? DEFAULT_SPOOL_DIR;
+  const touchIntervalMs = deps.touchIntervalMs ?? DEFAULT_INTAKE_TOUCH_MS;
 
   async function checkFields(spec: JobSpec): Promise<void> {
     const issues: JobInputIssue[] = [];
@@ -164,11 +173,32 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     };
   }
 
+  /**
+   * A sign of life after each append, at most every touchIntervalMs. Best effort: a store that
+   * fails here fails the closing touch too, and that one is not ignored.
+   */
+  function heartbeat(jobId: string): () => Promise<void> {
+    let last = clock().getTime();
+    return async () => {
+      const now = clock();
+      if (now.getTime() - last < touchIntervalMs) return;
+      last = now.getTime();
+      await deps.jobs.touchIntake(jobId, { at: now.toISOString(), closed: false }).catch((error: unknown) => {
+        logger.warn({ job_id: jobId, err_name: (error as Error).name }, 'intake touch failed');
+      });
+    };
+  }
+
   async function publishJob(job: JobRecord, spooled: SpooledPeople, locale: Locale): Promise<number> {
+    const alive = heartbeat(job.id);
+    const publish = async (events: PipelineEvent | PipelineEvent[]) => {
+      await deps.events.publish(events);
+      await alive();
+    };
     const policy = job.options.policy ?? 'standard';
     const stopLevel = job.options.stop_level ?? 1;
     const listVersionId = job.mode === 'test' ? null : (job.list_version?.id ?? null);
-    await deps.events.publish({
+    await publish({
       type: 'JobCreated',
       value: {
         job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, list_version_id: listVersionId,
@@ -182,7 +212,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     let pendingBytes = 0;
     for await (const { people, bytes } of spooled.read({ maxRows: chunkRows, maxBytes: MAX_CHUNK_BYTES })) {
       if (pending.length > 0 && pendingBytes + bytes > MAX_APPEND_BYTES) {
-        await deps.events.publish(pending);
+        await publish(pending);
         pending = [];
         pendingBytes = 0;
       }
@@ -197,14 +227,14 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       });
       chunk += 1;
       if (pending.length >= MAX_CHUNKS_PER_APPEND) {
-        await deps.events.publish(pending);
+        await publish(pending);
         pending = [];
         pendingBytes = 0;
       }
     }
-    if (pending.length > 0) await deps.events.publish(pending);
+    if (pending.length > 0) await publish(pending);
     if (row !== job.row_count) throw new Error(`spool gave ${row} rows, expected ${job.row_count}`);
-    await deps.events.publish({
+    await publish({
       type: 'RowsComplete',
       value: {
         job_id: job.id, row_count: job.row_count, chunk_count: chunk, input_sha256: job.input_sha256 ?? '',
@@ -222,6 +252,8 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     const started = performance.now();
     try {
       const chunks = await publishJob(job, spooled, spec.locale);
+      // Every row is on the log: the stalled-intake sweep must leave the job alone from now on.
+      await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
       logger.info(
         { job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count, chunks, ms: Math.round(performance.now() - started) },
         'job queued',
@@ -229,7 +261,11 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     } catch (error) {
       // The record exists but its rows are not all on the log: fail it rather than leave it queued forever.
       logger.error({ job_id: job.id, err_name: (error as Error).name }, 'publishing the job failed');
-      await deps.jobs.updateJob(job.id, { status: 'failed', error: 'intake_failed', finished_at: clock().toISOString() }).catch(() => null);
+      // The request answers 500, so the client knows. If even this write fails (store down), the
+      // intake stays open and the projection's sweep fails the job later (intake_interrupted).
+      const at = clock().toISOString();
+      const failed = await deps.jobs.updateJob(job.id, { status: 'failed', error: 'intake_failed', finished_at: at }).catch(() => null);
+      if (failed) await deps.jobs.touchIntake(job.id, { at, closed: true }).catch(() => undefined);
       throw error;
     }
     return job;

@@ -157,6 +157,49 @@ describe('job intake', () => {
     await expect(intake.createJob({ ...spec(), people: batches(people) })).rejects.toThrow('log down');
     const [job] = await jobs.listJobsDueForDeletion('9999-01-01T00:00:00.000Z', 100);
     expect(job).toMatchObject({ status: 'failed', error: 'intake_failed', finished_at: NOW.toISOString() });
+    expect(await jobs.listStalledIntakes('9999-01-01T00:00:00.000Z', 100)).toEqual([]);
+  });
+
+  it('touches the intake while publishing and closes it once RowsComplete is on the log', async () => {
+    const { jobs } = setup();
+    const touches: Array<{ at: string; closed: boolean }> = [];
+    let now = NOW.getTime();
+    const intake = createJobIntake({
+      jobs: { ...jobs, touchIntake: async (id, mark) => { touches.push(mark); await jobs.touchIntake(id, mark); } },
+      events: { publish: async () => undefined },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: tempDir(),
+      chunkRows: 1, touchIntervalMs: 1000,
+      clock: () => new Date((now += 700)), // every reading of the clock is 700 ms later
+    });
+    const many = Array.from({ length: 40 }, (_, i) => people[i % people.length]);
+    const job = await intake.createJob({ ...spec(), people: batches(many) });
+    // JobCreated, 5 appends of 8 chunks, RowsComplete: 7 publishes, a touch after at most every other one.
+    const open = touches.filter((t) => !t.closed);
+    expect(open.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < open.length; i++) expect(Date.parse(open[i].at) - Date.parse(open[i - 1].at)).toBeGreaterThanOrEqual(1000);
+    expect(touches.at(-1)?.closed).toBe(true);
+    expect(touches.filter((t) => t.closed)).toHaveLength(1);
+    expect(await jobs.listStalledIntakes('9999-01-01T00:00:00.000Z', 100)).toEqual([]);
+    expect((await jobs.getJobById(job.id))?.status).toBe('queued');
+  });
+
+  it('a process that stops mid-publish leaves the job queued with an open intake, for the sweep to find', async () => {
+    const { jobs } = setup();
+    let calls = 0;
+    const intake = createJobIntake({
+      jobs,
+      // The third append never returns: the process is as good as killed.
+      events: { publish: () => (++calls >= 3 ? new Promise<void>(() => undefined) : Promise.resolve()) },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: tempDir(),
+      chunkRows: 1, clock: () => NOW,
+    });
+    const spooled = await intake.spool(batches(Array.from({ length: 40 }, (_, i) => people[i % people.length])));
+    onTestFinished(() => spooled.discard());
+    void intake.commit(spooled, spec());
+    while (calls < 3) await new Promise((r) => setTimeout(r, 1));
+    const stalled = await jobs.listStalledIntakes(new Date(NOW.getTime() + 1).toISOString(), 100);
+    expect(stalled.map((j) => [j.status, j.row_count])).toEqual([['queued', 40]]);
+    expect(await jobs.listStalledIntakes(NOW.toISOString(), 100)).toEqual([]); // last seen at NOW: not before NOW
   });
 });
 
