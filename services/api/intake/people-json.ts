@@ -7,8 +7,9 @@
  * does. The batches yielded are provisional until the generator returns: an error may still come.
  */
 import type { PersonInput } from '../../domain/types.ts';
+import { PeopleBatcher, readBatches } from './batches.ts';
 import { IntakeError } from './errors.ts';
-import { createUtf8Decoder, resolveLimits, type IntakeLimits, type ResolvedLimits } from './limits.ts';
+import { resolveLimits, type IntakeLimits, type ResolvedLimits } from './limits.ts';
 import { INCOMPLETE, INVALID, TOO_LONG, parsePerson, parsedPerson, scanRawValue, scanString, scannedString, skipWhitespace } from './tokens.ts';
 
 export interface JsonIntakeOptions extends IntakeLimits {
@@ -35,37 +36,32 @@ function looksLikeJsonValue(c: number): boolean {
   return c === 91 || c === 34 || c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110;
 }
 
-class JsonBodyParser {
-  private buf = '';
-  private pos = 0;
+class JsonBodyParser extends PeopleBatcher<JsonBodySummary> {
   private state: State = 'start';
   private key = '';
   private readonly fields = new Map<string, unknown>();
   private sawPeople = false;
-  count = 0;
-  batch: PersonInput[] = [];
   private readonly limits: ResolvedLimits;
   private readonly onField: JsonIntakeOptions['onField'];
 
   constructor(options: JsonIntakeOptions) {
+    super();
     this.limits = resolveLimits(options, true);
     this.onField = options.onField;
   }
 
-  feed(text: string): void {
-    this.buf = this.pos < this.buf.length ? this.buf.slice(this.pos) + text : text;
-    this.pos = 0;
+  place(): { path: string } {
+    return { path: this.path() };
   }
 
   /** Where the parser stands, for errors found outside a token (bad UTF-8, early end). */
-  path(): string {
+  private path(): string {
     if (this.state === 'person' || this.state === 'after_person' || this.state === 'people_first') {
       return `people[${this.count}]`;
     }
     return this.state === 'value' ? this.key : '';
   }
 
-  /** Parses what the buffer holds; true when it stopped because a batch is full. */
   run(): boolean {
     const buf = this.buf;
     let j = this.pos;
@@ -187,28 +183,11 @@ class JsonBodyParser {
     }
     return { fields: Object.fromEntries(this.fields), peopleCount: this.count };
   }
-
-  takeBatch(): PersonInput[] {
-    const batch = this.batch;
-    this.batch = [];
-    return batch;
-  }
 }
 
-export async function* readPeopleFromJson(
+export function readPeopleFromJson(
   chunks: AsyncIterable<Uint8Array>,
   options: JsonIntakeOptions = {},
 ): AsyncGenerator<PersonInput[], JsonBodySummary, undefined> {
-  const parser = new JsonBodyParser(options);
-  const decoder = createUtf8Decoder(() => ({ path: parser.path() }));
-  for await (const chunk of chunks) {
-    parser.feed(decoder.decode(chunk));
-    while (parser.run()) yield parser.takeBatch();
-  }
-  parser.feed(decoder.end());
-  while (parser.run()) yield parser.takeBatch();
-  // Checked before the last batch goes out, so a truncated body does not deliver its tail.
-  const summary = parser.finish();
-  if (parser.batch.length > 0) yield parser.takeBatch();
-  return summary;
+  return readBatches(chunks, new JsonBodyParser(options));
 }

@@ -6,8 +6,9 @@
  * the query string or headers.
  */
 import type { PersonInput } from '../../domain/types.ts';
+import { PeopleBatcher, readBatches } from './batches.ts';
 import { IntakeError } from './errors.ts';
-import { createUtf8Decoder, resolveLimits, type IntakeLimits, type ResolvedLimits } from './limits.ts';
+import { resolveLimits, type IntakeLimits, type ResolvedLimits } from './limits.ts';
 import { INCOMPLETE, parsePerson, parsedPerson } from './tokens.ts';
 
 export interface NdjsonBodySummary {
@@ -15,27 +16,23 @@ export interface NdjsonBodySummary {
   lineCount: number;
 }
 
-class NdjsonParser {
-  private buf = '';
-  private pos = 0;
+class NdjsonParser extends PeopleBatcher<NdjsonBodySummary> {
   /** The line the parser is on, 1-based. */
-  line = 1;
+  private line = 1;
   /** A person was read on this line: anything but whitespace before the newline is an error. */
   private lineHasPerson = false;
-  count = 0;
-  batch: PersonInput[] = [];
   private readonly limits: ResolvedLimits;
 
   constructor(limits: IntakeLimits) {
+    super();
     this.limits = resolveLimits(limits, false);
   }
 
-  feed(text: string): void {
-    this.buf = this.pos < this.buf.length ? this.buf.slice(this.pos) + text : text;
-    this.pos = 0;
+  place(): { path: string; line: number } {
+    return { path: this.path(), line: this.line };
   }
 
-  path(): string {
+  private path(): string {
     return `people[${this.lineHasPerson ? this.count - 1 : this.count}]`;
   }
 
@@ -88,27 +85,11 @@ class NdjsonParser {
     }
     return { peopleCount: this.count, lineCount: this.line };
   }
-
-  takeBatch(): PersonInput[] {
-    const batch = this.batch;
-    this.batch = [];
-    return batch;
-  }
 }
 
-export async function* readPeopleFromNdjson(
+export function readPeopleFromNdjson(
   chunks: AsyncIterable<Uint8Array>,
   limits: IntakeLimits = {},
 ): AsyncGenerator<PersonInput[], NdjsonBodySummary, undefined> {
-  const parser = new NdjsonParser(limits);
-  const decoder = createUtf8Decoder(() => ({ path: parser.path(), line: parser.line }));
-  for await (const chunk of chunks) {
-    parser.feed(decoder.decode(chunk));
-    while (parser.run()) yield parser.takeBatch();
-  }
-  parser.feed(decoder.end());
-  while (parser.run()) yield parser.takeBatch();
-  const summary = parser.finish();
-  if (parser.batch.length > 0) yield parser.takeBatch();
-  return summary;
+  return readBatches(chunks, new NdjsonParser(limits));
 }
