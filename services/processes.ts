@@ -120,6 +120,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     ...(context.overrides.projectionBatchSize ? { maxBatchSize: context.overrides.projectionBatchSize } : {}),
     countIntervalMs: config.PROJECTION_COUNT_INTERVAL_MS,
     retentionIntervalMs: config.RETENTION_SWEEP_SECONDS * 1000,
+    intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };

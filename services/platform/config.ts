@@ -51,6 +51,14 @@ export const configSchema = z.object({
   PROJECTION_COUNT_INTERVAL_MS: positiveInt.default(1000),
   /** How often the projection sweeps jobs past delete_after; 0 turns the sweep off. */
   RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(0).default(60),
+  /**
+   * A job whose intake (the API publishing its rows) gave no sign of life this long is failed
+   * with `intake_interrupted` by the projection; API processes remove spool files this old at
+   * start. The intake signs every second while publishing, so at least 5.
+   */
+  INTAKE_STALE_SECONDS: z.coerce.number().int().min(5).default(600),
+  /** Where the API spools job bodies while reading them; `<DATA_DIR>/spool` when unset. */
+  SPOOL_DIR: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -30,6 +30,8 @@ export interface ProjectionServiceDeps {
   callbacks?: Pick<CallbackSenderDeps, 'timeoutMs' | 'retryDelaysMs' | 'allowHosts' | 'ca' | 'lookup' | 'clock'>;
   countIntervalMs?: number;
   retentionIntervalMs?: number;
+  /** Silence after which a job's intake counts as dead and the job is failed (projection.ts). */
+  intakeStaleMs?: number;
   /** Messages per batch; results chunks of a batch go to the store in one write per job. */
   maxBatchSize?: number;
   clock?: () => Date;
@@ -50,6 +52,7 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
     ...(deps.clock ? { clock: deps.clock } : {}),
     ...(deps.countIntervalMs !== undefined ? { countIntervalMs: deps.countIntervalMs } : {}),
     ...(deps.retentionIntervalMs !== undefined ? { retentionIntervalMs: deps.retentionIntervalMs } : {}),
+    ...(deps.intakeStaleMs !== undefined ? { intakeStaleMs: deps.intakeStaleMs } : {}),
   });
   let subscription: Subscription | null = null;
 

@@ -4,6 +4,7 @@ import type { JobStateChangedEvent, PipelineEvent, PipelineEvents } from '../pip
 import { createCallbackDispatcher } from './callback-dispatcher.ts';
 import type { CallbackSender } from './callbacks/index.ts';
 import { createJobSerializer } from './job-serializer.ts';
+import { createStalledIntakeSweeper } from './intake-sweeper.ts';
 import { createJobTracker } from './job-tracker.ts';
 import { createRetentionSweeper } from './retention.ts';
 
@@ -28,6 +29,8 @@ export interface Projection {
   stop(): Promise<void>;
   /** One retention pass (also run on a timer by start()). */
   sweepRetention(): Promise<number>;
+  /** One pass failing jobs whose intake died (also run on a timer by start()); returns how many. */
+  sweepStalledIntakes(): Promise<number>;
 }
 
 export interface ProjectionDeps {
@@ -43,7 +46,14 @@ export interface ProjectionDeps {
   countIntervalMs?: number;
   /** How often the retention sweep runs; 0 turns it off. Default 60 s. */
   retentionIntervalMs?: number;
+  /**
+   * An intake silent this long is dead and its job failed (intake-sweeper.ts). Default 600 s.
+   * Checked every quarter of it, between 1 s and 60 s.
+   */
+  intakeStaleMs?: number;
 }
+
+export const DEFAULT_INTAKE_STALE_MS = 600_000;
 
 export function createProjection(deps: ProjectionDeps): Projection {
   const logger = deps.logger.child({ module: 'projection' });
@@ -60,9 +70,14 @@ export function createProjection(deps: ProjectionDeps): Projection {
     jobs: deps.jobs, logger, now, countIntervalMs, onStateChanged: publishState, onFinished: (job) => dispatcher.dispatch(job),
   });
   const retention = createRetentionSweeper({ jobs: deps.jobs, serializer, logger, now, onDeleted: publishState });
+  const intakeStaleMs = deps.intakeStaleMs ?? DEFAULT_INTAKE_STALE_MS;
+  const intakes = createStalledIntakeSweeper({
+    jobs: deps.jobs, serializer, logger, now, staleMs: intakeStaleMs, fail: (jobId, error) => tracker.onFailed(jobId, error),
+  });
 
   const timers: NodeJS.Timeout[] = [];
   let sweeping: Promise<unknown> | null = null;
+  let sweepingIntakes: Promise<unknown> | null = null;
 
   /** Rows of consecutive ResultsChunks of one job go to the store in one write. */
   async function handleResults(jobId: string, rows: ResultRow[]): Promise<void> {
@@ -126,9 +141,18 @@ export function createProjection(deps: ProjectionDeps): Projection {
     return run;
   }
 
+  function sweepIntakes(): Promise<number> {
+    const run = intakes.sweep();
+    sweepingIntakes = run.finally(() => {
+      sweepingIntakes = null;
+    });
+    return run;
+  }
+
   return {
     handle,
     sweepRetention: sweep,
+    sweepStalledIntakes: sweepIntakes,
     async start() {
       await dispatcher.resumePending();
       timers.push(setInterval(refreshStale, Math.max(50, Math.floor(countIntervalMs / 2))));
@@ -138,12 +162,17 @@ export function createProjection(deps: ProjectionDeps): Projection {
           sweep().catch((error: unknown) => logger.warn({ err: (error as Error).name }, 'retention.failed'));
         }, retentionIntervalMs));
       }
+      timers.push(setInterval(() => {
+        if (sweepingIntakes) return;
+        sweepIntakes().catch((error: unknown) => logger.warn({ err: (error as Error).name }, 'intake_sweep.failed'));
+      }, Math.min(60_000, Math.max(1000, Math.floor(intakeStaleMs / 4)))));
       for (const timer of timers) timer.unref();
     },
     async stop() {
       for (const timer of timers.splice(0)) clearInterval(timer);
       await dispatcher.stop();
       await sweeping?.catch(() => undefined);
+      await sweepingIntakes?.catch(() => undefined);
       await serializer.idle();
       tracker.clear();
     },

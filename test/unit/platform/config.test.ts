@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       KAFKA_TOPIC_PREFIX: '',
       PROJECTION_COUNT_INTERVAL_MS: 1000,
       RETENTION_SWEEP_SECONDS: 60,
+      INTAKE_STALE_SECONDS: 600,
     });
   });
 
@@ -33,6 +34,8 @@ describe('loadConfig', () => {
     const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_SECOND: '5', DATA_DIR: '/tmp/x', DEMO_SEED: 'false' });
     expect(config).toMatchObject({ PORT: 0, RATE_LIMIT_PER_SECOND: 5, DATA_DIR: '/tmp/x', DEMO_SEED: false });
     expect(() => loadConfig({ DEMO_SEED: 'no' })).toThrow(/DEMO_SEED/);
+    expect(loadConfig({ INTAKE_STALE_SECONDS: '5', SPOOL_DIR: '/tmp/s' })).toMatchObject({ INTAKE_STALE_SECONDS: 5, SPOOL_DIR: '/tmp/s' });
+    expect(() => loadConfig({ INTAKE_STALE_SECONDS: '4' })).toThrow(/INTAKE_STALE_SECONDS/);
   });
 
   it('fails naming every bad variable', () => {

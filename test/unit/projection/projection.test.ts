@@ -225,6 +225,50 @@ describe('projection', () => {
     expect(await store.getJobById(job.id)).toMatchObject({ status: 'done', processed_count: 0, callback: null, preview: [] });
   });
 
+  it('fails a job whose intake went silent (intake_interrupted), once, with a failure callback; living and closed intakes stay', async () => {
+    const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+    const sender = fakeSender();
+    const published: PipelineEvent[] = [];
+    let now = Date.parse('2026-05-01T12:00:00.000Z');
+    const projection = createProjection({
+      jobs: store, events: { publish: async (e) => void published.push(...(Array.isArray(e) ? e : [e])) }, callbacks: sender,
+      renderJob: (job) => JSON.stringify({ id: job.id, status: job.status }), logger: silentLogger(), retentionIntervalMs: 0,
+      intakeStaleMs: 60_000, clock: () => new Date(now),
+    });
+    open.push(projection);
+    const created = new Date(now).toISOString();
+    const dead = newJob(10, { created_at: created });
+    const slow = newJob(10, { created_at: created });
+    const complete = newJob(3, { created_at: created });
+    for (const job of [dead, slow, complete]) await store.createJob(job);
+    await projection.handle([resultsChunk(dead.id, 0, [0, 1, 2, 3])]); // the rows that made it to the log
+    await store.touchIntake(complete.id, { at: created, closed: true });
+    await projection.handle([resultsChunk(complete.id, 0, [0, 1])]); // closed, not all results yet
+
+    now += 59_000;
+    await store.touchIntake(slow.id, { at: new Date(now).toISOString(), closed: false }); // still publishing
+    expect(await projection.sweepStalledIntakes()).toBe(0);
+    now += 2_000; // dead silent for 61 s, slow for 2 s
+    expect(await projection.sweepStalledIntakes()).toBe(1);
+    expect(await store.getJobById(dead.id)).toMatchObject({
+      status: 'failed', error: 'intake_interrupted', processed_count: 4, finished_at: new Date(now).toISOString(),
+      callback: { state: expect.any(String), event: 'check_job.failed' },
+    });
+    expect((await store.getJobById(slow.id))?.status).toBe('queued');
+    expect((await store.getJobById(complete.id))?.status).toBe('running');
+    await until(() => sender.requests.length === 1);
+    expect(sender.requests[0]).toMatchObject({ event: 'check_job.failed' });
+    expect(published.filter((e) => e.type === 'JobStateChanged' && e.value.job_id === dead.id && e.value.status === 'failed')).toHaveLength(1);
+    // Never again: the intake is closed and the job failed, whatever happens later.
+    now += 600_000;
+    await projection.handle([resultsChunk(dead.id, 1, [4, 5])]);
+    expect(await projection.sweepStalledIntakes()).toBe(1); // `slow` went silent meanwhile
+    expect(await store.getJobById(dead.id)).toMatchObject({ status: 'failed', processed_count: 4 });
+    expect(await store.listStalledIntakes(new Date(now + 1).toISOString(), 100)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sender.requests.filter((r) => r.url === dead.callback_url && JSON.parse(r.body).id === dead.id)).toHaveLength(1);
+  });
+
   it('purges jobs whose delete_after has passed', async () => {
     const { store, projection, published } = setup();
     const job = newJob(2, { delete_after: '2001-01-01T00:00:00.000Z' });
