@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
+import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
@@ -55,9 +57,21 @@ export interface RunningApi extends RunningService {
   address: string;
 }
 
-/** The HTTP API: builds the active list index first, refreshes it on a timer, then listens. */
+/** Where the API spools job bodies: SPOOL_DIR, else `<DATA_DIR>/spool`. */
+export function spoolDirOf(config: Config): string {
+  return config.SPOOL_DIR ?? join(config.DATA_DIR, 'spool');
+}
+
+/**
+ * The HTTP API: removes spool files a killed API process left behind (personal data), builds the
+ * active list index, refreshes it on a timer, then listens.
+ */
 export async function startApi(context: ServiceContext): Promise<RunningApi> {
   const { platform, config, logger, activeIndex } = context;
+  const spoolDir = spoolDirOf(config);
+  // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
+  const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
+  if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
   await activeIndex.refresh();
   const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
   const app = buildApp({
@@ -72,6 +86,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       jobs: platform.jobs,
       events,
       callbackAllowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
+      spoolDir,
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
     },
   });

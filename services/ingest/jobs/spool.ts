@@ -2,13 +2,15 @@
  * A job's validated people on local disk while its body is still being read, so that a body of
  * 1,000,000 people is never held in memory and nothing is published before the whole body has
  * been validated (bad input changes nothing). One NDJSON file per job, deleted once the rows are
- * on the event log or the job was refused. Personal data: the file lives for seconds to minutes
- * in a directory of this process only.
+ * on the event log or the job was refused. Personal data: the file lives for seconds to minutes,
+ * mode 0600, in the spool directory (shared at most by the API processes of one machine); files
+ * of a killed process are removed by the next one to start (removeStaleSpoolFiles).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PersonInput } from '../../domain/types.ts';
@@ -38,7 +40,7 @@ export interface SpooledPeople {
  */
 export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: string): Promise<SpooledPeople> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `job-${randomUUID()}.ndjson`);
+  const path = join(dir, spoolFileName(randomUUID()));
   const out = createWriteStream(path, { mode: 0o600 });
   const hash = createHash('sha256');
   let rowCount = 0;
@@ -99,12 +101,47 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
 }
 
 /**
- * Removes spool files left behind by a process that died mid-request (personal data must not
- * linger). Only files untouched for `olderThanMs` go, so another process sharing the directory
- * keeps the file it is writing. Call at boot; returns how many were removed.
+ * `job-<host>-<pid>-<uuid>.ndjson`: the owner is in the name, so a process starting later on the
+ * same machine knows at once whether the process that wrote a file is gone.
  */
-export async function removeStaleSpoolFiles(dir: string, options: { olderThanMs?: number; now?: number } = {}): Promise<number> {
-  const olderThan = (options.now ?? Date.now()) - (options.olderThanMs ?? 60 * 60 * 1000);
+export function spoolFileName(id: string, owner: { host?: string; pid?: number } = {}): string {
+  return `job-${owner.host ?? spoolHost()}-${owner.pid ?? process.pid}-${id}.ndjson`;
+}
+
+/** This machine's name as it appears in spool file names. */
+export function spoolHost(): string {
+  return hostname().replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 64) || 'host';
+}
+
+const OWNED_SPOOL_FILE = /^job-([A-Za-z0-9._-]{1,64})-(\d{1,10})-[0-9a-f-]{36}\.ndjson$/;
+const ANY_SPOOL_FILE = /^job-(?:[A-Za-z0-9._-]{1,64}-\d{1,10}-)?[0-9a-f-]{36}\.ndjson$/;
+/** A live pid may be a reused one; no request keeps its spool file this long. */
+const LIVE_OWNER_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+export interface StaleSpoolOptions {
+  /** Files of other machines (or without an owner) untouched this long go. Default one hour. */
+  olderThanMs?: number;
+  now?: number;
+  /** This machine's name (spoolHost()) and whether a pid of it runs; for tests. */
+  host?: string;
+  isAlive?: (pid: number) => boolean;
+}
+
+/**
+ * Removes spool files left behind by a process that died mid-request (personal data must not
+ * linger); call at start. Several processes may share the directory, so a file goes only when
+ * its writer is surely done with it:
+ * - written on this machine by a pid that no longer runs: at once;
+ * - written on this machine by a pid that runs: only after a day (the pid was reused);
+ * - anything else (another machine, the old unowned name): once untouched for `olderThanMs`
+ *   (the writer touches it with every batch while reading the body).
+ * Returns how many were removed.
+ */
+export async function removeStaleSpoolFiles(dir: string, options: StaleSpoolOptions = {}): Promise<number> {
+  const now = options.now ?? Date.now();
+  const olderThan = now - (options.olderThanMs ?? 60 * 60 * 1000);
+  const host = options.host ?? spoolHost();
+  const isAlive = options.isAlive ?? processRuns;
   let names: string[];
   try {
     names = await readdir(dir);
@@ -113,13 +150,30 @@ export async function removeStaleSpoolFiles(dir: string, options: { olderThanMs?
   }
   let removed = 0;
   for (const name of names) {
-    if (!/^job-[0-9a-f-]{36}\.ndjson$/.test(name)) continue;
+    if (!ANY_SPOOL_FILE.test(name)) continue;
     const path = join(dir, name);
     const info = await stat(path).catch(() => null);
-    if (info && info.mtimeMs < olderThan) {
+    if (!info) continue;
+    const owner = OWNED_SPOOL_FILE.exec(name);
+    const ours = owner !== null && owner[1] === host;
+    const stale = ours
+      ? !isAlive(Number(owner[2])) || info.mtimeMs < now - LIVE_OWNER_MAX_AGE_MS
+      : info.mtimeMs < olderThan;
+    if (stale) {
       await rm(path, { force: true });
       removed += 1;
     }
   }
   return removed;
+}
+
+function processRuns(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, under another user.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }

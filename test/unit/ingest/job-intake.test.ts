@@ -6,7 +6,7 @@ import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
 import { JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
 import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
-import { removeStaleSpoolFiles, spoolPeople } from '../../../services/ingest/jobs/spool.ts';
+import { removeStaleSpoolFiles, spoolFileName, spoolHost, spoolPeople } from '../../../services/ingest/jobs/spool.ts';
 import { utimesSync, writeFileSync } from 'node:fs';
 import type { PipelineEvent } from '../../../services/pipeline/events.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
@@ -240,5 +240,31 @@ describe('stale spool files', () => {
     expect(await removeStaleSpoolFiles(dir)).toBe(1);
     expect(readdirSync(dir).sort()).toEqual(['job-00000000-0000-4000-8000-000000000002.ndjson', 'notes.txt']);
     expect(await removeStaleSpoolFiles(join(dir, 'missing'))).toBe(0);
+  });
+
+  it('names files after their writer, and removes those of a dead writer on this machine at once', async () => {
+    const dir = tempDir();
+    const spooled = await spoolPeople(batches(people), dir);
+    onTestFinished(() => spooled.discard());
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(new RegExp(`^job-${spoolHost().replaceAll('.', '\\.')}-${process.pid}-[0-9a-f-]{36}\\.ndjson$`))]);
+    const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+    const names = {
+      dead: spoolFileName(id(1), { host: 'box-1', pid: 111 }),
+      alive: spoolFileName(id(2), { host: 'box-1', pid: 222 }),
+      reused: spoolFileName(id(3), { host: 'box-1', pid: 222 }),
+      otherFresh: spoolFileName(id(4), { host: 'box-2', pid: 111 }),
+      otherOld: spoolFileName(id(5), { host: 'box-2', pid: 111 }),
+    };
+    for (const name of Object.values(names)) writeFileSync(join(dir, name), '{}\n');
+    const ago = (ms: number) => (Date.now() - ms) / 1000;
+    utimesSync(join(dir, names.reused), ago(25 * 3600_000), ago(25 * 3600_000));
+    utimesSync(join(dir, names.otherOld), ago(20_000), ago(20_000));
+    const removed = await removeStaleSpoolFiles(dir, { olderThanMs: 10_000, host: 'box-1', isAlive: (pid) => pid === 222 });
+    expect(removed).toBe(3);
+    expect(readdirSync(dir).filter((n) => Object.values(names).includes(n)).sort()).toEqual([names.alive, names.otherFresh].sort());
+    // With the real host and pid check: box-1 and box-2 are other machines now, whose files go by
+    // age; this process runs, so its own file stays however old.
+    expect(await removeStaleSpoolFiles(dir, { olderThanMs: 0, now: Date.now() + 60_000 })).toBe(2);
+    expect(readdirSync(dir)).toHaveLength(1);
   });
 });
