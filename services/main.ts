@@ -1,11 +1,7 @@
 import type { ListEntry, PersonInput } from './domain/types.ts';
 import { seedDemoIfEmpty, type DemoSeed } from './admin/demo-seed.ts';
-import { ConfigError, loadConfig, type Config } from './platform/config.ts';
-import { createLogger } from './platform/logger.ts';
-import { openPlatform, type Platform } from './platform/open-platform.ts';
-import {
-  createServiceContext, errorName, installShutdown, startApi, startServiceInWorker, type RunningService,
-} from './processes.ts';
+import { runEntryPoint } from './entry-point.ts';
+import { createServiceContext, startApi, startServiceInWorker } from './processes.ts';
 import { generateCprFileChunks } from './synthetic/generate.ts';
 
 /**
@@ -19,21 +15,8 @@ import { generateCprFileChunks } from './synthetic/generate.ts';
 const DEMO_LIST_ENTRIES = 5000;
 const DEMO_LIST_SEED = 20260101;
 
-async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exitCode = 78;
-    return;
-  }
-  const logger = createLogger({ level: config.LOG_LEVEL });
-  const running: RunningService[] = [];
-  let platform: Platform | undefined;
-  try {
-    platform = await openPlatform(config, logger);
+await runEntryPoint({
+  async start({ platform, config, logger, running }) {
     const context = createServiceContext(platform, config, logger);
     const seed = config.DEMO_SEED
       ? await seedDemoIfEmpty({ accounts: platform.accounts, lists: platform.lists, logger }, () => demoListFile())
@@ -46,17 +29,8 @@ async function main(): Promise<void> {
     const api = await startApi(context);
     running.push(api);
     printBanner(api.address, platform.databasePath, seed);
-    const opened = platform;
-    installShutdown(() => running, () => opened.close(), logger);
-  } catch (error) {
-    // Port in use, unreadable database, ...: one clear line, no stack trace for the operator.
-    logger.error({ err: errorName(error) }, 'start failed');
-    process.stderr.write(`start failed: ${errorName(error)}\n`);
-    for (const service of running.reverse()) await service.stop().catch(() => undefined);
-    await platform?.close().catch(() => undefined);
-    process.exitCode = 1;
-  }
-}
+  },
+});
 
 /** The synthetic demo list as a CPR file, streamed through the real importer. */
 async function* demoListFile(): AsyncGenerator<Uint8Array> {
@@ -115,4 +89,3 @@ function examplePerson(entry: ListEntry): PersonInput {
   return person;
 }
 
-await main();
