@@ -92,6 +92,8 @@ export function listsStoreContract(adapter: string, open: () => Promise<ListStor
       const a2 = version({ source: 'customer', org_id: orgA });
       const b1 = version({ source: 'customer', org_id: orgB });
       for (const v of [a1, a2, b1]) await sealed(store(), v);
+      // Sealed is not active: only activateListVersion makes a version visible.
+      expect(await store().getActiveListVersion('customer', orgA)).toBeNull();
       const cprBefore = await store().getActiveListVersion('cpr');
       for (const v of [a1, b1, a2]) await store().activateListVersion(v.id, '2026-01-02T00:00:00.000Z');
 
