@@ -3,13 +3,13 @@
  * an embedded database file (accounts, jobs, event log) in a temp directory, one organisation with
  * a test key, check jobs wired as in `npm start`. Prints one JSON line `{port, key}` when listening.
  */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pipelineTopics } from '../../infra/topics.ts';
+import { issueApiKey } from '../../services/admin/keys.ts';
+import { createOrganisation } from '../../services/admin/organisations.ts';
 import { buildApp } from '../../services/api/app.ts';
 import { createActiveListIndex } from '../../services/lists/active-index.ts';
 import { createPipelineEvents } from '../../services/pipeline/events.ts';
-import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../services/platform/api-keys.ts';
 import { createEmbeddedEventLog } from '../../services/platform/log/embedded.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { createStaticSchemaRegistry } from '../../services/platform/schema-registry/static.ts';
@@ -30,16 +30,8 @@ const eventLog = createEmbeddedEventLog({ db, logger });
 await eventLog.createTopics(pipelineTopics());
 const events = createPipelineEvents({ log: eventLog, registry: createStaticSchemaRegistry() });
 
-const orgId = randomUUID();
-const now = new Date().toISOString();
-await accounts.createOrganisation({
-  id: orgId, name: 'bench', stop_level: 1, plan: 'annual', api_agreement: true, suspended: false,
-  retention_days: 30, addons: [], created_at: now,
-});
-const key = generateApiKey('test');
-await accounts.createKey({
-  id: randomUUID(), org_id: orgId, mode: 'test', key_hash: hashApiKey(key), prefix: apiKeyPrefix(key), created_at: now, revoked_at: null,
-});
+const org = await createOrganisation(accounts, { name: 'bench', api_agreement: true });
+const { key } = await issueApiKey(accounts, org.id, 'test');
 
 const app = buildApp({
   config: { RATE_LIMIT_PER_SECOND: 1000, RATE_LIMIT_BURST: 1000 },

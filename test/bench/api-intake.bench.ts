@@ -14,24 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { personJson } from './intake.bench.ts';
 import type { Bench, BenchSection } from './types.ts';
 
 const PEOPLE = 1_000_000;
 const BLOCK_PEOPLE = 10_000;
-
-function personJson(i: number): string {
-  return JSON.stringify({
-    id: `row-${i}`,
-    first_name: i % 3 === 0 ? 'Søren' : 'Anne Marie',
-    last_name: i % 5 === 0 ? 'Ærø-Østergård' : 'Hansen',
-    street: 'Gammel Kongevej',
-    house_number: String((i % 200) + 1),
-    floor: String(i % 6),
-    door: i % 2 === 0 ? 'tv' : 'th',
-    postal_code: String(1000 + (i % 8999)),
-    city: 'København V',
-  });
-}
 
 /** VmHWM (peak) and VmRSS of a process, in MB, from /proc (Linux). */
 function memoryOf(pid: number): { peakMb: number; rssMb: number } {

@@ -7,10 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { issueApiKey } from '../../services/admin/keys.ts';
+import { createOrganisation } from '../../services/admin/organisations.ts';
 import { buildApp } from '../../services/api/app.ts';
 import type { PersonInput } from '../../services/domain/types.ts';
 import { createActiveListIndex } from '../../services/lists/active-index.ts';
-import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../services/platform/api-keys.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
@@ -79,10 +80,8 @@ const bench: Bench = async (): Promise<BenchSection> => {
   const activeIndex = createActiveListIndex({ listStore: lists, logger });
   await activeIndex.refresh();
 
-  const orgId = randomUUID();
-  await accounts.createOrganisation({ id: orgId, name: 'bench', stop_level: 1, plan: 'annual', api_agreement: false, suspended: false, retention_days: 30, addons: [], created_at: new Date().toISOString() });
-  const key = generateApiKey('live');
-  await accounts.createKey({ id: randomUUID(), org_id: orgId, mode: 'live', key_hash: hashApiKey(key), prefix: apiKeyPrefix(key), created_at: new Date().toISOString(), revoked_at: null });
+  const org = await createOrganisation(accounts, { name: 'bench' });
+  const { key } = await issueApiKey(accounts, org.id, 'live');
 
   const app = buildApp({
     config: { RATE_LIMIT_PER_SECOND: 1_000_000, RATE_LIMIT_BURST: 1_000_000 },

@@ -12,7 +12,8 @@ const BLOCK_PEOPLE = 10_000;
 const CHUNK_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 
-function personJson(i: number): string {
+/** One person of a generated check-job body (api-intake.bench.ts sends the same people). */
+export function personJson(i: number): string {
   return JSON.stringify({
     id: `row-${i}`,
     first_name: i % 3 === 0 ? 'Søren' : 'Anne Marie',

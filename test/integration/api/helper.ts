@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { DatabaseSync } from 'node:sqlite';
 import type { ApiDeps } from '../../../services/api/app.ts';
 import { onTestFinished } from 'vitest';
+import { issueApiKey } from '../../../services/admin/keys.ts';
 import { buildApp } from '../../../services/api/app.ts';
 import type { ListEntry } from '../../../services/domain/types.ts';
 import { createActiveListIndex } from '../../../services/lists/active-index.ts';
-import { apiKeyPrefix, generateApiKey, hashApiKey } from '../../../services/platform/api-keys.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import type { AccountStore, Organisation } from '../../../services/platform/store/accounts-port.ts';
 import { createEmbeddedAccountStore } from '../../../services/platform/store/embedded/accounts.ts';
@@ -35,19 +35,9 @@ export async function seedOrg(accounts: AccountStore, patch: Partial<Organisatio
     ...patch,
   };
   await accounts.createOrganisation(org);
-  const keys = { liveKey: generateApiKey('live'), testKey: generateApiKey('test') };
-  for (const [mode, key] of [['live', keys.liveKey], ['test', keys.testKey]] as const) {
-    await accounts.createKey({
-      id: randomUUID(),
-      org_id: org.id,
-      mode,
-      key_hash: hashApiKey(key),
-      prefix: apiKeyPrefix(key),
-      created_at: new Date().toISOString(),
-      revoked_at: null,
-    });
-  }
-  return { org, ...keys };
+  const live = await issueApiKey(accounts, org.id, 'live');
+  const test = await issueApiKey(accounts, org.id, 'test');
+  return { org, liveKey: live.key, testKey: test.key };
 }
 
 export const LIVE_VERSION_ID = '11111111-1111-4111-8111-111111111111';
