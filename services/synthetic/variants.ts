@@ -1,6 +1,6 @@
 import type { ListEntry, PersonInput } from '../domain/types.ts';
 import { GIVEN_NAMES } from './danish-data.ts';
-import { floorDoorText, generateSyntheticPeople, toListEntry } from './generate.ts';
+import { floorDoorText, generateSyntheticPeople, toListEntry, type SyntheticAddress } from './generate.ts';
 import { createRng, type Rng } from './rng.ts';
 
 /**
@@ -45,18 +45,11 @@ const INFORMATION_LOSS_KINDS: readonly VariationKind[] = ['unit_omitted', 'given
 const SIMPLE_KINDS = VARIATION_KINDS.filter((k) => k !== 'exact' && k !== 'mixed' && !INFORMATION_LOSS_KINDS.includes(k));
 
 /** An entry taken apart: the generator's (and the CPR file's) own formats. */
-interface Parts {
+type Parts = Omit<SyntheticAddress, 'kommunekode' | 'vejkode'> & {
   given: string[];
   surname: string;
-  street: string;
-  number: string;
-  letter: string;
-  floor: string;
-  door: string;
-  postal_code: string;
-  city: string;
   kvhx: string | undefined;
-}
+};
 
 interface Style {
   nameForm: 'natural' | 'surname_first' | 'split';
@@ -68,7 +61,7 @@ interface Style {
   textEdits: ((text: string, rng: Rng) => string)[];
 }
 
-export function partsOf(entry: ListEntry): Parts {
+function partsOf(entry: ListEntry): Parts {
   const name = /^([^,]+),(.+)$/.exec(entry.name ?? '');
   const address = /^(.+?) (\d+)([A-Z]?)(?:, (kl|st|\d+)\.(?: (\S+))?)?$/.exec(entry.address ?? '');
   if (!name || !address || !entry.postal_code) throw new Error('variantOf takes entries in the synthetic/CPR format');
