@@ -6,7 +6,7 @@ import type { AccountStore, Organisation } from '../platform/store/accounts-port
  * Organisation fields as the admin tool (and the demo seed) accept them, with the defaults of
  * DECISIONS §2, §8 and §10. One schema, used for create and (all optional) for update.
  */
-export const organisationFieldsSchema = z.object({
+const organisationFieldsSchema = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(200),
   stop_level: z.number().int().min(1).max(5).default(1),
   plan: z.enum(['annual', 'pay_per_list']).default('annual'),
@@ -17,7 +17,7 @@ export const organisationFieldsSchema = z.object({
 
 export type OrganisationFields = z.input<typeof organisationFieldsSchema>;
 
-export const organisationPatchSchema = z.object({
+const organisationPatchSchema = z.object({
   name: organisationFieldsSchema.shape.name.optional(),
   stop_level: z.number().int().min(1).max(5).optional(),
   plan: z.enum(['annual', 'pay_per_list']).optional(),

@@ -9,7 +9,7 @@ export interface IssueRef {
 }
 
 /** DECISIONS §5: the one table of status codes per error code. */
-export const STATUS_OF: Record<ErrorCode, number> = {
+const STATUS_OF: Record<ErrorCode, number> = {
   invalid_request: 422,
   unauthorized: 401,
   payment_required: 402,

@@ -3,7 +3,7 @@ import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../plat
 import type { Logger } from '../platform/logger.ts';
 import { ApiError } from './errors.ts';
 
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** How long an unfinished call blocks its key if its process dies before finishing. */
 const LEASE_MS = 5 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 1000;

@@ -113,11 +113,6 @@ export function gluedFloorDoor(token: string): { floor: string; door: string } |
   return floor === null ? null : { floor, door };
 }
 
-/** Floor as written in a Danish address: "st.", "kl.", "3.". */
-export function displayFloor(floor: string): string {
-  return floor + '.';
-}
-
 /** "københavn" → "København", "GL" → "Gl"; words already in mixed case ("McDonald") are kept. */
 export function displayWord(word: string): string {
   let lower = false;

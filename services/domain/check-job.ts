@@ -1,4 +1,4 @@
-import type { CheckResult, ListVersionRef, MatchPolicy } from './types.ts';
+import type { CheckResult, MatchPolicy } from './types.ts';
 
 /**
  * The asynchronous check job's value types (api-v2.md "CheckJob", "LevelCounts", "ColumnMapping",

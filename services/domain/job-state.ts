@@ -45,7 +45,7 @@ const TRANSITIONS: Readonly<Record<CheckJobStatus, Partial<Record<JobEvent, Chec
 export const CHECK_JOB_STATUSES = Object.keys(TRANSITIONS) as readonly CheckJobStatus[];
 
 /** No more rows will be processed: the job finished, failed or lost its data. */
-export const TERMINAL_STATUSES: readonly CheckJobStatus[] = ['done', 'failed', 'deleted'];
+const TERMINAL_STATUSES: readonly CheckJobStatus[] = ['done', 'failed', 'deleted'];
 
 export function isTerminal(status: CheckJobStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
@@ -94,7 +94,7 @@ export function initialJobStatus(input: { kind: 'file' | 'rows'; needsPayment: b
 // Counting
 
 export type LevelKey = keyof LevelCounts;
-export const LEVEL_KEYS: readonly LevelKey[] = ['0', '1', '2', '3', '4', '5', 'unread'];
+const LEVEL_KEYS: readonly LevelKey[] = ['0', '1', '2', '3', '4', '5', 'unread'];
 
 /** The count fields of a CheckJob, in the contract's names. */
 export interface JobCounts {

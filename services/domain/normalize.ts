@@ -32,7 +32,7 @@ function foldSlow(code: number): string {
 }
 
 /** The folded text of one UTF-16 code unit: ' ' for a separator. */
-export function foldChar(code: number): string {
+function foldChar(code: number): string {
   if (code < TABLE_SIZE) return table[code];
   let folded = wideCache.get(code);
   if (folded === undefined) {

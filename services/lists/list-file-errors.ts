@@ -26,7 +26,7 @@ export class ListFileFormatError extends Error {
 }
 
 /** How many line numbers an error keeps; the count is always exact. */
-export const MAX_REPORTED_LINES = 100;
+const MAX_REPORTED_LINES = 100;
 
 export class ListFileRowsError extends Error {
   override readonly name = 'ListFileRowsError';

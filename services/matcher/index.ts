@@ -27,7 +27,7 @@ export interface MatcherDeps {
   maxBatchChunks?: number;
 }
 
-export const DEFAULT_MATCHER_BATCH_CHUNKS = 4;
+const DEFAULT_MATCHER_BATCH_CHUNKS = 4;
 
 export function createMatcher(deps: MatcherDeps): Matcher {
   const prefix = deps.topicPrefix ?? '';

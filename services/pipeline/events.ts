@@ -135,7 +135,7 @@ interface Route {
 }
 
 /** Where each event goes and under which subject (TopicRecordNameStrategy). */
-export const EVENT_ROUTES: Readonly<Record<PipelineEventType, Route>> = {
+const EVENT_ROUTES: Readonly<Record<PipelineEventType, Route>> = {
   JobCreated: route(TOPICS.jobsEvents, 'dk.robinson.jobs.JobCreated'),
   RowsComplete: route(TOPICS.jobsEvents, 'dk.robinson.jobs.RowsComplete'),
   JobStateChanged: route(TOPICS.jobsEvents, 'dk.robinson.jobs.JobStateChanged'),
@@ -171,7 +171,7 @@ export function keyOf(event: PipelineEvent): string {
   }
 }
 
-export function rowsChunkKey(jobId: string, chunk: number): string {
+function rowsChunkKey(jobId: string, chunk: number): string {
   return `${jobId}:${chunk}`;
 }
 
@@ -198,7 +198,7 @@ export function fromAvroPerson(person: AvroPerson): PersonInput {
 }
 
 /** A decoded CheckResult in the domain's shape: PhoneLookup's absent name/address are left out, not null. */
-export function fromAvroResult(result: CheckResult): CheckResult {
+function fromAvroResult(result: CheckResult): CheckResult {
   const lookup = result.phone_lookup as { outcome: string; name?: string | null; address?: string | null } | null;
   if (lookup === null) return result;
   const phone_lookup: Record<string, unknown> = { outcome: lookup.outcome };

@@ -69,7 +69,7 @@ const ALLE_ROOTS: readonly string[] = [
  * MAX_STREET_LENGTH characters, so that street, house number, floor and door fit the CPR file's
  * 34-character Standardadresse ("Gammel Christiansvænget 89D, kl. mf" would not).
  */
-export const MAX_STREET_LENGTH = 22;
+const MAX_STREET_LENGTH = 22;
 export const STREET_NAMES: readonly string[] = (() => {
   const names = new Set<string>();
   for (const root of STREET_ROOTS) for (const suffix of STREET_SUFFIXES) names.add(root + suffix);

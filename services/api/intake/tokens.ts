@@ -15,7 +15,7 @@ export const TOO_LONG = -2;
 export const INVALID = -3;
 
 /** One person's JSON text: 13 fields of 200 characters, escaped, fits easily. */
-export const MAX_PERSON_CHARS = 64 * 1024;
+const MAX_PERSON_CHARS = 64 * 1024;
 
 export const PERSON_FIELDS: ReadonlySet<string> = new Set([
   'id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { buildOpenApiDocument } from '../openapi.ts';
 import type { RouteSpec } from './route-spec.ts';
 
-export const openApiSpec: RouteSpec = {
+const openApiSpec: RouteSpec = {
   method: 'GET',
   url: '/v2/openapi.json',
   operationId: 'getOpenApiDocument',

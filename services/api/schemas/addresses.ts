@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { boundedString, named } from './registry.ts';
 import { ResolvedAddressSchema } from './resolved-address.ts';
 
-export const MAX_ADDRESSES_PER_RESOLVE = 100;
+const MAX_ADDRESSES_PER_RESOLVE = 100;
 
 export const ResolveAddressesRequestSchema = named(
   'ResolveAddressesRequest',

@@ -5,7 +5,7 @@ import { PersonInputSchema } from './person-input.ts';
 import { CheckResultSchema } from './check-result.ts';
 import { ListVersionRefSchema } from './list-version-ref.ts';
 
-export const MAX_PEOPLE_PER_CHECK = 1000;
+const MAX_PEOPLE_PER_CHECK = 1000;
 
 export const CreateChecksRequestSchema = named(
   'CreateChecksRequest',

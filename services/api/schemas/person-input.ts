@@ -27,5 +27,3 @@ export const PersonInputSchema = named(
   }),
   'One person to check. Give `name` or `first_name` + `last_name`, and `address` or its parts.',
 );
-
-export type PersonInputBody = z.infer<typeof PersonInputSchema>;

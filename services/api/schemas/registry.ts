@@ -20,6 +20,6 @@ export function named<T extends z.ZodType>(id: string, schema: T, description?: 
 }
 
 /** DECISIONS §11: every string field of a request is at most 200 characters. */
-export const MAX_STRING_LENGTH = 200;
+const MAX_STRING_LENGTH = 200;
 
 export const boundedString = () => z.string().max(MAX_STRING_LENGTH);

@@ -7,7 +7,7 @@ import avro from 'avsc';
  * Checks on load: ids unique, versions of a subject 1..n without gaps, each file's record full
  * name matching its subject, so a mistake in registry.json stops the process at start.
  */
-export const SCHEMAS_DIR = new URL('../../../schemas/', import.meta.url).pathname;
+const SCHEMAS_DIR = new URL('../../../schemas/', import.meta.url).pathname;
 
 export interface CatalogEntry {
   id: number;
