@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../platform/config.ts';
-import type { Logger } from '../platform/logger.ts';
+import { createLogger } from '../platform/logger.ts';
 import { createEmbeddedAccountStore } from '../platform/store/embedded/accounts.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
 import { createEmbeddedListStore } from '../platform/store/embedded/lists.ts';
@@ -66,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT_CONFIG;
   }
   // Logs go to stderr so that stdout holds only the command's answer (keys, ids, JSON).
-  const logger: Logger = pino({ name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
+  const logger = createLogger({ name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, stderr: true });
   const db = openEmbeddedDatabase(embeddedDatabasePath(config.DATA_DIR));
   try {
     const lines = await runAdminCommand(

@@ -13,8 +13,10 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
 }
 
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  return pino({ name: options.name ?? 'robinson', level: options.level ?? 'info' });
+/** JSON lines on stdout; `stderr: true` for a CLI whose stdout is its answer. */
+export function createLogger(options: { level?: string; name?: string; stderr?: boolean } = {}): Logger {
+  const settings = { name: options.name ?? 'robinson', level: options.level ?? 'info' };
+  return options.stderr ? pino(settings, pino.destination(2)) : pino(settings);
 }
 
 /** A logger that drops everything, for tests that do not look at logs. */
