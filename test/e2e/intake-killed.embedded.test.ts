@@ -6,7 +6,8 @@
  * callback; the next API start removes the dead process's spool file.
  *
  * Embedded default: `npm start` (services/main.ts: API, matcher and projection in one process)
- * as a child process, killed and started again on the same data directory.
+ * as a child process, killed and started again on the same data directory. The same on Kafka +
+ * ClickHouse, with the API as a process of its own: intake-killed.distributed.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
