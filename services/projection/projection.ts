@@ -10,7 +10,8 @@ import { createRetentionSweeper } from './retention.ts';
 
 /**
  * The projection (design.md "Flow"): consumes checks.results and jobs.events and turns them into
- * the job records and result rows the API serves, sends completion callbacks and sweeps retention.
+ * the job records and result rows the API serves, sends completion callbacks, sweeps retention and
+ * fails jobs whose intake died mid-publish (intake-sweeper.ts).
  *
  * `handle(events)` is the whole consumer side, independent of the event log: the process wiring
  * (projection-process.ts) calls it with each decoded batch and commits the batch's offsets only
