@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Locale } from '../domain/types.ts';
 import type { IssueRef } from './errors.ts';
+import { safeFieldName } from './intake/errors.ts';
 
 type Path = ReadonlyArray<PropertyKey>;
 
@@ -81,10 +82,12 @@ export function issuesFromZod(issues: readonly z.core.$ZodIssue[], data: unknown
         break;
       }
       case 'unrecognized_keys':
-        // The field name is the caller's key, not a value; it is cut short in case of abuse.
+        // A key is echoed only when it looks like a field name: a name or an address sent as a key
+        // by mistake is reported at the object holding it (the same rule as the streaming intake).
         for (const key of issue.keys) {
+          const field = safeFieldName(key);
           out.push({
-            path: formatPath([...issue.path, key.slice(0, 64)]),
+            path: formatPath(field === null ? issue.path : [...issue.path, field]),
             describe: (l) => (l === 'da' ? 'Ukendt felt.' : 'Unknown field.'),
           });
         }

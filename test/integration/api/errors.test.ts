@@ -192,6 +192,15 @@ describe('HTTP errors (DECISIONS §5) in both languages', () => {
     expect(response.body).not.toContain('lenient');
   });
 
+  it('422 for an unknown key that is not a field name names the object, not the key', async () => {
+    const { app, orgA } = await build();
+    const response = await app.inject(checks(orgA.testKey, { people: [{ name: 'ok', 'Hemmelig Person': 'x' }] }, { 'accept-language': 'en' }));
+    expect(response.statusCode).toBe(422);
+    const issues = (errorOf(response).details as { issues: Array<{ path: string; message: string }> }).issues;
+    expect(issues).toEqual([{ path: 'people[0]', message: 'Unknown field.' }]);
+    expect(response.body).not.toContain('Hemmelig');
+  });
+
   it('422 in Danish for a missing people array and 1001 people', async () => {
     const { app, orgA } = await build();
     const missing = await app.inject(checks(orgA.testKey, { policy: 'strict' }));
