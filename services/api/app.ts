@@ -60,7 +60,7 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
  * The HTTP edge (api-v2.md): builds the fastify app with every route, the one error handler and the
- * OpenAPI document. Never listens by itself; services/main.ts does.
+ * OpenAPI document. Never listens by itself; `startApi` (services/processes.ts) does.
  */
 export function buildApp(deps: ApiDeps): FastifyInstance {
   const logger = deps.logger.child({ module: 'api' });
