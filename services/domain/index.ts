@@ -1,6 +1,7 @@
 /**
  * The pure matching core: names, addresses, list index, matching, status policy, test mode.
- * Other services import from here only.
+ * Other services import it from here; the job model (check-job.ts, job-state.ts) is imported
+ * from its own modules.
  */
 export { normalizeText } from './normalize.ts';
 export { parseAddress, type ParsedAddress } from './address.ts';

@@ -1,4 +1,4 @@
-import { tryFormatKvhx } from '../domain/kvhx.ts';
+import { tryFormatKvhx } from '../domain/index.ts';
 import type { ListEntry } from '../domain/types.ts';
 import { ListFileFormatError, SkippedLines } from './list-file-errors.ts';
 
