@@ -10,7 +10,7 @@ import type { PersonInput } from '../../domain/types.ts';
 import { PeopleBatcher, readBatches } from './batches.ts';
 import { IntakeError } from './errors.ts';
 import { resolveLimits, type IntakeLimits, type ResolvedLimits } from './limits.ts';
-import { INCOMPLETE, INVALID, TOO_LONG, parsePerson, parsedPerson, scanRawValue, scanString, scannedString, skipWhitespace } from './tokens.ts';
+import { INCOMPLETE, INVALID, TOO_LONG, looksLikeJsonValue, parsePerson, parsedPerson, scanRawValue, scanString, scannedString, skipWhitespace } from './tokens.ts';
 
 export interface JsonIntakeOptions extends IntakeLimits {
   /** Called with each top-level field other than `people`, in body order, once read. */
@@ -31,10 +31,6 @@ type State =
   | 'start' | 'first_key' | 'key' | 'colon' | 'value' | 'after_value'
   | 'people_first' | 'person' | 'after_person' | 'done';
 
-/** `[`, `"`, a digit, `-`, or the first letter of true/false/null: JSON, but not an object. */
-function looksLikeJsonValue(c: number): boolean {
-  return c === 91 || c === 34 || c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110;
-}
 
 class JsonBodyParser extends PeopleBatcher<JsonBodySummary> {
   private state: State = 'start';

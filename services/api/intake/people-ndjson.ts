@@ -9,7 +9,7 @@ import type { PersonInput } from '../../domain/types.ts';
 import { PeopleBatcher, readBatches } from './batches.ts';
 import { IntakeError } from './errors.ts';
 import { resolveLimits, type IntakeLimits, type ResolvedLimits } from './limits.ts';
-import { INCOMPLETE, parsePerson, parsedPerson } from './tokens.ts';
+import { INCOMPLETE, looksLikeJsonValue, parsePerson, parsedPerson } from './tokens.ts';
 
 export interface NdjsonBodySummary {
   peopleCount: number;
@@ -54,8 +54,7 @@ class NdjsonParser extends PeopleBatcher<NdjsonBodySummary> {
       }
       if (this.lineHasPerson) throw new IntakeError('invalid_json', this.path(), { line: this.line });
       if (c !== 123) {
-        const code = c === 91 || c === 34 || c === 45 || (c >= 48 && c <= 57) ? 'not_an_object' : 'invalid_json';
-        throw new IntakeError(code, this.path(), { line: this.line });
+        throw new IntakeError(looksLikeJsonValue(c) ? 'not_an_object' : 'invalid_json', this.path(), { line: this.line });
       }
       if (this.count >= this.limits.maxPeople) {
         throw new IntakeError('too_many_people', 'people', { line: this.line, limit: this.limits.maxPeople });

@@ -205,3 +205,8 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
   parsedPerson = person as PersonInput;
   return j + 1;
 }
+
+/** `[`, `"`, a digit, `-`, or the first letter of true/false/null: JSON, but not an object. */
+export function looksLikeJsonValue(c: number): boolean {
+  return c === 91 || c === 34 || c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110;
+}

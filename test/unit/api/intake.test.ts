@@ -181,7 +181,7 @@ describe('readPeopleFromJson', () => {
     expect(error.code).toBe('invalid_utf8');
     expect(error.httpStatus).toBe(400);
     expect((await jsonError('{"people":[{"name":1}]}')).httpStatus).toBe(422);
-    expect((await jsonError('{"people":[{"name":1}]}')).localizedMessage('da')).toBe('people[0].name: forventede en tekst');
+    expect((await jsonError('{"people":[{"name":1}]}')).message).toBe('not_a_string at people[0].name');
   });
 
   it('does not deliver the last batch of a truncated body', async () => {
@@ -233,6 +233,8 @@ describe('readPeopleFromNdjson', () => {
       ['{"name":"Søren"}\n\n{"name":"Søren"} {"name":"Søren"}\n', 'invalid_json', 'people[1]', 3],
       ['{"name":"Søren",\n"city":"x"}\n', 'invalid_json', 'people[0]', 1],
       ['{"name":"Søren"}\n["Søren"]\n', 'not_an_object', 'people[1]', 2],
+      ['{"name":"Søren"}\nnull\n', 'not_an_object', 'people[1]', 2],
+      ['true\n', 'not_an_object', 'people[0]', 1],
       [`{"name":"${'ø'.repeat(201)}"}`, 'string_too_long', 'people[0].name', 1],
       ['{"name":"A"}\n{"name":"B"}\n', 'too_many_people', 'people', 2, { maxPeople: 1 }],
       ['{"name":"A"}\n{"name":"B"', 'invalid_json', 'people[1]', 2],
