@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
-import { openPlatform, type Platform } from './platform/open-platform.ts';
+import { openPlatform, platformKind, type Platform } from './platform/open-platform.ts';
 import { errorName, installShutdown, type RunningService } from './processes.ts';
 
 /** What an entry point starts once its platform is open. */
@@ -14,9 +14,9 @@ export interface EntryPointStart {
 
 /**
  * The skeleton both service entry points share (services/main.ts, services/run-service.ts): read
- * the configuration (one line on stderr and exit 78 when it is bad or `checkConfig` refuses it),
- * open the platform, run `start`, then stop gracefully on SIGTERM. A failed start is one line on
- * stderr and exit 1, after stopping whatever had started.
+ * the configuration (one line on stderr and exit 78 when it is bad, is half of the distributed
+ * one, or `checkConfig` refuses it), open the platform, run `start`, then stop gracefully on
+ * SIGTERM. A failed start is one line on stderr and exit 1, after stopping whatever had started.
  */
 export async function runEntryPoint(options: {
   loggerName?: string;
@@ -28,6 +28,8 @@ export async function runEntryPoint(options: {
   let config: Config;
   try {
     config = loadConfig();
+    // Half of the distributed configuration is bad configuration (78), not a failed start (1).
+    platformKind(config);
     options.checkConfig?.(config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -26,8 +26,14 @@ if (names.length === 0 || unknown.length > 0) {
     },
     async start({ platform, config, logger, running }) {
       const context = createServiceContext(platform, config, logger);
-      for (const name of names as ServiceName[]) running.push(await startService(name, context));
-      logger.info({ services: names, pid: process.pid }, 'services started');
+      let address: string | undefined;
+      for (const name of names as ServiceName[]) {
+        const service = await startService(name, context);
+        running.push(service);
+        if ('address' in service) address = service.address as string;
+      }
+      // The API's address too: with PORT=0 this is the only place it is told.
+      logger.info({ services: names, pid: process.pid, ...(address ? { address } : {}) }, 'services started');
     },
   });
 }

@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
-import { createEmbeddedAccountStore } from '../platform/store/embedded/accounts.ts';
-import { embeddedDatabasePath, openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
-import { createEmbeddedListStore } from '../platform/store/embedded/lists.ts';
+import { openStores, platformKind, type Stores } from '../platform/open-platform.ts';
 import { runAdminCommand, USAGE, type Flags } from './commands.ts';
 import { AdminInputError } from './organisations.ts';
 
 /**
- * `npm run admin -- <command>`: organisations, API keys and list versions, on the same DATA_DIR
- * database as the server (which may be running: SQLite's WAL and busy timeout let both write).
+ * `npm run admin -- <command>`: organisations, API keys and list versions, on the stores the
+ * services use, chosen by the same configuration (open-platform.ts openStores): the DATA_DIR
+ * database of the embedded default (the server may be running: SQLite's WAL and busy timeout let
+ * both write), or ClickHouse when KAFKA_BROKERS and CLICKHOUSE_URL are set (Kafka is not used).
  *
  * Exit codes: 0 done; 1 the command failed (not found, refused import, I/O); 2 usage or input
  * error; 78 bad configuration.
@@ -59,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
   let config;
   try {
     config = loadConfig();
+    platformKind(config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`error: ${error.message}\n`);
@@ -66,10 +67,17 @@ async function main(argv: string[]): Promise<number> {
   }
   // Logs go to stderr so that stdout holds only the command's answer (keys, ids, JSON).
   const logger = createLogger({ name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, stderr: true });
-  const db = openEmbeddedDatabase(embeddedDatabasePath(config.DATA_DIR));
+  let stores: Stores;
+  try {
+    stores = await openStores(config, logger);
+  } catch (error) {
+    // ClickHouse unreachable or refusing the credentials, unreadable database file.
+    process.stderr.write(`error: cannot open the stores: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILED;
+  }
   try {
     const lines = await runAdminCommand(
-      { accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), logger },
+      { accounts: stores.accounts, lists: stores.lists, logger },
       group, action, args, parsed.values as Flags,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
@@ -83,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_FAILED;
   } finally {
-    db.close();
+    await stores.close();
   }
 }
 

@@ -47,7 +47,9 @@ List versions
   lists activate VERSION_ID
   lists list
 
-Options: --json prints machine-readable JSON. Uses the database in DATA_DIR (default ./data).`;
+Options: --json prints machine-readable JSON.
+Works on the stores the services use: the database in DATA_DIR (default ./data), or ClickHouse
+(CLICKHOUSE_URL, CLICKHOUSE_DATABASE, ...) when KAFKA_BROKERS and CLICKHOUSE_URL are set.`;
 
 export async function runAdminCommand(deps: AdminDeps, group: string, action: string | undefined, args: string[], flags: Flags): Promise<string[]> {
   const now = deps.now ?? (() => new Date());

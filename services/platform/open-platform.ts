@@ -10,7 +10,7 @@ import { createConfluentSchemaRegistry } from './schema-registry/confluent.ts';
 import type { SchemaRegistry } from './schema-registry/port.ts';
 import { createStaticSchemaRegistry } from './schema-registry/static.ts';
 import type { AccountStore } from './store/accounts-port.ts';
-import { openClickHouseStores } from './store/clickhouse/stores.ts';
+import { openClickHouseStores, type ClickHouseStores } from './store/clickhouse/stores.ts';
 import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
@@ -30,18 +30,13 @@ import type { ListStore } from './store/lists-port.ts';
  *   docs/platform-clickhouse-registry.md). Each service may run as its own process.
  * Topics of the pipeline are created (idempotently) before anything is returned.
  */
-export interface Platform {
-  kind: 'embedded' | 'distributed';
-  accounts: AccountStore;
-  lists: ListStore;
-  jobs: JobStore;
+export interface Platform extends Stores {
   idempotency: IdempotencyStore;
   log: EventLog;
   registry: SchemaRegistry;
   topicPrefix: string;
   /** Where the embedded database is (embedded: everything; distributed: idempotency only). */
   databasePath: string;
-  close(): Promise<void>;
 }
 
 type PlatformConfig = Pick<Config,
@@ -54,6 +49,39 @@ export function platformKind(config: PlatformConfig): 'embedded' | 'distributed'
     throw new ConfigError(`the distributed deployment needs both KAFKA_BROKERS and CLICKHOUSE_URL (only ${config.KAFKA_BROKERS ? 'KAFKA_BROKERS' : 'CLICKHOUSE_URL'} is set)`);
   }
   return 'embedded';
+}
+
+/** The account, list and job stores, without the event log (openStores). */
+export interface Stores {
+  kind: 'embedded' | 'distributed';
+  accounts: AccountStore;
+  lists: ListStore;
+  jobs: JobStore;
+  close(): Promise<void>;
+}
+
+/**
+ * The stores alone, chosen exactly as openPlatform chooses them, for the admin tool (no event log,
+ * no topics, no schema registry). Embedded: the DATA_DIR database; distributed: ClickHouse
+ * (migrated first) and DATA_DIR is not touched. Half of the distributed configuration is a
+ * ConfigError here as there.
+ */
+export async function openStores(config: PlatformConfig, logger: Logger): Promise<Stores> {
+  const kind = platformKind(config);
+  if (kind === 'embedded') {
+    const db = openEmbeddedDatabase(embeddedDatabasePath(config.DATA_DIR));
+    return { kind, ...embeddedStores(db), close: async () => db.close() };
+  }
+  const stores = await openDistributedStores(config, logger);
+  return { kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, close: () => stores.close() };
+}
+
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs'> {
+  return { accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db) };
+}
+
+function openDistributedStores(config: PlatformConfig, logger: Logger): Promise<ClickHouseStores> {
+  return openClickHouseStores({ ...config, CLICKHOUSE_URL: config.CLICKHOUSE_URL as string }, { logger });
 }
 
 export async function openPlatform(config: PlatformConfig, logger: Logger, options: { clientId?: string } = {}): Promise<Platform> {
@@ -75,13 +103,10 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200 });
       closers.push(() => log.close());
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: createEmbeddedAccountStore(db),
-        lists: createEmbeddedListStore(db),
-        jobs: createEmbeddedJobStore(db),
+        kind, idempotency, registry, log, topicPrefix, databasePath, ...embeddedStores(db),
       };
     } else {
-      const stores = await openClickHouseStores({ ...config, CLICKHOUSE_URL: config.CLICKHOUSE_URL as string }, { logger });
+      const stores = await openDistributedStores(config, logger);
       closers.push(() => stores.close());
       const brokers = (config.KAFKA_BROKERS as string).split(',').map((b) => b.trim()).filter(Boolean);
       const log = createKafkaEventLog({
