@@ -76,6 +76,13 @@ async function call(baseUrl: string, path: string, key: string, body?: unknown):
 }
 
 describe('npm start (embedded default)', () => {
+  it('exits 78 naming the missing variable when only half of the distributed configuration is set', async () => {
+    const exitOf = (env: Record<string, string>) => run(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ...env } })
+      .then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }));
+    expect(await exitOf({ KAFKA_BROKERS: '127.0.0.1:1' })).toEqual({ code: 78, stderr: expect.stringMatching(/needs both KAFKA_BROKERS and CLICKHOUSE_URL \(only KAFKA_BROKERS is set\)/) });
+    expect(await exitOf({ CLICKHOUSE_URL: 'http://127.0.0.1:1' })).toEqual({ code: 78, stderr: expect.stringMatching(/only CLICKHOUSE_URL is set/) });
+  });
+
   it('seeds a demo org, keys and list, serves checks over HTTP, and keeps everything across a restart', async () => {
     const first = await start();
     const banner = first.output();
