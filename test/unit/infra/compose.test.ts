@@ -13,8 +13,9 @@ import { SERVICE_NAMES } from '../../../services/processes.ts';
 const root = new URL('../../../', import.meta.url).pathname;
 const compose = parse(readFileSync(`${root}docker-compose.yml`, 'utf8'), { merge: true }) as {
   services: Record<string, {
-    image?: string; build?: { dockerfile: string }; command?: string[]; environment?: Record<string, unknown>;
+    image?: string; build?: { dockerfile: string }; command?: string[]; entrypoint?: string[]; environment?: Record<string, unknown>;
     depends_on?: Record<string, { condition: string }>; deploy?: { replicas?: number }; ports?: string[];
+    profiles?: string[]; restart?: string; volumes?: string[];
   }>;
 };
 const services = compose.services;
@@ -57,6 +58,28 @@ describe('docker-compose.yml', () => {
     for (const name of APP_SERVICES) {
       expect(services[name].depends_on?.['clickhouse-migrate']?.condition, name).toBe('service_completed_successfully');
     }
+  });
+
+  it('has an admin CLI service for bootstrapping, on the same image and ClickHouse, never started by up', () => {
+    const admin = services.admin;
+    expect(admin.profiles).toEqual(['admin']);
+    expect(admin.restart).toBe('no');
+    expect(admin.build?.dockerfile).toBe('infra/docker/Dockerfile');
+    expect(admin.image).toBe(services.api.image);
+    const [node, script] = admin.entrypoint ?? [];
+    expect(node).toBe('node');
+    expect(script).toBe('services/admin/cli.ts');
+    expect(existsSync(`${root}${script}`)).toBe(true);
+    expect(admin.ports).toBeUndefined();
+    // The stores of the services: the same distributed variables, so the CLI writes to ClickHouse.
+    const known = new Set(Object.keys(configSchema.shape));
+    expect(Object.keys(admin.environment ?? {}).filter((v) => !known.has(v))).toEqual([]);
+    for (const name of ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'CLICKHOUSE_DATABASE', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD']) {
+      expect(admin.environment?.[name], name).toEqual(services.api.environment?.[name]);
+    }
+    // It needs migrated ClickHouse, not Kafka.
+    expect(admin.depends_on).toEqual({ 'clickhouse-migrate': { condition: 'service_completed_successfully' } });
+    expect(admin.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/:\/lists:ro$/)]));
   });
 
   it('every depends_on names a service of the file', () => {
