@@ -37,6 +37,15 @@ const FILLER_WORDS: Record<string, true> = {
   sal: true, til: true, for: true, lejl: true, lejlighed: true, doer: true, nr: true, etage: true,
 };
 
+/** Roman numerals of kings' names in streets ("Frederik VII's Vej", "Christian IX's Gade") → digits. */
+export const ROMAN_NUMERALS: Record<string, string> = (() => {
+  const out: Record<string, string> = {};
+  const ones = ['', 'i', 'ii', 'iii', 'iv', 'v', 'vi', 'vii', 'viii', 'ix'];
+  const tens = ['', 'x', 'xx', 'xxx'];
+  for (let n = 1; n < 40; n++) out[tens[Math.floor(n / 10)] + ones[n % 10]] = String(n);
+  return out;
+})();
+
 export function isDigits(token: string): boolean {
   if (token.length === 0) return false;
   for (let i = 0; i < token.length; i++) {

@@ -1,5 +1,5 @@
 import {
-  STREET_ABBREVIATIONS, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller, isFiller,
+  ROMAN_NUMERALS, STREET_ABBREVIATIONS, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller, isFiller,
 } from './address-words.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
 import { newTokens, tokenize, type Tokens } from './normalize.ts';
@@ -13,6 +13,8 @@ import type { ListEntry, PersonInput } from './types.ts';
 export interface ParsedAddress {
   /** Folded street words, abbreviations expanded: "gammel kongevej". */
   street: string | null;
+  /** The street words joined without spaces ("gammelkongevej"): the street part of `buildingKey`. */
+  streetKey: string | null;
   /** "12", "12a". */
   houseNumber: string | null;
   /** "st" (ground), "kl" (basement), "1", "2", ... */
@@ -50,14 +52,37 @@ interface Line {
   cityTo: number;
 }
 
-/** Folded street of tokens [from, to): abbreviations expanded, "…vj" → "…vej". */
+/** True for the "s" of a king's ordinal in a street name: "Christian 9.s Gade", "Frederik VII's Vej". */
+function isNumeralPossessive(t: Tokens, i: number, from: number): boolean {
+  if (i <= from || t.norm[i] !== 's') return false;
+  const previous = t.norm[i - 1];
+  return (previous.length <= 2 && isDigits(previous)) || ROMAN_NUMERALS[previous] !== undefined;
+}
+
+/**
+ * A number that belongs to the street, not the house number: "9" in "Christian 9.s Gade", where
+ * an "s" follows after a full stop or an apostrophe and more of the street comes after it.
+ */
+function isStreetOrdinal(s: string, t: Tokens, i: number): boolean {
+  const token = t.norm[i];
+  if (token.length > 2 || !isDigits(token) || i + 2 >= t.count || t.norm[i + 1] !== 's') return false;
+  const gap = s.slice(t.end[i], t.start[i + 1]);
+  return gap === '.' || gap === "'" || gap === '’' || gap === ".'" || gap === '.’';
+}
+
+/**
+ * Folded street of tokens [from, to): abbreviations expanded, "…vj" → "…vej", a roman ordinal
+ * before a possessive "s" in digits ("Christian IX's Gade" = "Christian 9.s Gade").
+ */
 function streetOf(t: Tokens, from: number, to: number): { words: string; key: string } {
   let words = '';
   let key = '';
   for (let i = from; i < to; i++) {
     let word = t.norm[i];
     const abbreviation = STREET_ABBREVIATIONS[word];
-    if (abbreviation !== undefined) word = abbreviation.norm;
+    const roman = i + 1 < to && t.norm[i + 1] === 's' ? ROMAN_NUMERALS[word] : undefined;
+    if (roman !== undefined) word = roman;
+    else if (abbreviation !== undefined) word = abbreviation.norm;
     else if (word.length > 3 && word.endsWith('vj')) word = word.slice(0, -1) + 'ej'; // "Kongevj." 
     words = i === from ? word : words + ' ' + word;
     key += word;
@@ -81,6 +106,10 @@ function displayOf(s: string, t: Tokens, from: number, to: number, expand: boole
       else out += ' ';
     }
     let word = abbreviation !== undefined ? abbreviation.display : displayWord(raw);
+    if (isNumeralPossessive(t, i, from)) word = 's'; // "9.s", "VII's"
+    else if (i + 1 < to && ROMAN_NUMERALS[t.norm[i]] !== undefined && isNumeralPossessive(t, i + 1, from)) {
+      word = raw.toUpperCase();
+    }
     if (expand && abbreviation === undefined && t.norm[i].length > 3 && t.norm[i].endsWith('vj')) {
       word = word.slice(0, -1) + 'ej';
     }
@@ -123,19 +152,19 @@ function doorFrom(t: Tokens, from: number, to: number): string | null {
   return null;
 }
 
-/** One address line: street, house number, floor/door, postal code, city. */
-function parseLine(t: Tokens): Line | null {
+/** One address line from token `from` on: street, house number, floor/door, postal code, city. */
+function parseLine(s: string, t: Tokens, from: number): Line | null {
   const n = t.count;
   let h = -1;
-  for (let i = 1; i < n; i++) {
+  for (let i = from + 1; i < n; i++) {
     const c = t.norm[i].charCodeAt(0);
-    if (c >= 48 && c <= 57) { h = i; break; }
+    if (c >= 48 && c <= 57 && !isStreetOrdinal(s, t, i)) { h = i; break; }
   }
   if (h < 0) return null;
   let houseNumber = houseNumberOf(t.norm[h]);
   if (houseNumber === null) return null;
   let streetTo = h;
-  if (streetTo - 1 > 0 && t.norm[streetTo - 1] === 'nr') streetTo--; // "Nørregade nr. 7"
+  if (streetTo - 1 > from && t.norm[streetTo - 1] === 'nr') streetTo--; // "Nørregade nr. 7"
   let k = h + 1;
   const next = k < n ? t.norm[k] : '';
   const pair = k + 1 < n ? next + t.norm[k + 1] : '';
@@ -152,7 +181,7 @@ function parseLine(t: Tokens): Line | null {
   while (cityTo > p + 1 && NO_COUNTRY[t.norm[cityTo - 1]] === true) cityTo--;
   const unit = unitOf(t, k, p < 0 ? n : p);
   return {
-    streetFrom: 0, streetTo, houseNumber, floor: unit.floor, door: unit.door,
+    streetFrom: from, streetTo, houseNumber, floor: unit.floor, door: unit.door,
     postalCode: p < 0 ? null : t.norm[p], cityFrom: p < 0 ? n : p + 1, cityTo: p < 0 ? n : cityTo,
   };
 }
@@ -170,6 +199,7 @@ function build(
   if (!hasText && kvhx === null) return null;
   return {
     street: street === null || street.words === '' ? null : street.words,
+    streetKey: street === null || street.key === '' ? null : street.key,
     houseNumber, floor, door, postalCode, city, streetDisplay, cityDisplay,
     buildingKey: hasText ? street.key + '|' + houseNumber + '|' + postalCode : null,
     unitKey: floor === null && door === null ? '' : (floor ?? '') + '|' + (door ?? ''),
@@ -212,8 +242,14 @@ function postalAndCityOf(a: AddressSource): { postalCode: string | null; city: s
  */
 function fromLine(s: string, kvhx: string | null, rest: AddressSource | null): ParsedAddress | null {
   const t = tokenize(s, tokens);
-  const line = parseLine(t);
+  const from = postalFirstEnd(s, t);
+  const line = parseLine(s, t, from);
   if (line === null) return null;
+  if (from > 0 && line.postalCode === null) { // "1610 København V, Gammel Kongevej 12"
+    line.postalCode = t.norm[0];
+    line.cityFrom = 1;
+    line.cityTo = from;
+  }
   const street = streetOf(t, line.streetFrom, line.streetTo);
   const streetDisplay = displayOf(s, t, line.streetFrom, line.streetTo, true);
   if (line.postalCode === null && rest !== null) {
@@ -224,6 +260,18 @@ function fromLine(s: string, kvhx: string | null, rest: AddressSource | null): P
   const city = cityOf(s, t, line.cityFrom, line.cityTo);
   return build(street, streetDisplay, line.houseNumber, line.floor, line.door, line.postalCode,
     city.norm, city.display, kvhx);
+}
+
+/**
+ * The postal-code-first form, "1610 København V, Gammel Kongevej 12": when the line starts with a
+ * 4-digit code and a comma ends the city, the index of the street's first token; else 0.
+ */
+function postalFirstEnd(s: string, t: Tokens): number {
+  if (t.count < 3 || t.norm[0].length !== 4 || !isDigits(t.norm[0])) return 0;
+  const comma = s.indexOf(',', t.end[0]);
+  if (comma < 0) return 0;
+  for (let i = 1; i < t.count - 1; i++) if (t.start[i] > comma) return i;
+  return 0;
 }
 
 /** Address given in parts (street, house_number, floor, door, postal_code, city). */

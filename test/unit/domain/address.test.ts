@@ -91,6 +91,47 @@ describe('parseAddress: one string', () => {
   });
 });
 
+describe('parseAddress: street names with numbers, postal code first', () => {
+  it.each([
+    ['Christian 9.s Gade 12, 1610 København V', 'christian9sgade|12|1610', ''],
+    ["Christian IX's Gade 3, 2. th, 1111 København K", 'christian9sgade|3|1111', '2|th'],
+    ["Frederik VII's Vej 12, 1. tv, 1610 København V", 'frederik7svej|12|1610', '1|tv'],
+    ["Kong Christian X's Allé 12, 2900 Hellerup", 'kongchristian10salle|12|2900', ''],
+    ['Kong Christian 10.s Allé 12 A, st, 2900', 'kongchristian10salle|12a|2900', 'st|'],
+    ['Chr. 9.s Gade 12, 1610', 'christian9sgade|12|1610', ''],
+  ])('%j → %j', (address, buildingKey, unitKey) => {
+    expect(read(address)).toMatchObject({ buildingKey, unitKey });
+  });
+
+  it('writes the numeral back as written: roman upper case, the possessive s lower case', () => {
+    expect(resolveAddressText("frederik vii's vej 12, 1610 københavn v").formatted)
+      .toBe("Frederik VII's Vej 12, 1610 København V");
+    expect(resolveAddressText('CHRISTIAN 9.S GADE 3, 1111').formatted).toBe('Christian 9.s Gade 3, 1111');
+  });
+
+  it('reads the same street from parts', () => {
+    expect(parseAddress({ street: "Christian IX's Gade", house_number: '3', postal_code: '1111' }))
+      .toMatchObject({ buildingKey: 'christian9sgade|3|1111' });
+  });
+
+  it('an ordinal street without a house number stays unreadable', () => {
+    expect(parseAddress({ address: 'Christian 9.s Gade, 1610 København V' })).toBeNull();
+  });
+
+  it.each([
+    ['1610 København V, Gammel Kongevej 12', 'gammelkongevej|12|1610', '', 'koebenhavn v'],
+    ['1610 København V, Gl. Kongevej 12A, 3. tv', 'gammelkongevej|12a|1610', '3|tv', 'koebenhavn v'],
+    ['5000, Nørregade 7', 'noerregade|7|5000', '', null],
+  ])('postal code first: %j', (address, buildingKey, unitKey, city) => {
+    expect(read(address)).toMatchObject({ buildingKey, unitKey, postalCode: buildingKey.slice(-4), city });
+  });
+
+  it('postal code first: formatted in the canonical order', () => {
+    expect(resolveAddressText('1610 København V, Gammel Kongevej 12, 3. tv').formatted)
+      .toBe('Gammel Kongevej 12, 3. tv, 1610 København V');
+  });
+});
+
 describe('parseAddress: parts, fields and kvhx', () => {
   it('reads parts', () => {
     expect(parseAddress({
