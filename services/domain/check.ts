@@ -5,7 +5,8 @@ import {
 } from './list-index.ts';
 import { parseName, type ParsedName } from './name.ts';
 import { skeleton } from './normalize.ts';
-import { addressInputOf, toResolvedAddress } from './resolve.ts';
+import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
+import { closestStreets } from './street-index.ts';
 import { matchLabel, statusFor } from './status.ts';
 import type {
   CheckOptions, CheckResult, DeprecatedLevel, MatchCode, MatchOn, PersonInput, Reason, ResolvedAddress,
@@ -170,10 +171,34 @@ function scanBuilding(
   }
 }
 
+const closest: number[] = [];
+/** The street id behind the last building correctedBuilding returned. */
+let correctedStreet = -1;
+
+/**
+ * The building a person with a misspelt street means (DECISIONS §13 "corrected"): house number and
+ * postal code as given, the street the closest of the postal code's list streets within a small
+ * edit distance (street-index.ts). On a tie, the one of the closest streets with list entries at
+ * that house number; two such streets are ambiguous and give -1, as does no close street.
+ */
+function correctedBuilding(d: ListIndexData, parsed: ParsedAddress): number {
+  const count = closestStreets(d.streets, parsed.streetKey!, parsed.postalCode!, closest);
+  let found = -1;
+  for (let i = 0; i < count; i++) {
+    const b = d.buildings.get(d.streets.keys[closest[i]] + '|' + parsed.houseNumber + '|' + parsed.postalCode);
+    if (b < 0) continue;
+    if (found >= 0) return -1;
+    found = b;
+    correctedStreet = closest[i];
+  }
+  return found;
+}
+
 export function checkPerson(index: ListIndex, person: PersonInput, options: CheckOptions): CheckResult {
   const read = readPerson(person, options);
   if (read.unread) return read.unread;
-  const { id, parsed, name, address } = read;
+  const { id, parsed, name } = read;
+  let address = read.address;
 
   const d = index.data;
   const surnameId = name.surname === '' ? -1 : d.names.get(skeleton(name.surname)) ?? -1;
@@ -187,7 +212,11 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
   let anyInBuilding = false;
 
   if (parsed.buildingKey !== null) {
-    const b = d.buildings.get(parsed.buildingKey);
+    let b = d.buildings.get(parsed.buildingKey);
+    if (b < 0) {
+      b = correctedBuilding(d, parsed);
+      if (b >= 0) address = toCorrectedAddress(parsed, address, d.streets.displays[correctedStreet]);
+    }
     if (b >= 0) {
       anyInBuilding = true;
       scanBuilding(d, b, d.units.get(parsed.unitKey) ?? -2, surnameId, givenCount, floorId, best);

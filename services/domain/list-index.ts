@@ -2,6 +2,7 @@ import { parseAddress } from './address.ts';
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
 import { parseName } from './name.ts';
 import { skeleton } from './normalize.ts';
+import { createStreetIndexBuilder, type StreetIndex } from './street-index.ts';
 import type { ListEntry } from './types.ts';
 
 /**
@@ -43,6 +44,8 @@ export interface ListIndexData {
    */
   units: Map<string, number>;
   floors: Map<string, number>;
+  /** The streets of each postal code, for the fuzzy street fallback (street-index.ts). */
+  streets: StreetIndex;
 }
 
 export const KVHX_PREFIX = '#';
@@ -81,6 +84,7 @@ export interface ListIndexBuilder {
 
 export function createListIndexBuilder(): ListIndexBuilder {
   const buildings = createFingerprintTable();
+  const streets = createStreetIndexBuilder();
   const names = new Map<string, number>();
   const unitIds = new Map<string, number>();
   const floorIds = new Map<string, number>();
@@ -107,7 +111,14 @@ export function createListIndexBuilder(): ListIndexBuilder {
         for (const given of name.given) givenPool.push(intern(names, skeleton(given)));
       }
       const address = parseAddress(entry);
-      textBuilding.push(address?.buildingKey ? buildings.intern(address.buildingKey) : -1);
+      let textId = -1;
+      if (address?.buildingKey) {
+        const before = buildings.size;
+        textId = buildings.intern(address.buildingKey);
+        // A street is registered with its postal code once per new building, not per entry.
+        if (buildings.size > before) streets.add(address.streetKey!, address.streetDisplay!, address.postalCode!);
+      }
+      textBuilding.push(textId);
       kvhxBuilding.push(address?.kvhxBuilding ? buildings.intern(KVHX_PREFIX + address.kvhxBuilding) : -1);
       unit.push(address ? intern(unitIds, address.unitKey) : -1);
       kvhxUnit.push(address?.kvhxUnit ? intern(unitIds, KVHX_PREFIX + address.kvhxUnit) : -1);
@@ -156,7 +167,9 @@ export function createListIndexBuilder(): ListIndexBuilder {
       return {
         size,
         buildingCount,
-        data: { buildings, recordStart, records, names, units: unitIds, floors: floorIds },
+        data: {
+          buildings, recordStart, records, names, units: unitIds, floors: floorIds, streets: streets.build(),
+        },
       };
     },
   };

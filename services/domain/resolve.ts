@@ -46,6 +46,19 @@ export function toResolvedAddress(parsed: ParsedAddress | null, input: string): 
   };
 }
 
+/**
+ * The address as matched when the street was corrected (DECISIONS §13 `corrected`): the list's
+ * street in place of the one written, everything else as read.
+ */
+export function toCorrectedAddress(parsed: ParsedAddress, read: ResolvedAddress | null, street: string): ResolvedAddress {
+  return {
+    ...(read ?? toResolvedAddress(parsed, '')),
+    street,
+    formatted: formatted({ ...parsed, streetDisplay: street }),
+    confidence: 'corrected',
+  };
+}
+
 export function resolveAddressText(text: string): ResolvedAddress {
   const input = typeof text === 'string' ? text : '';
   return toResolvedAddress(parseAddress({ address: input }), input);

@@ -6,8 +6,9 @@ import { createRng, type Rng } from './rng.ts';
 /**
  * How a customer writes a list member: the same person at the same address, spelled the way real
  * customer files spell people. Each kind is one habit; `mixed` combines two to four of them.
- * Every kind here is one DECISIONS §1 says matching must see through; BEYOND_CONTRACT_KINDS are
- * habits it does not promise (measured, not required).
+ * Every kind here is one matching must see through: DECISIONS §1's spellings, and a slip of the
+ * keyboard in the street (the §13 "corrected" street, docs/matching.md); BEYOND_CONTRACT_KINDS
+ * are habits it does not promise (measured, not required).
  */
 export const VARIATION_KINDS = [
   'exact',
@@ -25,13 +26,13 @@ export const VARIATION_KINDS = [
   'with_kvhx', // the legacy address key sent along
   'unit_omitted', // floor and door left out: the building matches, the unit cannot (level 4 at best)
   'given_name_initial', // "A. Hansen": the given name cannot agree (level 2 at best)
+  'street_typo', // two letters swapped, one dropped or doubled (streets of 5 letters or more are corrected)
   'mixed',
 ] as const;
 
 export const BEYOND_CONTRACT_KINDS = [
   'letters_stripped', // ø→o, å→a, æ→ae: a system without Danish letters
   'postal_code_missing', // street, number and city only
-  'street_typo', // two letters swapped, one dropped or doubled
 ] as const;
 
 export type VariationKind = (typeof VARIATION_KINDS)[number] | (typeof BEYOND_CONTRACT_KINDS)[number];

@@ -6,11 +6,13 @@ import {
   VARIATION_KINDS,
   createRng,
   generateListEntries,
-  generatePeople,
+  generateSyntheticPeople,
+  toListEntry,
   variantOf,
   variationApplies,
   type VariationKind,
 } from '../../../services/synthetic/index.ts';
+import { STREET_NAMES } from '../../../services/synthetic/danish-data.ts';
 
 /**
  * Matching quality on a synthetic corpus (not a unit test of one rule): list members written the
@@ -25,6 +27,15 @@ const NON_MEMBERS = 5_000;
 const SEED = 'matching-quality';
 const STANDARD: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'en' };
 const LEVELS = ['5', '4', '3', '2', '1', '0', 'null'] as const;
+/**
+ * A misspelt street is corrected only from 4 letters on and only when the closest street is
+ * unambiguous (street-index.ts, check.ts); the kinds that can carry a slip may leave this share
+ * allowed, and the cases are printed.
+ */
+const TYPO_ALLOWED_SHARE = 0.005;
+const TYPO_KINDS: readonly VariationKind[] = ['street_typo', 'mixed'];
+/** How much the street correction may add to the non-members' false-positive rate (level ≥ 1). */
+const CORRECTION_FALSE_POSITIVE_MARGIN = 0.002;
 
 const entries: ListEntry[] = [...generateListEntries(LIST_SIZE, SEED)];
 const index = buildListIndex(entries);
@@ -60,7 +71,7 @@ function measure(kind: VariationKind, options: CheckOptions = STANDARD): KindSta
     if (result.match.previous_address) stats.previousAddress++;
     if (result.status === 'allowed') {
       stats.allowed++;
-      if (stats.examples.length < 3) stats.examples.push(`${JSON.stringify(entry)} as ${JSON.stringify(person)}`);
+      if (stats.examples.length < 5) stats.examples.push(`${JSON.stringify(entry)} as ${JSON.stringify(person)}`);
     }
   }
   return stats;
@@ -96,7 +107,13 @@ describe('matching quality on a synthetic corpus', () => {
     );
     for (const row of rows) {
       expect(row.count, `${row.kind}: sample size`).toBeGreaterThanOrEqual(200);
-      expect(row.allowed, `${row.kind} allowed:\n${row.examples.join('\n')}`).toBe(0);
+      const message = `${row.kind} allowed:\n${row.examples.join('\n')}`;
+      if (TYPO_KINDS.includes(row.kind)) {
+        if (row.allowed > 0) console.log(message);
+        expect(row.allowed / row.count, message).toBeLessThanOrEqual(TYPO_ALLOWED_SHARE);
+      } else {
+        expect(row.allowed, message).toBe(0);
+      }
     }
     const exact = rows.find((r) => r.kind === 'exact')!;
     expect(exact.levels['5']).toBe(exact.count);
@@ -113,22 +130,78 @@ describe('matching quality on a synthetic corpus', () => {
     expect(exactAt5.allowed).toBe(0);
   });
 
-  it('people not on the list mostly come out level 0', () => {
-    const people = generatePeople(NON_MEMBERS, SEED);
+  it('people not on the list mostly come out level 0; the street correction adds almost nothing', () => {
+    // generatePeople, with each person's own street kept to tell a right correction from a wrong one.
+    const rng = createRng(`${SEED}:people-variants`);
     const levels = new Map<string, number>();
-    for (const person of people) {
-      const level = String(checkPerson(index, person, STANDARD).match.level);
+    let exactPositive = 0;
+    let corrected = 0;
+    let wronglyCorrected = 0;
+    let wrongPositive = 0;
+    for (const p of generateSyntheticPeople(NON_MEMBERS, `${SEED}:people`)) {
+      const entry = toListEntry(p, p.current, false);
+      const result = checkPerson(index, variantOf(entry, rng), STANDARD);
+      const level = String(result.match.level);
       levels.set(level, (levels.get(level) ?? 0) + 1);
+      // The same person written exactly as the list would: no street is ever corrected.
+      if ((checkPerson(index, variantOf(entry, rng, 'exact'), STANDARD).match.level ?? 0) >= 1) exactPositive++;
+      if (result.address?.confidence === 'corrected') {
+        corrected++;
+        if (result.address.street !== p.current.street) {
+          wronglyCorrected++;
+          if ((result.match.level ?? 0) >= 1) wrongPositive++;
+        }
+      }
     }
     const none = levels.get('0') ?? 0;
     const falsePositive = NON_MEMBERS - none;
     const named = [...levels].filter(([l]) => Number(l) >= 2).reduce((sum, [, n]) => sum + n, 0);
+    const pct = (n: number) => `${((100 * n) / NON_MEMBERS).toFixed(2)}%`;
     console.log(
       `Non-members: ${NON_MEMBERS} people, level distribution ${JSON.stringify(Object.fromEntries(levels))}; ` +
-        `false-positive rate (level ≥ 1) ${((100 * falsePositive) / NON_MEMBERS).toFixed(2)}%, ` +
-        `with a name part (level ≥ 2) ${((100 * named) / NON_MEMBERS).toFixed(2)}%`,
+        `false-positive rate (level ≥ 1) ${pct(falsePositive)} (the same people written exactly: ` +
+        `${pct(exactPositive)}), with a name part (level ≥ 2) ${pct(named)}; street corrected for ` +
+        `${pct(corrected)}, onto another street than their own ${pct(wronglyCorrected)} ` +
+        `(level ≥ 1 there: ${pct(wrongPositive)})`,
     );
     expect(none / NON_MEMBERS).toBeGreaterThanOrEqual(0.9);
     expect(named / NON_MEMBERS).toBeLessThan(0.01);
+    expect((falsePositive - exactPositive) / NON_MEMBERS).toBeLessThanOrEqual(CORRECTION_FALSE_POSITIVE_MARGIN);
+    expect(wrongPositive / NON_MEMBERS).toBeLessThanOrEqual(CORRECTION_FALSE_POSITIVE_MARGIN);
+  });
+
+  it('people on a street the list does not know are rarely corrected onto a list street', () => {
+    // The hard case for the correction: a real street of the postal code where no list member
+    // lives, one or two letters away from a street that has list members ("Parkvej" / "Markvej").
+    const known = new Map<string, Set<string>>();
+    for (const entry of entries) {
+      const street = /^(.+?) \d/.exec(entry.address!)![1];
+      let streets = known.get(entry.postal_code!);
+      if (streets === undefined) known.set(entry.postal_code!, (streets = new Set()));
+      streets.add(street);
+    }
+    const rng = createRng(`${SEED}:unknown-streets`);
+    let count = 0;
+    let corrected = 0;
+    let positive = 0;
+    let named = 0;
+    for (const p of generateSyntheticPeople(NON_MEMBERS, `${SEED}:unknown-streets`)) {
+      const streets = known.get(p.current.postal_code) ?? new Set<string>();
+      let street = rng.pick(STREET_NAMES);
+      while (streets.has(street)) street = rng.pick(STREET_NAMES);
+      const entry = toListEntry(p, { ...p.current, street }, false);
+      const result = checkPerson(index, variantOf({ ...entry, kvhx: undefined }, rng), STANDARD);
+      count++;
+      if (result.address?.confidence === 'corrected') corrected++;
+      if ((result.match.level ?? 0) >= 1) positive++;
+      if ((result.match.level ?? 0) >= 2) named++;
+    }
+    const pct = (n: number) => `${((100 * n) / count).toFixed(2)}%`;
+    console.log(
+      `Non-members on a street unknown to the list: ${count} people; street corrected for ${pct(corrected)}, ` +
+        `false-positive rate (level ≥ 1) ${pct(positive)} (0 without the correction), level ≥ 2 ${pct(named)}`,
+    );
+    expect(corrected / count).toBeLessThan(0.03);
+    expect(positive / count).toBeLessThan(0.005);
   });
 });
