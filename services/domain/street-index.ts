@@ -7,20 +7,46 @@ import { skeleton } from './normalize.ts';
  * streets known are those of the list, so "closest street of the postal code" means closest among
  * the list's streets there. Streets are interned once (skeleton key + one display spelling); a
  * postal code holds a sorted Int32Array of street ids. At national size that is some 100,000
- * (postal code, street) pairs: a few MB.
+ * (postal code, street) pairs and fewer distinct streets: a few MB.
  */
 export interface StreetIndex {
   /** Skeleton street key ("vestergade", "norregade") of each street id. */
   readonly keys: readonly string[];
-  /** The folded street key ("noerregade") and the letters as written ("nørregade"), by id. */
-  readonly folded: readonly string[];
-  readonly letters: readonly string[];
   /** The street as the list writes it ("Nørregade"), for `formatted` of a corrected address. */
   readonly displays: readonly string[];
   readonly ids: ReadonlyMap<string, number>;
-  /** Postal code → sorted street ids. */
-  readonly byPostal: ReadonlyMap<string, Int32Array>;
+  /** Postal code → its streets. */
+  readonly byPostal: ReadonlyMap<string, PostalStreets>;
+  /**
+   * The three spellings of each street (see SPELLINGS) as character codes, one after the other:
+   * the distance is computed on typed arrays, not on strings (a string built by concatenation is
+   * slow to index character by character).
+   */
+  readonly codes: Uint16Array;
+  /** SUMMARY numbers per street id: for each spelling its letter set, start in `codes` and length. */
+  readonly summaries: Int32Array;
 }
+
+/**
+ * The street ids of one postal code ordered by the length of their first spelling, then by id;
+ * the streets of length L are ids[from[L] .. from[L + 1]). A scan reads only the lengths that can
+ * be within the distance.
+ */
+export interface PostalStreets {
+  ids: Int32Array;
+  from: Int32Array;
+  /** The most a street's folded spelling is longer than its first (its Danish letters). */
+  slack: number;
+}
+
+/**
+ * A customer may write ø as "ø", "oe" or "o": the distance is the least over three spellings of
+ * the street, so that one slip of the keyboard is one edit in at least one of them. 0: Danish
+ * letters as one letter each ("nørregade"), 1: folded ("noerregade"), 2: skeleton ("norregade").
+ */
+const SPELLINGS = 3;
+/** [set, start, length] per spelling, then 1 when the spellings differ, then maxStreetDistance. */
+const SUMMARY = 3 * SPELLINGS + 2;
 
 export interface StreetIndexBuilder {
   /** `streetKey` as in ParsedAddress (folded, no spaces); called once per new building is enough. */
@@ -28,10 +54,13 @@ export interface StreetIndexBuilder {
   build(): StreetIndex;
 }
 
+function spellingsOf(streetKey: string): [string, string, string] {
+  return [lettersOf(streetKey), streetKey, skeleton(streetKey)];
+}
+
 export function createStreetIndexBuilder(): StreetIndexBuilder {
   const keys: string[] = [];
   const folded: string[] = [];
-  const letters: string[] = [];
   const displays: string[] = [];
   const ids = new Map<string, number>();
   const postal = new Map<string, Set<number>>();
@@ -44,7 +73,6 @@ export function createStreetIndexBuilder(): StreetIndexBuilder {
         ids.set(key, id);
         keys.push(key);
         folded.push(streetKey);
-        letters.push(lettersOf(streetKey));
         displays.push(display);
       }
       let streets = postal.get(postalCode);
@@ -52,9 +80,38 @@ export function createStreetIndexBuilder(): StreetIndexBuilder {
       streets.add(id);
     },
     build(): StreetIndex {
-      const byPostal = new Map<string, Int32Array>();
-      for (const [code, streets] of postal) byPostal.set(code, Int32Array.from(streets).sort());
-      return { keys, folded, letters, displays, ids, byPostal };
+      const spellings = folded.map(spellingsOf);
+      const lengthOf = (id: number): number => Math.min(spellings[id][0].length, MAX_KEY);
+      const byPostal = new Map<string, PostalStreets>();
+      for (const [code, streets] of postal) {
+        const ids = Int32Array.from(streets).sort((a, b) => lengthOf(a) - lengthOf(b) || a - b);
+        const from = new Int32Array(MAX_KEY + 2);
+        for (let length = 0, i = 0; length <= MAX_KEY + 1; length++) {
+          while (i < ids.length && lengthOf(ids[i]) < length) i++;
+          from[length] = i;
+        }
+        let slack = 0;
+        for (const id of streets) slack = Math.max(slack, spellings[id][1].length - spellings[id][0].length);
+        byPostal.set(code, { ids, from, slack });
+      }
+      let total = 0;
+      for (const three of spellings) for (const spelling of three) total += spelling.length;
+      const codes = new Uint16Array(total);
+      const summaries = new Int32Array(SUMMARY * keys.length);
+      let at = 0;
+      for (let id = 0; id < keys.length; id++) {
+        const o = SUMMARY * id;
+        for (let k = 0; k < SPELLINGS; k++) {
+          const spelling = spellings[id][k];
+          summaries[o + 3 * k] = letterSet(spelling);
+          summaries[o + 3 * k + 1] = at;
+          summaries[o + 3 * k + 2] = spelling.length;
+          for (let c = 0; c < spelling.length; c++) codes[at++] = spelling.charCodeAt(c);
+        }
+        summaries[o + 3 * SPELLINGS] = spellings[id][0] === spellings[id][1] ? 0 : 1;
+        summaries[o + 3 * SPELLINGS + 1] = maxStreetDistance(spellings[id][0].length);
+      }
+      return { keys, displays, ids, byPostal, codes, summaries };
     },
   };
 }
@@ -100,51 +157,96 @@ export const MIN_FUZZY_LENGTH = 4;
 export const TWO_EDITS_LENGTH = 12;
 
 const MAX_KEY = 64;
-const rows = new Int32Array(3 * (MAX_KEY + 1));
+const rows = new Int32Array(3 * (MAX_KEY + 2));
 
 /**
- * Damerau-Levenshtein distance (optimal string alignment: one swap of neighbours counts 1) of a
- * and b, or `bound + 1` as soon as it is certain to exceed `bound`.
+ * Damerau-Levenshtein distance (optimal string alignment: one swap of neighbours counts 1) of the
+ * codes a[aFrom, aFrom + n) and b[bFrom, bFrom + m), or `bound + 1` when it exceeds `bound`. Only
+ * the diagonal band |i - j| ≤ bound of the table is computed (3 cells a letter for bound 1).
  */
-export function boundedEditDistance(a: string, b: string, bound: number): number {
-  const n = a.length;
-  const m = b.length;
-  if (Math.abs(n - m) > bound) return bound + 1;
-  if (n > MAX_KEY || m > MAX_KEY) return a === b ? 0 : bound + 1;
-  const w = m + 1;
-  // Rows i-2, i-1, i live at offsets ((i + k) % 3) * w.
-  for (let j = 0; j <= m; j++) rows[j] = j;
+function editDistance(
+  a: Uint16Array, aFrom: number, n: number, b: Uint16Array, bFrom: number, m: number, bound: number,
+): number {
+  const over = bound + 1;
+  if (Math.abs(n - m) > bound) return over;
+  if (n > MAX_KEY || m > MAX_KEY) return over;
+  const w = m + 2; // one spare cell right of the band, read as "outside" by the next row
+  // Rows i-2, i-1, i live at offsets (i % 3) * w etc.; cells outside the band hold `over`.
+  for (let j = 0; j <= m + 1; j++) rows[j] = j <= bound ? j : over;
   for (let i = 1; i <= n; i++) {
     const cur = (i % 3) * w;
     const prev = ((i - 1) % 3) * w;
     const prev2 = ((i + 1) % 3) * w; // (i - 2) % 3
-    const ca = a.charCodeAt(i - 1);
-    rows[cur] = i;
-    let rowMin = i;
-    for (let j = 1; j <= m; j++) {
-      const cb = b.charCodeAt(j - 1);
-      const cost = ca === cb ? 0 : 1;
-      let d = rows[prev + j - 1] + cost;
+    const lo = i - bound > 1 ? i - bound : 1;
+    const hi = i + bound < m ? i + bound : m;
+    const first = lo === 1 && i <= bound ? i : over; // column 0 is inside the band for the first rows
+    rows[cur + lo - 1] = first;
+    const ca = a[aFrom + i - 1];
+    const caBefore = i > 1 ? a[aFrom + i - 2] : -1;
+    let rowMin = first;
+    for (let j = lo; j <= hi; j++) {
+      const cb = b[bFrom + j - 1];
+      let d = rows[prev + j - 1] + (ca === cb ? 0 : 1);
       const del = rows[prev + j] + 1;
       const ins = rows[cur + j - 1] + 1;
       if (del < d) d = del;
       if (ins < d) d = ins;
-      if (i > 1 && j > 1 && ca === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === cb) {
+      if (j > 1 && caBefore === cb && ca === b[bFrom + j - 2]) {
         const swap = rows[prev2 + j - 2] + 1;
         if (swap < d) d = swap;
       }
       rows[cur + j] = d;
       if (d < rowMin) rowMin = d;
     }
-    if (rowMin > bound) return bound + 1;
+    rows[cur + hi + 1] = over;
+    if (rowMin > bound) return over;
   }
   const d = rows[(n % 3) * w + m];
-  return d > bound ? bound + 1 : d;
+  return d > bound ? over : d;
 }
 
-function contains(sorted: Int32Array, id: number): boolean {
-  let lo = 0;
-  let hi = sorted.length - 1;
+const scratchA = new Uint16Array(MAX_KEY);
+const scratchB = new Uint16Array(MAX_KEY);
+
+function encode(s: string, into: Uint16Array, at: number): number {
+  const n = Math.min(s.length, into.length - at);
+  for (let i = 0; i < n; i++) into[at + i] = s.charCodeAt(i);
+  return n;
+}
+
+/** editDistance on two strings (keys longer than 64 characters only equal themselves). */
+export function boundedEditDistance(a: string, b: string, bound: number): number {
+  if (a.length > MAX_KEY || b.length > MAX_KEY) return a === b ? 0 : bound + 1;
+  return editDistance(scratchA, 0, encode(a, scratchA, 0), scratchB, 0, encode(b, scratchB, 0), bound);
+}
+
+/**
+ * The set of letters of a key as bits (a–z, æ, ø, å, digits, anything else). An edit adds or
+ * removes at most two letters of the set, so distance ≥ ⌈|A △ B| / 2⌉: most streets of a postal
+ * code are rejected by that in a few instructions.
+ */
+export function letterSet(key: string): number {
+  let set = 0;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 97 && c <= 122) set |= 1 << (c - 97);
+    else if (c === 0xe6) set |= 1 << 26;
+    else if (c === 0xf8) set |= 1 << 27;
+    else if (c === 0xe5) set |= 1 << 28;
+    else if (c >= 48 && c <= 57) set |= 1 << 29;
+    else set |= 1 << 30;
+  }
+  return set;
+}
+
+function bitCount(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+
+/** Whether ids[lo, hi] (sorted) holds id. */
+function contains(sorted: Int32Array, lo: number, hi: number, id: number): boolean {
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
     const v = sorted[mid];
@@ -153,6 +255,61 @@ function contains(sorted: Int32Array, id: number): boolean {
     else hi = mid - 1;
   }
   return false;
+}
+
+const input = new Uint16Array(SPELLINGS * MAX_KEY);
+const inputLength = new Int32Array(SPELLINGS);
+const inputSet = new Int32Array(SPELLINGS);
+
+function setBit(c: number): number {
+  if (c >= 97 && c <= 122) return 1 << (c - 97);
+  if (c === 0xe6) return 1 << 26;
+  if (c === 0xf8) return 1 << 27;
+  if (c === 0xe5) return 1 << 28;
+  return c >= 48 && c <= 57 ? 1 << 29 : 1 << 30;
+}
+
+/**
+ * The three spellings of a folded street key (≤ MAX_KEY characters) into `input`, their lengths
+ * and letter sets into inputLength/inputSet, in one pass over the string (no strings built: this
+ * runs for every row whose building is not in the index).
+ */
+function encodeSpellings(folded: string): void {
+  const n = folded.length;
+  let l = 0;
+  let f = MAX_KEY;
+  let s = 2 * MAX_KEY;
+  let setL = 0;
+  let setF = 0;
+  let setS = 0;
+  let keptS = -1;
+  for (let i = 0; i < n; i++) {
+    const c = folded.charCodeAt(i);
+    input[f++] = c;
+    setF |= setBit(c);
+    if (!((c === 101 && keptS === 111) || (c === 97 && keptS === 97))) { // skeleton: see normalize.ts
+      input[s++] = c;
+      setS |= setBit(c);
+      keptS = c;
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const c = folded.charCodeAt(i);
+    const next = i + 1 < n ? folded.charCodeAt(i + 1) : 0;
+    let letter = c;
+    if (c === 97 && next === 101) letter = 0xe6; // ae → æ
+    else if (c === 111 && next === 101) letter = 0xf8; // oe → ø
+    else if (c === 97 && next === 97) letter = 0xe5; // aa → å
+    if (letter !== c) i++;
+    input[l++] = letter;
+    setL |= setBit(letter);
+  }
+  inputLength[0] = l;
+  inputLength[1] = f - MAX_KEY;
+  inputLength[2] = s - 2 * MAX_KEY;
+  inputSet[0] = setL;
+  inputSet[1] = setF;
+  inputSet[2] = setS;
 }
 
 /**
@@ -164,22 +321,53 @@ function contains(sorted: Int32Array, id: number): boolean {
  * way the customer wrote ø, æ and å.
  */
 export function closestStreets(streets: StreetIndex, streetKey: string, postalCode: string, into: number[]): number {
-  const candidates = streets.byPostal.get(postalCode);
-  if (candidates === undefined) return 0;
-  const key = skeleton(streetKey);
-  const own = streets.ids.get(key);
-  if (own !== undefined && contains(candidates, own)) return 0;
-  const letters = lettersOf(streetKey);
-  if (maxStreetDistance(letters.length) === 0) return 0;
-  let best = maxStreetDistance(letters.length) + 1;
+  const postal = streets.byPostal.get(postalCode);
+  if (postal === undefined || streetKey.length > MAX_KEY) return 0;
+  const { ids: candidates, from, slack } = postal;
+  const { summaries, codes } = streets;
+  const own = streets.ids.get(skeleton(streetKey));
+  if (own !== undefined) {
+    const ownLength = Math.min(summaries[SUMMARY * own + 2], MAX_KEY);
+    if (contains(candidates, from[ownLength], from[ownLength + 1] - 1, own)) return 0;
+  }
+  encodeSpellings(streetKey);
+  const length = inputLength[0];
+  const maxDistance = maxStreetDistance(length);
+  if (maxDistance === 0) return 0;
+  const set0 = inputSet[0];
+  const set1 = inputSet[1];
+  const set2 = inputSet[2];
+  const length1 = inputLength[1];
+  const length2 = inputLength[2];
+  const inputHasDanishLetter = length !== length1;
+  let best = maxDistance + 1;
   let count = 0;
-  for (let i = 0; i < candidates.length; i++) {
+  // Lengths (of the first spelling) that can be within maxDistance in one of the three spellings:
+  // the first is the shortest spelling, the folded the longest, the skeleton in between.
+  const shortest = Math.max(0, Math.min(length, length2 - slack) - maxDistance);
+  const end = from[Math.min(length1 + maxDistance + 1, MAX_KEY + 1)];
+  for (let i = from[shortest]; i < end; i++) {
     const id = candidates[i];
-    const otherLetters = streets.letters[id];
-    const bound = Math.min(best, maxStreetDistance(Math.min(letters.length, otherLetters.length)));
-    let d = boundedEditDistance(letters, otherLetters, bound);
-    if (d > 0) d = Math.min(d, boundedEditDistance(streetKey, streets.folded[id], bound));
-    if (d > 0) d = Math.min(d, boundedEditDistance(key, streets.keys[id], bound));
+    const o = SUMMARY * id;
+    // maxStreetDistance of the shorter street: the function grows with the length.
+    const streetMax = summaries[o + 3 * SPELLINGS + 1];
+    const bound = best < streetMax ? (best < maxDistance ? best : maxDistance) : streetMax < maxDistance ? streetMax : maxDistance;
+    const limit = 2 * bound; // see letterSet
+    let d = bound + 1;
+    if (bitCount(set0 ^ summaries[o]) <= limit) {
+      d = editDistance(input, 0, length, codes, summaries[o + 1], summaries[o + 2], bound);
+    }
+    // The folded and skeleton spellings only differ from the first when a Danish letter is in it.
+    if (d > 0 && (inputHasDanishLetter || summaries[o + 3 * SPELLINGS] !== 0)) {
+      if (bitCount(set1 ^ summaries[o + 3]) <= limit) {
+        const e = editDistance(input, MAX_KEY, length1, codes, summaries[o + 4], summaries[o + 5], bound);
+        if (e < d) d = e;
+      }
+      if (d > 0 && bitCount(set2 ^ summaries[o + 6]) <= limit) {
+        const e = editDistance(input, 2 * MAX_KEY, length2, codes, summaries[o + 7], summaries[o + 8], bound);
+        if (e < d) d = e;
+      }
+    }
     if (d > bound) continue;
     if (d < best) {
       best = d;

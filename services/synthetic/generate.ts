@@ -60,6 +60,15 @@ const DISTRICT_STREETS: readonly (readonly DistrictStreet[])[] = POSTAL_DISTRICT
   }));
 });
 
+const DISTRICT_STREET_NAMES = new Map<string, ReadonlySet<string>>(
+  POSTAL_DISTRICTS.map((d, i) => [d.postal_code, new Set(DISTRICT_STREETS[i].map((s) => s.name))]),
+);
+
+/** The street names of a postal district (empty for a code the synthetic country does not have). */
+export function districtStreetNames(postalCode: string): ReadonlySet<string> {
+  return DISTRICT_STREET_NAMES.get(postalCode) ?? new Set();
+}
+
 /** A fixed pseudo-random number per building: decides its letter, floors and door style. */
 function buildingHash(district: number, street: number, number: number): number {
   let h = Math.imul(district + 1, 0x9e3779b1) ^ Math.imul(street + 1, 0x85ebca6b) ^ Math.imul(number, 0xc2b2ae35);

@@ -1,6 +1,8 @@
 import type { ListEntry, PersonInput } from '../domain/types.ts';
-import { GIVEN_NAMES } from './danish-data.ts';
-import { floorDoorText, generateSyntheticPeople, toListEntry, type SyntheticAddress } from './generate.ts';
+import { GIVEN_NAMES, STREET_NAMES } from './danish-data.ts';
+import {
+  districtStreetNames, floorDoorText, generateSyntheticPeople, toListEntry, type SyntheticAddress,
+} from './generate.ts';
 import { createRng, type Rng } from './rng.ts';
 
 /**
@@ -322,6 +324,26 @@ export function generatePeople(count: number, seed: number | string): PersonInpu
   let i = 0;
   for (const p of generateSyntheticPeople(count, `${seed}:people`)) {
     people.push({ id: `p${++i}`, ...variantOf(toListEntry(p, p.current, false), rng) });
+  }
+  return people;
+}
+
+/**
+ * Like generatePeople, but each person lives on a street of the synthetic names that their postal
+ * district does not have: an address no list entry shares, so the list index never finds the
+ * building and every row takes the street-correction path (the worst case for its cost, and the
+ * place where a wrong correction would show). No kvhx is sent.
+ */
+export function generatePeopleOnUnknownStreets(count: number, seed: number | string): PersonInput[] {
+  const rng = createRng(`${seed}:unknown-street-variants`);
+  const people: PersonInput[] = [];
+  let i = 0;
+  for (const p of generateSyntheticPeople(count, `${seed}:unknown-street-people`)) {
+    const own = districtStreetNames(p.current.postal_code);
+    let street = rng.pick(STREET_NAMES);
+    while (own.has(street)) street = rng.pick(STREET_NAMES);
+    const entry = toListEntry(p, { ...p.current, street }, false);
+    people.push({ id: `u${++i}`, ...variantOf({ ...entry, kvhx: undefined }, rng) });
   }
   return people;
 }

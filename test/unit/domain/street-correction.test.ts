@@ -1,6 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildListIndex, checkPerson } from '../../../services/domain/index.ts';
-import { boundedEditDistance, lettersOf, maxStreetDistance } from '../../../services/domain/street-index.ts';
+import { skeleton } from '../../../services/domain/normalize.ts';
+import {
+  boundedEditDistance, closestStreets, createStreetIndexBuilder, lettersOf, maxStreetDistance,
+} from '../../../services/domain/street-index.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../../services/domain/types.ts';
 
 /** The fuzzy street fallback (DECISIONS §13 "corrected") and street names with numbers. */
@@ -29,7 +33,26 @@ function check(person: PersonInput, options: CheckOptions = STANDARD) {
   return checkPerson(index, person, options);
 }
 
+/** Optimal string alignment distance, the whole table: the reference for the banded version. */
+function referenceDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
 describe('edit distance', () => {
+  it('the banded, bounded distance agrees with the whole table', () => {
+    const word = fc.string({ unit: fc.constantFrom('a', 'b', 'e', 'o', 'ø', 'v', 'j'), maxLength: 14 });
+    fc.assert(fc.property(word, word, fc.integer({ min: 0, max: 3 }), (a, b, bound) => {
+      expect(boundedEditDistance(a, b, bound)).toBe(Math.min(referenceDistance(a, b), bound + 1));
+    }), { numRuns: 3000 });
+  });
+
   it.each([
     ['vestergade', 'vestergade', 0],
     ['vestergdae', 'vestergade', 1], // swapped
@@ -56,6 +79,47 @@ describe('edit distance', () => {
 
   it('accepts 0 edits under 4 letters, 1 up to 11, 2 from 12', () => {
     expect([3, 4, 11, 12].map(maxStreetDistance)).toEqual([0, 1, 1, 2]);
+  });
+});
+
+describe('closestStreets', () => {
+  /** The definition, street by street and spelling by spelling, without any of the shortcuts. */
+  function bruteForce(streets: string[], input: string): string[] {
+    if (streets.some((street) => skeleton(street) === skeleton(input))) return [];
+    const spellings = (key: string) => [lettersOf(key), key, skeleton(key)];
+    let best = Infinity;
+    let found: string[] = [];
+    for (const street of new Map(streets.map((street) => [skeleton(street), street])).values()) {
+      const bound = maxStreetDistance(Math.min(lettersOf(input).length, lettersOf(street).length));
+      const d = Math.min(...spellings(input).map((a, k) => boundedEditDistance(a, spellings(street)[k], bound)));
+      if (d > bound || d > best) continue;
+      if (d < best) found = [];
+      best = d;
+      found.push(skeleton(street));
+    }
+    return found.sort();
+  }
+
+  it('finds exactly the closest streets within the distance, as the definition does', () => {
+    const word = fc.string({ unit: fc.constantFrom('a', 'e', 'o', 'r', 'v', 'j', 'g', 'n'), minLength: 2, maxLength: 16 });
+    // The input is often one or two slips from a street, so that there is something to find.
+    const slip = (w: string, at: number, kind: number) =>
+      kind === 0 ? w.slice(0, at) + w.slice(at + 1) : kind === 1 ? w.slice(0, at) + w[at] + w.slice(at) : w.slice(0, at) + (w[at + 1] ?? '') + w[at] + w.slice(at + 2);
+    const near = fc.tuple(fc.array(word, { minLength: 1, maxLength: 12 }), fc.nat(), fc.nat(15), fc.nat(2), fc.nat(15), fc.nat(3))
+      .map(([streets, which, at, kind, at2, kind2]) => {
+        const once = slip(streets[which % streets.length], at % 16, kind);
+        return [streets, kind2 === 3 ? once : slip(once, at2, kind2)] as const;
+      });
+    const arbitrary = fc.tuple(fc.array(word, { minLength: 1, maxLength: 12 }), word);
+    fc.assert(fc.property(fc.oneof(near, arbitrary), ([streets, input]) => {
+      const builder = createStreetIndexBuilder();
+      for (const street of streets) builder.add(street, street, '1000');
+      builder.add('andenvej', 'Andenvej', '2000'); // another postal code is never a candidate
+      const index = builder.build();
+      const into: number[] = [];
+      const count = closestStreets(index, input, '1000', into);
+      expect(into.slice(0, count).map((id) => index.keys[id]).sort()).toEqual(bruteForce(streets, input));
+    }), { numRuns: 3000 });
   });
 });
 
