@@ -21,6 +21,14 @@ export const STREET_ABBREVIATIONS: Record<string, { norm: string; display: strin
   chr: { norm: 'christian', display: 'Christian' },
 };
 
+/**
+ * The abbreviation `word` stands for, if any. Every abbreviation has 2–4 letters; the length test
+ * spares the keyed lookup (a string-table probe) for the long words most street names are made of.
+ */
+export function abbreviationOf(word: string): { norm: string; display: string } | undefined {
+  return word.length >= 2 && word.length <= 4 ? STREET_ABBREVIATIONS[word] : undefined;
+}
+
 /** Floor words → canonical floor: 'st' ground, 'kl' basement. */
 const FLOOR_WORDS: Record<string, string> = {
   st: 'st', stuen: 'st', stue: 'st', parterre: 'st', pt: 'st',

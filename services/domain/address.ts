@@ -1,5 +1,5 @@
 import {
-  ROMAN_NUMERALS, STREET_ABBREVIATIONS, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller, isFiller,
+  ROMAN_NUMERALS, abbreviationOf, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller, isFiller,
 } from './address-words.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
 import { newTokens, tokenize, type Tokens } from './normalize.ts';
@@ -79,7 +79,7 @@ function streetOf(t: Tokens, from: number, to: number): { words: string; key: st
   let key = '';
   for (let i = from; i < to; i++) {
     let word = t.norm[i];
-    const abbreviation = STREET_ABBREVIATIONS[word];
+    const abbreviation = abbreviationOf(word);
     const roman = i + 1 < to && t.norm[i + 1] === 's' ? ROMAN_NUMERALS[word] : undefined;
     if (roman !== undefined) word = roman;
     else if (abbreviation !== undefined) word = abbreviation.norm;
@@ -96,7 +96,7 @@ function displayOf(s: string, t: Tokens, from: number, to: number, expand: boole
   let previousExpanded = false;
   for (let i = from; i < to; i++) {
     const raw = s.slice(t.start[i], t.end[i]);
-    const abbreviation = expand ? STREET_ABBREVIATIONS[t.norm[i]] : undefined;
+    const abbreviation = expand ? abbreviationOf(t.norm[i]) : undefined;
     if (i > from) {
       const gap = s.slice(t.end[i - 1], t.start[i]);
       const previousShort = t.end[i - 1] - t.start[i - 1] <= 2;
@@ -107,7 +107,7 @@ function displayOf(s: string, t: Tokens, from: number, to: number, expand: boole
     }
     let word = abbreviation !== undefined ? abbreviation.display : displayWord(raw);
     if (isNumeralPossessive(t, i, from)) word = 's'; // "9.s", "VII's"
-    else if (i + 1 < to && ROMAN_NUMERALS[t.norm[i]] !== undefined && isNumeralPossessive(t, i + 1, from)) {
+    else if (i + 1 < to && t.norm[i + 1] === 's' && ROMAN_NUMERALS[t.norm[i]] !== undefined) {
       word = raw.toUpperCase();
     }
     if (expand && abbreviation === undefined && t.norm[i].length > 3 && t.norm[i].endsWith('vj')) {

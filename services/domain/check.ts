@@ -215,7 +215,8 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
     let b = d.buildings.get(parsed.buildingKey);
     if (b < 0) {
       b = correctedBuilding(d, parsed);
-      if (b >= 0) address = toCorrectedAddress(parsed, address, d.streets.displays[correctedStreet]);
+      // A readable address always has its ResolvedAddress (readPerson).
+      if (b >= 0) address = toCorrectedAddress(parsed, address!, d.streets.displays[correctedStreet]);
     }
     if (b >= 0) {
       anyInBuilding = true;

@@ -8,9 +8,9 @@ function displayHouseNumber(houseNumber: string): string {
 }
 
 /** The canonical Danish form: "Gammel Kongevej 12A, 3. tv, 1610 København V". */
-function formatted(a: ParsedAddress): string | null {
-  if (a.streetDisplay === null || a.houseNumber === null || a.postalCode === null) return null;
-  let out = a.streetDisplay + ' ' + displayHouseNumber(a.houseNumber);
+function formatted(a: ParsedAddress, street = a.streetDisplay): string | null {
+  if (street === null || a.houseNumber === null || a.postalCode === null) return null;
+  let out = street + ' ' + displayHouseNumber(a.houseNumber);
   if (a.floor !== null || a.door !== null) {
     out += ', ';
     if (a.floor !== null) out += a.floor + '.';
@@ -50,11 +50,18 @@ export function toResolvedAddress(parsed: ParsedAddress | null, input: string): 
  * The address as matched when the street was corrected (DECISIONS §13 `corrected`): the list's
  * street in place of the one written, everything else as read.
  */
-export function toCorrectedAddress(parsed: ParsedAddress, read: ResolvedAddress | null, street: string): ResolvedAddress {
+export function toCorrectedAddress(parsed: ParsedAddress, read: ResolvedAddress, street: string): ResolvedAddress {
+  // Written out field by field in the order of toResolvedAddress: one object shape for both.
   return {
-    ...(read ?? toResolvedAddress(parsed, '')),
+    input: read.input,
+    ok: true,
     street,
-    formatted: formatted({ ...parsed, streetDisplay: street }),
+    house_number: read.house_number,
+    floor: read.floor,
+    door: read.door,
+    postal_code: read.postal_code,
+    city: read.city,
+    formatted: formatted(parsed, street),
     confidence: 'corrected',
   };
 }

@@ -1,3 +1,4 @@
+import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
 import { skeleton } from './normalize.ts';
 
 /**
@@ -14,7 +15,8 @@ export interface StreetIndex {
   readonly keys: readonly string[];
   /** The street as the list writes it ("Nørregade"), for `formatted` of a corrected address. */
   readonly displays: readonly string[];
-  readonly ids: ReadonlyMap<string, number>;
+  /** Folded street key → id; skeleton-equal keys are one street (fingerprint-table.ts). */
+  readonly ids: Pick<FingerprintTable, 'get' | 'size'>;
   /** Postal code → its streets. */
   readonly byPostal: ReadonlyMap<string, PostalStreets>;
   /**
@@ -62,16 +64,13 @@ export function createStreetIndexBuilder(): StreetIndexBuilder {
   const keys: string[] = [];
   const folded: string[] = [];
   const displays: string[] = [];
-  const ids = new Map<string, number>();
+  const ids = createFingerprintTable(1 << 10);
   const postal = new Map<string, Set<number>>();
   return {
     add(streetKey: string, display: string, postalCode: string): void {
-      const key = skeleton(streetKey);
-      let id = ids.get(key);
-      if (id === undefined) {
-        id = keys.length;
-        ids.set(key, id);
-        keys.push(key);
+      const id = ids.intern(streetKey);
+      if (id === keys.length) {
+        keys.push(skeleton(streetKey));
         folded.push(streetKey);
         displays.push(display);
       }
@@ -325,8 +324,8 @@ export function closestStreets(streets: StreetIndex, streetKey: string, postalCo
   if (postal === undefined || streetKey.length > MAX_KEY) return 0;
   const { ids: candidates, from, slack } = postal;
   const { summaries, codes } = streets;
-  const own = streets.ids.get(skeleton(streetKey));
-  if (own !== undefined) {
+  const own = streets.ids.get(streetKey);
+  if (own >= 0) {
     const ownLength = Math.min(summaries[SUMMARY * own + 2], MAX_KEY);
     if (contains(candidates, from[ownLength], from[ownLength + 1] - 1, own)) return 0;
   }
@@ -358,12 +357,14 @@ export function closestStreets(streets: StreetIndex, streetKey: string, postalCo
       d = editDistance(input, 0, length, codes, summaries[o + 1], summaries[o + 2], bound);
     }
     // The folded and skeleton spellings only differ from the first when a Danish letter is in it.
-    if (d > 0 && (inputHasDanishLetter || summaries[o + 3 * SPELLINGS] !== 0)) {
+    // No spelling can give 0 (equal spellings mean equal skeletons: the own street, handled
+    // above), so 1 needs no second look.
+    if (d > 1 && (inputHasDanishLetter || summaries[o + 3 * SPELLINGS] !== 0)) {
       if (bitCount(set1 ^ summaries[o + 3]) <= limit) {
         const e = editDistance(input, MAX_KEY, length1, codes, summaries[o + 4], summaries[o + 5], bound);
         if (e < d) d = e;
       }
-      if (d > 0 && bitCount(set2 ^ summaries[o + 6]) <= limit) {
+      if (d > 1 && bitCount(set2 ^ summaries[o + 6]) <= limit) {
         const e = editDistance(input, 2 * MAX_KEY, length2, codes, summaries[o + 7], summaries[o + 8], bound);
         if (e < d) d = e;
       }
