@@ -1,6 +1,9 @@
+import type { Tokens } from './normalize.ts';
+
 /**
  * The vocabulary of Danish addresses (DECISIONS §1): street abbreviations, floors and doors, all
- * on folded tokens (see normalize.ts), plus the casing used when an address is written back.
+ * on folded tokens (see normalize.ts), numbers inside street names, the postal-code-first form,
+ * plus the casing used when an address is written back.
  */
 
 /** Folded street abbreviation → folded word, and the word as written back. */
@@ -149,4 +152,34 @@ function displayWordSlow(word: string): string {
   const upper = word.toUpperCase();
   if (word !== lower && word !== upper) return word;
   return upper.charAt(0) + lower.slice(1);
+}
+
+/** True for the "s" of a king's ordinal in a street name: "Christian 9.s Gade", "Frederik VII's Vej". */
+export function isNumeralPossessive(t: Tokens, i: number, from: number): boolean {
+  if (i <= from || t.norm[i] !== 's') return false;
+  const previous = t.norm[i - 1];
+  return (previous.length <= 2 && isDigits(previous)) || ROMAN_NUMERALS[previous] !== undefined;
+}
+
+/**
+ * A number that belongs to the street, not the house number: "9" in "Christian 9.s Gade", where
+ * an "s" follows after a full stop or an apostrophe and more of the street comes after it.
+ */
+export function isStreetOrdinal(s: string, t: Tokens, i: number): boolean {
+  const token = t.norm[i];
+  if (token.length > 2 || !isDigits(token) || i + 2 >= t.count || t.norm[i + 1] !== 's') return false;
+  const gap = s.slice(t.end[i], t.start[i + 1]);
+  return gap === '.' || gap === "'" || gap === '’' || gap === ".'" || gap === '.’';
+}
+
+/**
+ * The postal-code-first form, "1610 København V, Gammel Kongevej 12": when the line starts with a
+ * 4-digit code and a comma ends the city, the index of the street's first token; else 0.
+ */
+export function postalFirstEnd(s: string, t: Tokens): number {
+  if (t.count < 3 || t.norm[0].length !== 4 || !isDigits(t.norm[0])) return 0;
+  const comma = s.indexOf(',', t.end[0]);
+  if (comma < 0) return 0;
+  for (let i = 1; i < t.count - 1; i++) if (t.start[i] > comma) return i;
+  return 0;
 }

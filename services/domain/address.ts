@@ -1,5 +1,6 @@
 import {
-  ROMAN_NUMERALS, abbreviationOf, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller, isFiller,
+  ROMAN_NUMERALS, abbreviationOf, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller,
+  isFiller, isNumeralPossessive, isStreetOrdinal, postalFirstEnd,
 } from './address-words.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
 import { newTokens, tokenize, type Tokens } from './normalize.ts';
@@ -50,24 +51,6 @@ interface Line {
   postalCode: string | null;
   cityFrom: number;
   cityTo: number;
-}
-
-/** True for the "s" of a king's ordinal in a street name: "Christian 9.s Gade", "Frederik VII's Vej". */
-function isNumeralPossessive(t: Tokens, i: number, from: number): boolean {
-  if (i <= from || t.norm[i] !== 's') return false;
-  const previous = t.norm[i - 1];
-  return (previous.length <= 2 && isDigits(previous)) || ROMAN_NUMERALS[previous] !== undefined;
-}
-
-/**
- * A number that belongs to the street, not the house number: "9" in "Christian 9.s Gade", where
- * an "s" follows after a full stop or an apostrophe and more of the street comes after it.
- */
-function isStreetOrdinal(s: string, t: Tokens, i: number): boolean {
-  const token = t.norm[i];
-  if (token.length > 2 || !isDigits(token) || i + 2 >= t.count || t.norm[i + 1] !== 's') return false;
-  const gap = s.slice(t.end[i], t.start[i + 1]);
-  return gap === '.' || gap === "'" || gap === '’' || gap === ".'" || gap === '.’';
 }
 
 /**
@@ -260,18 +243,6 @@ function fromLine(s: string, kvhx: string | null, rest: AddressSource | null): P
   const city = cityOf(s, t, line.cityFrom, line.cityTo);
   return build(street, streetDisplay, line.houseNumber, line.floor, line.door, line.postalCode,
     city.norm, city.display, kvhx);
-}
-
-/**
- * The postal-code-first form, "1610 København V, Gammel Kongevej 12": when the line starts with a
- * 4-digit code and a comma ends the city, the index of the street's first token; else 0.
- */
-function postalFirstEnd(s: string, t: Tokens): number {
-  if (t.count < 3 || t.norm[0].length !== 4 || !isDigits(t.norm[0])) return 0;
-  const comma = s.indexOf(',', t.end[0]);
-  if (comma < 0) return 0;
-  for (let i = 1; i < t.count - 1; i++) if (t.start[i] > comma) return i;
-  return 0;
 }
 
 /** Address given in parts (street, house_number, floor, door, postal_code, city). */

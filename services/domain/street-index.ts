@@ -1,4 +1,7 @@
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
+import {
+  MAX_KEY, bitCount, editDistance, letterBit, letterSet,
+} from './edit-distance.ts';
 import { skeleton } from './normalize.ts';
 
 /**
@@ -143,6 +146,9 @@ function danishLetter(first: number, second: number): string {
   return '';
 }
 
+export const MIN_FUZZY_LENGTH = 4;
+export const TWO_EDITS_LENGTH = 12;
+
 /**
  * The largest edit distance accepted between two street keys, by the length of the shorter
  * (Danish letters as one letter each, no spaces). Chosen with the measurements of the
@@ -151,97 +157,6 @@ function danishLetter(first: number, second: number): string {
  */
 export function maxStreetDistance(length: number): number {
   return length < MIN_FUZZY_LENGTH ? 0 : length < TWO_EDITS_LENGTH ? 1 : 2;
-}
-export const MIN_FUZZY_LENGTH = 4;
-export const TWO_EDITS_LENGTH = 12;
-
-const MAX_KEY = 64;
-const rows = new Int32Array(3 * (MAX_KEY + 2));
-
-/**
- * Damerau-Levenshtein distance (optimal string alignment: one swap of neighbours counts 1) of the
- * codes a[aFrom, aFrom + n) and b[bFrom, bFrom + m), or `bound + 1` when it exceeds `bound`. Only
- * the diagonal band |i - j| ≤ bound of the table is computed (3 cells a letter for bound 1).
- */
-function editDistance(
-  a: Uint16Array, aFrom: number, n: number, b: Uint16Array, bFrom: number, m: number, bound: number,
-): number {
-  const over = bound + 1;
-  if (Math.abs(n - m) > bound) return over;
-  if (n > MAX_KEY || m > MAX_KEY) return over;
-  const w = m + 2; // one spare cell right of the band, read as "outside" by the next row
-  // Rows i-2, i-1, i live at offsets (i % 3) * w etc.; cells outside the band hold `over`.
-  for (let j = 0; j <= m + 1; j++) rows[j] = j <= bound ? j : over;
-  for (let i = 1; i <= n; i++) {
-    const cur = (i % 3) * w;
-    const prev = ((i - 1) % 3) * w;
-    const prev2 = ((i + 1) % 3) * w; // (i - 2) % 3
-    const lo = i - bound > 1 ? i - bound : 1;
-    const hi = i + bound < m ? i + bound : m;
-    const first = lo === 1 && i <= bound ? i : over; // column 0 is inside the band for the first rows
-    rows[cur + lo - 1] = first;
-    const ca = a[aFrom + i - 1];
-    const caBefore = i > 1 ? a[aFrom + i - 2] : -1;
-    let rowMin = first;
-    for (let j = lo; j <= hi; j++) {
-      const cb = b[bFrom + j - 1];
-      let d = rows[prev + j - 1] + (ca === cb ? 0 : 1);
-      const del = rows[prev + j] + 1;
-      const ins = rows[cur + j - 1] + 1;
-      if (del < d) d = del;
-      if (ins < d) d = ins;
-      if (j > 1 && caBefore === cb && ca === b[bFrom + j - 2]) {
-        const swap = rows[prev2 + j - 2] + 1;
-        if (swap < d) d = swap;
-      }
-      rows[cur + j] = d;
-      if (d < rowMin) rowMin = d;
-    }
-    rows[cur + hi + 1] = over;
-    if (rowMin > bound) return over;
-  }
-  const d = rows[(n % 3) * w + m];
-  return d > bound ? over : d;
-}
-
-const scratchA = new Uint16Array(MAX_KEY);
-const scratchB = new Uint16Array(MAX_KEY);
-
-function encode(s: string, into: Uint16Array, at: number): number {
-  const n = Math.min(s.length, into.length - at);
-  for (let i = 0; i < n; i++) into[at + i] = s.charCodeAt(i);
-  return n;
-}
-
-/** editDistance on two strings (keys longer than 64 characters only equal themselves). */
-export function boundedEditDistance(a: string, b: string, bound: number): number {
-  if (a.length > MAX_KEY || b.length > MAX_KEY) return a === b ? 0 : bound + 1;
-  return editDistance(scratchA, 0, encode(a, scratchA, 0), scratchB, 0, encode(b, scratchB, 0), bound);
-}
-
-/**
- * The set of letters of a key as bits (a–z, æ, ø, å, digits, anything else). An edit adds or
- * removes at most two letters of the set, so distance ≥ ⌈|A △ B| / 2⌉: most streets of a postal
- * code are rejected by that in a few instructions.
- */
-export function letterSet(key: string): number {
-  let set = 0;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if (c >= 97 && c <= 122) set |= 1 << (c - 97);
-    else if (c === 0xe6) set |= 1 << 26;
-    else if (c === 0xf8) set |= 1 << 27;
-    else if (c === 0xe5) set |= 1 << 28;
-    else if (c >= 48 && c <= 57) set |= 1 << 29;
-    else set |= 1 << 30;
-  }
-  return set;
-}
-
-function bitCount(v: number): number {
-  v -= (v >>> 1) & 0x55555555;
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
 
 /** Whether ids[lo, hi] (sorted) holds id. */
@@ -260,14 +175,6 @@ const input = new Uint16Array(SPELLINGS * MAX_KEY);
 const inputLength = new Int32Array(SPELLINGS);
 const inputSet = new Int32Array(SPELLINGS);
 
-function setBit(c: number): number {
-  if (c >= 97 && c <= 122) return 1 << (c - 97);
-  if (c === 0xe6) return 1 << 26;
-  if (c === 0xf8) return 1 << 27;
-  if (c === 0xe5) return 1 << 28;
-  return c >= 48 && c <= 57 ? 1 << 29 : 1 << 30;
-}
-
 /**
  * The three spellings of a folded street key (≤ MAX_KEY characters) into `input`, their lengths
  * and letter sets into inputLength/inputSet, in one pass over the string (no strings built: this
@@ -285,10 +192,10 @@ function encodeSpellings(folded: string): void {
   for (let i = 0; i < n; i++) {
     const c = folded.charCodeAt(i);
     input[f++] = c;
-    setF |= setBit(c);
+    setF |= letterBit(c);
     if (!((c === 101 && keptS === 111) || (c === 97 && keptS === 97))) { // skeleton: see normalize.ts
       input[s++] = c;
-      setS |= setBit(c);
+      setS |= letterBit(c);
       keptS = c;
     }
   }
@@ -301,7 +208,7 @@ function encodeSpellings(folded: string): void {
     else if (c === 97 && next === 97) letter = 0xe5; // aa → å
     if (letter !== c) i++;
     input[l++] = letter;
-    setL |= setBit(letter);
+    setL |= letterBit(letter);
   }
   inputLength[0] = l;
   inputLength[1] = f - MAX_KEY;

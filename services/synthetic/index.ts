@@ -24,9 +24,8 @@ export {
 export {
   BEYOND_CONTRACT_KINDS,
   VARIATION_KINDS,
-  generatePeople,
-  generatePeopleOnUnknownStreets,
   variantOf,
   variationApplies,
   type VariationKind,
 } from './variants.ts';
+export { generatePeople, generatePeopleOnUnknownStreets } from './non-members.ts';

@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildListIndex, checkPerson } from '../../../services/domain/index.ts';
 import { skeleton } from '../../../services/domain/normalize.ts';
+import { boundedEditDistance } from '../../../services/domain/edit-distance.ts';
 import {
-  boundedEditDistance, closestStreets, createStreetIndexBuilder, lettersOf, maxStreetDistance,
+  closestStreets, createStreetIndexBuilder, lettersOf, maxStreetDistance,
 } from '../../../services/domain/street-index.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../../services/domain/types.ts';
 
