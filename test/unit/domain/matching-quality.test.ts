@@ -201,7 +201,8 @@ describe('matching quality on a synthetic corpus', () => {
       `Non-members on a street unknown to the list: ${count} people; street corrected for ${pct(corrected)}, ` +
         `false-positive rate (level ≥ 1) ${pct(positive)} (0 without the correction), level ≥ 2 ${pct(named)}`,
     );
-    expect(corrected / count).toBeLessThan(0.03);
-    expect(positive / count).toBeLessThan(0.005);
+    // Measured 0.08 % corrected, none with a level; at national density 0.59 % (docs/matching.md).
+    expect(corrected / count).toBeLessThan(0.01);
+    expect(positive / count).toBeLessThanOrEqual(CORRECTION_FALSE_POSITIVE_MARGIN);
   });
 });
