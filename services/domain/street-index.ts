@@ -78,7 +78,10 @@ export function createStreetIndexBuilder(): StreetIndexBuilder {
         displays.push(display);
       }
       let streets = postal.get(postalCode);
-      if (streets === undefined) postal.set(postalCode, (streets = new Set()));
+      if (streets === undefined) {
+        streets = new Set();
+        postal.set(postalCode, streets);
+      }
       streets.add(id);
     },
     build(): StreetIndex {

@@ -51,7 +51,7 @@ export function createCallbackDispatcher(deps: CallbackDispatcherDeps): Callback
 
   async function deliver(job: JobRecord): Promise<void> {
     const state = job.callback as DeliveryState | null;
-    if (!state || state.state !== 'pending' || !job.callback_url) return;
+    if (state?.state !== 'pending' || !job.callback_url) return;
     if (job.status === 'deleted') {
       // Its personal data is gone; a body without it would not be the job at completion.
       await persist(job.id, { ...state, state: 'failed', last_error: 'job_deleted', next_attempt_at: null });

@@ -214,7 +214,7 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
 
     async refreshIfStale(jobId) {
       const t = tracked.get(jobId);
-      if (!t || !t.dirty || isTerminal(t.job.status)) return;
+      if (!t?.dirty || isTerminal(t.job.status)) return;
       await count(t);
     },
 

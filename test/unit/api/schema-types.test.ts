@@ -3,12 +3,12 @@ import type { z } from 'zod';
 import {
   CheckResultSchema,
   ListVersionRefSchema,
-  MatchPolicySchema,
-  MatchSchema,
-  PersonInputSchema,
-  ReasonSchema,
+  type MatchPolicySchema,
+  type MatchSchema,
+  type PersonInputSchema,
+  type ReasonSchema,
   ResolvedAddressSchema,
-  StatusSchema,
+  type StatusSchema,
 } from '../../../services/api/schemas/index.ts';
 import { resolveAddressText, TEST_LIST_VERSION, testModeCheck } from '../../../services/domain/index.ts';
 import type {
