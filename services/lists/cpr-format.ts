@@ -179,7 +179,6 @@ export async function* parseCprFile(chunks: AsyncIterable<Uint8Array>): AsyncGen
 
 function isBlank(line: string): boolean {
   // A DOS end-of-file mark (0x1A) is no record either.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: 0x1A is exactly what this looks for.
   return /^[\s\x1a]*$/.test(line);
 }
 
