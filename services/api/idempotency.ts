@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../platform/store/idempotency-port.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ApiError } from './errors.ts';
@@ -8,6 +9,14 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const LEASE_MS = 5 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 1000;
 const MAX_KEY_LENGTH = 255;
+
+/** The Idempotency-Key request header as the OpenAPI document shows it on every route that takes it. */
+export const idempotencyKeyHeader = {
+  name: 'Idempotency-Key',
+  description: 'Same key and body within 24 h replays the first response (header Idempotent-Replayed: true).',
+  schema: z.string().min(1).max(MAX_KEY_LENGTH),
+  required: false,
+};
 
 /** JSON with object keys sorted, so that `{a,b}` and `{b,a}` are the same request body. */
 export function canonicalJson(value: unknown): string {

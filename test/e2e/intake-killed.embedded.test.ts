@@ -9,7 +9,7 @@
  * as a child process, killed and started again on the same data directory. The same on Kafka +
  * ClickHouse, with the API as a process of its own: intake-killed.distributed.test.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +20,10 @@ import { silentLogger } from '../../services/platform/logger.ts';
 import { openPlatform } from '../../services/platform/open-platform.ts';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { seedAccountAndList, TEST_ENV, type Seeded } from '../support/deployments.ts';
+import { spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
 import { mixedRows } from '../support/pipeline.ts';
 import { api, expectOneCallback, waitForJob, type Deployment } from './pipeline-scenarios.ts';
 
-const MAIN = join(import.meta.dirname, '../../services/main.ts');
 const ROWS = 200_000;
 const STALE_SECONDS = 5;
 
@@ -50,30 +50,14 @@ afterAll(async () => {
 });
 
 /** `npm start` on the data directory; resolves once it listens. */
-function start(): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
+function start(): Promise<StartedProcess> {
+  return spawnNpmStart(
+    {
       ...process.env, ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, INTAKE_STALE_SECONDS: String(STALE_SECONDS),
       NODE_EXTRA_CA_CERTS: receiver.certFile,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
-  return new Promise((resolve, reject) => {
-    const poll = setInterval(() => {
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearInterval(poll);
-        resolve({ child, baseUrl: match[1] });
-      } else if (child.exitCode !== null) {
-        clearInterval(poll);
-        reject(new Error(`exited ${child.exitCode}: ${out}`));
-      }
-    }, 20);
-  });
+    children,
+  );
 }
 
 const spoolFiles = () => readdirSync(join(dataDir, 'spool')).filter((name) => name.startsWith('job-'));

@@ -3,7 +3,7 @@
  * process, embedded event log and stores), over real HTTP with an HTTPS callback receiver.
  * The same scenarios run on Kafka + ClickHouse in pipeline.distributed.test.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_LIST_VERSION } from '../../services/domain/index.ts';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { startEmbedded, TEST_ENV, type EmbeddedDeployment } from '../support/deployments.ts';
+import { spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
 import { mixedRows, mixedTestRows } from '../support/pipeline.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
@@ -78,7 +79,6 @@ describe('check jobs on the embedded default', () => {
 });
 
 describe('npm start killed mid-job (kill -9) and started again', () => {
-  const MAIN = join(import.meta.dirname, '../../services/main.ts');
   let dataDir: string;
   const children: ChildProcess[] = [];
   beforeAll(() => {
@@ -89,34 +89,18 @@ describe('npm start killed mid-job (kill -9) and started again', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  function start(): Promise<{ child: ChildProcess; baseUrl: string; out: () => string }> {
-    const child = spawn(process.execPath, [MAIN], {
-      env: { ...process.env, ...TEST_ENV, DEMO_SEED: 'true', PORT: '0', DATA_DIR: dataDir, NODE_EXTRA_CA_CERTS: receiver.certFile },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let out = '';
-    child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
-    child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
-    return new Promise((resolve, reject) => {
-      const poll = setInterval(() => {
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match) {
-          clearInterval(poll);
-          resolve({ child, baseUrl: match[1], out: () => out });
-        } else if (child.exitCode !== null) {
-          clearInterval(poll);
-          reject(new Error(`exited ${child.exitCode}: ${out}`));
-        }
-      }, 50);
-    });
+  function start(): Promise<StartedProcess> {
+    return spawnNpmStart(
+      { ...process.env, ...TEST_ENV, DEMO_SEED: 'true', PORT: '0', DATA_DIR: dataDir, NODE_EXTRA_CA_CERTS: receiver.certFile },
+      children,
+    );
   }
 
   it('finishes the job after the restart: every row once, one completion callback', async () => {
     // 1. A first start seeds the demo organisation and list, then stops.
     const first = await start();
-    const liveKey = /live key: (rl_live_\S+)/.exec(first.out())?.[1];
-    const versionId = /version ([0-9a-f-]{36})/.exec(first.out())?.[1];
+    const liveKey = /live key: (rl_live_\S+)/.exec(first.output())?.[1];
+    const versionId = /version ([0-9a-f-]{36})/.exec(first.output())?.[1];
     expect(liveKey && versionId).toBeTruthy();
     first.child.kill('SIGTERM');
     expect(await new Promise((r) => first.child.once('exit', r))).toBe(0);

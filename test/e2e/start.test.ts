@@ -1,15 +1,15 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIN, spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
 
 /**
  * `npm start` end to end: the embedded default on a free port and a fresh DATA_DIR, called over
  * real HTTP with the demo keys it prints, then restarted on the same DATA_DIR.
  */
-const MAIN = join(import.meta.dirname, '../../services/main.ts');
 const ADMIN = join(import.meta.dirname, '../../services/admin/cli.ts');
 const run = promisify(execFile);
 let dataDir: string;
@@ -23,40 +23,11 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Started {
-  child: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-}
-
-function start(): Promise<Started> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', LIST_REFRESH_SECONDS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no address printed within 60 s\nstdout:\n${out}\nstderr:\n${err}`)), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited early with ${code}\nstdout:\n${out}\nstderr:\n${err}`));
-    });
-    const poll = setInterval(() => {
-      // The banner is one small write (atomic on a pipe): once the address is seen, all of it is.
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        resolve({ child, baseUrl: match[1], output: () => out });
-      }
-    }, 50);
-    child.on('exit', () => clearInterval(poll));
-  });
+function start(): Promise<StartedProcess> {
+  return spawnNpmStart(
+    { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', LIST_REFRESH_SECONDS: '1' },
+    children,
+  );
 }
 
 function stop(child: ChildProcess): Promise<number | null> {

@@ -6,7 +6,7 @@ import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
 import { ApiError, listNotReady, validationFailed } from '../errors.ts';
-import { assertValidIdempotencyKey, canonicalJson } from '../idempotency.ts';
+import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { fieldsFromQuery, NdjsonQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
 import { CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobResultsPage } from '../schemas/check-job.ts';
@@ -32,14 +32,7 @@ export const createCheckJobSpec: RouteSpec = {
     'PersonInput per line, job fields in the query string. The whole body is validated before anything is created. ' +
     'The job pins the list version active now; results are paged at GET /v2/check-jobs/{id}/results once it is done.',
   authenticated: true,
-  requestHeaders: [
-    {
-      name: 'Idempotency-Key',
-      description: 'Same key and body within 24 h replays the first response (header Idempotent-Replayed: true).',
-      schema: z.string().min(1).max(255),
-      required: false,
-    },
-  ],
+  requestHeaders: [idempotencyKeyHeader],
   body: CreateCheckJobRequestSchema,
   otherBodies: [{ mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' }],
   query: NdjsonQuerySchema,

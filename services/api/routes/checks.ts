@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { checkPerson, TEST_LIST_VERSION, testModeCheck } from '../../domain/index.ts';
 import type { CheckOptions } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import { authOf } from '../auth.ts';
 import { listNotReady, paymentRequired, rateLimited } from '../errors.ts';
+import { idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
   CreateChecksRequestSchema,
@@ -28,14 +28,7 @@ export const createChecksSpec: RouteSpec = {
     'Synchronous check. Results come in input order, one per person, with the list version checked against. ' +
     'Test keys (rl_test_) get fixed made-up results and never touch the live list.',
   authenticated: true,
-  requestHeaders: [
-    {
-      name: 'Idempotency-Key',
-      description: 'Same key and body within 24 h replays the first response (header Idempotent-Replayed: true).',
-      schema: z.string().min(1).max(255),
-      required: false,
-    },
-  ],
+  requestHeaders: [idempotencyKeyHeader],
   body: CreateChecksRequestSchema,
   bodyLimit: CHECKS_BODY_LIMIT,
   success: {
