@@ -3,10 +3,12 @@ import { createClickHouseAccountStore } from '../../services/platform/store/clic
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
+import { createClickHouseRegisterStore } from '../../services/platform/store/clickhouse/registers.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { registersStoreContract } from '../contract/registers-store.contract.ts';
 import { openTestClickHouse } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
 
@@ -45,6 +47,11 @@ accountsStoreContract('clickhouse', async () => {
 listsStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('lists');
   return { store: createClickHouseListStore(conn), reopen: async () => createClickHouseListStore(reopen()), close };
+});
+
+registersStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('registers');
+  return { store: createClickHouseRegisterStore(conn), reopen: async () => createClickHouseRegisterStore(reopen()), close };
 });
 
 describe('ClickHouse migrations', () => {

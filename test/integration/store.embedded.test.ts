@@ -6,9 +6,11 @@ import { createEmbeddedAccountStore } from '../../services/platform/store/embedd
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
+import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { registersStoreContract } from '../contract/registers-store.contract.ts';
 
 /**
  * The store contracts against the embedded adapters, each suite on its own database file.
@@ -45,4 +47,9 @@ accountsStoreContract('embedded', async () => {
 listsStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedListStore(db), reopen: async () => createEmbeddedListStore(reopen()), close };
+});
+
+registersStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedRegisterStore(db), reopen: async () => createEmbeddedRegisterStore(reopen()), close };
 });
