@@ -23,5 +23,7 @@ export {
   decideCompany, findCompany, soleOwnerOf, createCompanyIndexBuilder,
   type CompanyRecord, type CompanyInput, type CompanyCheckResult, type CompanyIndex,
 } from './company.ts';
-export { normalisePhone } from './phone.ts';
+export {
+  normalisePhone, phoneCheckResult, createPhoneIndexBuilder, type DirectoryEntry, type PhoneIndex,
+} from './phone.ts';
 export type * from './types.ts';

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import type { CheckOptions, CheckResult, PersonInput } from './types.ts';
 
 /**
  * Phone numbers to E.164 (DECISIONS §17: +45 when no country code). libphonenumber-js carries the
@@ -19,4 +20,49 @@ export function normalisePhone(text: unknown): string | null {
     // The library signals some malformed input by throwing; a number we cannot read is null.
     return null;
   }
+}
+
+/** One number of a phone directory. `listed` false: a secret number (navne- og adressebeskyttet). */
+export interface DirectoryEntry {
+  /** E.164. */
+  number: string;
+  name: string;
+  address: string;
+  listed: boolean;
+}
+
+/** Lookups of one imported directory version, by E.164 number. */
+export type PhoneIndex = Map<string, DirectoryEntry>;
+
+export function createPhoneIndexBuilder(): { add(entry: DirectoryEntry): void; build(): PhoneIndex } {
+  const index: PhoneIndex = new Map();
+  return { add: (entry) => void index.set(entry.number, entry), build: () => index };
+}
+
+/**
+ * The result of one phone check (DECISIONS §17). A number that does not read as a phone number
+ * cannot be in any directory: `not_found`, like an unknown one. An unlisted (secret) number is
+ * `manual` with `phone_unlisted` and never reveals the name or address behind it. A found
+ * number's person is checked as a PersonInput by `checkPerson` (live list or test mode), and the
+ * result says whom the directory named.
+ */
+export function phoneCheckResult(
+  id: string | null, entry: DirectoryEntry | null, options: CheckOptions,
+  checkPersonFound: (person: PersonInput) => CheckResult,
+): CheckResult {
+  if (!entry || !entry.listed) {
+    const outcome = entry ? 'unlisted' : 'not_found';
+    return {
+      id,
+      status: 'manual',
+      reasons: [entry ? 'phone_unlisted' : 'phone_not_found'],
+      level: null,
+      match: { level: null, code: null, label: null, on: [], previous_address: false },
+      stop_level: options.stopLevel,
+      address: null,
+      phone_lookup: { outcome },
+    };
+  }
+  const result = checkPersonFound({ ...(id !== null ? { id } : {}), name: entry.name, address: entry.address });
+  return { ...result, id, phone_lookup: { outcome: 'found', name: entry.name, address: entry.address } };
 }
