@@ -19,6 +19,8 @@ import { createEmbeddedListStore } from './store/embedded/lists.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { ListStore } from './store/lists-port.ts';
+import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
+import type { RegisterStore } from './store/registers-port.ts';
 
 /**
  * Every adapter a process needs, chosen by configuration (design.md "Two ways to run"):
@@ -57,6 +59,8 @@ export interface Stores {
   accounts: AccountStore;
   lists: ListStore;
   jobs: JobStore;
+  /** Company register and phone directory versions. */
+  registers: RegisterStore;
   close(): Promise<void>;
 }
 
@@ -73,11 +77,16 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
     return { kind, ...embeddedStores(db), close: async () => db.close() };
   }
   const stores = await openDistributedStores(config, logger);
-  return { kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, close: () => stores.close() };
+  return {
+    kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, registers: stores.registers, close: () => stores.close(),
+  };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs'> {
-  return { accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db) };
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'registers'> {
+  return {
+    accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
+    registers: createEmbeddedRegisterStore(db),
+  };
 }
 
 function openDistributedStores(config: PlatformConfig, logger: Logger): Promise<ClickHouseStores> {
@@ -117,7 +126,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs,
+        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, registers: stores.registers,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createChecksSpec, registerChecksRoutes } from './checks.ts';
+import { createCompanyChecksSpec, registerCompanyChecksRoutes } from './company-checks.ts';
+import { createPhoneChecksSpec, registerPhoneChecksRoutes } from './phone-checks.ts';
 import { getCurrentListVersionSpec, registerListVersionRoutes } from './list-versions.ts';
 import { registerAddressRoutes, resolveAddressesSpec } from './addresses.ts';
 import { registerOpenApiRoute } from './openapi.ts';
@@ -7,11 +9,13 @@ import { checkJobSpecs, registerCheckJobRoutes } from './check-jobs.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
-export const routeSpecs: RouteSpec[] = [createChecksSpec, ...checkJobSpecs, getCurrentListVersionSpec, resolveAddressesSpec];
+export const routeSpecs: RouteSpec[] = [createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, ...checkJobSpecs, getCurrentListVersionSpec, resolveAddressesSpec];
 
 /** The check-job routes exist only when a job store and an intake are wired (`jobs`). */
 export function registerRoutes(app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext): void {
   registerChecksRoutes(app, ctx);
+  registerCompanyChecksRoutes(app, ctx);
+  registerPhoneChecksRoutes(app, ctx);
   if (jobs) registerCheckJobRoutes(app, ctx, jobs);
   registerListVersionRoutes(app, ctx);
   registerAddressRoutes(app, ctx);

@@ -7,6 +7,8 @@ import { createClickHouseConnection, type ClickHouseConnection } from './connect
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
+import { createClickHouseRegisterStore } from './registers.ts';
+import type { RegisterStore } from '../registers-port.ts';
 
 /** Every ClickHouse-backed store of the distributed deployment, on one connection. */
 export interface ClickHouseStores {
@@ -14,6 +16,7 @@ export interface ClickHouseStores {
   accounts: AccountStore;
   lists: ListStore;
   jobs: JobStore;
+  registers: RegisterStore;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function openClickHouseStores(
     accounts: createClickHouseAccountStore(connection),
     lists: createClickHouseListStore(connection),
     jobs: createClickHouseJobStore(connection),
+    registers: createClickHouseRegisterStore(connection),
     close: () => connection.close(),
   };
 }
