@@ -61,18 +61,27 @@ export function* generateRegisterAddresses(limit = Infinity): Generator<Register
   }
 }
 
-/** The unit addresses of the buildings of `addresses` (each building once): a register for a test. */
-export function registerAddressesFor(
-  addresses: Iterable<Pick<SyntheticAddress, 'postal_code' | 'street' | 'number'>>,
-): RegisterAddress[] {
+/**
+ * The unit addresses of the buildings of `addresses` (each building once): a register for a test.
+ * An address on a street its district does not have (people on streets "unknown to the list") is
+ * a building of its own, with the floor and door style of the address.
+ */
+export function registerAddressesFor(addresses: Iterable<SyntheticAddress>): RegisterAddress[] {
   const seen = new Set<string>();
   const out: RegisterAddress[] = [];
   for (const a of addresses) {
     const key = `${a.postal_code}|${a.street}|${a.number}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const building = syntheticBuildingOf(a);
-    if (building !== null) out.push(...registerUnitsOf(building));
+    const building = syntheticBuildingOf(a) ?? {
+      district: { postal_code: a.postal_code, city: a.city, kommunekode: a.kommunekode },
+      street: { name: a.street, vejkode: a.vejkode },
+      houseNumber: Number(a.number),
+      letter: a.letter,
+      hasFloors: a.floor !== '',
+      numberedDoors: /^\d+$/.test(a.door),
+    };
+    out.push(...registerUnitsOf(building));
   }
   return out;
 }
