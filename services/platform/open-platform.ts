@@ -15,9 +15,11 @@ import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
+import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
+import type { KeyRing } from './store/keyring-port.ts';
 import type { ListStore } from './store/lists-port.ts';
 import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
 import type { RegisterStore } from './store/registers-port.ts';
@@ -61,6 +63,8 @@ export interface Stores {
   jobs: JobStore;
   /** Company register and phone directory versions. */
   registers: RegisterStore;
+  /** The service's own keys: certificate signing keys, cursor secrets. */
+  keys: KeyRing;
   close(): Promise<void>;
 }
 
@@ -78,14 +82,15 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   }
   const stores = await openDistributedStores(config, logger);
   return {
-    kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, registers: stores.registers, close: () => stores.close(),
+    kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys, registers: stores.registers,
+    close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'registers'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'keys' | 'registers'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
-    registers: createEmbeddedRegisterStore(db),
+    keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
   };
 }
 
@@ -126,7 +131,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, registers: stores.registers,
+        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys, registers: stores.registers,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

@@ -5,10 +5,12 @@ import type { DatabaseSync } from 'node:sqlite';
 import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
+import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
 import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
+import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
 import { registersStoreContract } from '../contract/registers-store.contract.ts';
 
@@ -52,4 +54,9 @@ listsStoreContract('embedded', async () => {
 registersStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedRegisterStore(db), reopen: async () => createEmbeddedRegisterStore(reopen()), close };
+});
+
+keyRingContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { keys: createEmbeddedKeyRing(db), reopen: async () => createEmbeddedKeyRing(reopen()), close };
 });

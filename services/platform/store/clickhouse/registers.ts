@@ -6,7 +6,7 @@ import type { ClickHouseConnection } from './connection.ts';
 import { sql } from './sql.ts';
 
 /**
- * RegisterStore on ClickHouse (infra/clickhouse/migrations/005_registers.sql), built exactly like
+ * RegisterStore on ClickHouse (infra/clickhouse/migrations/006_registers.sql), built exactly like
  * the list store (clickhouse/lists.ts): records in blocks of JSON arrays, a version row rewritten
  * with a higher revision, and the active version of a kind the one with the highest
  * activation_seq, so a swap is one insert and readers see the old or the new version.
