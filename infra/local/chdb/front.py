@@ -33,6 +33,8 @@ VERSION = "25.8.2.1"
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ERROR_CODE = re.compile(r"^Code: (\d+)\. ")
 TRAILING_FORMAT = re.compile(r"\bFORMAT\s+([A-Za-z][A-Za-z0-9]*)\s*;?\s*$", re.IGNORECASE)
+PLACEHOLDER = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:")
+INSERT_DATA = re.compile(r"\bFORMAT\s+[A-Za-z][A-Za-z0-9]*\s", re.IGNORECASE)
 SET_STATEMENT = re.compile(r"^\s*SET\s+(.+?)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
 ASSIGNMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*('(?:[^'\\]|\\.)*'|[^,]+)\s*(?:,|$)", re.DOTALL)
 
@@ -42,6 +44,9 @@ HTTP_ONLY = {
     "query_id", "user", "password", "quota_key", "buffer_size", "wait_end_of_query",
     "enable_http_compression", "compress", "decompress", "role",
 }
+
+# Settings clickhouse-local (and so chDB) changes from a server's defaults, put back to the server's.
+SERVER_DEFAULTS = {"implicit_select": "0", "allow_introspection_functions": "0"}
 
 # Codes a real server answers with a status other than 500 (a subset of its own table).
 STATUS_BY_CODE = {
@@ -71,9 +76,11 @@ class Engine:
         self.lock = threading.Lock()
         self.conn = sqlitelike.connect(data_dir)
         self.applied = {}  # setting name -> SQL literal currently set on the engine
+        self.params_set = set()  # parameter names holding a value from an earlier request
         self.database = "default"
         # session_id -> settings changed with SET statements in that session (name -> literal)
         self.sessions = {}
+        self.execute("; ".join(f"SET {name} = {sql_string(value)}" for name, value in SERVER_DEFAULTS.items()), "TabSeparated")
 
     def run(self, query, fmt, database, settings, params, session_id):
         with self.lock:
@@ -83,14 +90,19 @@ class Engine:
             prelude = []
             for name in self.applied:
                 if name not in wanted:
-                    prelude.append(f"SET {name} = DEFAULT")
+                    baseline = SERVER_DEFAULTS.get(name)
+                    prelude.append(f"SET {name} = {sql_string(baseline) if baseline else 'DEFAULT'}")
             for name, literal in wanted.items():
                 if self.applied.get(name) != literal:
                     prelude.append(f"SET {name} = {literal}")
-            # Parameters of an earlier request stay set but are never read: a query names only
-            # its own, and a missing one is an error before any earlier value could be used.
+            # The engine cannot unset a parameter: an earlier request's values are blanked (they may
+            # be personal data), and a query naming a parameter this request lacks is refused
+            # before it runs (placeholders), as a server refuses it.
+            for name in self.params_set - params.keys():
+                prelude.append(f"SET param_{name} = ''")
             for name, value in params.items():
                 prelude.append(f"SET param_{name} = {sql_string(value)}")
+            self.params_set = set(params)
             if database != self.database:
                 prelude.append(f"USE {database}")
             # Unknown until the prelude has run: a failure half-way leaves every name to be reset
@@ -119,6 +131,36 @@ class Engine:
             if match:
                 raise ClickHouseError(int(match.group(1)), text[match.end():]) from None
             raise ClickHouseError(1001, f"DB::Exception: {text}") from None
+
+
+def placeholders(query):
+    """Names of the `{name:Type}` query parameters in the statement part of `query`, read as the
+    server's lexer reads them: not inside quotes or comments, not in an INSERT's inline data."""
+    names, i, n = set(), 0, len(query)
+    if query.lstrip()[:6].upper() == "INSERT":
+        data = INSERT_DATA.search(query)
+        n = data.end() if data else n
+    while i < n:
+        c = query[i]
+        if c in "'\"`":
+            i += 1
+            while i < n and query[i] != c:
+                i += 2 if query[i] == "\\" else 1
+            i += 1
+        elif query.startswith("--", i) or c == "#":
+            end = query.find("\n", i)
+            i = n if end < 0 else end
+        elif query.startswith("/*", i):
+            end = query.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif c == "{":
+            match = PLACEHOLDER.match(query, i)
+            if match:
+                names.add(match.group(1))
+            i += 1
+        else:
+            i += 1
+    return names
 
 
 def set_statement(query):
@@ -189,6 +231,9 @@ class Handler(BaseHTTPRequestHandler):
             for name in list(settings) + list(params):
                 if not IDENTIFIER.match(name):
                     raise ClickHouseError(115, f"DB::Exception: Unknown setting '{name}'. (UNKNOWN_SETTING)")
+            missing = sorted(placeholders(text) - params.keys())
+            if missing:
+                raise ClickHouseError(456, f"DB::Exception: Substitution `{missing[0]}` is not set. (UNKNOWN_QUERY_PARAMETER)")
             format_match = TRAILING_FORMAT.search(text) if not text.lstrip()[:6].upper() == "INSERT" else None
             fmt = format_match.group(1) if format_match else args.get("default_format", "TabSeparated")
             result = self.engine.run(text, fmt, database, settings, params, args.get("session_id"))
