@@ -16,7 +16,7 @@ import type { PersonInput } from '../domain/types.ts';
 import type { JobRecord } from '../platform/store/jobs-port.ts';
 import { createJobIntake, type JobIntake, type JobIntakeDeps, type JobSpec } from './jobs/intake.ts';
 
-export { JobInputError, ListNotReadyError, type JobInputIssue } from './jobs/errors.ts';
+export { AddonRequiredError, JobInputError, ListNotReadyError, type JobInputIssue } from './jobs/errors.ts';
 export { DEFAULT_SPOOL_DIR, type JobIntake, type JobIntakeDeps, type JobSpec } from './jobs/intake.ts';
 export { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeErrorCode } from './people/index.ts';
 

@@ -52,3 +52,13 @@ export class ListNotReadyError extends Error {
     super('no active list version to pin');
   }
 }
+
+/** A company or phone option of an organisation without that add-on (DECISIONS §5: 403 at the edge). */
+export class AddonRequiredError extends Error {
+  override name = 'AddonRequiredError';
+  readonly addon: 'company' | 'phone';
+  constructor(addon: 'company' | 'phone') {
+    super(`the organisation lacks the ${addon} add-on`);
+    this.addon = addon;
+  }
+}
