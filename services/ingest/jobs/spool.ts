@@ -12,7 +12,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { PersonInput } from '../../domain/types.ts';
 
 export interface SpoolBatch {
@@ -77,10 +76,9 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
     sha256: hash.digest('hex'),
     discard,
     async *read({ maxRows, maxBytes = Infinity }) {
-      const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
       let people: PersonInput[] = [];
       let bytes = 0;
-      for await (const line of lines) {
+      for await (const line of newlineSeparated(createReadStream(path, { encoding: 'utf8' }))) {
         if (line === '') continue;
         if (people.length > 0 && bytes + line.length > maxBytes) {
           yield { people, bytes };
@@ -98,6 +96,21 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
       if (people.length > 0) yield { people, bytes };
     },
   };
+}
+
+/**
+ * The lines of a text stream split at "\n" only. node:readline also ends a line at U+2028 and
+ * U+2029, which JSON.stringify leaves unescaped inside strings, so a field holding one would be
+ * cut in two and its line would no longer parse.
+ */
+async function* newlineSeparated(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of chunks) {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    yield* lines;
+  }
+  if (rest !== '') yield rest;
 }
 
 /**

@@ -249,6 +249,31 @@ describe('POST /v2/check-jobs', () => {
     });
   });
 
+  // Regression (issue 12): JSON.stringify leaves U+2028/U+2029 unescaped, and the spool was read
+  // back with node:readline, which also ends lines there: the line broke, 500 and a failed job.
+  it.each([
+    ['application/json', (rows: object[]) => JSON.stringify({ external_ref: 'ref\u2028x', people: rows })],
+    ['application/x-ndjson', ndjson],
+  ])('takes U+2028 and U+2029 in any field of a %s body, and publishes them unchanged', async (type, body) => {
+    const { app, orgA, log } = await setup();
+    const odd = [
+      { id: 'a\u2028b', name: 'Søren\u2028Kjær', address: 'Vestergade 12\u2029, 8000 Aarhus C' },
+      { id: 'c', first_name: 'An\u2028ne', last_name: 'Hansen', street: 'Nørre\u2029gade', house_number: '3\u2028', postal_code: '1000', city: 'Køben\u2028havn' },
+    ];
+    const response = await app.inject({
+      method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': type }, payload: body(odd),
+    });
+    expect(response.statusCode).toBe(202);
+    const job = response.json() as Json;
+    expect(job).toMatchObject({ status: 'queued', row_count: 2 });
+    const { chunks, complete } = eventsOf(await log.decoded(), job.id);
+    expect(chunks.flatMap((c) => c.rows.map((r: Json) => r.person.id))).toEqual(['a\u2028b', 'c']);
+    const published = chunks.flatMap((c) => c.rows.map((r: Json) => r.person));
+    expect(published[0]).toMatchObject(odd[0]);
+    expect(published[1]).toMatchObject(odd[1]);
+    expect(complete).toEqual([expect.objectContaining({ row_count: 2 })]);
+  });
+
   it('answers 409 to the same Idempotency-Key while the first job is still being created', async () => {
     let open!: () => void;
     const publishGate = new Promise<void>((resolve) => (open = resolve));
