@@ -13,6 +13,7 @@ import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-gu
 import type { JobStore } from '../platform/store/jobs-port.ts';
 import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from '../platform/store/embedded/idempotency.ts';
+import { collectAllowedMethods } from './allowed-methods.ts';
 import { createAuthenticator } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { createErrorHandler } from './error-handler.ts';
@@ -81,8 +82,23 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(zodSerializerCompiler);
   app.setErrorHandler(handleError);
+  const allowedMethods = collectAllowedMethods(app);
   app.setNotFoundHandler(() => {
     throw new ApiError({ code: 'not_found', messageKey: 'not_found' });
+  });
+  // A known path with a method it does not answer: 405 + Allow, decided in onRequest (before
+  // fastify looks at the body: a QUERY without Content-Type would otherwise be its 400).
+  app.addHook('onRequest', async (request) => {
+    if (!request.is404) return;
+    const allowed = allowedMethods.of(request.url.split('?')[0]);
+    if (allowed.length === 0) return;
+    throw new ApiError({
+      code: 'invalid_request',
+      messageKey: 'method_not_allowed',
+      status: 405,
+      details: { reason: 'method_not_allowed' },
+      headers: { Allow: allowed.join(', ') },
+    });
   });
   app.decorateRequest('auth', null);
   // Bodies are JSON only (api-v2.md); fastify's text/plain parser would let text reach validation.

@@ -35,6 +35,10 @@ const catalog = {
   },
   forbidden: { da: 'Organisationen har ikke adgang til denne funktion.', en: 'The organisation does not have this add-on.' },
   not_found: { da: 'Ressourcen findes ikke.', en: 'The resource was not found.' },
+  method_not_allowed: {
+    da: 'Metoden kan ikke bruges på denne adresse. Se Allow-headeren.',
+    en: 'The method is not allowed on this path. See the Allow header.',
+  },
   idempotency_in_flight: {
     da: 'En forespørgsel med samme Idempotency-Key er stadig i gang. Prøv igen om lidt.',
     en: 'A request with the same Idempotency-Key is still in progress. Try again shortly.',

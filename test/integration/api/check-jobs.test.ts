@@ -160,6 +160,18 @@ describe('POST /v2/check-jobs', () => {
     expect(complete[0].row_count).toBe(3);
   });
 
+  it('takes job fields from the query string on a JSON body too (as the OpenAPI document lists them)', async () => {
+    const { app, orgA } = await setup();
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v2/check-jobs?policy=strict&stop_level=2&external_ref=crm-7',
+      headers: bearer(orgA.testKey),
+      payload: { options: { retention_days: 10 }, people },
+    });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toMatchObject({ external_ref: 'crm-7', options: { policy: 'strict', stop_level: 2, retention_days: 10 } });
+  });
+
   it('accepts a charset parameter on the media type', async () => {
     const { app, orgA } = await setup();
     const response = await app.inject({
@@ -221,7 +233,9 @@ describe('POST /v2/check-jobs', () => {
       ['a callback to a private address', { payload: JSON.stringify({ people, callback_url: 'https://inside.example.com/x' }) }, 422, { issues: [{ path: 'callback_url' }] }],
       ['a callback to loopback', { payload: JSON.stringify({ people, callback_url: 'https://127.0.0.1/x' }) }, 422, { issues: [{ path: 'callback_url' }] }],
       ['company checks on a job of people', { payload: JSON.stringify({ people, options: { check_companies: true } }) }, 422, { issues: [{ path: 'options.check_companies' }] }],
-      ['a query parameter on a JSON body', { url: '/v2/check-jobs?policy=strict', payload: JSON.stringify({ people }) }, 422, { issues: [{ path: 'policy' }] }],
+      ['a field both in the query and the JSON body', { url: '/v2/check-jobs?policy=strict', payload: JSON.stringify({ people, policy: 'standard' }) }, 422, { issues: [{ path: 'policy' }] }],
+      ['an option both in the query and the JSON body', { url: '/v2/check-jobs?stop_level=2', payload: JSON.stringify({ options: { stop_level: 3 }, people }) }, 422, { issues: [{ path: 'options.stop_level' }] }],
+      ['an unknown query parameter on a JSON body', { url: '/v2/check-jobs?colour=red', payload: JSON.stringify({ people }) }, 422, { issues: [{ path: 'colour' }] }],
       ['an NDJSON line that is not an object', { type: 'application/x-ndjson', payload: ndjson(people) + '[1]\n' }, 422, { issues: [{ path: 'people[3]' }], line: 4 }],
       ['a bad NDJSON query parameter', { type: 'application/x-ndjson', url: '/v2/check-jobs?stop_level=9', payload: ndjson(people) }, 422, { issues: [{ path: 'stop_level' }] }],
       ['truncated JSON', { payload: JSON.stringify({ people }).slice(0, -3) }, 400, { reason: 'invalid_json' }],
