@@ -1,6 +1,6 @@
 import {
   ROMAN_NUMERALS, abbreviationOf, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller,
-  isFiller, isNumeralPossessive, isStreetOrdinal, postalFirstEnd,
+  isFiller, isNumeralPossessive, isStreetOrdinal, isTownWord, postalFirstEnd,
 } from './address-words.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
 import { newTokens, tokenize, type Tokens } from './normalize.ts';
@@ -27,9 +27,15 @@ export interface ParsedAddress {
   city: string | null;
   streetDisplay: string | null;
   cityDisplay: string | null;
+  /**
+   * Folded supplementary town name written between the unit and the postal code ("skee"); in a
+   * line without a postal code (parseAddressLine), the words after the unit (the town, or the
+   * postal district's name). Null when none.
+   */
+  town: string | null;
   /** street (without spaces) | house number | postal code; null when only a kvhx was given. */
   buildingKey: string | null;
-  /** floor|door; '' for a building without floor and door (one unit). */
+  /** floor|door; '' for a building without floor and door (one unit); see unitKeyOf. */
   unitKey: string;
   /** First 12 characters of the canonical kvhx (kommune, vej, husnummer). */
   kvhxBuilding: string | null;
@@ -51,6 +57,9 @@ interface Line {
   postalCode: string | null;
   cityFrom: number;
   cityTo: number;
+  /** Supplementary town name, tokens [townFrom, townTo) (empty when none). */
+  townFrom: number;
+  townTo: number;
 }
 
 /**
@@ -102,8 +111,56 @@ function displayOf(s: string, t: Tokens, from: number, to: number, expand: boole
   return out;
 }
 
-/** Floor and door from tokens [from, to): "3 tv", "st th", "1 sal", "kl", "tv", "2 1". */
-function unitOf(t: Tokens, from: number, to: number): { floor: string | null; door: string | null } {
+/**
+ * Where a supplementary town name starts among the unit tokens [from, to) ("Skeevej 39B, st., Skee,
+ * 4370 Store Merløse"), or `to` when there is none. It starts at its first word that cannot be a
+ * floor or door (isTownWord); when that word's comma-delimited part holds only words ("Nr.
+ * Asmindrup", "St. Rørbæk"), at the start of that part.
+ */
+function townStart(s: string, t: Tokens, from: number, to: number): number {
+  for (let j = from; j < to; j++) {
+    if (!isTownWord(t.norm[j])) continue;
+    let k = j;
+    let lettersOnly = true;
+    while (k > from && !s.slice(t.end[k - 1], t.start[k]).includes(',')) {
+      k--;
+      if (!isLettersOnly(t.norm[k])) lettersOnly = false;
+    }
+    if (lettersOnly && s.slice(t.end[k - 1], t.start[k]).includes(',')) return k;
+    k = j;
+    while (k > from && isFiller(t.norm[k - 1]) && !isDoorFiller(t.norm[k - 1])) k--;
+    return k;
+  }
+  return to;
+}
+
+function isLettersOnly(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c < 97 || c > 122) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether the number at token i is a floor. The register writes a floor with a full stop ("1.",
+ * "1. th") and a lone number as the door ("Tofthøjvej 20, 1, 4130 Viby Sjælland" is door 1): a
+ * number is a floor when a full stop, "sal"/"etage" or a door follows it, or when `loneIsFloor`
+ * (the `floor` field of an address given in parts). "0" is always the ground floor (§1).
+ */
+function numberIsFloor(s: string, t: Tokens, i: number, to: number, loneIsFloor: boolean): boolean {
+  if (loneIsFloor || t.norm[i] === '0' || t.norm[i] === '00') return true;
+  if (s.charCodeAt(t.end[i]) === 46 /* . */) return true;
+  return i + 1 < to;
+}
+
+/**
+ * Floor and door from tokens [from, to): "3 tv", "st th", "1 sal", "kl", "tv", "2 1", "1" (a door,
+ * see numberIsFloor).
+ */
+function unitOf(
+  s: string, t: Tokens, from: number, to: number, loneIsFloor: boolean,
+): { floor: string | null; door: string | null } {
   let i = from;
   let doorFollows = false; // "lejl. 12", "dør 3": a number after these is a door, not a floor
   while (i < to && isFiller(t.norm[i])) doorFollows = isDoorFiller(t.norm[i++]);
@@ -111,6 +168,7 @@ function unitOf(t: Tokens, from: number, to: number): { floor: string | null; do
   if (i < to && !doorFollows) {
     const token = t.norm[i];
     floor = floorOf(token);
+    if (floor !== null && isDigits(token) && !numberIsFloor(s, t, i, to, loneIsFloor)) floor = null;
     if (floor !== null) {
       i++;
     } else {
@@ -152,7 +210,8 @@ function parseLine(s: string, t: Tokens, from: number): Line | null {
   const next = k < n ? t.norm[k] : '';
   const pair = k + 1 < n ? next + t.norm[k + 1] : '';
   const isDoorPair = pair === 'tv' || pair === 'th' || pair === 'mf'; // "12, t.v."
-  if (next.length === 1 && next >= 'a' && next <= 'z' && isDigits(houseNumber) && !isDoorPair) { // "12 A"
+  const afterComma = k < n && s.slice(t.end[h], t.start[k]).includes(','); // "Vej 5, a": door a
+  if (next.length === 1 && next >= 'a' && next <= 'z' && isDigits(houseNumber) && !isDoorPair && !afterComma) { // "12 A"
     houseNumber += next;
     k++;
   }
@@ -162,10 +221,13 @@ function parseLine(s: string, t: Tokens, from: number): Line | null {
   }
   let cityTo = n;
   while (cityTo > p + 1 && NO_COUNTRY[t.norm[cityTo - 1]] === true) cityTo--;
-  const unit = unitOf(t, k, p < 0 ? n : p);
+  const unitTo = p < 0 ? n : p;
+  const townFrom = townStart(s, t, k, unitTo);
+  const unit = unitOf(s, t, k, townFrom, false);
   return {
     streetFrom: from, streetTo, houseNumber, floor: unit.floor, door: unit.door,
     postalCode: p < 0 ? null : t.norm[p], cityFrom: p < 0 ? n : p + 1, cityTo: p < 0 ? n : cityTo,
+    townFrom, townTo: unitTo,
   };
 }
 
@@ -177,18 +239,30 @@ function build(
   street: { words: string; key: string } | null, streetDisplay: string | null,
   houseNumber: string | null, floor: string | null, door: string | null,
   postalCode: string | null, city: string | null, cityDisplay: string | null, kvhx: string | null,
+  town: string | null = null, loose = false,
 ): ParsedAddress | null {
   const hasText = street !== null && street.key !== '' && houseNumber !== null && postalCode !== null;
-  if (!hasText && kvhx === null) return null;
+  if (!hasText && kvhx === null && !(loose && street !== null && street.key !== '' && houseNumber !== null)) return null;
   return {
     street: street === null || street.words === '' ? null : street.words,
     streetKey: street === null || street.key === '' ? null : street.key,
-    houseNumber, floor, door, postalCode, city, streetDisplay, cityDisplay,
+    houseNumber, floor, door, postalCode, city, streetDisplay, cityDisplay, town,
     buildingKey: hasText ? street.key + '|' + houseNumber + '|' + postalCode : null,
-    unitKey: floor === null && door === null ? '' : (floor ?? '') + '|' + (door ?? ''),
+    unitKey: unitKeyOf(floor, door),
     kvhxBuilding: kvhx === null ? null : kvhx.slice(0, KVHX_BUILDING_LENGTH),
     kvhxUnit: kvhx === null ? null : kvhx.slice(KVHX_BUILDING_LENGTH),
   };
+}
+
+/**
+ * floor|door, '' for none. A unit named by one number alone, floor ("1.") or door ("1"), has one
+ * key: people write "Vej 20, 1" for both, so the two must not be told apart (a wrong "other unit"
+ * would let a list member through at stop level 5).
+ */
+export function unitKeyOf(floor: string | null, door: string | null): string {
+  if (floor === null) return door === null ? '' : isDigits(door) ? '~' + door : '|' + door;
+  if (door === null) return isDigits(floor) ? '~' + floor : floor + '|';
+  return floor + '|' + door;
 }
 
 function cityOf(s: string, t: Tokens, from: number, to: number): { norm: string | null; display: string | null } {
@@ -223,7 +297,7 @@ function postalAndCityOf(a: AddressSource): { postalCode: string | null; city: s
  * Parses one address line; `kvhx` (canonical) is attached when given. A line without a postal code
  * takes it (and the city) from the `postal_code`/`city` fields of `rest`, the usual CSV layout.
  */
-function fromLine(s: string, kvhx: string | null, rest: AddressSource | null): ParsedAddress | null {
+function fromLine(s: string, kvhx: string | null, rest: AddressSource | null, loose = false): ParsedAddress | null {
   const t = tokenize(s, tokens);
   const from = postalFirstEnd(s, t);
   const line = parseLine(s, t, from);
@@ -242,7 +316,7 @@ function fromLine(s: string, kvhx: string | null, rest: AddressSource | null): P
   }
   const city = cityOf(s, t, line.cityFrom, line.cityTo);
   return build(street, streetDisplay, line.houseNumber, line.floor, line.door, line.postalCode,
-    city.norm, city.display, kvhx);
+    city.norm, city.display, kvhx, cityOf(s, t, line.townFrom, line.townTo).norm, loose);
 }
 
 /** Address given in parts (street, house_number, floor, door, postal_code, city). */
@@ -252,7 +326,9 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   let t = tokenize(streetText, tokens);
   if (numberText.trim() === '' && t.count > 1) {
     // The street field holds the whole line ("Gl. Kongevej 12A, 3. tv"): read it as one.
-    return fromLine([streetText, text(a.floor), text(a.door)].join(' '), kvhx, a);
+    // A floor field of digits is a floor: written with its full stop so the line reads it as one.
+    const floorText = text(a.floor).trim();
+    return fromLine([streetText, isDigits(floorText) ? floorText + '.' : floorText, text(a.door)].join(' '), kvhx, a);
   }
   const street = streetOf(t, 0, t.count);
   const streetDisplay = t.count > 0 ? displayOf(streetText, t, 0, t.count, true) : null;
@@ -262,8 +338,9 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   if (houseNumber !== null && t.count > 1 && t.norm[1].length === 1 && isDigits(houseNumber)) {
     houseNumber += t.norm[1];
   }
-  t = tokenize(text(a.floor), tokens);
-  const floorUnit = unitOf(t, 0, t.count);
+  const floorText = text(a.floor);
+  t = tokenize(floorText, tokens);
+  const floorUnit = unitOf(floorText, t, 0, t.count, true);
   t = tokenize(text(a.door), tokens);
   const door = doorFrom(t, 0, t.count);
 
@@ -278,7 +355,17 @@ function fromKvhx(kvhx: string): ParsedAddress | null {
   const floor = kvhx.slice(12, 15).replace(/_/g, '');
   const door = kvhx.slice(15, 19).replace(/_/g, '');
   return build(null, null, house, floor === '' ? null : floor, door === '' ? null : door, null, null, null,
-    kvhx);
+    kvhx, null);
+}
+
+/**
+ * One address line read even without a postal code (then `buildingKey` is null and `town` holds
+ * the words after the unit): what the address register needs to accept a missing postal code
+ * when the town name is exact (DECISIONS §13, datavask). Null without a street and house number.
+ */
+export function parseAddressLine(line: string): ParsedAddress | null {
+  if (typeof line !== 'string' || line.trim() === '') return null;
+  return fromLine(line, null, null, true);
 }
 
 /**

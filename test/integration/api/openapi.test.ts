@@ -33,8 +33,9 @@ describe('GET /v2/openapi.json', () => {
       if (spec.body) expect(op.requestBody).toBeDefined();
     }
     expect(doc.paths['/v2/openapi.json'].get.security).toEqual([]);
+    expect(doc.paths['/v2/.well-known/jwks.json'].get.security).toEqual([]);
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/v2/addresses/resolve', '/v2/check-jobs', '/v2/check-jobs/{id}', '/v2/check-jobs/{id}/results', '/v2/checks',
+      '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}', '/v2/check-jobs/{id}/results', '/v2/checks',
       '/v2/list-versions/current', '/v2/openapi.json',
     ]);
 
