@@ -22,7 +22,7 @@ import { ApiError } from './errors.ts';
 import { createErrorHandler } from './error-handler.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
-import { MAX_CERTIFICATE_LENGTH } from './routes/certificates.ts';
+import { MAX_REQUEST_HEAD_BYTES } from './openapi.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
@@ -84,8 +84,10 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     bodyLimit: DEFAULT_BODY_LIMIT,
     return503OnClosing: false,
     // A certificate token travels in the path (GET /v2/certificates/{token}); fastify's default
-    // of 100 characters would make every real token a 404.
-    routerOptions: { maxParamLength: MAX_CERTIFICATE_LENGTH },
+    // of 100 characters would make every real token a 404. The router takes any parameter that
+    // fits in a request line (Node refuses request heads over 16 KiB with 431), so a too long one
+    // reaches its route and gets the route's documented 422, not a bare 400 of the router.
+    routerOptions: { maxParamLength: MAX_REQUEST_HEAD_BYTES },
     // Errors found before routing (a malformed URL) get the contract's body too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });

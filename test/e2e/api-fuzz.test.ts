@@ -97,7 +97,9 @@ describe('API fuzzing (schemathesis against /v2/openapi.json of npm start)', () 
     process.stdout.write(
       `schemathesis: ${cases} cases, ${statuses.length} requests, ${serverErrors} responses 5xx, seed ${SEED}, exit ${outcome.code}\n`,
     );
-    expect(outcome.code, outcome.out.slice(-20_000)).toBe(0);
+    // Its report quotes whole requests; a generated URL can be 16 KiB on one line.
+    const report = outcome.out.split('\n').map((line) => line.slice(0, 300)).join('\n');
+    expect(outcome.code, report.slice(-20_000)).toBe(0);
     expect(serverErrors).toBe(0);
     // A run that tested little proves little: every operation gets its cases.
     expect(cases).toBeGreaterThanOrEqual(7 * MAX_EXAMPLES);

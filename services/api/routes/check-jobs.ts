@@ -49,7 +49,7 @@ export const getCheckJobSpec: RouteSpec = {
   authenticated: true,
   pathParams: jobId,
   success: { status: 200, description: 'The job', schema: CheckJobSchema },
-  errors: [401, 402, 404, 500],
+  errors: [400, 401, 402, 404, 500],
 };
 
 const ResultsQuerySchema = z.strictObject({
@@ -66,7 +66,7 @@ export const getCheckJobResultsSpec: RouteSpec = {
   pathParams: jobId,
   query: ResultsQuerySchema,
   success: { status: 200, description: 'One page', schema: CheckJobResultsPageSchema },
-  errors: [401, 402, 404, 409, 410, 422, 500],
+  errors: [400, 401, 402, 404, 409, 410, 422, 500],
 };
 
 export const deleteCheckJobSpec: RouteSpec = {
@@ -78,7 +78,7 @@ export const deleteCheckJobSpec: RouteSpec = {
   authenticated: true,
   pathParams: jobId,
   success: { status: 200, description: 'The job, deleted', schema: CheckJobSchema },
-  errors: [401, 402, 404, 500],
+  errors: [400, 401, 402, 404, 500],
 };
 
 export const checkJobSpecs = [createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, deleteCheckJobSpec];
