@@ -8,7 +8,9 @@ import { FileRefusedError } from './refusal.ts';
  * inspectXlsxZip first (bombs, macros, encryption, CRCs), so an error from exceljs here means XML
  * it cannot read: refused as corrupt. Wholly empty rows are no rows.
  */
-export async function* readXlsxRows(path: string): AsyncGenerator<Array<string | null>> {
+const BATCH = 1000;
+
+export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array<string | null>>> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -17,6 +19,7 @@ export async function* readXlsxRows(path: string): AsyncGenerator<Array<string |
     entries: 'ignore',
   });
   let found = false;
+  let batch: Array<Array<string | null>> = [];
   try {
     for await (const worksheet of reader) {
       for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
@@ -30,12 +33,17 @@ export async function* readXlsxRows(path: string): AsyncGenerator<Array<string |
         }
         if (blank) continue;
         found = true;
-        yield cells;
+        batch.push(cells);
+        if (batch.length === BATCH) {
+          yield batch;
+          batch = [];
+        }
       }
-      if (found) return;
+      if (found) break;
     }
   } catch (error) {
     if (error instanceof FileRefusedError) throw error;
     throw new FileRefusedError('file_corrupt', 'workbook XML unreadable');
   }
+  if (batch.length > 0) yield batch;
 }
