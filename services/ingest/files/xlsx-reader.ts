@@ -20,9 +20,13 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
   });
   let found = false;
   let batch: Array<Array<string | null>> = [];
+  const sheets = reader[Symbol.asyncIterator]();
+  let finished = false;
   try {
-    for await (const worksheet of reader) {
-      for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
+    for (let next = await sheets.next(); !next.done; next = await sheets.next()) {
+      // Sheets after the one with data are passed over unread (see the finally below).
+      if (found) continue;
+      for await (const row of next.value as AsyncIterable<ExcelJS.Row>) {
         const values = row.values as unknown[];
         const cells: Array<string | null> = [];
         let blank = true;
@@ -39,11 +43,22 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
           batch = [];
         }
       }
-      if (found) break;
     }
+    finished = true;
   } catch (error) {
     if (error instanceof FileRefusedError) throw error;
     throw new FileRefusedError('file_corrupt', 'workbook XML unreadable');
+  } finally {
+    // exceljs copies a sheet that comes before the shared strings into a temp file and deletes it
+    // only when its iteration moves on; stopped early (a refusal, a consumer that breaks off),
+    // that copy of personal data would stay until the process exits. Moving on deletes it.
+    if (!finished) {
+      try {
+        while (!(await sheets.next()).done);
+      } catch {
+        // the file is being refused anyway; the temp copy is all we came for
+      }
+    }
   }
   if (batch.length > 0) yield batch;
 }
