@@ -3,6 +3,9 @@
 # a server already running and healthy costs one health check.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-for server in clickhouse kafka libreoffice; do
+for server in chdb kafka libreoffice; do
   bash "$here/$server.sh" start
 done
+# Not a server: the API fuzzer of test/e2e/api-fuzz.test.ts, installed here once so that the
+# test's own (idempotent) install finds it ready.
+bash "$here/schemathesis.sh" install
