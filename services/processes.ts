@@ -1,3 +1,4 @@
+import { createActiveAddressRegister } from './addresses/active-register.ts';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
@@ -51,7 +52,8 @@ export interface ServiceOverrides {
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
-  return { platform, config, logger, overrides, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
+  const addresses = createActiveAddressRegister({ store: platform.addresses, logger });
+  return { platform, config, logger, overrides, activeIndex: createActiveListIndex({ listStore: platform.lists, logger, addresses }) };
 }
 
 /** The certificate keys of a platform: CERTIFICATE_KEYS when configured, else the store's. */

@@ -17,6 +17,8 @@ import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts'
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
+import { createEmbeddedAddressStore } from './store/embedded/addresses.ts';
+import type { AddressStore } from './store/addresses-port.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
@@ -58,6 +60,8 @@ export interface Stores {
   kind: 'embedded' | 'distributed';
   accounts: AccountStore;
   lists: ListStore;
+  /** Address register versions (issue 13). */
+  addresses: AddressStore;
   jobs: JobStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
   keys: KeyRing;
@@ -77,12 +81,16 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
     return { kind, ...embeddedStores(db), close: async () => db.close() };
   }
   const stores = await openDistributedStores(config, logger);
-  return { kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys, close: () => stores.close() };
+  return {
+    kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
+    keys: stores.keys, close: () => stores.close(),
+  };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'keys'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
+    addresses: createEmbeddedAddressStore(db),
     keys: createEmbeddedKeyRing(db),
   };
 }
@@ -124,7 +132,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys,
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));
