@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import type { RegisterAddress } from '../domain/address-register.ts';
 import type { DarSources } from './dar-import.ts';
 
@@ -108,4 +111,16 @@ export function darSourcesOf(addresses: () => Iterable<RegisterAddress>): DarSou
     Husnummer: () => { scan(); return fromSync(entityList('Husnummer', houseRows)); },
     Adresse: () => { scan(); return fromSync(entityList('Adresse', unitRows)); },
   };
+}
+
+/** Writes each entity of `sources` to `<dir>/<Entity>.json` (the per-entity file layout). */
+export async function writeDarFiles(dir: string, sources: DarSources): Promise<void> {
+  for (const [entity, source] of Object.entries(sources)) {
+    const out = createWriteStream(join(dir, `${entity}.json`));
+    for await (const chunk of source()) {
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+    out.end();
+    await once(out, 'finish');
+  }
 }
