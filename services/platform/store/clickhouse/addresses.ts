@@ -109,12 +109,9 @@ export function createClickHouseAddressStore(conn: ClickHouseConnection): Addres
       for (let from = 0; from < blockCount; from += BLOCKS_PER_FETCH) {
         const to = Math.min(from + BLOCKS_PER_FETCH, blockCount);
         // TabSeparatedRaw: one block's JSON per line (JSON text holds no raw tab or newline).
-        const result = await conn.client.query({
-          query: sql`SELECT addresses FROM ${blocks} FINAL
-            WHERE version_id = ${versionId} AND block >= ${from} AND block < ${to} ORDER BY block`,
-          format: 'TabSeparatedRaw',
-        });
-        const fetched = (await result.text()).split('\n').filter((line) => line.length > 0);
+        const text = await conn.text(sql`SELECT addresses FROM ${blocks} FINAL
+          WHERE version_id = ${versionId} AND block >= ${from} AND block < ${to} ORDER BY block`, 'TabSeparatedRaw');
+        const fetched = text.split('\n').filter((line) => line.length > 0);
         if (fetched.length !== to - from) {
           throw new Error(`address version ${versionId}: expected ${to - from} blocks from ${from}, found ${fetched.length}`);
         }
