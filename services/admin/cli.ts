@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const lines = await runAdminCommand(
-      { accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, logger },
+      { accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys, logger },
       group, action, args, parsed.values as Flags,
     );
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -23,6 +23,8 @@ import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
 import type { ListStore } from './store/lists-port.ts';
+import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
+import type { RegisterStore } from './store/registers-port.ts';
 
 /**
  * Every adapter a process needs, chosen by configuration (design.md "Two ways to run"):
@@ -63,6 +65,8 @@ export interface Stores {
   /** Address register versions (issue 13). */
   addresses: AddressStore;
   jobs: JobStore;
+  /** Company register and phone directory versions. */
+  registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
   keys: KeyRing;
   close(): Promise<void>;
@@ -83,15 +87,14 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   const stores = await openDistributedStores(config, logger);
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
-    keys: stores.keys, close: () => stores.close(),
+    keys: stores.keys, registers: stores.registers, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
-    addresses: createEmbeddedAddressStore(db),
-    keys: createEmbeddedKeyRing(db),
+    addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
   };
 }
 
@@ -133,6 +136,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys,
+        registers: stores.registers,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

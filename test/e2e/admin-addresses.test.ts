@@ -44,7 +44,8 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 
-describe('admin CLI: addresses', () => {
+// Each CLI run is a fresh Node process (seconds on a loaded machine): a budget, not a timing claim.
+describe('admin CLI: addresses', { timeout: 180_000 }, () => {
   it('imports a DAR directory as a version, lists it, activates it; the services load it', async () => {
     expect((await admin('addresses', 'list')).stdout).toContain('no address versions');
     const imported = await admin('addresses', 'import', '--file', darDir, '--published-on', '2026-11-01', '--json');

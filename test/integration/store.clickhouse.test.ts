@@ -6,12 +6,14 @@ import { createClickHouseKeyRing } from '../../services/platform/store/clickhous
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
 import { createClickHouseAddressStore } from '../../services/platform/store/clickhouse/addresses.ts';
 import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
+import { createClickHouseRegisterStore } from '../../services/platform/store/clickhouse/registers.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
 import { statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { registersStoreContract } from '../contract/registers-store.contract.ts';
 import { openTestClickHouse } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
 
@@ -56,6 +58,11 @@ listsStoreContract('clickhouse', async () => {
 addressesStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('addresses');
   return { store: createClickHouseAddressStore(conn), reopen: async () => createClickHouseAddressStore(reopen()), close };
+});
+
+registersStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('registers');
+  return { store: createClickHouseRegisterStore(conn), reopen: async () => createClickHouseRegisterStore(reopen()), close };
 });
 
 keyRingContract('clickhouse', async () => {

@@ -9,10 +9,12 @@ import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/ke
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
 import { createEmbeddedAddressStore } from '../../services/platform/store/embedded/addresses.ts';
 import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
+import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { registersStoreContract } from '../contract/registers-store.contract.ts';
 
 /**
  * The store contracts against the embedded adapters, each suite on its own database file.
@@ -49,6 +51,11 @@ accountsStoreContract('embedded', async () => {
 listsStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedListStore(db), reopen: async () => createEmbeddedListStore(reopen()), close };
+});
+
+registersStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedRegisterStore(db), reopen: async () => createEmbeddedRegisterStore(reopen()), close };
 });
 
 keyRingContract('embedded', async () => {

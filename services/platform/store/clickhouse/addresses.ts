@@ -6,7 +6,7 @@ import type { ClickHouseConnection } from './connection.ts';
 import { sql } from './sql.ts';
 
 /**
- * AddressStore on ClickHouse (infra/clickhouse/migrations/006_addresses.sql), built like the list
+ * AddressStore on ClickHouse (infra/clickhouse/migrations/007_addresses.sql), built like the list
  * store (clickhouse/lists.ts): versions as ReplacingMergeTree rows rewritten with revision + 1,
  * unit addresses in blocks of packed JSON rows, the active version the one with the highest
  * activation_seq.

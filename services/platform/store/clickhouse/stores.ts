@@ -11,6 +11,8 @@ import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
+import { createClickHouseRegisterStore } from './registers.ts';
+import type { RegisterStore } from '../registers-port.ts';
 
 /** Every ClickHouse-backed store of the distributed deployment, on one connection. */
 export interface ClickHouseStores {
@@ -19,6 +21,7 @@ export interface ClickHouseStores {
   lists: ListStore;
   addresses: AddressStore;
   jobs: JobStore;
+  registers: RegisterStore;
   keys: KeyRing;
   close(): Promise<void>;
 }
@@ -51,6 +54,7 @@ export async function openClickHouseStores(
     lists: createClickHouseListStore(connection),
     addresses: createClickHouseAddressStore(connection),
     jobs: createClickHouseJobStore(connection),
+    registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     close: () => connection.close(),
   };
