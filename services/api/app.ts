@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
@@ -7,7 +8,8 @@ import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
-import { createPeopleIngest } from '../ingest/index.ts';
+import { createIngest, DEFAULT_SPOOL_DIR, ListNotReadyError } from '../ingest/index.ts';
+import { checkPerson, testModeCheck } from '../domain/index.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
 import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
@@ -45,6 +47,8 @@ export interface CheckJobsDeps {
   events: Pick<PipelineEvents, 'publish'>;
   /** Where validated people wait while a body is read; default the system temp directory. */
   spoolDir?: string;
+  /** Where drafts keep their uploaded file (UPLOAD_DIR); default `<spoolDir>/../uploads`-like temp dir. */
+  draftDir?: string;
   /** Largest body accepted (413 beyond); default 512 MB. */
   maxBodyBytes?: number;
   /** CALLBACK_ALLOW_HOSTS: hosts exempt from the private-address check (tests). */
@@ -128,7 +132,8 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
 }
 
 function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => Date) {
-  const { intake } = createPeopleIngest({
+  const spoolDir = jobsDeps.spoolDir ?? DEFAULT_SPOOL_DIR;
+  const ingest = createIngest({
     jobs: jobsDeps.jobs,
     events: jobsDeps.events,
     currentListVersion: () => {
@@ -142,12 +147,22 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
       }),
     logger: deps.logger,
     clock,
-    ...(jobsDeps.spoolDir ? { spoolDir: jobsDeps.spoolDir } : {}),
+    spoolDir,
+    draftDir: jobsDeps.draftDir ?? join(spoolDir, '..', 'robinson-uploads'),
+    // The draft's preview is checked as the job will be: test keys the fixed answers (DECISIONS §3),
+    // live keys the version active now (the job pins the one active at start).
+    checkPreview: (people, mode, options) => {
+      if (mode === 'test') return people.map((person) => testModeCheck(person, options));
+      const active = deps.activeIndex.current();
+      if (!active) throw new ListNotReadyError();
+      return people.map((person) => checkPerson(active.index, person, options));
+    },
     ...(jobsDeps.chunkRows ? { chunkRows: jobsDeps.chunkRows } : {}),
   });
   return {
     jobs: jobsDeps.jobs,
-    intake,
+    ingest,
+    spoolDir,
     events: jobsDeps.events,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
     clock,

@@ -45,7 +45,7 @@ function operation(spec: RouteSpec) {
     [spec.success.status]: {
       description: spec.success.description,
       headers: headersFor(spec.success.headers ?? ['Request-Id']),
-      content: { 'application/json': { schema: ref(spec.success.schema) } },
+      content: spec.success.media ?? { 'application/json': { schema: ref(spec.success.schema) } },
     },
   };
   for (const status of spec.errors) {
@@ -93,7 +93,7 @@ function operation(spec: RouteSpec) {
     ...(spec.body
       ? {
           requestBody: {
-            required: true,
+            required: spec.bodyOptional !== true,
             content: {
               'application/json': { schema: ref(spec.body) },
               ...Object.fromEntries(

@@ -59,6 +59,11 @@ export const configSchema = z.object({
   INTAKE_STALE_SECONDS: z.coerce.number().int().min(5).default(600),
   /** Where the API spools job bodies while reading them; `<DATA_DIR>/spool` when unset. */
   SPOOL_DIR: z.string().min(1).optional(),
+  /**
+   * Where drafts keep their uploaded file until started or deleted (DECISIONS §14); `<DATA_DIR>/uploads`
+   * when unset. API processes serving the same jobs must share it.
+   */
+  UPLOAD_DIR: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
