@@ -20,6 +20,7 @@ import { ApiError } from './errors.ts';
 import { createErrorHandler } from './error-handler.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
+import { MAX_UPLOAD_BYTES } from './jobs/read-upload.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
@@ -51,6 +52,8 @@ export interface CheckJobsDeps {
   draftDir?: string;
   /** Largest body accepted (413 beyond); default 512 MB. */
   maxBodyBytes?: number;
+  /** Largest uploaded file (413 beyond); default 100 MB (DECISIONS §14). */
+  maxUploadBytes?: number;
   /** CALLBACK_ALLOW_HOSTS: hosts exempt from the private-address check (tests). */
   callbackAllowHosts?: readonly string[];
   /** DNS for the callback URL check; default the system resolver. */
@@ -165,6 +168,7 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     spoolDir,
     events: jobsDeps.events,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
+    maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
     clock,
   };
 }

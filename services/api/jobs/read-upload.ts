@@ -73,14 +73,14 @@ function jsonField<T>(name: string, text: string, schema: z.ZodType<T>): T {
   return parsed.data;
 }
 
-export async function readUpload(request: FastifyRequest, spoolDir: string): Promise<Upload> {
+export async function readUpload(request: FastifyRequest, spoolDir: string, maxBytes = MAX_UPLOAD_BYTES): Promise<Upload> {
   await mkdir(spoolDir, { recursive: true, mode: 0o700 });
   const path = join(spoolDir, uploadFileName(randomUUID()));
   const raw: Record<string, string> = {};
   let file: { filename: string | null; bytes: number; sha256: string } | null = null;
   try {
     const parts = request.parts({
-      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: FIELDS.length, fieldSize: MAX_FIELD_BYTES, parts: FIELDS.length + 1 },
+      limits: { fileSize: maxBytes, files: 1, fields: FIELDS.length, fieldSize: MAX_FIELD_BYTES, parts: FIELDS.length + 1 },
     });
     for await (const part of parts) {
       if (part.type === 'file') {

@@ -36,7 +36,11 @@ export const ResultFileQuerySchema = z.strictObject({
 function mappingIssue(path: string, code: string): IssueRef {
   const texts: Record<string, [string, string]> = {
     column_not_found: ['Kolonnen findes ikke i filen.', 'The column does not exist in the file.'],
-    header_not_found: ['Ingen kolonne har denne overskrift.', 'No column has this header.'],
+    no_header_row: [
+      'Filen har ingen overskriftsrække; angiv kolonnen med nummer (0 er den første).',
+      'The file has no header row; give the column by index (0 is the first).',
+    ],
+    no_columns_mapped: ['Mindst ét felt skal knyttes til en kolonne.', 'At least one field must be mapped to a column.'],
     header_row_out_of_range: ['Overskriftsrækken findes ikke i filen.', 'The header row does not exist in the file.'],
   };
   const [da, en] = texts[code] ?? ['Kolonnen kan ikke bruges.', 'The column cannot be used.'];
@@ -55,7 +59,7 @@ export function apiErrorOfIngest(error: unknown): unknown {
     });
   }
   if (error instanceof ColumnMappingError) {
-    return validationFailed(error.issues.map((i: { path: string; code: string }) => mappingIssue(i.path, i.code)));
+    return validationFailed(error.issues.map((i) => mappingIssue(i.path, i.code)));
   }
   if (error instanceof JobNotDraftError) {
     return new ApiError({ code: 'conflict', messageKey: 'job_not_draft', details: { reason: 'job_not_draft', status: error.status } });
@@ -89,7 +93,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
       })));
     }
     const locale = localeFrom(request.headers['accept-language']);
-    const upload = await readUpload(request, jobsCtx.spoolDir);
+    const upload = await readUpload(request, jobsCtx.spoolDir, jobsCtx.maxUploadBytes);
     let outcome;
     try {
       const fingerprint = createHash('sha256')

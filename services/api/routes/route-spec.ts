@@ -30,6 +30,7 @@ export interface CheckJobsContext {
   /** Publishes JobStateChanged on DELETE; absent: nothing is published. */
   events?: Pick<PipelineEvents, 'publish'>;
   maxBodyBytes: number;
+  maxUploadBytes: number;
   clock: () => Date;
 }
 

@@ -84,7 +84,7 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
   const starting = new Set<string>();
 
   function previewOf(cells: Cells[], mapping: ReturnType<typeof resolveColumnMapping> | null, spec: JobSpec): PreviewRow[] {
-    const people = cells.map((row, i) => (mapping ? personOfRow(row, mapping, i) : {}));
+    const people = cells.map((row, i) => (mapping ? personOfRow(row, mapping, i, true) : {}));
     const results = deps.checkPreview(people, spec.mode, {
       policy: spec.policy ?? spec.options?.policy ?? 'standard',
       stopLevel: spec.options?.stop_level ?? spec.org.stop_level ?? 1,

@@ -8,7 +8,7 @@ import type { PersonInput } from '../../domain/types.ts';
 import { JobInputError, jobInputIssue } from '../jobs/errors.ts';
 import type { SpoolRow } from '../jobs/spool.ts';
 import { personFromCells, type ResolvedColumnMapping, type TableSource } from '../files/index.ts';
-import { isBlankRow, type Cells } from './table-summary.ts';
+import type { Cells } from './table-summary.ts';
 
 const BATCH_ROWS = 1000;
 /** DECISIONS §11: every string field at most 200 characters. */
@@ -20,27 +20,31 @@ const PERSON_FIELDS = [
   'kvhx', 'phone',
 ] as const satisfies ReadonlyArray<keyof PersonInput>;
 
-/** The PersonInput of one data row (row = 0-based data row, for the error path). */
-export function personOfRow(cells: Cells, mapping: ResolvedColumnMapping, row: number): PersonInput {
+/**
+ * The PersonInput of one data row (row = 0-based data row, for the error path). `lenient` (the
+ * draft's preview) cuts an over-long value instead of refusing: the draft still shows the file,
+ * and the start, which reads every row with the final mapping, refuses it.
+ */
+export function personOfRow(cells: Cells, mapping: ResolvedColumnMapping, row: number, lenient = false): PersonInput {
   const mapped = personFromCells(cells, mapping) as Record<string, string | undefined>;
   const person: PersonInput = {};
   for (const field of PERSON_FIELDS) {
     const value = mapped[field];
     if (value === undefined || value === '') continue;
-    if (value.length > MAX_FIELD_CHARS) throw new JobInputError([jobInputIssue(`rows[${row}].${field}`, 'value_too_long')]);
-    person[field] = value;
+    if (value.length > MAX_FIELD_CHARS && !lenient) throw new JobInputError([jobInputIssue(`rows[${row}].${field}`, 'value_too_long')]);
+    person[field] = value.length > MAX_FIELD_CHARS ? value.slice(0, MAX_FIELD_CHARS) : value;
   }
   return person;
 }
 
-/** Every data row after `headerRow` (blank rows skipped), in batches for spoolRows. */
+/** Every data row after `headerRow` (openTable yields no blank rows), in batches for spoolRows. */
 export async function* spoolRowsOf(table: TableSource, mapping: ResolvedColumnMapping, headerRow: number): AsyncGenerator<SpoolRow[]> {
   let index = 0;
   let row = 0;
   let batch: SpoolRow[] = [];
   for await (const cells of table.rows()) {
     const at = index++;
-    if (at <= headerRow || isBlankRow(cells)) continue;
+    if (at <= headerRow) continue;
     batch.push({ person: personOfRow(cells, mapping, row), cells });
     row += 1;
     if (batch.length >= BATCH_ROWS) {

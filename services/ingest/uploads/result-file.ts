@@ -62,5 +62,9 @@ export async function streamResultFile(
       cursor = page.next_cursor;
     } while (cursor !== null);
   }
-  await writeResultFile(out, { format: spec.format, ...(spec.csv ? { csv: spec.csv } : {}), header: inputHeader(job), locale: options.locale }, rows());
+  await writeResultFile(
+    out,
+    { format: spec.format, ...(spec.csv ? { csv: spec.csv } : {}), header: inputHeader(job), columnCount: json ? 1 : job.columns.length, locale: options.locale },
+    rows(),
+  );
 }

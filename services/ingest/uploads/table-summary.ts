@@ -29,15 +29,9 @@ export interface TableSummary {
   preview: Cells[];
 }
 
-/** A row with no text in any cell is no row (spreadsheets end in empty formatted rows). */
-export function isBlankRow(cells: Cells): boolean {
-  for (const cell of cells) if (cell !== null && cell.trim() !== '') return false;
-  return true;
-}
-
 /**
- * Where the header is: `header_row` of the mapping (DECISIONS: default 0). A guessed mapping of a
- * header-less file says so with `header_row: -1`-like absence, see headerRowOf in files.
+ * Where the header is: `header_row` of the mapping (api-v2 ColumnMapping: default 0), counted
+ * among the rows openTable yields (blank rows are not yielded); -1 (NO_HEADER_ROW): none.
  */
 export function headerRowOf(mapping: ColumnMapping | null): number {
   const row = mapping?.header_row;
@@ -65,7 +59,7 @@ export async function summariseTable(table: TableSource, given: ColumnMapping | 
     for (let i = 0; i < head.length; i++) countRow(head[i], i);
   };
   const countRow = (cells: Cells, at: number) => {
-    if (at <= headerRow || isBlankRow(cells)) return;
+    if (at <= headerRow) return;
     rowCount += 1;
     if (preview.length < PREVIEW_ROWS) preview.push(cells);
   };
