@@ -8,6 +8,8 @@ import { sweepDraftFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
+import { createCertificateKeys, type CertificateKeys } from './platform/keys/certificate-keys.ts';
+import { createCursorSeal } from './platform/keys/cursor-seal.ts';
 import type { Logger } from './platform/logger.ts';
 import type { Platform } from './platform/open-platform.ts';
 import { createPipelineEvents } from './pipeline/events.ts';
@@ -53,6 +55,14 @@ export function createServiceContext(platform: Platform, config: Config, logger:
   return { platform, config, logger, overrides, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
 }
 
+/** The certificate keys of a platform: CERTIFICATE_KEYS when configured, else the store's. */
+export function certificateKeysOf(context: Pick<ServiceContext, 'platform' | 'config'>): CertificateKeys {
+  return createCertificateKeys({
+    keyring: context.platform.keys,
+    ...(context.config.CERTIFICATE_KEYS ? { configured: context.config.CERTIFICATE_KEYS } : {}),
+  });
+}
+
 export interface RunningApi extends RunningService {
   app: FastifyInstance;
   address: string;
@@ -94,12 +104,14 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     activeIndex,
     idempotency: platform.idempotency,
     events,
+    certificates: certificateKeysOf(context),
     checkJobs: {
       jobs: platform.jobs,
       events,
       callbackAllowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
       spoolDir,
       draftDir,
+      cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
     },
   });
@@ -140,6 +152,7 @@ export async function startMatcher(context: ServiceContext): Promise<RunningServ
 
 export async function startProjection(context: ServiceContext): Promise<RunningService> {
   const { platform, config, logger } = context;
+  const certificates = certificateKeysOf(context);
   const service = createProjectionService({
     log: platform.log,
     registry: platform.registry,
@@ -157,6 +170,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     countIntervalMs: config.PROJECTION_COUNT_INTERVAL_MS,
     retentionIntervalMs: config.RETENTION_SWEEP_SECONDS * 1000,
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
+    signCertificate: (claims) => certificates.sign(claims),
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };

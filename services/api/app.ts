@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
+import type { CertificateKeys } from '../platform/keys/certificate-keys.ts';
+import { createCursorSeal, type CursorSeal } from '../platform/keys/cursor-seal.ts';
+import { createEmbeddedKeyRing } from '../platform/store/embedded/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
@@ -21,6 +24,7 @@ import { createErrorHandler } from './error-handler.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
 import { MAX_UPLOAD_BYTES } from './jobs/read-upload.ts';
+import { MAX_CERTIFICATE_LENGTH } from './routes/certificates.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
@@ -40,6 +44,8 @@ export interface ApiDeps {
   events?: Pick<PipelineEvents, 'publish'>;
   /** Asynchronous check jobs; without it the /v2/check-jobs routes are not registered. */
   checkJobs?: CheckJobsDeps;
+  /** Job certificate keys; without them /v2/certificates and the JWKS are not registered. */
+  certificates?: CertificateKeys;
 }
 
 export interface CheckJobsDeps {
@@ -60,6 +66,8 @@ export interface CheckJobsDeps {
   callbackLookup?: LookupAll;
   /** Rows per checks.rows message; default 2,000. */
   chunkRows?: number;
+  /** Seals results cursors; default a secret of this process only (an in-memory key ring). */
+  cursors?: CursorSeal;
 }
 
 /** The default request body limit; POST /v2/checks raises its own to 5 MB (DECISIONS §11). */
@@ -81,6 +89,9 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     genReqId: () => randomUUID(),
     bodyLimit: DEFAULT_BODY_LIMIT,
     return503OnClosing: false,
+    // A certificate token travels in the path (GET /v2/certificates/{token}); fastify's default
+    // of 100 characters would make every real token a 404.
+    routerOptions: { maxParamLength: MAX_CERTIFICATE_LENGTH },
     // Errors found before routing (a malformed URL) get the contract's body too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });
@@ -130,7 +141,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     clock,
     ...(deps.events ? { events: deps.events } : {}),
   };
-  registerRoutes(app, context, deps.checkJobs ? checkJobsContext(deps, deps.checkJobs, clock) : undefined);
+  registerRoutes(app, context, deps.checkJobs ? checkJobsContext(deps, deps.checkJobs, clock) : undefined, deps.certificates);
   return app;
 }
 
@@ -170,5 +181,6 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
     maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
     clock,
+    cursors: jobsDeps.cursors ?? createCursorSeal({ keyring: createEmbeddedKeyRing(openEmbeddedDatabase(':memory:')) }),
   };
 }

@@ -70,6 +70,18 @@ const catalog = {
     da: 'Der er endnu ingen aktiv version af listen. Prøv igen senere.',
     en: 'No list version is active yet. Try again later.',
   },
+  certificate_malformed: {
+    da: 'Certifikatet kan ikke læses: det er ikke et certifikat fra denne tjeneste.',
+    en: 'The certificate cannot be read: it is not a certificate from this service.',
+  },
+  certificate_unknown_key: {
+    da: 'Certifikatet er underskrevet med en nøgle, som denne tjeneste ikke kender. Det er ikke gyldigt.',
+    en: 'The certificate is signed with a key this service does not know. It is not valid.',
+  },
+  certificate_signature_invalid: {
+    da: 'Certifikatets underskrift passer ikke: certifikatet er ændret efter udstedelsen og er ikke gyldigt.',
+    en: 'The certificate signature does not match: it was changed after it was issued and is not valid.',
+  },
   internal_error: {
     da: 'Der opstod en intern fejl. Oplys request_id, hvis du kontakter os.',
     en: 'An internal error occurred. Quote the request_id if you contact us.',

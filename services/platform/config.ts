@@ -64,6 +64,14 @@ export const configSchema = z.object({
    * when unset. API processes serving the same jobs must share it.
    */
   UPLOAD_DIR: z.string().min(1).optional(),
+  // Keys (docs/privacy-and-proof.md).
+  /**
+   * Job certificate keys, comma-separated base64url DER Ed25519: the first (PKCS#8 private) signs,
+   * the rest (private or SPKI public) only verify. Unset: keys live in the store (KeyRing).
+   */
+  CERTIFICATE_KEYS: z.string().regex(/^[A-Za-z0-9_-]+( *, *[A-Za-z0-9_-]+)*$/, 'comma-separated base64url DER keys').optional(),
+  /** HMAC secret of results cursors, shared by every API process; unset: a key of the store. */
+  CURSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ListNotReadyError, JobInputError } from '../../ingest/jobs/errors.ts';
+import { InvalidSealError } from '../../platform/keys/cursor-seal.ts';
 import { InvalidCursorError } from '../../platform/store/job-results.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
@@ -260,16 +261,18 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     }
     let page;
     try {
-      page = await jobs.readResults(job.id, { cursor: parsed.data.cursor ?? null, limit: parsed.data.limit });
+      // The seal (HMAC) proves the cursor was made here for this job; the store checks its shape.
+      const cursor = parsed.data.cursor ? await jobsCtx.cursors.open(job.id, parsed.data.cursor) : null;
+      page = await jobs.readResults(job.id, { cursor, limit: parsed.data.limit });
     } catch (error) {
-      if (!(error instanceof InvalidCursorError)) throw error;
+      if (!(error instanceof InvalidCursorError) && !(error instanceof InvalidSealError)) throw error;
       throw validationFailed([{ path: 'cursor', describe: (l) => (l === 'da' ? 'Ugyldig cursor for dette job.' : 'Invalid cursor for this job.') }]);
     }
     if (!job.list_version) throw new Error('a done job without a list version');
     const body: CheckJobResultsPage = {
       list_version: job.list_version,
       results: page.rows.map((row) => row.result),
-      next_cursor: page.next_cursor,
+      next_cursor: page.next_cursor === null ? null : await jobsCtx.cursors.seal(job.id, page.next_cursor),
     };
     return reply.code(200).send(body);
   });

@@ -4,6 +4,7 @@ import type { ActiveListIndex } from '../../lists/active-index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Ingest } from '../../ingest/index.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
+import type { CursorSeal } from '../../platform/keys/cursor-seal.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { Idempotency } from '../idempotency.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
@@ -32,6 +33,8 @@ export interface CheckJobsContext {
   maxBodyBytes: number;
   maxUploadBytes: number;
   clock: () => Date;
+  /** Seals and opens results cursors (HMAC). */
+  cursors: CursorSeal;
 }
 
 /** Response headers the OpenAPI document describes, by name. */

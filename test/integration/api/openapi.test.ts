@@ -33,9 +33,11 @@ describe('GET /v2/openapi.json', () => {
       if (spec.body) expect(op.requestBody).toBeDefined();
     }
     expect(doc.paths['/v2/openapi.json'].get.security).toEqual([]);
+    expect(doc.paths['/v2/.well-known/jwks.json'].get.security).toEqual([]);
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/v2/addresses/resolve', '/v2/check-jobs', '/v2/check-jobs/{id}', '/v2/check-jobs/{id}/file', '/v2/check-jobs/{id}/results',
-      '/v2/check-jobs/{id}/start', '/v2/checks', '/v2/list-versions/current', '/v2/openapi.json',
+      '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}',
+      '/v2/check-jobs/{id}/file', '/v2/check-jobs/{id}/results', '/v2/check-jobs/{id}/start', '/v2/checks',
+      '/v2/list-versions/current', '/v2/openapi.json',
     ]);
     // Files (DECISIONS §14): the multipart body, /start with an optional body, /file as csv or xlsx.
     const create = doc.paths['/v2/check-jobs'].post as { requestBody: { content: Record<string, { schema: Json & { properties: Record<string, Json> } }> } };
