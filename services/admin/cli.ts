@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const lines = await runAdminCommand(
-      { accounts: stores.accounts, lists: stores.lists, keys: stores.keys, logger },
+      { accounts: stores.accounts, lists: stores.lists, registers: stores.registers, keys: stores.keys, logger },
       group, action, args, parsed.values as Flags,
     );
     process.stdout.write(`${lines.join('\n')}\n`);

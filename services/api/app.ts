@@ -14,6 +14,9 @@ import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts
 import { createIngest, DEFAULT_SPOOL_DIR, ListNotReadyError } from '../ingest/index.ts';
 import { checkPerson, testModeCheck } from '../domain/index.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
+import type { ActiveRegister } from '../companies/active-register.ts';
+import type { CompanyIndex } from '../domain/index.ts';
+import type { PhoneDirectory } from '../phones/directory-port.ts';
 import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
 import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
@@ -42,6 +45,10 @@ export interface ApiDeps {
   idempotency?: IdempotencyStore;
   /** The event log (pipeline events). Without it no usage events are published. */
   events?: Pick<PipelineEvents, 'publish'>;
+  /** The active company register; without it live company checks answer 503. */
+  companyRegister?: Pick<ActiveRegister<CompanyIndex>, 'current'>;
+  /** The phone directory (file or HTTP adapter); without it live phone checks answer 503. */
+  phoneDirectory?: PhoneDirectory;
   /** Asynchronous check jobs; without it the /v2/check-jobs routes are not registered. */
   checkJobs?: CheckJobsDeps;
   /** Job certificate keys; without them /v2/certificates and the JWKS are not registered. */
@@ -140,6 +147,8 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     logger,
     clock,
     ...(deps.events ? { events: deps.events } : {}),
+    ...(deps.companyRegister ? { companyRegister: deps.companyRegister } : {}),
+    ...(deps.phoneDirectory ? { phoneDirectory: deps.phoneDirectory } : {}),
   };
   registerRoutes(app, context, deps.checkJobs ? checkJobsContext(deps, deps.checkJobs, clock) : undefined, deps.certificates);
   return app;

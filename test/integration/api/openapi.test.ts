@@ -37,7 +37,7 @@ describe('GET /v2/openapi.json', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}',
       '/v2/check-jobs/{id}/file', '/v2/check-jobs/{id}/results', '/v2/check-jobs/{id}/start', '/v2/checks',
-      '/v2/list-versions/current', '/v2/openapi.json',
+      '/v2/company-checks', '/v2/list-versions/current', '/v2/openapi.json', '/v2/phone-checks',
     ]);
     // Files (DECISIONS §14): the multipart body, /start with an optional body, /file as csv or xlsx.
     const create = doc.paths['/v2/check-jobs'].post as { requestBody: { content: Record<string, { schema: Json & { properties: Record<string, Json> } }> } };
@@ -55,6 +55,15 @@ describe('GET /v2/openapi.json', () => {
     expect(file.parameters.map((p) => p.name)).toContain('format');
     const mapping = doc.components.schemas.ColumnMapping as { properties: Record<string, Json> };
     expect(mapping.properties.header_row).toMatchObject({ minimum: -1 });
+    // Company and phone checks: the contract's limits and the 403 of the add-on.
+    const companies = doc.components.schemas.CreateCompanyChecksRequest as { properties: { companies: Json } };
+    expect(companies.properties.companies).toMatchObject({ minItems: 1, maxItems: 1000 });
+    const phones = doc.components.schemas.CreatePhoneChecksRequest as { properties: { phones: Json } };
+    expect(phones.properties.phones).toMatchObject({ minItems: 1, maxItems: 500 });
+    for (const name of ['CompanyInput', 'CompanyCheckResult', 'PhoneInput', 'PhoneLookup']) expect(doc.components.schemas[name], name).toBeDefined();
+    for (const path of ['/v2/company-checks', '/v2/phone-checks']) {
+      expect(Object.keys((doc.paths[path] as { post: { responses: object } }).post.responses)).toContain('403');
+    }
 
     for (const name of ['PersonInput', 'CheckResult', 'Match', 'ResolvedAddress', 'ListVersionRef', 'Error', 'CreateChecksRequest', 'CreateChecksResponse', 'ResolveAddressesRequest', 'ResolveAddressesResponse', 'MatchPolicy', 'Status', 'Reason']) {
       expect(doc.components.schemas[name], name).toBeDefined();
