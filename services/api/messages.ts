@@ -55,6 +55,10 @@ const catalog = {
     en: 'The phone directory is not answering right now. Try again later.',
   },
   not_found: { da: 'Ressourcen findes ikke.', en: 'The resource was not found.' },
+  method_not_allowed: {
+    da: 'Metoden kan ikke bruges på denne adresse. Se Allow-headeren.',
+    en: 'The method is not allowed on this path. See the Allow header.',
+  },
   idempotency_in_flight: {
     da: 'En forespørgsel med samme Idempotency-Key er stadig i gang. Prøv igen om lidt.',
     en: 'A request with the same Idempotency-Key is still in progress. Try again shortly.',
