@@ -1,3 +1,4 @@
+import { createActiveAddressRegister } from './addresses/active-register.ts';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
@@ -55,9 +56,10 @@ export interface ServiceOverrides {
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
+  const addresses = createActiveAddressRegister({ store: platform.addresses, logger });
   return {
     platform, config, logger, overrides,
-    activeIndex: createActiveListIndex({ listStore: platform.lists, logger }),
+    activeIndex: createActiveListIndex({ listStore: platform.lists, logger, addresses }),
     registers: createRegisters(platform.registers, logger, config),
   };
 }

@@ -40,7 +40,7 @@ export interface ApiDeps {
   accounts: AccountStore;
   lists: ListStore;
   /** The in-memory index of the active cpr list version; the API only reads `current()`. */
-  activeIndex: Pick<ActiveListIndex, 'current'>;
+  activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
   clock?: () => Date;
   /** Where Idempotency-Key responses are remembered; default an in-memory sqlite (this process only). */
   idempotency?: IdempotencyStore;

@@ -4,6 +4,8 @@ import { createClickHouseConnection, type ClickHouseConnection } from '../../ser
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { createClickHouseKeyRing } from '../../services/platform/store/clickhouse/keyring.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
+import { createClickHouseAddressStore } from '../../services/platform/store/clickhouse/addresses.ts';
+import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
 import { createClickHouseRegisterStore } from '../../services/platform/store/clickhouse/registers.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
 import { statement } from '../../services/platform/store/clickhouse/sql.ts';
@@ -51,6 +53,11 @@ accountsStoreContract('clickhouse', async () => {
 listsStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('lists');
   return { store: createClickHouseListStore(conn), reopen: async () => createClickHouseListStore(reopen()), close };
+});
+
+addressesStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('addresses');
+  return { store: createClickHouseAddressStore(conn), reopen: async () => createClickHouseAddressStore(reopen()), close };
 });
 
 registersStoreContract('clickhouse', async () => {

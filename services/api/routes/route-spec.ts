@@ -17,7 +17,8 @@ export interface RouteContext {
   authenticate: (request: FastifyRequest) => Promise<void>;
   rateLimiter: RateLimiter;
   idempotency: Idempotency;
-  activeIndex: Pick<ActiveListIndex, 'current'>;
+  /** `addressRegister` (issue 13) is optional: without it, addresses are parsed only. */
+  activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
   logger: Logger;
   /** Publishes usage events of live checks; absent: none are published. */
   events?: Pick<PipelineEvents, 'publish'>;
