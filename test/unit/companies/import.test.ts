@@ -61,6 +61,8 @@ describe('CVR extract import', () => {
     expect(records.some((r) => r.form === 'PMV' && r.owner)).toBe(true);
     expect(records.some((r) => r.form === 'PMV' && !r.owner)).toBe(true);
     expect(records.some((r) => r.protected)).toBe(true);
+    // Like the register, the generator never repeats a CVR.
+    expect(new Set(records.map((r) => r.cvr)).size).toBe(3000);
   });
 
   it('refuses an extract with unusable records, naming lines and reasons only, and seals nothing', async () => {
