@@ -3,6 +3,7 @@
 # a server already running and healthy costs one health check.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-for server in clickhouse kafka; do
+# dovecot before postfix: Postfix delivers into Dovecot over LMTP.
+for server in clickhouse kafka sshd dovecot postfix; do
   bash "$here/$server.sh" start
 done
