@@ -7,7 +7,7 @@ import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
-import { createJobIntake } from '../ingest/jobs/intake.ts';
+import { createPeopleIngest } from '../ingest/index.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
 import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
@@ -128,7 +128,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
 }
 
 function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => Date) {
-  const intake = createJobIntake({
+  const { intake } = createPeopleIngest({
     jobs: jobsDeps.jobs,
     events: jobsDeps.events,
     currentListVersion: () => {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Locale } from '../domain/types.ts';
 import type { IssueRef } from './errors.ts';
-import { safeFieldName } from './intake/errors.ts';
+import { safeFieldName } from '../ingest/people/errors.ts';
 
 type Path = ReadonlyArray<PropertyKey>;
 

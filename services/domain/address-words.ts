@@ -34,8 +34,10 @@ export function abbreviationOf(word: string): { norm: string; display: string } 
 
 /** Floor words → canonical floor: 'st' ground, 'kl' basement. */
 const FLOOR_WORDS: Record<string, string> = {
-  st: 'st', stuen: 'st', stue: 'st', parterre: 'st', pt: 'st',
-  kl: 'kl', kld: 'kl', kaelder: 'kl', kaelderen: 'kl',
+  st: 'st', stuen: 'st', stue: 'st', stueplan: 'st', stueetage: 'st', parterre: 'st', pt: 'st',
+  kl: 'kl', kld: 'kl', kaelder: 'kl', kaelderen: 'kl', kaelderplan: 'kl', kaelderetage: 'kl',
+  // DAR's lower basements ("k2" is the second floor below ground).
+  k1: 'kl', k2: 'k2', k3: 'k3', k4: 'k4', k5: 'k5', k6: 'k6', k7: 'k7', k8: 'k8', k9: 'k9',
 };
 
 /** Door words → canonical door. */
@@ -111,6 +113,20 @@ export function doorOf(token: string): string | null {
   if (FILLER_WORDS[token] === true) return null;
   if (isDigits(token)) return token.length <= 4 ? dropLeadingZeros(token) : null;
   return token.length <= 4 ? token : null;
+}
+
+/**
+ * A word that cannot be a floor or a door: letters only, three or more of them, and none of the
+ * floor, door or filler words. In the unit part it starts a supplementary town name ("Skeevej 39,
+ * Skee, 4370 Store Merløse"); DAR's doors of letters are one or two letters ("a", "tv").
+ */
+export function isTownWord(token: string): boolean {
+  return token.length >= 3 && isLetters(token) && FLOOR_WORDS[token] === undefined &&
+    DOOR_WORDS[token] === undefined && FILLER_WORDS[token] !== true && gluedFloorDoor(token) === null;
+}
+
+export function isFloorOrDoorWord(token: string): boolean {
+  return FLOOR_WORDS[token] !== undefined || DOOR_WORDS[token] !== undefined;
 }
 
 export function isFiller(token: string): boolean {

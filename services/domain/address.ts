@@ -1,6 +1,6 @@
 import {
   ROMAN_NUMERALS, abbreviationOf, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller,
-  isFiller, isNumeralPossessive, isStreetOrdinal, postalFirstEnd,
+  isFiller, isNumeralPossessive, isStreetOrdinal, isTownWord, postalFirstEnd,
 } from './address-words.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
 import { newTokens, tokenize, type Tokens } from './normalize.ts';
@@ -29,7 +29,7 @@ export interface ParsedAddress {
   cityDisplay: string | null;
   /** street (without spaces) | house number | postal code; null when only a kvhx was given. */
   buildingKey: string | null;
-  /** floor|door; '' for a building without floor and door (one unit). */
+  /** floor|door; '' for a building without floor and door (one unit); see unitKeyOf. */
   unitKey: string;
   /** First 12 characters of the canonical kvhx (kommune, vej, husnummer). */
   kvhxBuilding: string | null;
@@ -51,6 +51,9 @@ interface Line {
   postalCode: string | null;
   cityFrom: number;
   cityTo: number;
+  /** Supplementary town name, tokens [townFrom, townTo) (empty when none). */
+  townFrom: number;
+  townTo: number;
 }
 
 /**
@@ -102,8 +105,56 @@ function displayOf(s: string, t: Tokens, from: number, to: number, expand: boole
   return out;
 }
 
-/** Floor and door from tokens [from, to): "3 tv", "st th", "1 sal", "kl", "tv", "2 1". */
-function unitOf(t: Tokens, from: number, to: number): { floor: string | null; door: string | null } {
+/**
+ * Where a supplementary town name starts among the unit tokens [from, to) ("Skeevej 39B, st., Skee,
+ * 4370 Store Merløse"), or `to` when there is none. It starts at its first word that cannot be a
+ * floor or door (isTownWord); when that word's comma-delimited part holds only words ("Nr.
+ * Asmindrup", "St. Rørbæk"), at the start of that part.
+ */
+function townStart(s: string, t: Tokens, from: number, to: number): number {
+  for (let j = from; j < to; j++) {
+    if (!isTownWord(t.norm[j])) continue;
+    let k = j;
+    let lettersOnly = true;
+    while (k > from && !s.slice(t.end[k - 1], t.start[k]).includes(',')) {
+      k--;
+      if (!isLettersOnly(t.norm[k])) lettersOnly = false;
+    }
+    if (lettersOnly && s.slice(t.end[k - 1], t.start[k]).includes(',')) return k;
+    k = j;
+    while (k > from && isFiller(t.norm[k - 1]) && !isDoorFiller(t.norm[k - 1])) k--;
+    return k;
+  }
+  return to;
+}
+
+function isLettersOnly(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c < 97 || c > 122) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether the number at token i is a floor. The register writes a floor with a full stop ("1.",
+ * "1. th") and a lone number as the door ("Tofthøjvej 20, 1, 4130 Viby Sjælland" is door 1): a
+ * number is a floor when a full stop, "sal"/"etage" or a door follows it, or when `loneIsFloor`
+ * (the `floor` field of an address given in parts). "0" is always the ground floor (§1).
+ */
+function numberIsFloor(s: string, t: Tokens, i: number, to: number, loneIsFloor: boolean): boolean {
+  if (loneIsFloor || t.norm[i] === '0' || t.norm[i] === '00') return true;
+  if (s.charCodeAt(t.end[i]) === 46 /* . */) return true;
+  return i + 1 < to;
+}
+
+/**
+ * Floor and door from tokens [from, to): "3 tv", "st th", "1 sal", "kl", "tv", "2 1", "1" (a door,
+ * see numberIsFloor).
+ */
+function unitOf(
+  s: string, t: Tokens, from: number, to: number, loneIsFloor: boolean,
+): { floor: string | null; door: string | null } {
   let i = from;
   let doorFollows = false; // "lejl. 12", "dør 3": a number after these is a door, not a floor
   while (i < to && isFiller(t.norm[i])) doorFollows = isDoorFiller(t.norm[i++]);
@@ -111,6 +162,7 @@ function unitOf(t: Tokens, from: number, to: number): { floor: string | null; do
   if (i < to && !doorFollows) {
     const token = t.norm[i];
     floor = floorOf(token);
+    if (floor !== null && isDigits(token) && !numberIsFloor(s, t, i, to, loneIsFloor)) floor = null;
     if (floor !== null) {
       i++;
     } else {
@@ -162,10 +214,13 @@ function parseLine(s: string, t: Tokens, from: number): Line | null {
   }
   let cityTo = n;
   while (cityTo > p + 1 && NO_COUNTRY[t.norm[cityTo - 1]] === true) cityTo--;
-  const unit = unitOf(t, k, p < 0 ? n : p);
+  const unitTo = p < 0 ? n : p;
+  const townFrom = townStart(s, t, k, unitTo);
+  const unit = unitOf(s, t, k, townFrom, false);
   return {
     streetFrom: from, streetTo, houseNumber, floor: unit.floor, door: unit.door,
     postalCode: p < 0 ? null : t.norm[p], cityFrom: p < 0 ? n : p + 1, cityTo: p < 0 ? n : cityTo,
+    townFrom, townTo: unitTo,
   };
 }
 
@@ -185,10 +240,21 @@ function build(
     streetKey: street === null || street.key === '' ? null : street.key,
     houseNumber, floor, door, postalCode, city, streetDisplay, cityDisplay,
     buildingKey: hasText ? street.key + '|' + houseNumber + '|' + postalCode : null,
-    unitKey: floor === null && door === null ? '' : (floor ?? '') + '|' + (door ?? ''),
+    unitKey: unitKeyOf(floor, door),
     kvhxBuilding: kvhx === null ? null : kvhx.slice(0, KVHX_BUILDING_LENGTH),
     kvhxUnit: kvhx === null ? null : kvhx.slice(KVHX_BUILDING_LENGTH),
   };
+}
+
+/**
+ * floor|door, '' for none. A unit named by one number alone, floor ("1.") or door ("1"), has one
+ * key: people write "Vej 20, 1" for both, so the two must not be told apart (a wrong "other unit"
+ * would let a list member through at stop level 5).
+ */
+export function unitKeyOf(floor: string | null, door: string | null): string {
+  if (floor === null) return door === null ? '' : isDigits(door) ? '~' + door : '|' + door;
+  if (door === null) return isDigits(floor) ? '~' + floor : floor + '|';
+  return floor + '|' + door;
 }
 
 function cityOf(s: string, t: Tokens, from: number, to: number): { norm: string | null; display: string | null } {
@@ -252,7 +318,9 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   let t = tokenize(streetText, tokens);
   if (numberText.trim() === '' && t.count > 1) {
     // The street field holds the whole line ("Gl. Kongevej 12A, 3. tv"): read it as one.
-    return fromLine([streetText, text(a.floor), text(a.door)].join(' '), kvhx, a);
+    // A floor field of digits is a floor: written with its full stop so the line reads it as one.
+    const floorText = text(a.floor).trim();
+    return fromLine([streetText, isDigits(floorText) ? floorText + '.' : floorText, text(a.door)].join(' '), kvhx, a);
   }
   const street = streetOf(t, 0, t.count);
   const streetDisplay = t.count > 0 ? displayOf(streetText, t, 0, t.count, true) : null;
@@ -262,8 +330,9 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   if (houseNumber !== null && t.count > 1 && t.norm[1].length === 1 && isDigits(houseNumber)) {
     houseNumber += t.norm[1];
   }
-  t = tokenize(text(a.floor), tokens);
-  const floorUnit = unitOf(t, 0, t.count);
+  const floorText = text(a.floor);
+  t = tokenize(floorText, tokens);
+  const floorUnit = unitOf(floorText, t, 0, t.count, true);
   t = tokenize(text(a.door), tokens);
   const door = doorFrom(t, 0, t.count);
 

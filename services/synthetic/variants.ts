@@ -27,6 +27,7 @@ export const VARIATION_KINDS = [
   'unit_omitted', // floor and door left out: the building matches, the unit cannot (level 4 at best)
   'given_name_initial', // "A. Hansen": the given name cannot agree (level 2 at best)
   'street_typo', // two letters swapped, one dropped or doubled (streets of 5 letters or more are corrected)
+  'supplementary_town', // the register's supplementary town name before the postal code: "…, st., Skee, 4370 …"
   'mixed',
 ] as const;
 
@@ -59,6 +60,8 @@ interface Style {
   unitText: ((floor: string, door: string) => string) | null;
   withKvhx: boolean;
   withoutPostalCode: boolean;
+  /** A supplementary town name written after the unit (the register's own form). */
+  town: string | null;
   textEdits: ((text: string, rng: Rng) => string)[];
 }
 
@@ -117,6 +120,7 @@ export function variantOf(entry: ListEntry, rng: Rng, kind?: VariationKind): Per
     unitText: null,
     withKvhx: false,
     withoutPostalCode: false,
+    town: null,
     textEdits: [],
   };
   const chosen = kind ?? rng.pick(VARIATION_KINDS);
@@ -195,6 +199,9 @@ function applyKind(kind: VariationKind, p: Parts, s: Style, rng: Rng): void {
     case 'street_typo':
       p.street = withTypo(p.street, rng);
       return;
+    case 'supplementary_town':
+      s.town = rng.pick(SUPPLEMENTARY_TOWNS);
+      return;
   }
 }
 
@@ -214,7 +221,7 @@ function render(p: Parts, s: Style, rng: Rng): PersonInput {
     if (p.floor !== '') person.floor = s.unitText ? unitFloorOnly(s.unitText(p.floor, '')) : p.floor;
     if (p.door !== '') person.door = p.door;
   } else {
-    const line = `${p.street} ${house}${unit === '' ? '' : `, ${unit}`}`;
+    const line = `${p.street} ${house}${unit === '' ? '' : `, ${unit}`}${s.town === null ? '' : `, ${s.town}`}`;
     person.address = s.addressForm === 'one_line' ? `${line}, ${p.postal_code} ${p.city}` : line;
   }
   if (s.addressForm === 'one_line') {
@@ -285,8 +292,18 @@ const UNIT_SPELLINGS: readonly ((floor: string, door: string) => string)[] = [
   (f, d) => (/^\d+$/.test(f) ? `${f}. sal ${d}` : `${f}. ${d}`), // "1. sal tv"
   (f, d) => (/^\d+$/.test(f) ? `${f}. sal, ${d}.` : `${f}., ${d}.`), // "1. sal, tv."
   (f, d) => `${f === 'st' ? 'stuen' : f === 'kl' ? 'kælder' : `${f}.`} ${d}`, // "stuen th"
+  (f, d) => `${f === 'st' ? 'stuePlan' : f === 'kl' ? 'kld.' : `${f}.`}${d === '' ? '' : ` ${d}`}`, // "stuePlan th"
   (f, d) => `${f === 'st' ? '0' : f}, ${d.toUpperCase()}`, // "0, TH"
   (f, d) => `${f}. ${/^(tv|th)$/.test(d) ? `${d[0]}.${d[1]}.` : d}`, // "1. t.v."
+];
+
+/**
+ * Real supplementary town names (DAR SupplerendeBynavn), including the forms that look like a door
+ * (four letters) or start with an abbreviation ("Nr.", "St.").
+ */
+const SUPPLEMENTARY_TOWNS: readonly string[] = [
+  'Skee', 'Bred', 'Tved', 'Kås', 'Ålum', 'Nr. Asmindrup', 'St. Rørbæk', 'Sdr. Bjert', 'Vester Skerninge',
+  'Over Jerstal', 'Øster Hurup', 'Gl. Rye', 'Ll. Næstved', 'Hedehusene', 'Tune',
 ];
 
 const HOUSE_LETTER_SPELLINGS: readonly ((number: string, letter: string) => string)[] = [

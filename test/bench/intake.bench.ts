@@ -5,7 +5,7 @@
  * Run alone: `npm exec -- node test/bench/intake.bench.ts`.
  */
 import type { Bench, BenchSection } from './types.ts';
-import { readPeopleFromJson, readPeopleFromNdjson } from '../../services/api/intake/index.ts';
+import { readPeopleFromJson, readPeopleFromNdjson } from '../../services/ingest/people/index.ts';
 
 const PEOPLE = 1_000_000;
 const BLOCK_PEOPLE = 10_000;

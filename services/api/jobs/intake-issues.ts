@@ -1,5 +1,5 @@
 import type { Locale } from '../../domain/types.ts';
-import type { IntakeError, IntakeErrorCode } from '../intake/index.ts';
+import type { IntakeError, IntakeErrorCode } from '../../ingest/people/index.ts';
 import { ApiError } from '../errors.ts';
 
 /** Issue texts for a streamed body, in the same voice as zod-issues.ts; never a value. */

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { PersonInput } from '../../domain/types.ts';
 import type { JobIntake } from '../../ingest/jobs/intake.ts';
 import type { SpooledPeople } from '../../ingest/jobs/spool.ts';
-import { IntakeError, readPeopleFromJson, readPeopleFromNdjson } from '../intake/index.ts';
+import { IntakeError, readPeopleFromJson, readPeopleFromNdjson } from '../../ingest/people/index.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import { MatchPolicySchema } from '../schemas/enums.ts';

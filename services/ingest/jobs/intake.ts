@@ -12,7 +12,9 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emptyLevelCounts, type CheckJobOptions, type JobSource } from '../../domain/check-job.ts';
+import {
+  emptyLevelCounts, type CheckJobOptions, type ColumnMapping, type JobSource, type PreviewRow,
+} from '../../domain/check-job.ts';
 import { TEST_LIST_VERSION } from '../../domain/index.ts';
 import type { ListVersionRef, Locale, MatchPolicy, PersonInput } from '../../domain/types.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -20,7 +22,7 @@ import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import { toAvroPerson, type PipelineEvent, type PipelineEvents } from '../../pipeline/events.ts';
 import { JobInputError, jobInputIssue, ListNotReadyError, type JobInputIssue } from './errors.ts';
-import { spoolPeople, type SpooledPeople } from './spool.ts';
+import { spoolPeople, spoolRows, type SpooledPeople, type SpoolRow } from './spool.ts';
 
 export const DEFAULT_CHUNK_ROWS = 2000;
 /**
@@ -78,6 +80,17 @@ export interface JobSpec {
   inputSha256?: string;
   filename?: string | null;
   file_format?: JobRecord['file_format'];
+  /** File input: the header row as read, and the mapping its rows were (or will be) read with. */
+  columns?: string[];
+  column_mapping?: ColumnMapping | null;
+}
+
+/** A file read but not started (DECISIONS §14): what the draft shows. */
+export interface DraftContent {
+  rowCount: number;
+  preview: PreviewRow[];
+  /** Hex SHA-256 of the file as uploaded. */
+  inputSha256: string;
 }
 
 /** The spool directory when none is configured. */
@@ -90,6 +103,17 @@ export interface JobIntake {
   commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord>;
   /** spool + commit + discard, for ingest paths without idempotency keys. */
   createJob(spec: JobSpec & { people: AsyncIterable<PersonInput[]> }): Promise<JobRecord>;
+  /** Spools rows that carry their file cells (see spoolRows). */
+  spoolRows(rows: AsyncIterable<SpoolRow[]>): Promise<SpooledPeople>;
+  /** Creates a `draft` (nothing published, no intake open): checks the job's fields like commit. */
+  createDraft(spec: JobSpec, content: DraftContent): Promise<JobRecord>;
+  /**
+   * Moves a draft on (DECISIONS §7): checks the fields of `spec` (the draft's, with the start's
+   * changes), pins the list version, opens the intake, sets the job `queued` and publishes its
+   * rows from `spooled`, as commit does for a new job. The caller makes sure only one start of a
+   * job runs at a time.
+   */
+  startDraft(draft: JobRecord, spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord>;
 }
 
 const UNSUPPORTED_OPTIONS = ['check_companies', 'check_phones', 'use_private_list'] as const;
@@ -126,35 +150,31 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     return version;
   }
 
-  function newRecord(spooled: SpooledPeople, spec: JobSpec, version: ListVersionRef): JobRecord {
+  function newRecord(
+    rows: { rowCount: number; sha256: string },
+    spec: JobSpec,
+    version: ListVersionRef | null,
+    status: 'queued' | 'draft' = 'queued',
+  ): JobRecord {
     const now = clock();
-    const retentionDays = spec.options?.retention_days ?? spec.org.retention_days ?? 30;
-    const options: CheckJobOptions = {
-      check_people: true,
-      check_companies: false,
-      check_phones: false,
-      use_private_list: false,
-      ...spec.options,
-      policy: spec.policy ?? spec.options?.policy ?? 'standard',
-      stop_level: spec.options?.stop_level ?? spec.org.stop_level ?? 1,
-      retention_days: retentionDays,
-    };
+    const options = resolvedOptions(spec);
+    const retentionDays = options.retention_days as number;
     return {
       id: newId(),
       org_id: spec.org.id,
       mode: spec.mode,
       source: spec.source,
-      status: 'queued',
+      status,
       filename: spec.filename ?? null,
       file_format: spec.file_format ?? null,
-      row_count: spooled.rowCount,
+      row_count: rows.rowCount,
       processed_count: 0,
       allowed_count: 0,
       blocked_count: 0,
       manual_count: 0,
       level_counts: emptyLevelCounts(),
-      columns: [],
-      column_mapping: null,
+      columns: spec.columns ?? [],
+      column_mapping: spec.column_mapping ?? null,
       options,
       preview: [],
       price: null,
@@ -168,7 +188,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       callback: null,
       external_ref: spec.external_ref ?? null,
       key_hash: spec.keyHash,
-      input_sha256: spec.inputSha256 ?? spooled.sha256,
+      input_sha256: spec.inputSha256 ?? rows.sha256,
       updated_at: now.toISOString(),
     };
   }
@@ -210,7 +230,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     let row = 0;
     let pending: PipelineEvent[] = [];
     let pendingBytes = 0;
-    for await (const { people, bytes } of spooled.read({ maxRows: chunkRows, maxBytes: MAX_CHUNK_BYTES })) {
+    for await (const { people, cells, bytes } of spooled.read({ maxRows: chunkRows, maxBytes: MAX_CHUNK_BYTES })) {
       if (pending.length > 0 && pendingBytes + bytes > MAX_APPEND_BYTES) {
         await publish(pending);
         pending = [];
@@ -222,7 +242,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
         value: {
           job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy,
           stop_level: stopLevel, locale,
-          rows: people.map((person) => ({ row: row++, person: toAvroPerson(person), cells: null })),
+          rows: people.map((person, i) => ({ row: row++, person: toAvroPerson(person), cells: cells[i] })),
         },
       });
       chunk += 1;
@@ -249,9 +269,46 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     const version = pinnedVersion(spec.mode);
     const job = newRecord(spooled, spec, version);
     await deps.jobs.createJob(job);
+    return publishQueued(job, spooled, spec.locale);
+  }
+
+  async function createDraft(spec: JobSpec, content: DraftContent): Promise<JobRecord> {
+    await checkFields(spec);
+    const job = newRecord({ rowCount: content.rowCount, sha256: content.inputSha256 }, spec, null, 'draft');
+    job.preview = content.preview;
+    await deps.jobs.createJob(job);
+    logger.info({ job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count }, 'draft created');
+    return job;
+  }
+
+  async function startDraft(draft: JobRecord, spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
+    await checkFields(spec);
+    const version = pinnedVersion(spec.mode);
+    const options = resolvedOptions(spec);
+    const now = clock().toISOString();
+    // The intake opens before the job is queued: killed in between, an open intake of a draft is
+    // never listed (listStalledIntakes wants queued/running), while a queued job without an
+    // intake would never be swept.
+    await deps.jobs.touchIntake(draft.id, { at: now, closed: false });
+    const queued = await deps.jobs.updateJob(draft.id, {
+      status: 'queued',
+      list_version: version,
+      options,
+      column_mapping: spec.column_mapping ?? draft.column_mapping,
+      row_count: spooled.rowCount,
+      // The draft's preview was computed before the version was pinned; the done job gets its
+      // own from the stored results (cells included).
+      preview: [],
+      callback_url: spec.callback_url ?? draft.callback_url,
+    });
+    if (!queued) throw new Error('the draft disappeared while starting');
+    return publishQueued(queued, spooled, spec.locale);
+  }
+
+  async function publishQueued(job: JobRecord, spooled: SpooledPeople, locale: Locale): Promise<JobRecord> {
     const started = performance.now();
     try {
-      const chunks = await publishJob(job, spooled, spec.locale);
+      const chunks = await publishJob(job, spooled, locale);
       // Every row is on the log: the stalled-intake sweep must leave the job alone from now on.
       await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
       logger.info(
@@ -273,7 +330,10 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
 
   return {
     spool: (people) => spoolPeople(people, spoolDir),
+    spoolRows: (rows) => spoolRows(rows, spoolDir),
     commit,
+    createDraft,
+    startDraft,
     async createJob(spec) {
       const spooled = await spoolPeople(spec.people, spoolDir);
       try {
@@ -282,6 +342,20 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
         await spooled.discard();
       }
     },
+  };
+}
+
+/** The options a job stores: every default applied (see docs/architecture.md "Job intake"). */
+function resolvedOptions(spec: JobSpec): CheckJobOptions {
+  return {
+    check_people: true,
+    check_companies: false,
+    check_phones: false,
+    use_private_list: false,
+    ...spec.options,
+    policy: spec.policy ?? spec.options?.policy ?? 'standard',
+    stop_level: spec.options?.stop_level ?? spec.org.stop_level ?? 1,
+    retention_days: spec.options?.retention_days ?? spec.org.retention_days ?? 30,
   };
 }
 

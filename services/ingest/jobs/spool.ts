@@ -15,8 +15,19 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PersonInput } from '../../domain/types.ts';
 
+/**
+ * One input row: the person, and for file input the row's cells as read (kept with the result so
+ * the result file can give the customer's own columns back); null for JSON input.
+ */
+export interface SpoolRow {
+  person: PersonInput;
+  cells: Array<string | null> | null;
+}
+
 export interface SpoolBatch {
   people: PersonInput[];
+  /** Per person, the file cells (null for JSON input); same length as `people`. */
+  cells: Array<Array<string | null> | null>;
   /** JSON text length of the batch: an upper estimate of its Avro size. */
   bytes: number;
 }
@@ -39,6 +50,15 @@ export interface SpooledPeople {
  * If the iterable throws (bad input), the file is deleted and the error passes on.
  */
 export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: string): Promise<SpooledPeople> {
+  return spoolRows(people, dir);
+}
+
+/**
+ * As spoolPeople, for batches of people (JSON input) or of rows with their cells (file input).
+ * A line is the person's JSON, or `[person, cells]` when the row has cells.
+ */
+export async function spoolRows(rows: AsyncIterable<PersonInput[] | SpoolRow[]>, dir: string): Promise<SpooledPeople> {
+  const people = rows;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, spoolFileName(randomUUID()));
   const out = createWriteStream(path, { mode: 0o600 });
@@ -61,7 +81,7 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
     for await (const batch of people) {
       if (batch.length === 0) continue;
       let text = '';
-      for (const person of batch) text += `${JSON.stringify(person)}\n`;
+      for (const item of batch as Array<PersonInput | SpoolRow>) text += spoolLine(item);
       hash.update(text);
       rowCount += batch.length;
       if (!out.write(text)) await once(out, 'drain');
@@ -79,25 +99,47 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
     async *read({ maxRows, maxBytes = Infinity }) {
       const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
       let people: PersonInput[] = [];
+      let cells: Array<Array<string | null> | null> = [];
       let bytes = 0;
       for await (const line of lines) {
         if (line === '') continue;
         if (people.length > 0 && bytes + line.length > maxBytes) {
-          yield { people, bytes };
+          yield { people, cells, bytes };
           people = [];
+          cells = [];
           bytes = 0;
         }
-        people.push(JSON.parse(line) as PersonInput);
+        if (line.startsWith('[')) {
+          const [person, rowCells] = JSON.parse(line) as [PersonInput, Array<string | null>];
+          people.push(person);
+          cells.push(rowCells);
+        } else {
+          people.push(JSON.parse(line) as PersonInput);
+          cells.push(null);
+        }
         bytes += line.length;
         if (people.length >= maxRows) {
-          yield { people, bytes };
+          yield { people, cells, bytes };
           people = [];
+          cells = [];
           bytes = 0;
         }
       }
-      if (people.length > 0) yield { people, bytes };
+      if (people.length > 0) yield { people, cells, bytes };
     },
   };
+}
+
+function spoolLine(item: PersonInput | SpoolRow): string {
+  if (isSpoolRow(item)) {
+    return item.cells === null ? `${JSON.stringify(item.person)}\n` : `${JSON.stringify([item.person, item.cells])}\n`;
+  }
+  return `${JSON.stringify(item)}\n`;
+}
+
+function isSpoolRow(item: PersonInput | SpoolRow): item is SpoolRow {
+  // PersonInput has no `person` field (its schema is strict), so the shapes cannot be confused.
+  return typeof (item as SpoolRow).person === 'object' && (item as SpoolRow).person !== null && 'cells' in item;
 }
 
 /**
@@ -108,13 +150,21 @@ export function spoolFileName(id: string, owner: { host?: string; pid?: number }
   return `job-${owner.host ?? spoolHost()}-${owner.pid ?? process.pid}-${id}.ndjson`;
 }
 
+/**
+ * `upload-<host>-<pid>-<uuid>.part`: an uploaded file while it is received and read (multipart
+ * POST /v2/check-jobs). Removed with the request, or by the next API start like a job spool file.
+ */
+export function uploadFileName(id: string): string {
+  return `upload-${spoolHost()}-${process.pid}-${id}.part`;
+}
+
 /** This machine's name as it appears in spool file names. */
 export function spoolHost(): string {
   return hostname().replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 64) || 'host';
 }
 
-const OWNED_SPOOL_FILE = /^job-([A-Za-z0-9._-]{1,64})-(\d{1,10})-[0-9a-f-]{36}\.ndjson$/;
-const ANY_SPOOL_FILE = /^job-(?:[A-Za-z0-9._-]{1,64}-\d{1,10}-)?[0-9a-f-]{36}\.ndjson$/;
+const OWNED_SPOOL_FILE = /^(?:job|upload)-([A-Za-z0-9._-]{1,64})-(\d{1,10})-[0-9a-f-]{36}\.(?:ndjson|part)$/;
+const ANY_SPOOL_FILE = /^(?:job-(?:[A-Za-z0-9._-]{1,64}-\d{1,10}-)?[0-9a-f-]{36}\.ndjson|upload-[A-Za-z0-9._-]{1,64}-\d{1,10}-[0-9a-f-]{36}\.part)$/;
 /** A live pid may be a reused one; no request keeps its spool file this long. */
 const LIVE_OWNER_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAddress, resolveAddressText } from '../../../services/domain/index.ts';
+import { buildListIndex, checkPerson, parseAddress, resolveAddressText } from '../../../services/domain/index.ts';
 
 function read(address: string) {
   const parsed = parseAddress({ address });
@@ -39,7 +39,7 @@ describe('parseAddress: one string', () => {
     ['Skt. Jørgens Allé 5, st. th, 8000 Aarhus C', 'Sankt Jørgens Allé 5 0 th 8000'],
     ['Skt. Jørgens Allé 5, st. th, 8000 Aarhus C', 'Skt Jørgens Alle 5, st, th, 8000'],
     ['Aabenraa Vej 3, 1. mf, 6200 Aabenraa', 'Åbenrå Vej 3, 1. sal mf, 6200 Åbenrå'],
-    ['Aabenraavej 3, 1, 6200', 'Åbenråvej 3, 1. sal, 6200'],
+    ['Aabenraavej 3, 1, 6200', 'Åbenråvej 3, 1. sal, 6200'], // one number alone: one unit key (unitKeyOf)
     ['Nørregade 7, kl., 5000 Odense', 'Noerregade 7, kælder, 5000 Odense'],
     ['Nørregade 7, kl, 5000 Odense', 'Nørregade 7 kld 5000'],
     ['Vestergade 2, 2. 3, 5000 Odense', 'Vestergade 2, 2 sal 03, 5000'],
@@ -88,6 +88,55 @@ describe('parseAddress: one string', () => {
     'Vestergade 2000, 5000', 'Vestergade 0, 5000',
   ])('unreadable: %j', (address) => {
     expect(parseAddress({ address })).toBeNull();
+  });
+});
+
+describe('parseAddress: the register\'s own forms (issue 13)', () => {
+  it.each([
+    ['Skeevej 39, Skee, 4370 Store Merløse', '39', null, null, 'skeevej|39|4370'],
+    ['Skeevej 39B, st., Skee, 4370 Store Merløse', '39b', 'st', null, 'skeevej|39b|4370'],
+    ['Gl. Assensvej 8, Bred, 5492 Vissenbjerg', '8', null, null, 'gammelassensvej|8|5492'],
+    ['Tofthøjvej 20, 1, 4130 Viby Sjælland', '20', null, '1', 'tofthoejvej|20|4130'],
+    ['Tofthøjvej 20, 1, Skee, 4130 Viby Sjælland', '20', null, '1', 'tofthoejvej|20|4130'],
+    ['Tofthøjvej 20, 1. 1, 4130 Viby Sjælland', '20', '1', '1', 'tofthoejvej|20|4130'],
+    ['Vestergade 2, stuePlan, 5000 Odense C', '2', 'st', null, 'vestergade|2|5000'],
+    ['Vestergade 2, 2. th, Nr. Asmindrup, 4572 Nørre Asmindrup', '2', '2', 'th', 'vestergade|2|4572'],
+    ['Vestergade 2, St. Rørbæk, 7100 Vejle', '2', null, null, 'vestergade|2|7100'],
+    ['Vestergade 2 st Tved 5700', '2', 'st', null, 'vestergade|2|5700'],
+    ['Vestergade 2, k2, 5000 Odense C', '2', 'k2', null, 'vestergade|2|5000'],
+    ['Vestergade 2, kld., 5000 Odense C', '2', 'kl', null, 'vestergade|2|5000'],
+  ])('%j: house %j, floor %j, door %j', (address, houseNumber, floor, door, buildingKey) => {
+    expect(read(address)).toMatchObject({ houseNumber, floor, door, buildingKey });
+  });
+
+  it('a floor is written with a full stop, "sal" or a door after it; a number alone is the door', () => {
+    expect(read('Vej 5, 3, 5000')).toMatchObject({ floor: null, door: '3' });
+    expect(read('Vej 5, 3., 5000')).toMatchObject({ floor: '3', door: null });
+    expect(read('Vej 5, 3 sal, 5000')).toMatchObject({ floor: '3', door: null });
+    expect(read('Vej 5, 3 tv, 5000')).toMatchObject({ floor: '3', door: 'tv' });
+    expect(read('Vej 5, 0, 5000')).toMatchObject({ floor: 'st', door: null }); // §1: "0" is ground
+    // The `floor` field of an address in parts is a floor however it is written.
+    expect(parseAddress({ street: 'Vej', house_number: '5', floor: '3', postal_code: '5000' }))
+      .toMatchObject({ floor: '3', door: null });
+  });
+
+  it('floor 1 without a door and door 1 without a floor are one unit: people write both as "1"', () => {
+    expect(read('Vej 5, 1, 5000').unitKey).toBe(read('Vej 5, 1., 5000').unitKey);
+    expect(read('Vej 5, 1, 5000').unitKey).not.toBe(read('Vej 5, 1. 1, 5000').unitKey);
+    expect(read('Vej 5, tv, 5000').unitKey).not.toBe(read('Vej 5, st., 5000').unitKey);
+  });
+
+  it('a list member at a supplementary town, written as the register writes it, is level 5', () => {
+    const index = buildListIndex([
+      { name: 'Hansen,Anne', address: 'Skeevej 39B, st.', postal_code: '4370', city: 'Store Merløse' },
+      { name: 'Jensen,Bo', address: 'Tofthøjvej 20, 1.', postal_code: '4130', city: 'Viby Sjælland' },
+    ]);
+    const options = { policy: 'standard', stopLevel: 5, locale: 'en' } as const;
+    const anne = checkPerson(index, { name: 'Anne Hansen', address: 'Skeevej 39B, st., Skee, 4370 Store Merløse' }, options);
+    expect(anne.match.level).toBe(5);
+    expect(anne.status).toBe('blocked');
+    const bo = checkPerson(index, { name: 'Bo Jensen', address: 'Tofthøjvej 20, 1, 4130 Viby Sjælland' }, options);
+    expect(bo.match.level).toBe(5);
   });
 });
 

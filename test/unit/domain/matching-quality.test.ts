@@ -128,6 +128,10 @@ describe('matching quality on a synthetic corpus', () => {
     // At stop level 5 only a full name-and-unit match blocks: the exact spelling must reach it.
     const exactAt5 = measure('exact', { ...STANDARD, stopLevel: 5 });
     expect(exactAt5.allowed).toBe(0);
+    // The register's form with a supplementary town name ("…, st., Skee, 4370 …"): read as a door
+    // it was another unit, level 4, allowed at stop level 5 (issue 13).
+    const townAt5 = measure('supplementary_town', { ...STANDARD, stopLevel: 5 });
+    expect(townAt5.allowed, townAt5.examples.join('\n')).toBe(0);
   });
 
   it('people not on the list mostly come out level 0; the street correction adds almost nothing', () => {

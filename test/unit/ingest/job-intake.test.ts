@@ -203,6 +203,49 @@ describe('job intake', () => {
   });
 });
 
+describe('drafts and file rows', () => {
+  const fileRows = people.map((person, i) => ({ person, cells: [`c${i}`, null, `=x${i}`] }));
+  async function* rowBatches() {
+    yield fileRows.slice(0, 3);
+    yield fileRows.slice(3);
+  }
+
+  it('a draft is created with its preview and nothing published; no intake is open', async () => {
+    const { intake, jobs, published } = setup();
+    const preview = [{ cells: ['a', null], result: { id: null } as never }];
+    const draft = await intake.createDraft(
+      spec({ source: 'upload', filename: 'x.csv', file_format: 'csv', columns: ['Navn', 'Adresse'], column_mapping: { name: 0 } }),
+      { rowCount: 5, preview, inputSha256: 'cd'.repeat(32) },
+    );
+    expect(draft).toMatchObject({
+      status: 'draft', row_count: 5, list_version: null, filename: 'x.csv', file_format: 'csv',
+      columns: ['Navn', 'Adresse'], column_mapping: { name: 0 }, preview, input_sha256: 'cd'.repeat(32),
+      options: { stop_level: 2, retention_days: 14, policy: 'standard' },
+    });
+    expect(await jobs.getJobById(draft.id)).toEqual(draft);
+    expect(published).toEqual([]);
+    expect(await jobs.listStalledIntakes('9999-01-01T00:00:00.000Z', 100)).toEqual([]);
+  });
+
+  it('starting a draft pins the version, queues it and publishes its rows with their cells', async () => {
+    const { intake, jobs, published, spoolDir } = setup();
+    const draft = await intake.createDraft(spec({ source: 'upload', column_mapping: { name: 0 } }), {
+      rowCount: 5, preview: [], inputSha256: 'cd'.repeat(32),
+    });
+    const spooled = await intake.spoolRows(rowBatches());
+    const started = await intake.startDraft(draft, spooled, spec({ source: 'upload', column_mapping: { name: 1 }, options: { stop_level: 3 } }));
+    await spooled.discard();
+    expect(started).toMatchObject({ status: 'queued', list_version: LIVE, row_count: 5, column_mapping: { name: 1 }, options: { stop_level: 3 } });
+    expect(await jobs.getJobById(draft.id)).toMatchObject({ status: 'queued', input_sha256: 'cd'.repeat(32) });
+    const rows = published.filter((e) => e.type === 'RowsChunk').flatMap((e) => (e.value as { rows: Array<{ row: number; cells: unknown }> }).rows);
+    expect(rows.map((r) => [r.row, r.cells])).toEqual(fileRows.map((r, i) => [i, r.cells]));
+    expect(published.at(-1)).toMatchObject({ type: 'RowsComplete', value: { row_count: 5, input_sha256: 'cd'.repeat(32) } });
+    expect(readdirSync(spoolDir)).toEqual([]);
+    // The intake was opened and closed: the sweep never fails it.
+    expect(await jobs.listStalledIntakes('9999-01-01T00:00:00.000Z', 100)).toEqual([]);
+  });
+});
+
 describe('spool', () => {
   it('reads back what was written, in order and in batches, and hashes the rows', async () => {
     const dir = tempDir();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeLimits } from '../../../services/api/intake/index.ts';
-import type { JsonIntakeOptions } from '../../../services/api/intake/index.ts';
+import { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeLimits } from '../../../services/ingest/people/index.ts';
+import type { JsonIntakeOptions } from '../../../services/ingest/people/index.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
 
 const encoder = new TextEncoder();
