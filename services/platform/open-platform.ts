@@ -14,9 +14,11 @@ import { openClickHouseStores, type ClickHouseStores } from './store/clickhouse/
 import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
+import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
+import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { ListStore } from './store/lists-port.ts';
 
@@ -57,6 +59,8 @@ export interface Stores {
   accounts: AccountStore;
   lists: ListStore;
   jobs: JobStore;
+  /** SFTP drop folders, email senders and inbound claims (DECISIONS §15). */
+  inbound: InboundStore;
   close(): Promise<void>;
 }
 
@@ -73,11 +77,14 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
     return { kind, ...embeddedStores(db), close: async () => db.close() };
   }
   const stores = await openDistributedStores(config, logger);
-  return { kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, close: () => stores.close() };
+  return { kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, inbound: stores.inbound, close: () => stores.close() };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs'> {
-  return { accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db) };
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'inbound'> {
+  return {
+    accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
+    inbound: createEmbeddedInboundStore(db),
+  };
 }
 
 function openDistributedStores(config: PlatformConfig, logger: Logger): Promise<ClickHouseStores> {
@@ -117,7 +124,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs,
+        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, inbound: stores.inbound,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createClickHouseAccountStore } from '../../services/platform/store/clickhouse/accounts.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
+import { createClickHouseInboundStore } from '../../services/platform/store/clickhouse/inbound.ts';
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
+import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
 import { openTestClickHouse } from '../support/clickhouse.ts';
@@ -45,6 +47,11 @@ accountsStoreContract('clickhouse', async () => {
 listsStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('lists');
   return { store: createClickHouseListStore(conn), reopen: async () => createClickHouseListStore(reopen()), close };
+});
+
+inboundStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('inbound');
+  return { store: createClickHouseInboundStore(conn), reopen: async () => createClickHouseInboundStore(reopen()), close };
 });
 
 describe('ClickHouse migrations', () => {

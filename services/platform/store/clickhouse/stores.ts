@@ -1,9 +1,11 @@
 import type { AccountStore } from '../accounts-port.ts';
+import type { InboundStore } from '../inbound-port.ts';
 import type { JobStore } from '../jobs-port.ts';
 import type { ListStore } from '../lists-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
+import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
@@ -14,6 +16,7 @@ export interface ClickHouseStores {
   accounts: AccountStore;
   lists: ListStore;
   jobs: JobStore;
+  inbound: InboundStore;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function openClickHouseStores(
     accounts: createClickHouseAccountStore(connection),
     lists: createClickHouseListStore(connection),
     jobs: createClickHouseJobStore(connection),
+    inbound: createClickHouseInboundStore(connection),
     close: () => connection.close(),
   };
 }
