@@ -1,0 +1,101 @@
+import { open, stat } from 'node:fs/promises';
+import type { FileFormat } from '../../domain/check-job.ts';
+import { type CsvDialect, detectDelimiter, readCsvRows } from './csv-reader.ts';
+import { FileRefusedError } from './refusal.ts';
+import { formatOf, sniffKind } from './sniff.ts';
+import { createStreamDecoder, detectTextEncoding } from './text-encoding.ts';
+import { DEFAULT_XLS_LIMITS, readXlsRows, type XlsLimits } from './xls-reader.ts';
+import { readXlsxRows } from './xlsx-reader.ts';
+import { inspectXlsxZip } from './zip-inspect.ts';
+
+export interface TableSource {
+  /** Sniffed from the bytes, never from the name. */
+  format: FileFormat;
+  /**
+   * Set for csv/txt input. The encoding is the one detected from the first 64 KiB; if a byte
+   * further on proves a UTF-8 guess wrong, it reads `windows-1252` once rows() has got there.
+   */
+  readonly csv: CsvDialect | null;
+  /**
+   * Every non-blank row of the first sheet that holds data, header row included, in order; cells
+   * as text, null when empty. Streams. Throws FileRefusedError for problems found mid-way (more
+   * than maxDataRows + 1 rows, a broken quote, a damaged sheet). Call once.
+   */
+  rows(): AsyncIterable<Array<string | null>>;
+}
+
+export interface OpenTableOptions {
+  /** The name the file came with: checked against the bytes (file_format_mismatch). */
+  filename?: string | null;
+  /** Data rows allowed (DECISIONS §14: 1,000,000); one more row is allowed for the header. */
+  maxDataRows?: number;
+  /** Zip-bomb cap on what an xlsx may unpack to. */
+  maxInflatedBytes?: number;
+  xlsLimits?: XlsLimits;
+}
+
+export const DEFAULT_MAX_DATA_ROWS = 1_000_000;
+/** 1,000,000 rows of ten columns unpack to about 400 MB of sheet XML; 1 GiB leaves room. */
+export const DEFAULT_MAX_INFLATED_BYTES = 1024 * 1024 * 1024;
+const HEAD_BYTES = 64 * 1024;
+
+/** Sniffs and opens a file on local disk. Throws FileRefusedError (and nothing else) for bad files. */
+export async function openTable(path: string, options: OpenTableOptions = {}): Promise<TableSource> {
+  const size = (await stat(path)).size;
+  if (size === 0) throw new FileRefusedError('file_empty');
+  const head = await readHead(path, Math.min(size, HEAD_BYTES));
+  const kind = formatOf(sniffKind(head), options.filename);
+  const maxRows = (options.maxDataRows ?? DEFAULT_MAX_DATA_ROWS) + 1;
+
+  if (kind === 'csv') {
+    const dialect: CsvDialect = { encoding: detectTextEncoding(head), delimiter: ',' };
+    const headText = createStreamDecoder(dialect.encoding).decode(head);
+    if (headText.trim() === '') throw new FileRefusedError(size <= HEAD_BYTES ? 'file_empty' : 'file_no_data', 'only blank text');
+    dialect.delimiter = detectDelimiter(headText);
+    return source('csv', dialect, () => readCsvRows(path, dialect.encoding, dialect.delimiter, (e) => (dialect.encoding = e)), maxRows);
+  }
+  if (kind === 'xlsx-candidate') {
+    await inspectXlsxZip(path, options.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES);
+    return source('xlsx', null, () => readXlsxRows(path), maxRows);
+  }
+  // OLE2: an xls, or an encrypted/macro workbook. The worker parses the whole file before its
+  // first answer, so waiting for that answer here refuses such files at open, not mid-way.
+  const rows = readXlsRows(path, options.xlsLimits ?? DEFAULT_XLS_LIMITS);
+  const first = await rows.next();
+  return source('xls', null, () => replay(first, rows), maxRows);
+}
+
+async function* replay(first: IteratorResult<Array<string | null>>, rest: AsyncGenerator<Array<string | null>>): AsyncGenerator<Array<string | null>> {
+  if (first.done) return;
+  yield first.value;
+  yield* rest;
+}
+
+async function readHead(path: string, length: number): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+function source(format: FileFormat, csv: CsvDialect | null, read: () => AsyncGenerator<Array<string | null>>, maxRows: number): TableSource {
+  return {
+    format,
+    csv,
+    rows: () => limited(read(), maxRows),
+  };
+}
+
+/** Counts rows, refusing past the limit, and refuses a file whose sheets hold no row at all. */
+async function* limited(rows: AsyncGenerator<Array<string | null>>, maxRows: number): AsyncGenerator<Array<string | null>> {
+  let count = 0;
+  for await (const row of rows) {
+    if (++count > maxRows) throw new FileRefusedError('file_too_many_rows', `more than ${maxRows - 1} data rows`);
+    yield row;
+  }
+  if (count === 0) throw new FileRefusedError('file_no_data');
+}

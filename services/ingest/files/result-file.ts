@@ -1,0 +1,125 @@
+import ExcelJS from 'exceljs';
+import type { CheckResult } from '../../domain/types.ts';
+import type { CsvDialect } from './csv-reader.ts';
+import { byteOrderMark, encodeText } from './text-encoding.ts';
+
+/**
+ * Result files (DECISIONS §14): the input's own columns, then `status`, `match_level`,
+ * `match_code`, `reasons`, `list_version`, with localised headers. Streamed: rows are written as
+ * they come (CSV in ~64 KiB pieces, waiting for the stream to drain; xlsx through exceljs's
+ * WorkbookWriter, which commits each row), so 1,000,000 rows are never in memory.
+ *
+ * Formula injection (OWASP "CSV injection"): in CSV a cell starting with `=`, `+`, `-`, `@`, tab or
+ * CR gets a leading `'`, which spreadsheets show as text; in xlsx every cell is written as a text
+ * cell (exceljs writes a formula only when given a { formula } value), so it stays as it was.
+ *
+ * A file read without a header row gets one anyway ("Kolonne 1" / "Column 1" …), so that the
+ * appended columns are named. The verdict columns follow the header's width; a row longer than
+ * the header keeps its extra cells after the verdict columns, so no input cell is lost and no
+ * verdict moves.
+ */
+export interface ResultFileSpec {
+  format: 'csv' | 'xlsx';
+  /** For CSV: the input's encoding and delimiter (JSON jobs: UTF-8 and `,`). */
+  csv?: CsvDialect;
+  header: Array<string | null> | null;
+  /** Input columns when there is no header row (else the header's length). */
+  columnCount?: number;
+  locale: 'da' | 'en';
+}
+
+export interface ResultFileRow {
+  cells: Array<string | null>;
+  result: CheckResult;
+  list_version_id: string;
+}
+
+const VERDICT_HEADERS = {
+  da: ['Status', 'Matchniveau', 'Matchkode', 'Årsager', 'Listeversion'],
+  en: ['status', 'match_level', 'match_code', 'reasons', 'list_version'],
+} as const;
+const COLUMN_WORD = { da: 'Kolonne', en: 'Column' } as const;
+const SHEET_NAME = { da: 'Resultater', en: 'Results' } as const;
+const FORMULA_START = /^[=+\-@\t\r]/;
+const CSV_PIECE_CHARS = 64 * 1024;
+
+export function verdictHeaders(locale: 'da' | 'en'): readonly string[] {
+  return VERDICT_HEADERS[locale];
+}
+
+/** A cell a spreadsheet would run as a formula, made text. */
+export function neutraliseFormula(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell;
+}
+
+function verdictCells(row: ResultFileRow): string[] {
+  const { result } = row;
+  return [
+    result.status,
+    result.match.level === null ? '' : String(result.match.level),
+    result.match.code ?? '',
+    result.reasons.join(', '),
+    row.list_version_id,
+  ];
+}
+
+function headerCells(spec: ResultFileSpec, width: number): string[] {
+  const own: string[] = [];
+  for (let i = 0; i < width; i++) {
+    const h = spec.header?.[i];
+    own.push(spec.header === null ? `${COLUMN_WORD[spec.locale]} ${i + 1}` : (h ?? ''));
+  }
+  return [...own, ...VERDICT_HEADERS[spec.locale]];
+}
+
+/** Input cells padded to the header's width, the verdict, then any cells beyond the width. */
+function outputCells(row: ResultFileRow, width: number): string[] {
+  const own: string[] = [];
+  for (let i = 0; i < width; i++) own.push(row.cells[i] ?? '');
+  const extra = row.cells.slice(width).map((c) => c ?? '');
+  return [...own, ...verdictCells(row), ...extra];
+}
+
+export async function writeResultFile(out: NodeJS.WritableStream, spec: ResultFileSpec, rows: AsyncIterable<ResultFileRow>): Promise<void> {
+  const width = spec.header?.length ?? spec.columnCount ?? 0;
+  if (spec.format === 'xlsx') return writeXlsx(out, spec, width, rows);
+  return writeCsv(out, spec.csv ?? { encoding: 'utf-8', delimiter: ',' }, headerCells(spec, width), width, rows);
+}
+
+async function writeCsv(out: NodeJS.WritableStream, dialect: CsvDialect, header: string[], width: number, rows: AsyncIterable<ResultFileRow>): Promise<void> {
+  const { delimiter, encoding } = dialect;
+  const needsQuotes = new RegExp(`["\\r\\n${delimiter === '\t' ? '\\t' : delimiter === '|' ? '\\|' : delimiter}]`);
+  const field = (value: string) => {
+    const safe = neutraliseFormula(value);
+    return needsQuotes.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  };
+  const line = (cells: string[]) => cells.map(field).join(delimiter) + '\r\n';
+  const write = async (bytes: Uint8Array) => {
+    if (!out.write(bytes)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  };
+  await write(byteOrderMark(encoding));
+  let piece = line(header);
+  for await (const row of rows) {
+    piece += line(outputCells(row, width));
+    if (piece.length >= CSV_PIECE_CHARS) {
+      await write(encodeText(piece, encoding));
+      piece = '';
+    }
+  }
+  if (piece.length > 0) await write(encodeText(piece, encoding));
+}
+
+async function writeXlsx(out: NodeJS.WritableStream, spec: ResultFileSpec, width: number, rows: AsyncIterable<ResultFileRow>): Promise<void> {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out as unknown as import('node:stream').Stream, useSharedStrings: false, useStyles: false });
+  const sheet = workbook.addWorksheet(SHEET_NAME[spec.locale]);
+  sheet.addRow(headerCells(spec, width)).commit();
+  for await (const row of rows) {
+    // Strings stay text cells; the verdict's level is a number so that it sorts as one.
+    const cells: Array<string | number | null> = outputCells(row, width).map((c) => (c === '' ? null : c));
+    const levelAt = width + 1;
+    if (row.result.match.level !== null) cells[levelAt] = row.result.match.level;
+    sheet.addRow(cells).commit();
+  }
+  sheet.commit();
+  await workbook.commit();
+}

@@ -1,0 +1,136 @@
+/**
+ * Spreadsheet and CSV fixtures made in test setup by real programs: LibreOffice headless
+ * (`soffice --convert-to`, Debian's libreoffice-calc-nogui) and exceljs for xlsx/xls, and CSV
+ * bytes the way Excel writes them (see csvAsExcelWrites). Used by the file-reader tests and by the
+ * upload end-to-end tests.
+ *
+ *   const [xlsx, xls] = await makeSpreadsheets(dir, [
+ *     { name: 'people.xlsx', rows, via: 'libreoffice' },
+ *     { name: 'people.xls', rows, via: 'libreoffice' },
+ *   ]);
+ *
+ * LibreOffice takes seconds to start: every file of one call is converted by one soffice run per
+ * target format, with its own profile directory (-env:UserInstallation) so parallel test files do
+ * not clash. Cells are imported as text (column format 2), so `0800` stays `0800`.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import ExcelJS from 'exceljs';
+
+const run = promisify(execFile);
+
+export type Rows = Array<Array<string | null>>;
+export type CsvFlavour =
+  /** Excel "CSV (semikolonsepareret)" on Danish Windows: Windows-1252, `;`, CRLF. */
+  | 'excel-1252-semicolon'
+  /** Excel "CSV UTF-8": BOM, then `;` on Danish Windows. */
+  | 'excel-utf8-bom'
+  /** Excel "Unicode-tekst": UTF-16 LE with BOM, tab-separated. */
+  | 'excel-utf16'
+  /** UTF-16 BE with BOM, `,` (other tools). */
+  | 'utf16be-comma'
+  /** Plain UTF-8, `,`, LF (scripts, Google Sheets). */
+  | 'utf8-comma';
+
+export interface SpreadsheetSpec {
+  /** File name; its extension is the format: .xlsx, .xls or .csv. */
+  name: string;
+  rows: Rows;
+  via: 'libreoffice' | 'exceljs' | CsvFlavour;
+}
+
+/** Makes each file in `dir`; returns their paths in order. */
+export async function makeSpreadsheets(dir: string, specs: SpreadsheetSpec[]): Promise<string[]> {
+  const paths = specs.map((s) => path.join(dir, s.name));
+  const viaOffice = new Map<string, SpreadsheetSpec[]>();
+  for (const [i, spec] of specs.entries()) {
+    if (spec.via === 'exceljs') await writeWithExceljs(paths[i], spec.rows);
+    else if (spec.via === 'libreoffice') {
+      const ext = path.extname(spec.name).slice(1);
+      viaOffice.set(ext, [...(viaOffice.get(ext) ?? []), spec]);
+    } else await writeFile(paths[i], csvAsExcelWrites(spec.rows, spec.via));
+  }
+  for (const [ext, group] of viaOffice) await convertWithLibreOffice(dir, ext, group);
+  return paths;
+}
+
+export async function makeSpreadsheet(dir: string, spec: SpreadsheetSpec): Promise<string> {
+  return (await makeSpreadsheets(dir, [spec]))[0];
+}
+
+async function writeWithExceljs(file: string, rows: Rows): Promise<void> {
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('Ark1');
+  for (const row of rows) sheet.addRow(row.map((c) => c ?? undefined));
+  await workbook.xlsx.writeFile(file);
+}
+
+const FILTERS: Record<string, string> = { xlsx: 'xlsx:Calc MS Excel 2007 XML', xls: 'xls:MS Excel 97' };
+
+/** One soffice run for the group: UTF-8 CSV sources in a scratch dir, converted into `dir`. */
+async function convertWithLibreOffice(dir: string, ext: string, specs: SpreadsheetSpec[]): Promise<void> {
+  const filter = FILTERS[ext];
+  if (!filter) throw new Error(`LibreOffice fixtures are xlsx or xls, not ${ext}`);
+  const scratch = await mkdtemp(path.join(tmpdir(), 'lo-src-'));
+  const profile = await mkdtemp(path.join(tmpdir(), 'lo-profile-'));
+  try {
+    const sources: string[] = [];
+    let width = 1;
+    for (const spec of specs) {
+      const source = path.join(scratch, `${path.basename(spec.name, path.extname(spec.name))}.csv`);
+      await writeFile(source, csvAsExcelWrites(spec.rows, 'utf8-comma'));
+      sources.push(source);
+      width = Math.max(width, ...spec.rows.map((r) => r.length));
+    }
+    // CSV import options: `,` `"` UTF-8 (76), from line 1, every column as text (format 2).
+    const columnFormats = Array.from({ length: width }, (_, i) => `${i + 1}/2`).join('/');
+    const outDir = path.join(scratch, 'out');
+    await run(
+      'soffice',
+      [`-env:UserInstallation=file://${profile}`, '--headless', '--norestore', `--infilter=CSV:44,34,76,1,${columnFormats}`, '--convert-to', filter, '--outdir', outDir, ...sources],
+      { timeout: 180_000 },
+    );
+    for (const spec of specs) {
+      await rename(path.join(outDir, `${path.basename(spec.name, path.extname(spec.name))}.${ext}`), path.join(dir, spec.name));
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+    await rm(profile, { recursive: true, force: true });
+  }
+}
+
+const FLAVOURS: Record<CsvFlavour, { delimiter: string; eol: string; bytes: (text: string) => Buffer }> = {
+  'excel-1252-semicolon': { delimiter: ';', eol: '\r\n', bytes: windows1252 },
+  'excel-utf8-bom': { delimiter: ';', eol: '\r\n', bytes: (t) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(t, 'utf8')]) },
+  'excel-utf16': { delimiter: '\t', eol: '\r\n', bytes: (t) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, 'utf16le')]) },
+  'utf16be-comma': { delimiter: ',', eol: '\r\n', bytes: (t) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(t, 'utf16le').swap16()]) },
+  'utf8-comma': { delimiter: ',', eol: '\n', bytes: (t) => Buffer.from(t, 'utf8') },
+};
+
+/** CSV bytes as Excel writes them: quotes only where needed (delimiter, quote, line break). */
+export function csvAsExcelWrites(rows: Rows, flavour: CsvFlavour): Buffer {
+  const { delimiter, eol, bytes } = FLAVOURS[flavour];
+  const field = (c: string | null) => (c === null ? '' : /["\r\n]/.test(c) || c.includes(delimiter) ? `"${c.replace(/"/g, '""')}"` : c);
+  return bytes(rows.map((r) => r.map(field).join(delimiter)).join(eol) + eol);
+}
+
+/** Windows-1252 by Node's own latin1 plus the 0x80-0x9F letters Danish text can hold (€, ‘’, “”, –). */
+function windows1252(text: string): Buffer {
+  const extra: Record<string, number> = { '€': 0x80, '‚': 0x82, '„': 0x84, '…': 0x85, '‘': 0x91, '’': 0x92, '“': 0x93, '”': 0x94, '–': 0x96, '—': 0x97 };
+  const out = Buffer.alloc(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    const code = ch.charCodeAt(0);
+    out[i] = extra[ch] ?? (code <= 0xff ? code : 0x3f);
+  }
+  return out;
+}
+
+/** A scratch directory for one test file; remove it in afterAll. */
+export async function scratchDir(label: string): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), `files-${label}-${randomUUID().slice(0, 8)}-`));
+}
