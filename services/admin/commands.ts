@@ -4,6 +4,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { AccountStore, ApiKeyRecord, Organisation } from '../platform/store/accounts-port.ts';
 import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
+import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbound.ts';
 import { issueApiKey } from './keys.ts';
 import {
   AdminInputError,
@@ -22,6 +23,8 @@ export interface AdminDeps {
   lists: ListStore;
   logger: Logger;
   now?: () => Date;
+  /** Drop folders and email senders (services/admin/inbound.ts). */
+  inbound?: Omit<InboundAdminDeps, 'accounts'>;
 }
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -46,6 +49,8 @@ List versions
                [--published-on YYYY-MM-DD] [--max-skipped-lines N] [--activate]
   lists activate VERSION_ID
   lists list
+
+${INBOUND_USAGE}
 
 Options: --json prints machine-readable JSON.
 Works on the stores the services use: the database in DATA_DIR (default ./data), or ClickHouse
@@ -150,8 +155,12 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
       if (json) return [JSON.stringify(versions.map((v) => ({ ...v, active: activeIds.has(v.id) })))];
       return versions.length === 0 ? ['no list versions'] : versions.map((v) => formatVersion(v, activeIds.has(v.id)));
     }
-    default:
+    default: {
+      const command = `${group} ${action ?? ''}`.trim();
+      const lines = deps.inbound ? await runInboundCommand({ ...deps.inbound, accounts: deps.accounts }, command, args, flags, now()) : null;
+      if (lines) return lines;
       throw new AdminInputError(`unknown command: ${[group, action].filter(Boolean).join(' ') || '(none)'}`);
+    }
   }
 }
 

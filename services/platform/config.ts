@@ -59,6 +59,17 @@ export const configSchema = z.object({
   INTAKE_STALE_SECONDS: z.coerce.number().int().min(5).default(600),
   /** Where the API spools job bodies while reading them; `<DATA_DIR>/spool` when unset. */
   SPOOL_DIR: z.string().min(1).optional(),
+  // Inbound channels: SFTP drop folders and emailed spreadsheets (DECISIONS §15, docs/inbound.md).
+  /** 32 random bytes, base64: seals the stored SFTP credentials (AES-256-GCM). Needed by sftp and by `drop-folders add`. */
+  INBOUND_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, '32 bytes, base64 (openssl rand -base64 32)').optional(),
+  /** How often every drop folder is listed. */
+  SFTP_POLL_MS: positiveInt.default(5000),
+  /** A dropped file is claimed once its size and mtime have not changed for this long. */
+  SFTP_STABLE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Drop folders visited at once. */
+  SFTP_CONCURRENCY: positiveInt.max(64).default(4),
+  /** Longest visit of one drop folder (connection included); a slower server counts as failing. */
+  SFTP_VISIT_TIMEOUT_MS: positiveInt.default(120_000),
 });
 
 export type Config = z.infer<typeof configSchema>;
