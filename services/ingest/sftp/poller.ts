@@ -185,7 +185,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
   };
 }
 
-const OWN_ERRORS = new Set(['HostKeyMismatchError', 'VisitTimeoutError', 'SecretKeyError']);
+const OWN_ERRORS = new Set(['HostKeyMismatchError', 'SftpConnectError', 'VisitTimeoutError', 'SecretKeyError']);
 
 /**
  * What the admin list shows: the class, and the message only for errors known to hold neither

@@ -43,6 +43,14 @@ export class HostKeyMismatchError extends Error {
   }
 }
 
+/** Connecting or logging in failed (refused, timed out, authentication); the message is ssh2's, which holds no secret. */
+export class SftpConnectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SftpConnectError';
+  }
+}
+
 /** Where `upload` writes before the rename (a crash may leave it: delete it with the target). */
 export function partialUploadName(path: string): string {
   return posix.join(posix.dirname(path), `.${posix.basename(path)}.part`);
@@ -83,7 +91,7 @@ export async function connectRemoteFolder(
   } catch (error) {
     await client.end().catch(() => undefined);
     if (keyMismatch) throw new HostKeyMismatchError();
-    throw error;
+    throw new SftpConnectError((error as Error).message);
   }
   const at = (path: string) => posix.join(folder.path, path);
   return {
