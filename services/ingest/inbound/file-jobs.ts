@@ -36,6 +36,8 @@ export interface FileJobs {
   get(id: string): Promise<JobRecord | null>;
   resultExtension(job: JobRecord): 'csv' | 'xlsx';
   writeResult(job: JobRecord, locale: Locale, out: NodeJS.WritableStream): Promise<void>;
+  /** The da/en text of a refusal code `create` threw (to tell it again later, e.g. in a reply). */
+  refusalTexts(code: string): Record<Locale, string>;
 }
 
 /** A file refused for good (unreadable, no usable columns, …): the code and the text to send back. */
