@@ -70,6 +70,25 @@ export const configSchema = z.object({
   SFTP_CONCURRENCY: positiveInt.max(64).default(4),
   /** Longest visit of one drop folder (connection included); a slower server counts as failing. */
   SFTP_VISIT_TIMEOUT_MS: positiveInt.default(120_000),
+  /** The ingest mailbox (one per deployment); the email service runs when IMAP_HOST is set. */
+  IMAP_HOST: z.string().min(1).optional(),
+  IMAP_PORT: port.default(993),
+  /** true: TLS from the first byte (port 993); false: plain, for a loopback test server only. */
+  IMAP_SECURE: z.enum(['true', 'false']).transform((v) => v === 'true').default(true),
+  IMAP_USER: z.string().min(1).optional(),
+  IMAP_PASSWORD: z.string().min(1).optional(),
+  /** The SMTP server replies are sent through. */
+  SMTP_HOST: z.string().min(1).optional(),
+  SMTP_PORT: port.default(587),
+  SMTP_SECURE: z.enum(['true', 'false']).transform((v) => v === 'true').default(false),
+  SMTP_USER: z.string().min(1).optional(),
+  SMTP_PASSWORD: z.string().min(1).optional(),
+  /** The From address of replies; IMAP_USER when unset. */
+  MAIL_FROM: z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/, 'an email address').optional(),
+  /** How often the mailbox is read besides IMAP IDLE notices (jobs finishing need no notice). */
+  EMAIL_POLL_MS: positiveInt.default(5000),
+  /** Days a quarantined message (unknown sender) is kept before it is expunged. */
+  EMAIL_QUARANTINE_DAYS: z.coerce.number().int().min(1).max(90).default(30),
 });
 
 export type Config = z.infer<typeof configSchema>;
