@@ -4,9 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
+import { sweepDraftFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
+import { createCertificateKeys, type CertificateKeys } from './platform/keys/certificate-keys.ts';
+import { createCursorSeal } from './platform/keys/cursor-seal.ts';
 import type { Logger } from './platform/logger.ts';
 import type { Platform } from './platform/open-platform.ts';
 import { createPipelineEvents } from './pipeline/events.ts';
@@ -52,6 +55,14 @@ export function createServiceContext(platform: Platform, config: Config, logger:
   return { platform, config, logger, overrides, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
 }
 
+/** The certificate keys of a platform: CERTIFICATE_KEYS when configured, else the store's. */
+export function certificateKeysOf(context: Pick<ServiceContext, 'platform' | 'config'>): CertificateKeys {
+  return createCertificateKeys({
+    keyring: context.platform.keys,
+    ...(context.config.CERTIFICATE_KEYS ? { configured: context.config.CERTIFICATE_KEYS } : {}),
+  });
+}
+
 export interface RunningApi extends RunningService {
   app: FastifyInstance;
   address: string;
@@ -60,6 +71,11 @@ export interface RunningApi extends RunningService {
 /** Where the API spools job bodies: SPOOL_DIR, else `<DATA_DIR>/spool`. */
 export function spoolDirOf(config: Config): string {
   return config.SPOOL_DIR ?? join(config.DATA_DIR, 'spool');
+}
+
+/** Where drafts keep their uploaded files: UPLOAD_DIR, else `<DATA_DIR>/uploads`. */
+export function uploadDirOf(config: Config): string {
+  return config.UPLOAD_DIR ?? join(config.DATA_DIR, 'uploads');
 }
 
 /**
@@ -72,6 +88,12 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
   if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
+  const draftDir = uploadDirOf(config);
+  const sweepDrafts = async () => {
+    const gone = await sweepDraftFiles(draftDir, platform.jobs);
+    if (gone > 0) logger.info({ removed: gone }, 'removed files of drafts that are gone');
+  };
+  await sweepDrafts();
   await activeIndex.refresh();
   const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
   const app = buildApp({
@@ -82,11 +104,14 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     activeIndex,
     idempotency: platform.idempotency,
     events,
+    certificates: certificateKeysOf(context),
     checkJobs: {
       jobs: platform.jobs,
       events,
       callbackAllowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
       spoolDir,
+      draftDir,
+      cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
     },
   });
@@ -96,12 +121,20 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     activeIndex.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'list index refresh failed'));
   }, config.LIST_REFRESH_SECONDS * 1000);
   refreshTimer.unref();
+  // Drafts purged at their delete_after (by the projection) lose their file here.
+  const draftSweepTimer = config.RETENTION_SWEEP_SECONDS > 0
+    ? setInterval(() => {
+      sweepDrafts().catch((error: unknown) => logger.error({ err: errorName(error) }, 'draft file sweep failed'));
+    }, config.RETENTION_SWEEP_SECONDS * 1000)
+    : null;
+  draftSweepTimer?.unref();
   return {
     name: 'api',
     app,
     address,
     async stop() {
       clearInterval(refreshTimer);
+      if (draftSweepTimer) clearInterval(draftSweepTimer);
       await app.close();
     },
   };
@@ -119,6 +152,7 @@ export async function startMatcher(context: ServiceContext): Promise<RunningServ
 
 export async function startProjection(context: ServiceContext): Promise<RunningService> {
   const { platform, config, logger } = context;
+  const certificates = certificateKeysOf(context);
   const service = createProjectionService({
     log: platform.log,
     registry: platform.registry,
@@ -136,6 +170,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     countIntervalMs: config.PROJECTION_COUNT_INTERVAL_MS,
     retentionIntervalMs: config.RETENTION_SWEEP_SECONDS * 1000,
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
+    signCertificate: (claims) => certificates.sign(claims),
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };

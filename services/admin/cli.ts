@@ -91,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const lines = await runAdminCommand(
       {
-        accounts: stores.accounts, lists: stores.lists, logger,
+        accounts: stores.accounts, lists: stores.lists, keys: stores.keys, logger,
         inbound: { inbound: stores.inbound, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
       },
       group, action, args, parsed.values as Flags,

@@ -3,6 +3,8 @@ import { access } from 'node:fs/promises';
 import type { Logger } from '../platform/logger.ts';
 import type { AccountStore, ApiKeyRecord, Organisation } from '../platform/store/accounts-port.ts';
 import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
+import type { KeyRing } from '../platform/store/keyring-port.ts';
+import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
 import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbound.ts';
 import { issueApiKey } from './keys.ts';
@@ -21,6 +23,8 @@ import {
 export interface AdminDeps {
   accounts: AccountStore;
   lists: ListStore;
+  /** The service's own keys (certificate signing keys). */
+  keys: KeyRing;
   logger: Logger;
   now?: () => Date;
   /** Drop folders and email senders (services/admin/inbound.ts). */
@@ -49,6 +53,10 @@ List versions
                [--published-on YYYY-MM-DD] [--max-skipped-lines N] [--activate]
   lists activate VERSION_ID
   lists list
+
+Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for signing)
+  certificate-keys rotate     a new signing key; certificates of older keys keep verifying
+  certificate-keys list       kid and creation time of every stored key
 
 ${INBOUND_USAGE}
 
@@ -144,6 +152,15 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
     case 'lists activate': {
       const version = await activateListVersion({ listStore: deps.lists, logger: deps.logger, now }, requireArg(args, 'list version id'));
       return json ? [JSON.stringify(version)] : [`list version ${version.id} activated`, formatVersion(version, true)];
+    }
+    case 'certificate-keys rotate': {
+      const kid = await createCertificateKeys({ keyring: deps.keys, now }).rotate();
+      return json ? [JSON.stringify({ kid })] : [`certificate key added: ${kid} (signs from now on)`];
+    }
+    case 'certificate-keys list': {
+      const keys = (await deps.keys.listKeys('certificate')).map((k) => ({ kid: k.kid, created_at: k.created_at }));
+      if (json) return [JSON.stringify(keys)];
+      return keys.length === 0 ? ['no stored certificate keys'] : keys.map((k, i) => `${k.kid}  ${k.created_at}${i === 0 ? '  (signs)' : ''}`);
     }
     case 'lists list': {
       const versions = await deps.lists.listListVersions();

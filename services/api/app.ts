@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
+import type { CertificateKeys } from '../platform/keys/certificate-keys.ts';
+import { createCursorSeal, type CursorSeal } from '../platform/keys/cursor-seal.ts';
+import { createEmbeddedKeyRing } from '../platform/store/embedded/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
-import { createPeopleIngest } from '../ingest/index.ts';
+import { createIngest, DEFAULT_SPOOL_DIR, ListNotReadyError } from '../ingest/index.ts';
+import { checkPerson, testModeCheck } from '../domain/index.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
 import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
@@ -18,6 +23,8 @@ import { ApiError } from './errors.ts';
 import { createErrorHandler } from './error-handler.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
+import { MAX_UPLOAD_BYTES } from './jobs/read-upload.ts';
+import { MAX_CERTIFICATE_LENGTH } from './routes/certificates.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
@@ -37,6 +44,8 @@ export interface ApiDeps {
   events?: Pick<PipelineEvents, 'publish'>;
   /** Asynchronous check jobs; without it the /v2/check-jobs routes are not registered. */
   checkJobs?: CheckJobsDeps;
+  /** Job certificate keys; without them /v2/certificates and the JWKS are not registered. */
+  certificates?: CertificateKeys;
 }
 
 export interface CheckJobsDeps {
@@ -45,14 +54,20 @@ export interface CheckJobsDeps {
   events: Pick<PipelineEvents, 'publish'>;
   /** Where validated people wait while a body is read; default the system temp directory. */
   spoolDir?: string;
+  /** Where drafts keep their uploaded file (UPLOAD_DIR); default `<spoolDir>/../uploads`-like temp dir. */
+  draftDir?: string;
   /** Largest body accepted (413 beyond); default 512 MB. */
   maxBodyBytes?: number;
+  /** Largest uploaded file (413 beyond); default 100 MB (DECISIONS §14). */
+  maxUploadBytes?: number;
   /** CALLBACK_ALLOW_HOSTS: hosts exempt from the private-address check (tests). */
   callbackAllowHosts?: readonly string[];
   /** DNS for the callback URL check; default the system resolver. */
   callbackLookup?: LookupAll;
   /** Rows per checks.rows message; default 2,000. */
   chunkRows?: number;
+  /** Seals results cursors; default a secret of this process only (an in-memory key ring). */
+  cursors?: CursorSeal;
 }
 
 /** The default request body limit; POST /v2/checks raises its own to 5 MB (DECISIONS §11). */
@@ -74,6 +89,9 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     genReqId: () => randomUUID(),
     bodyLimit: DEFAULT_BODY_LIMIT,
     return503OnClosing: false,
+    // A certificate token travels in the path (GET /v2/certificates/{token}); fastify's default
+    // of 100 characters would make every real token a 404.
+    routerOptions: { maxParamLength: MAX_CERTIFICATE_LENGTH },
     // Errors found before routing (a malformed URL) get the contract's body too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });
@@ -123,12 +141,13 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     clock,
     ...(deps.events ? { events: deps.events } : {}),
   };
-  registerRoutes(app, context, deps.checkJobs ? checkJobsContext(deps, deps.checkJobs, clock) : undefined);
+  registerRoutes(app, context, deps.checkJobs ? checkJobsContext(deps, deps.checkJobs, clock) : undefined, deps.certificates);
   return app;
 }
 
 function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => Date) {
-  const { intake } = createPeopleIngest({
+  const spoolDir = jobsDeps.spoolDir ?? DEFAULT_SPOOL_DIR;
+  const ingest = createIngest({
     jobs: jobsDeps.jobs,
     events: jobsDeps.events,
     currentListVersion: () => {
@@ -142,14 +161,26 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
       }),
     logger: deps.logger,
     clock,
-    ...(jobsDeps.spoolDir ? { spoolDir: jobsDeps.spoolDir } : {}),
+    spoolDir,
+    draftDir: jobsDeps.draftDir ?? join(spoolDir, '..', 'robinson-uploads'),
+    // The draft's preview is checked as the job will be: test keys the fixed answers (DECISIONS §3),
+    // live keys the version active now (the job pins the one active at start).
+    checkPreview: (people, mode, options) => {
+      if (mode === 'test') return people.map((person) => testModeCheck(person, options));
+      const active = deps.activeIndex.current();
+      if (!active) throw new ListNotReadyError();
+      return people.map((person) => checkPerson(active.index, person, options));
+    },
     ...(jobsDeps.chunkRows ? { chunkRows: jobsDeps.chunkRows } : {}),
   });
   return {
     jobs: jobsDeps.jobs,
-    intake,
+    ingest,
+    spoolDir,
     events: jobsDeps.events,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
+    maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
     clock,
+    cursors: jobsDeps.cursors ?? createCursorSeal({ keyring: createEmbeddedKeyRing(openEmbeddedDatabase(':memory:')) }),
   };
 }

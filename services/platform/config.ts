@@ -59,6 +59,19 @@ export const configSchema = z.object({
   INTAKE_STALE_SECONDS: z.coerce.number().int().min(5).default(600),
   /** Where the API spools job bodies while reading them; `<DATA_DIR>/spool` when unset. */
   SPOOL_DIR: z.string().min(1).optional(),
+  /**
+   * Where drafts keep their uploaded file until started or deleted (DECISIONS §14); `<DATA_DIR>/uploads`
+   * when unset. API processes serving the same jobs must share it.
+   */
+  UPLOAD_DIR: z.string().min(1).optional(),
+  // Keys (docs/privacy-and-proof.md).
+  /**
+   * Job certificate keys, comma-separated base64url DER Ed25519: the first (PKCS#8 private) signs,
+   * the rest (private or SPKI public) only verify. Unset: keys live in the store (KeyRing).
+   */
+  CERTIFICATE_KEYS: z.string().regex(/^[A-Za-z0-9_-]+( *, *[A-Za-z0-9_-]+)*$/, 'comma-separated base64url DER keys').optional(),
+  /** HMAC secret of results cursors, shared by every API process; unset: a key of the store. */
+  CURSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   // Inbound channels: SFTP drop folders and emailed spreadsheets (DECISIONS §15, docs/inbound.md).
   /** 32 random bytes, base64: seals the stored SFTP credentials (AES-256-GCM). Needed by sftp and by `drop-folders add`. */
   INBOUND_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, '32 bytes, base64 (openssl rand -base64 32)').optional(),

@@ -16,10 +16,12 @@ import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/dat
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
 import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
+import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
+import type { KeyRing } from './store/keyring-port.ts';
 import type { ListStore } from './store/lists-port.ts';
 
 /**
@@ -61,6 +63,8 @@ export interface Stores {
   jobs: JobStore;
   /** SFTP drop folders, email senders and inbound claims (DECISIONS §15). */
   inbound: InboundStore;
+  /** The service's own keys: certificate signing keys, cursor secrets. */
+  keys: KeyRing;
   close(): Promise<void>;
 }
 
@@ -77,13 +81,16 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
     return { kind, ...embeddedStores(db), close: async () => db.close() };
   }
   const stores = await openDistributedStores(config, logger);
-  return { kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, inbound: stores.inbound, close: () => stores.close() };
+  return {
+    kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, inbound: stores.inbound, keys: stores.keys,
+    close: () => stores.close(),
+  };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'inbound'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'inbound' | 'keys'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
-    inbound: createEmbeddedInboundStore(db),
+    inbound: createEmbeddedInboundStore(db), keys: createEmbeddedKeyRing(db),
   };
 }
 
@@ -124,7 +131,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, inbound: stores.inbound,
+        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, inbound: stores.inbound, keys: stores.keys,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

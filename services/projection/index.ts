@@ -35,6 +35,8 @@ export interface ProjectionServiceDeps {
   /** Messages per batch; results chunks of a batch go to the store in one write per job. */
   maxBatchSize?: number;
   clock?: () => Date;
+  /** Signs done jobs' certificates; absent: done jobs get none. */
+  signCertificate?: (claims: object) => Promise<string>;
 }
 
 export const DEFAULT_PROJECTION_BATCH = 16;
@@ -53,6 +55,7 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
     ...(deps.countIntervalMs !== undefined ? { countIntervalMs: deps.countIntervalMs } : {}),
     ...(deps.retentionIntervalMs !== undefined ? { retentionIntervalMs: deps.retentionIntervalMs } : {}),
     ...(deps.intakeStaleMs !== undefined ? { intakeStaleMs: deps.intakeStaleMs } : {}),
+    ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
   });
   let subscription: Subscription | null = null;
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { certificateClaims } from '../domain/certificate.ts';
 import { isTerminal, transition, type JobCounts } from '../domain/job-state.ts';
 import type { JobStatus } from '../domain/check-job.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -48,6 +49,8 @@ export interface JobTrackerDeps {
   onStateChanged: (event: JobStateChangedEvent) => Promise<void>;
   /** Called after a job reached done/failed with a pending callback. */
   onFinished: (job: JobRecord) => void;
+  /** Signs a done job's certificate (DECISIONS §10); absent: done jobs get none. */
+  signCertificate?: (claims: object) => Promise<string>;
 }
 
 interface Tracked {
@@ -153,12 +156,17 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     }
     const event: CallbackEvent = status === 'done' ? 'check_job.completed' : 'check_job.failed';
     const preview = status === 'done' ? await previewOf(t.job.id) : t.job.preview;
+    const finishedAt = deps.now().toISOString();
+    // The certificate is part of the completing write: a done job never shows without it.
+    const claims = status === 'done' ? certificateClaims({ ...t.job, ...counts }, finishedAt) : null;
+    const certificate = claims && deps.signCertificate ? await deps.signCertificate(claims) : null;
     await write(t, {
       ...counts,
       status,
       error,
       preview,
-      finished_at: deps.now().toISOString(),
+      finished_at: finishedAt,
+      ...(certificate ? { certificate_token: certificate } : {}),
       callback: t.job.callback_url ? initialDeliveryState(randomUUID(), event) : null,
     });
     tracked.delete(t.job.id);

@@ -52,6 +52,8 @@ export interface ProjectionDeps {
    * Checked every quarter of it, between 1 s and 60 s.
    */
   intakeStaleMs?: number;
+  /** Signs done jobs' certificates (platform/keys/certificate-keys.ts); absent: none. */
+  signCertificate?: (claims: object) => Promise<string>;
 }
 
 export const DEFAULT_INTAKE_STALE_MS = 600_000;
@@ -69,6 +71,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
   });
   const tracker = createJobTracker({
     jobs: deps.jobs, logger, now, countIntervalMs, onStateChanged: publishState, onFinished: (job) => dispatcher.dispatch(job),
+    ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
   });
   const retention = createRetentionSweeper({ jobs: deps.jobs, serializer, logger, now, onDeleted: publishState });
   const intakeStaleMs = deps.intakeStaleMs ?? DEFAULT_INTAKE_STALE_MS;

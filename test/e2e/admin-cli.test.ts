@@ -37,6 +37,16 @@ async function adminJson<T>(...args: string[]): Promise<T> {
 }
 
 describe('admin CLI', () => {
+  it('rotates the certificate key: each rotation adds a newer signing key, old ones stay listed', async () => {
+    expect((await admin('certificate-keys', 'list')).stdout).toContain('no stored certificate keys');
+    const first = await adminJson<{ kid: string }>('certificate-keys', 'rotate');
+    const second = await adminJson<{ kid: string }>('certificate-keys', 'rotate');
+    expect(second.kid).not.toBe(first.kid);
+    const listed = await adminJson<Array<{ kid: string }>>('certificate-keys', 'list');
+    expect(listed.map((k) => k.kid).sort()).toEqual([first.kid, second.kid].sort());
+    expect((await admin('certificate-keys', 'list')).stdout).toMatch(new RegExp(`${second.kid}.*\\(signs\\)`));
+  });
+
   it('creates an organisation, issues keys printed once, lists and revokes them', async () => {
     const created = await admin('orgs', 'create', '--name', 'Acme A/S', '--plan', 'pay_per_list', '--api-agreement', '--stop-level', '3', '--addons', 'phone');
     expect(created.code).toBe(0);

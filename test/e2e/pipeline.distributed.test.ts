@@ -20,6 +20,8 @@ import { mixedRows, mixedTestRows } from '../support/pipeline.ts';
 import {
   createJob, expectCompleteResults, expectOneCallback, getJob, isFinished, waitForJob, type Deployment,
 } from './pipeline-scenarios.ts';
+import { certificateScenario } from './certificate-scenario.ts';
+import { createCertificateKeys } from '../../services/platform/keys/certificate-keys.ts';
 
 const run = promisify(execFile);
 const KAFKA_SH = join(import.meta.dirname, '../../infra/local/kafka.sh');
@@ -55,6 +57,10 @@ describe('check jobs on Kafka + ClickHouse, two matchers and a projection proces
     const job = await waitForJob(d, created.id, isFinished);
     await expectCompleteResults(d, job, rows, d.listVersionId);
     await expectOneCallback(d, 'mixed', job, 'check_job.completed');
+  }, 90_000);
+
+  it('a done job carries a certificate that verifies (API, openssl), survives rotation and deletion', async () => {
+    await certificateScenario(d, () => createCertificateKeys({ keyring: deployment.platform.keys }).rotate());
   }, 90_000);
 
   it('a test-key job gets the fixed answers and the fixed test list version', async () => {

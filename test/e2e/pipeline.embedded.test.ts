@@ -21,6 +21,8 @@ import { createServiceContext, startApi } from '../../services/processes.ts';
 import {
   allResults, createJob, expectCompleteResults, expectOneCallback, getJob, isFinished, waitForJob, type Deployment,
 } from './pipeline-scenarios.ts';
+import { certificateScenario } from './certificate-scenario.ts';
+import { createCertificateKeys } from '../../services/platform/keys/certificate-keys.ts';
 
 let receiver: CallbackReceiver;
 let deployment: EmbeddedDeployment;
@@ -47,6 +49,10 @@ describe('check jobs on the embedded default', () => {
     await expectCompleteResults(d, job, rows, d.listVersionId);
     await expectOneCallback(d, 'mixed', job, 'check_job.completed');
     expect((await getJob(d, job.id)).callback).toMatchObject({ state: 'delivered', attempts: 1, last_status: 200 });
+  });
+
+  it('a done job carries a certificate that verifies (API, openssl), survives rotation and deletion', async () => {
+    await certificateScenario(d, () => createCertificateKeys({ keyring: deployment.platform.keys }).rotate());
   });
 
   it('a test-key job gets the fixed answers and the fixed test list version', async () => {

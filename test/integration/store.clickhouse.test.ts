@@ -3,11 +3,13 @@ import { createClickHouseAccountStore } from '../../services/platform/store/clic
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
 import { createClickHouseInboundStore } from '../../services/platform/store/clickhouse/inbound.ts';
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
+import { createClickHouseKeyRing } from '../../services/platform/store/clickhouse/keyring.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
+import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
 import { openTestClickHouse } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
@@ -52,6 +54,11 @@ listsStoreContract('clickhouse', async () => {
 inboundStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('inbound');
   return { store: createClickHouseInboundStore(conn), reopen: async () => createClickHouseInboundStore(reopen()), close };
+});
+
+keyRingContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('keys');
+  return { keys: createClickHouseKeyRing(conn), reopen: async () => createClickHouseKeyRing(reopen()), close };
 });
 
 describe('ClickHouse migrations', () => {

@@ -6,10 +6,12 @@ import { createEmbeddedAccountStore } from '../../services/platform/store/embedd
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedInboundStore } from '../../services/platform/store/embedded/inbound.ts';
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
+import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
+import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
 
 /**
@@ -52,4 +54,9 @@ listsStoreContract('embedded', async () => {
 inboundStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedInboundStore(db), reopen: async () => createEmbeddedInboundStore(reopen()), close };
+});
+
+keyRingContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { keys: createEmbeddedKeyRing(db), reopen: async () => createEmbeddedKeyRing(reopen()), close };
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ListNotReadyError, JobInputError } from '../../ingest/jobs/errors.ts';
+import { InvalidSealError } from '../../platform/keys/cursor-seal.ts';
 import { InvalidCursorError } from '../../platform/store/job-results.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
@@ -13,6 +14,9 @@ import { CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema,
 import { PersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import { createHash } from 'node:crypto';
+import multipart from '@fastify/multipart';
+import { UploadFormSchema } from '../jobs/read-upload.ts';
+import { createCheckJobFileHandlers, ResultFileQuerySchema, StartCheckJobRequestSchema } from './check-job-files.ts';
 import { registerRoute } from './register.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
@@ -29,14 +33,24 @@ export const createCheckJobSpec: RouteSpec = {
   summary: 'Create an asynchronous check job of up to 1,000,000 people',
   description:
     'The body is read as a stream. `application/json`: `people` plus the job fields. `application/x-ndjson`: one ' +
-    'PersonInput per line, job fields in the query string. The whole body is validated before anything is created. ' +
-    'The job pins the list version active now; results are paged at GET /v2/check-jobs/{id}/results once it is done.',
+    'PersonInput per line, job fields in the query string. `multipart/form-data`: a spreadsheet or CSV in `file` ' +
+    '(DECISIONS §14) becomes a `draft` with `columns`, `column_mapping` (yours, else guessed from the headers) and a ' +
+    '20-row `preview`; start it with POST /v2/check-jobs/{id}/start, or at once with `options.start: true`. A file ' +
+    'that cannot be used is 422 (`details.reason` says why) and creates nothing; over 100 MB is 413. The whole ' +
+    'input is validated before anything is created. A queued job pins the list version active then; results are ' +
+    'paged at GET /v2/check-jobs/{id}/results and as a file at GET /v2/check-jobs/{id}/file once it is done.',
   authenticated: true,
   requestHeaders: [idempotencyKeyHeader],
   body: CreateCheckJobRequestSchema,
-  otherBodies: [{ mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' }],
+  otherBodies: [
+    { mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' },
+    { mediaType: 'multipart/form-data', schema: UploadFormSchema, description: 'A file upload (DECISIONS §14)' },
+  ],
   query: NdjsonQuerySchema,
-  success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed', 'Location'] },
+  success: {
+    status: 202, description: 'The job: queued (JSON, NDJSON, or a file with options.start) or draft (a file)', schema: CheckJobSchema,
+    headers: ['Request-Id', 'Idempotent-Replayed', 'Location'],
+  },
   errors: [400, 401, 402, 409, 413, 422, 500, 503],
 };
 
@@ -80,14 +94,57 @@ export const deleteCheckJobSpec: RouteSpec = {
   errors: [401, 402, 404, 500],
 };
 
-export const checkJobSpecs = [createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, deleteCheckJobSpec];
+export const startCheckJobSpec: RouteSpec = {
+  method: 'POST',
+  url: '/v2/check-jobs/{id}/start',
+  operationId: 'startCheckJob',
+  summary: 'Start a draft: check its file with the mapping and options given (or the draft\'s)',
+  description:
+    'Reads the draft\'s file again with the mapping, validates every row (a value over 200 characters is 422 with ' +
+    'the row in the path) and moves the job to `queued` (pinning the list version active now). A job that is not a ' +
+    'draft (started already, deleted) is 409 `details.reason: job_not_draft`.',
+  authenticated: true,
+  requestHeaders: [idempotencyKeyHeader],
+  pathParams: jobId,
+  body: StartCheckJobRequestSchema,
+  bodyOptional: true,
+  success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
+  errors: [400, 401, 402, 404, 409, 422, 500, 503],
+};
+
+export const getCheckJobFileSpec: RouteSpec = {
+  method: 'GET',
+  url: '/v2/check-jobs/{id}/file',
+  operationId: 'getCheckJobFile',
+  summary: "A done job's results as a file: your own columns with the verdict appended",
+  description:
+    'DECISIONS §14: xlsx and xls input → xlsx, csv → csv in the input\'s encoding and delimiter, JSON jobs → csv ' +
+    'UTF-8 (column `id`). Appended columns: status, match_level, match_code, reasons, list_version (headers in ' +
+    'the Accept-Language). Cells a spreadsheet would run as a formula are written as text. Streamed.',
+  authenticated: true,
+  pathParams: jobId,
+  query: ResultFileQuerySchema,
+  success: {
+    status: 200, description: 'The result file (Content-Disposition: attachment)', schema: z.string(),
+    media: {
+      'text/csv': { schema: { type: 'string' } },
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+    },
+  },
+  errors: [401, 402, 404, 409, 410, 422, 500],
+};
+
+export const checkJobSpecs = [
+  createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, startCheckJobSpec, getCheckJobFileSpec, deleteCheckJobSpec,
+];
 
 const notFound = () => new ApiError({ code: 'not_found', messageKey: 'not_found' });
 
-function mediaTypeOf(request: FastifyRequest): JobMediaType {
+function mediaTypeOf(request: FastifyRequest): JobMediaType | 'multipart' {
   const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'application/json') return 'json';
   if (type === 'application/x-ndjson') return 'ndjson';
+  if (type === 'multipart/form-data') return 'multipart';
   throw new ApiError({
     code: 'invalid_request',
     messageKey: 'unsupported_job_media_type',
@@ -105,8 +162,10 @@ function sendJob(reply: FastifyReply, status: number, job: JobRecord) {
 }
 
 export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, jobsCtx: CheckJobsContext): void {
-  const { jobs, intake } = jobsCtx;
+  const { jobs, ingest } = jobsCtx;
+  const intake = ingest.intake;
   const clock = jobsCtx.clock;
+  const files = createCheckJobFileHandlers(ctx, jobsCtx);
 
   async function scopedJob(request: FastifyRequest): Promise<JobRecord> {
     const { org, mode } = authOf(request);
@@ -124,9 +183,12 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(['application/json', 'application/x-ndjson'], (_request, payload, done) => done(null, payload));
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, null));
+    // multipart/form-data: @fastify/multipart's parser, read by the handler part by part (request.parts()).
+    await scope.register(multipart, { throwFileSizeLimit: true });
     registerRoute(scope, { ...createCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) => {
       const { org, mode, key } = authOf(request);
       const mediaType = mediaTypeOf(request);
+      if (mediaType === 'multipart') return files.createFromUpload(request, reply);
       const idempotencyKey = singleHeader(request.headers['idempotency-key']);
       if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
       const query = (request.query ?? {}) as Record<string, unknown>;
@@ -199,22 +261,31 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     }
     let page;
     try {
-      page = await jobs.readResults(job.id, { cursor: parsed.data.cursor ?? null, limit: parsed.data.limit });
+      // The seal (HMAC) proves the cursor was made here for this job; the store checks its shape.
+      const cursor = parsed.data.cursor ? await jobsCtx.cursors.open(job.id, parsed.data.cursor) : null;
+      page = await jobs.readResults(job.id, { cursor, limit: parsed.data.limit });
     } catch (error) {
-      if (!(error instanceof InvalidCursorError)) throw error;
+      if (!(error instanceof InvalidCursorError) && !(error instanceof InvalidSealError)) throw error;
       throw validationFailed([{ path: 'cursor', describe: (l) => (l === 'da' ? 'Ugyldig cursor for dette job.' : 'Invalid cursor for this job.') }]);
     }
     if (!job.list_version) throw new Error('a done job without a list version');
     const body: CheckJobResultsPage = {
       list_version: job.list_version,
       results: page.rows.map((row) => row.result),
-      next_cursor: page.next_cursor,
+      next_cursor: page.next_cursor === null ? null : await jobsCtx.cursors.seal(job.id, page.next_cursor),
     };
     return reply.code(200).send(body);
   });
 
+  registerRoute(app, { ...startCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) =>
+    files.start(request, reply, await scopedJob(request)));
+
+  registerRoute(app, getCheckJobFileSpec, [ctx.authenticate], async (request, reply) => files.file(request, reply, await scopedJob(request)));
+
   registerRoute(app, deleteCheckJobSpec, [ctx.authenticate], async (request, reply) => {
     const job = await scopedJob(request);
+    // A draft's file is personal data like its preview: it goes with the DELETE, not at the next sweep.
+    if (job.status === 'draft') await ingest.discardDraftFile(job.id);
     if (job.status === 'deleted') return sendJob(reply, 200, job);
     const at = clock().toISOString();
     const deleted = await jobs.purgeJob(job.id, at);

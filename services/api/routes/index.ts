@@ -4,15 +4,23 @@ import { getCurrentListVersionSpec, registerListVersionRoutes } from './list-ver
 import { registerAddressRoutes, resolveAddressesSpec } from './addresses.ts';
 import { registerOpenApiRoute } from './openapi.ts';
 import { checkJobSpecs, registerCheckJobRoutes } from './check-jobs.ts';
+import { certificateSpecs, registerCertificateRoutes } from './certificates.ts';
+import type { CertificateKeys } from '../../platform/keys/certificate-keys.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
-export const routeSpecs: RouteSpec[] = [createChecksSpec, ...checkJobSpecs, getCurrentListVersionSpec, resolveAddressesSpec];
+export const routeSpecs: RouteSpec[] = [
+  createChecksSpec, ...checkJobSpecs, ...certificateSpecs, getCurrentListVersionSpec, resolveAddressesSpec,
+];
 
-/** The check-job routes exist only when a job store and an intake are wired (`jobs`). */
-export function registerRoutes(app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext): void {
+/**
+ * The check-job routes exist only when a job store and an intake are wired (`jobs`), the
+ * certificate routes only with certificate keys.
+ */
+export function registerRoutes(app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext, certificates?: CertificateKeys): void {
   registerChecksRoutes(app, ctx);
   if (jobs) registerCheckJobRoutes(app, ctx, jobs);
+  if (certificates) registerCertificateRoutes(app, ctx, certificates);
   registerListVersionRoutes(app, ctx);
   registerAddressRoutes(app, ctx);
   registerOpenApiRoute(app, routeSpecs);

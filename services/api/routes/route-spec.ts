@@ -2,8 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ActiveListIndex } from '../../lists/active-index.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { JobIntake } from '../../ingest/jobs/intake.ts';
+import type { Ingest } from '../../ingest/index.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
+import type { CursorSeal } from '../../platform/keys/cursor-seal.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { Idempotency } from '../idempotency.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
@@ -23,11 +24,17 @@ export interface RouteContext {
 /** What the check-job routes need besides the RouteContext. */
 export interface CheckJobsContext {
   jobs: JobStore;
-  intake: JobIntake;
+  /** The job entry points (people, files, drafts, result files). */
+  ingest: Ingest;
+  /** Where uploads are received (the spool directory). */
+  spoolDir: string;
   /** Publishes JobStateChanged on DELETE; absent: nothing is published. */
   events?: Pick<PipelineEvents, 'publish'>;
   maxBodyBytes: number;
+  maxUploadBytes: number;
   clock: () => Date;
+  /** Seals and opens results cursors (HMAC). */
+  cursors: CursorSeal;
 }
 
 /** Response headers the OpenAPI document describes, by name. */
@@ -47,6 +54,8 @@ export interface RouteSpec {
   authenticated: boolean;
   requestHeaders?: Array<{ name: string; description: string; schema: z.ZodType; required: boolean }>;
   body?: z.ZodType;
+  /** The body may be left out (documented as not required). */
+  bodyOptional?: boolean;
   /** Other media types the body may come as (documented only; the route reads them itself). */
   otherBodies?: Array<{ mediaType: string; schema: z.ZodType; description: string }>;
   /** Query parameters (documented; routes validate them). */
@@ -55,6 +64,13 @@ export interface RouteSpec {
   pathParams?: Record<string, { description: string; schema: z.ZodType }>;
   bodyLimit?: number;
   /** The success response; errors are listed by status in `errors`. */
-  success: { status: number; description: string; schema: z.ZodType; headers?: DocumentedHeader[] };
+  success: {
+    status: number;
+    description: string;
+    schema: z.ZodType;
+    headers?: DocumentedHeader[];
+    /** A response that is not JSON (a file): its media types and JSON Schemas; not checked by fastify. */
+    media?: Record<string, { schema: object }>;
+  };
   errors: number[];
 }

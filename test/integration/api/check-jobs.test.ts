@@ -362,7 +362,13 @@ describe('GET, results and DELETE of a check job', () => {
     const all = await app.inject({ method: 'GET', url, headers: bearer(orgA.testKey) });
     expect((all.json() as Json).results).toHaveLength(3);
 
-    for (const cursor of [encodeCursor(randomUUID(), 0), 'bm90LWEtY3Vyc29y', '!!']) {
+    // Signed cursors: the store's own cursor with the row number edited, resealed with a made-up
+    // MAC; the unsealed store cursor of this very job; the sealed cursor with its row edited.
+    const [storeCursor, kid, mac] = (page1.next_cursor as string).split('.');
+    const editedRow = Buffer.from(Buffer.from(storeCursor, 'base64url').toString().replace(/\.1$/, '.0')).toString('base64url');
+    expect(editedRow).not.toBe(storeCursor);
+    const edited = [`${editedRow}.${kid}.${mac}`, encodeCursor(job.id, 0), `${encodeCursor(job.id, 0)}.${kid}.${mac}`];
+    for (const cursor of [...edited, encodeCursor(randomUUID(), 0), 'bm90LWEtY3Vyc29y', '!!']) {
       const response = await app.inject({ method: 'GET', url: `${url}?cursor=${encodeURIComponent(cursor)}`, headers: bearer(orgA.testKey) });
       expect(response.statusCode, cursor).toBe(422);
       expect(errorOf(response).details).toMatchObject({ issues: [{ path: 'cursor' }] });

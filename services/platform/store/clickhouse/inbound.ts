@@ -3,7 +3,7 @@ import type { ClickHouseConnection } from './connection.ts';
 import { sql } from './sql.ts';
 
 /**
- * InboundStore on ClickHouse (infra/clickhouse/migrations/005_inbound.sql): every record is a row
+ * InboundStore on ClickHouse (infra/clickhouse/migrations/006_inbound.sql): every record is a row
  * of `inbound_records` keyed by (kind, id), written again with revision + 1 on change, read with
  * FINAL. The filter columns (kind, id, org_id, source_ref) never change between revisions of a
  * record; the others (state, removed, delete_after) are filtered after FINAL picks the latest.

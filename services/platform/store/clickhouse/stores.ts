@@ -1,12 +1,14 @@
 import type { AccountStore } from '../accounts-port.ts';
 import type { InboundStore } from '../inbound-port.ts';
 import type { JobStore } from '../jobs-port.ts';
+import type { KeyRing } from '../keyring-port.ts';
 import type { ListStore } from '../lists-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
 import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
+import { createClickHouseKeyRing } from './keyring.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
 
@@ -17,6 +19,7 @@ export interface ClickHouseStores {
   lists: ListStore;
   jobs: JobStore;
   inbound: InboundStore;
+  keys: KeyRing;
   close(): Promise<void>;
 }
 
@@ -48,6 +51,7 @@ export async function openClickHouseStores(
     lists: createClickHouseListStore(connection),
     jobs: createClickHouseJobStore(connection),
     inbound: createClickHouseInboundStore(connection),
+    keys: createClickHouseKeyRing(connection),
     close: () => connection.close(),
   };
 }
