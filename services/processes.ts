@@ -3,6 +3,8 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
+import { createIngestFileJobs } from './ingest/inbound/ingest-file-jobs.ts';
+import { startEmailIngest, startSftpIngest } from './ingest/inbound/start.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
 import { sweepDraftFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
@@ -28,8 +30,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export type ServiceName = 'api' | 'matcher' | 'projection';
-export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection'];
+export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email';
+export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection', 'sftp', 'email'];
 
 export interface ServiceContext {
   platform: Platform;
@@ -184,7 +186,27 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
       return startMatcher(context);
     case 'projection':
       return startProjection(context);
+    case 'sftp':
+    case 'email':
+      return startInbound(name, context);
   }
+}
+
+/**
+ * An inbound channel (DECISIONS §15): SFTP drop folders or the ingest mailbox, making jobs through
+ * the same file ingest as the API's uploads (services/ingest/inbound).
+ */
+export function startInbound(name: 'sftp' | 'email', context: ServiceContext): Promise<RunningService> {
+  const { platform, config, logger } = context;
+  const spoolDir = spoolDirOf(config);
+  const fileJobs = createIngestFileJobs({
+    jobs: platform.jobs, lists: platform.lists, logger,
+    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
+    spoolDir, draftDir: uploadDirOf(config),
+    ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
+  });
+  const deps = { platform, config, logger, fileJobs, spoolDir };
+  return name === 'sftp' ? startSftpIngest(deps) : startEmailIngest(deps);
 }
 
 /**
