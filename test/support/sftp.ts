@@ -24,6 +24,8 @@ export interface SftpAccount {
   privateKey: string;
   publicKey: string;
   hostKeySha256: string;
+  /** The server's public host key line (what ssh-keyscan gives an operator). */
+  hostKeyLine: string;
   host: string;
   port: number;
   localDir: string;
@@ -51,6 +53,7 @@ export async function createSftpAccount(): Promise<SftpAccount> {
   return {
     user, privateKey: keys.private, publicKey: keys.public,
     hostKeySha256: fingerprintOfPublicKeyLine(hostKeyLine),
+    hostKeyLine: hostKeyLine.trim(),
     host: servers.sftp.host, port: servers.sftp.port,
     localDir: join(SFTP_ROOT, user),
     async customer() {
