@@ -80,6 +80,8 @@ export async function openImapMailbox(settings: ImapSettings, logger: Logger): P
   return {
     list(folder) {
       return withFolder(folder, async () => {
+        // The folder may have been selected (idling) all along: NOOP collects the server's news.
+        await client.noop();
         const status = client.mailbox;
         if (!status || status.exists === 0) return [];
         const found: MailSummary[] = [];
