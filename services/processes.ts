@@ -51,6 +51,8 @@ export interface ServiceOverrides {
   /** Row chunks per matcher batch, messages per projection batch. */
   matcherBatchChunks?: number;
   projectionBatchSize?: number;
+  /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
+  inboundClock?: () => Date;
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
@@ -205,7 +207,7 @@ export function startInbound(name: 'sftp' | 'email', context: ServiceContext): P
     spoolDir, draftDir: uploadDirOf(config),
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });
-  const deps = { platform, config, logger, fileJobs, spoolDir };
+  const deps = { platform, config, logger, fileJobs, spoolDir, ...(context.overrides.inboundClock ? { now: context.overrides.inboundClock } : {}) };
   return name === 'sftp' ? startSftpIngest(deps) : startEmailIngest(deps);
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type SftpClient from 'ssh2-sftp-client';
 import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
 import { addDropFolder, INBOUND_TEST_ENV, startInboundEmbedded, type InboundEmbedded } from '../support/inbound.ts';
@@ -74,6 +75,32 @@ describe('SFTP drop folder (embedded deployment, OpenSSH)', () => {
     const text = ((await customer.get('/failed/noise.error.txt')) as Buffer).toString('utf8');
     expect(text).toMatch(/^The file "noise.csv" was not checked: .+\n\nFilen "noise.csv" blev ikke tjekket: .+\n$/);
     expect(await namesIn(customer, '/inbox')).toEqual([]);
+  }, 60_000);
+
+  it('an upload still being written is never claimed half-way', async () => {
+    const { rows, levels } = uploadRows(600);
+    const bytes = Buffer.from(`${rows.map((r) => r.map((c) => c ?? '').join(';')).join('\r\n')}\r\n`, 'utf8');
+    // Written in 12 pieces, 250 ms apart (the stability interval is 600 ms): the file keeps growing.
+    const piece = Math.ceil(bytes.length / 12);
+    let writing = true;
+    const slowly = Readable.from((async function* () {
+      for (let at = 0; at < bytes.length; at += piece) {
+        yield bytes.subarray(at, at + piece);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })());
+    const upload = customer.put(slowly, '/inbox/slow.csv').finally(() => { writing = false; });
+    const seenWhileWriting = new Set<string>();
+    while (writing) {
+      for (const name of await namesIn(customer, '/inbox')) seenWhileWriting.add(name);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await upload;
+    expect([...seenWhileWriting], 'never claimed while growing').toEqual(['slow.csv']);
+    await waitForNames(customer, '/outbox', ['kunder uge 12.result.csv', 'kunder.result.xlsx', 'slow.result.csv']);
+    const back = await readResultFile((await customer.get('/outbox/slow.result.csv')) as Buffer, { encoding: 'utf-8', bom: false, delimiter: ';' });
+    expect(back).toHaveLength(rows.length);
+    expect(back.slice(1).map((r) => (r[5] === '' ? null : Number(r[5])))).toEqual(levels);
   }, 60_000);
 
   it('shows the folder with its last success in the admin list', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runAdminCommand } from '../../services/admin/commands.ts';
 import { createSecretBox } from '../../services/ingest/inbound/secrets.ts';
 import { loadConfig } from '../../services/platform/config.ts';
-import { silentLogger } from '../../services/platform/logger.ts';
+import { silentLogger, type Logger } from '../../services/platform/logger.ts';
 import type { Platform } from '../../services/platform/open-platform.ts';
 import { createServiceContext, startInbound, type RunningService } from '../../services/processes.ts';
 import { startEmbedded, TEST_ENV, type EmbeddedDeployment } from './deployments.ts';
@@ -50,7 +50,7 @@ export async function addDropFolder(platform: Platform, secretKey: string, orgId
 export interface InboundEmbedded extends EmbeddedDeployment {
   orgId: string;
   /** Starts an inbound channel on this deployment (as npm start does when configured). */
-  startInbound(name: 'sftp' | 'email', env?: Record<string, string>): Promise<RunningService>;
+  startInbound(name: 'sftp' | 'email', env?: Record<string, string>, options?: { clock?: () => Date; logger?: Logger }): Promise<RunningService>;
 }
 
 /** The embedded deployment (in this process) with the inbound channels available. */
@@ -60,9 +60,10 @@ export async function startInboundEmbedded(env: Record<string, string> = {}): Pr
   return {
     ...deployment,
     orgId: await seededOrgId(deployment.platform),
-    async startInbound(name, extraEnv = {}) {
+    async startInbound(name, extraEnv = {}, options = {}) {
       const config = loadConfig({ ...TEST_ENV, ...INBOUND_TEST_ENV, PORT: '0', DATA_DIR: deployment.dataDir, ...env, ...extraEnv });
-      const service = await startInbound(name, createServiceContext(deployment.platform, config, silentLogger()));
+      const context = createServiceContext(deployment.platform, config, options.logger ?? silentLogger(), options.clock ? { inboundClock: options.clock } : {});
+      const service = await startInbound(name, context);
       started.push(service);
       return service;
     },

@@ -23,6 +23,7 @@ export interface InboundServiceDeps {
   logger: Logger;
   fileJobs: FileJobs;
   spoolDir: string;
+  now?: () => Date;
 }
 
 export interface RunningInbound {
@@ -51,6 +52,7 @@ export async function startSftpIngest(deps: InboundServiceDeps): Promise<Running
     workDir: await freshWorkDir(deps.spoolDir, 'sftp'),
     pollMs: config.SFTP_POLL_MS, stableMs: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY,
     visitTimeoutMs: config.SFTP_VISIT_TIMEOUT_MS,
+    ...(deps.now ? { now: deps.now } : {}),
   });
   poller.start();
   deps.logger.info({ poll_ms: config.SFTP_POLL_MS, stable_ms: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY }, 'sftp drop-folder poller started');
@@ -86,7 +88,7 @@ export async function startEmailIngest(deps: InboundServiceDeps): Promise<Runnin
     const outcome = await runMailPass({
       mailbox, mailboxName: settings.mailboxName, inbound: platform.inbound, accounts: platform.accounts,
       fileJobs: deps.fileJobs, replies, from: settings.from, quarantineDays: config.EMAIL_QUARANTINE_DAYS,
-      workDir, logger, now: () => new Date(),
+      workDir, logger, now: deps.now ?? (() => new Date()),
     });
     if (outcome.quarantined + outcome.claimed + outcome.replied + outcome.deleted > 0) logger.info(outcome, 'mailbox pass');
     await mailbox.idle();
