@@ -1,3 +1,4 @@
+import { createActiveAddressRegister } from './addresses/active-register.ts';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
@@ -5,6 +6,7 @@ import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createIngestFileJobs } from './ingest/inbound/ingest-file-jobs.ts';
 import { startEmailIngest, startSftpIngest } from './ingest/inbound/start.ts';
+import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
 import { sweepDraftFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
@@ -39,6 +41,8 @@ export interface ServiceContext {
   logger: Logger;
   /** Shared by the API and the matcher when both run in one process (one index per version). */
   activeIndex: ActiveListIndex;
+  /** Company register and phone directory, shared like the list index. */
+  registers: Registers;
   /** What tests and benches set beyond configuration. */
   overrides: ServiceOverrides;
 }
@@ -56,7 +60,12 @@ export interface ServiceOverrides {
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
-  return { platform, config, logger, overrides, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
+  const addresses = createActiveAddressRegister({ store: platform.addresses, logger });
+  return {
+    platform, config, logger, overrides,
+    activeIndex: createActiveListIndex({ listStore: platform.lists, logger, addresses }),
+    registers: createRegisters(platform.registers, logger, config),
+  };
 }
 
 /** The certificate keys of a platform: CERTIFICATE_KEYS when configured, else the store's. */
@@ -87,7 +96,7 @@ export function uploadDirOf(config: Config): string {
  * active list index, refreshes it on a timer, then listens.
  */
 export async function startApi(context: ServiceContext): Promise<RunningApi> {
-  const { platform, config, logger, activeIndex } = context;
+  const { platform, config, logger, activeIndex, registers } = context;
   const spoolDir = spoolDirOf(config);
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
@@ -99,6 +108,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   };
   await sweepDrafts();
   await activeIndex.refresh();
+  await registers.refresh();
   const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
   const app = buildApp({
     config,
@@ -108,6 +118,8 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     activeIndex,
     idempotency: platform.idempotency,
     events,
+    companyRegister: registers.companies,
+    phoneDirectory: registers.directory,
     certificates: certificateKeysOf(context),
     checkJobs: {
       jobs: platform.jobs,
@@ -123,6 +135,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   // Refreshing picks up a version activated with the admin tool while the server runs.
   const refreshTimer = setInterval(() => {
     activeIndex.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'list index refresh failed'));
+    registers.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'register refresh failed'));
   }, config.LIST_REFRESH_SECONDS * 1000);
   refreshTimer.unref();
   // Drafts purged at their delete_after (by the projection) lose their file here.

@@ -3,11 +3,10 @@
 # a server already running and healthy costs one health check.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-<<<<<<< HEAD
 # dovecot before postfix: Postfix delivers into Dovecot over LMTP.
-for server in clickhouse kafka sshd dovecot postfix; do
-=======
-for server in clickhouse kafka libreoffice; do
->>>>>>> main
+for server in chdb kafka libreoffice sshd dovecot postfix; do
   bash "$here/$server.sh" start
 done
+# Not a server: the API fuzzer of test/e2e/api-fuzz.test.ts, installed here once so that the
+# test's own (idempotent) install finds it ready.
+bash "$here/schemathesis.sh" install

@@ -18,11 +18,15 @@ import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
+import { createEmbeddedAddressStore } from './store/embedded/addresses.ts';
+import type { AddressStore } from './store/addresses-port.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
 import type { ListStore } from './store/lists-port.ts';
+import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
+import type { RegisterStore } from './store/registers-port.ts';
 
 /**
  * Every adapter a process needs, chosen by configuration (design.md "Two ways to run"):
@@ -60,9 +64,13 @@ export interface Stores {
   kind: 'embedded' | 'distributed';
   accounts: AccountStore;
   lists: ListStore;
+  /** Address register versions (issue 13). */
+  addresses: AddressStore;
   jobs: JobStore;
   /** SFTP drop folders, email senders and inbound claims (DECISIONS §15). */
   inbound: InboundStore;
+  /** Company register and phone directory versions. */
+  registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
   keys: KeyRing;
   close(): Promise<void>;
@@ -82,15 +90,16 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   }
   const stores = await openDistributedStores(config, logger);
   return {
-    kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, inbound: stores.inbound, keys: stores.keys,
-    close: () => stores.close(),
+    kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
+    keys: stores.keys, registers: stores.registers, inbound: stores.inbound, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'inbound' | 'keys'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
-    inbound: createEmbeddedInboundStore(db), keys: createEmbeddedKeyRing(db),
+    addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
+    inbound: createEmbeddedInboundStore(db),
   };
 }
 
@@ -131,7 +140,8 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, inbound: stores.inbound, keys: stores.keys,
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys,
+        registers: stores.registers, inbound: stores.inbound,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

@@ -8,11 +8,15 @@ import { createEmbeddedInboundStore } from '../../services/platform/store/embedd
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
+import { createEmbeddedAddressStore } from '../../services/platform/store/embedded/addresses.ts';
+import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
+import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { registersStoreContract } from '../contract/registers-store.contract.ts';
 
 /**
  * The store contracts against the embedded adapters, each suite on its own database file.
@@ -56,7 +60,17 @@ inboundStoreContract('embedded', async () => {
   return { store: createEmbeddedInboundStore(db), reopen: async () => createEmbeddedInboundStore(reopen()), close };
 });
 
+registersStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedRegisterStore(db), reopen: async () => createEmbeddedRegisterStore(reopen()), close };
+});
+
 keyRingContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { keys: createEmbeddedKeyRing(db), reopen: async () => createEmbeddedKeyRing(reopen()), close };
+});
+
+addressesStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedAddressStore(db), reopen: async () => createEmbeddedAddressStore(reopen()), close };
 });

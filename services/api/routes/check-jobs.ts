@@ -9,7 +9,7 @@ import { renderCheckJob } from '../check-job-json.ts';
 import { ApiError, listNotReady, validationFailed } from '../errors.ts';
 import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
-import { fieldsFromQuery, NdjsonQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
+import { fieldsFromQuery, JobQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
 import { CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobResultsPage } from '../schemas/check-job.ts';
 import { PersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
@@ -33,7 +33,8 @@ export const createCheckJobSpec: RouteSpec = {
   summary: 'Create an asynchronous check job of up to 1,000,000 people',
   description:
     'The body is read as a stream. `application/json`: `people` plus the job fields. `application/x-ndjson`: one ' +
-    'PersonInput per line, job fields in the query string. `multipart/form-data`: a spreadsheet or CSV in `file` ' +
+    'PersonInput per line, job fields in the query string (allowed for JSON too; one field in both places is 422). ' +
+    '`multipart/form-data`: a spreadsheet or CSV in `file` ' +
     '(DECISIONS §14) becomes a `draft` with `columns`, `column_mapping` (yours, else guessed from the headers) and a ' +
     '20-row `preview`; start it with POST /v2/check-jobs/{id}/start, or at once with `options.start: true`. A file ' +
     'that cannot be used is 422 (`details.reason` says why) and creates nothing; over 100 MB is 413. The whole ' +
@@ -44,9 +45,9 @@ export const createCheckJobSpec: RouteSpec = {
   body: CreateCheckJobRequestSchema,
   otherBodies: [
     { mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' },
-    { mediaType: 'multipart/form-data', schema: UploadFormSchema, description: 'A file upload (DECISIONS §14)' },
+    { mediaType: 'multipart/form-data', schema: UploadFormSchema, description: 'A file upload (DECISIONS §14); no query parameters' },
   ],
-  query: NdjsonQuerySchema,
+  query: JobQuerySchema,
   success: {
     status: 202, description: 'The job: queued (JSON, NDJSON, or a file with options.start) or draft (a file)', schema: CheckJobSchema,
     headers: ['Request-Id', 'Idempotent-Replayed', 'Location'],
@@ -62,7 +63,7 @@ export const getCheckJobSpec: RouteSpec = {
   authenticated: true,
   pathParams: jobId,
   success: { status: 200, description: 'The job', schema: CheckJobSchema },
-  errors: [401, 402, 404, 500],
+  errors: [400, 401, 402, 404, 500],
 };
 
 const ResultsQuerySchema = z.strictObject({
@@ -79,7 +80,7 @@ export const getCheckJobResultsSpec: RouteSpec = {
   pathParams: jobId,
   query: ResultsQuerySchema,
   success: { status: 200, description: 'One page', schema: CheckJobResultsPageSchema },
-  errors: [401, 402, 404, 409, 410, 422, 500],
+  errors: [400, 401, 402, 404, 409, 410, 422, 500],
 };
 
 export const deleteCheckJobSpec: RouteSpec = {
@@ -91,7 +92,7 @@ export const deleteCheckJobSpec: RouteSpec = {
   authenticated: true,
   pathParams: jobId,
   success: { status: 200, description: 'The job, deleted', schema: CheckJobSchema },
-  errors: [401, 402, 404, 500],
+  errors: [400, 401, 402, 404, 500],
 };
 
 export const startCheckJobSpec: RouteSpec = {
@@ -131,7 +132,7 @@ export const getCheckJobFileSpec: RouteSpec = {
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
     },
   },
-  errors: [401, 402, 404, 409, 410, 422, 500],
+  errors: [400, 401, 402, 404, 409, 410, 422, 500],
 };
 
 export const checkJobSpecs = [
@@ -192,7 +193,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       const idempotencyKey = singleHeader(request.headers['idempotency-key']);
       if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
       const query = (request.query ?? {}) as Record<string, unknown>;
-      const queryFields = fieldsFromQuery(mediaType, query);
+      const queryFields = fieldsFromQuery(query);
       if (request.body === null || request.body === undefined) {
         throw validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
       }

@@ -1,6 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ActiveListIndex } from '../../lists/active-index.ts';
+import type { ActiveRegister } from '../../companies/active-register.ts';
+import type { CompanyIndex } from '../../domain/index.ts';
+import type { PhoneDirectory } from '../../phones/directory-port.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Ingest } from '../../ingest/index.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
@@ -14,11 +17,16 @@ export interface RouteContext {
   authenticate: (request: FastifyRequest) => Promise<void>;
   rateLimiter: RateLimiter;
   idempotency: Idempotency;
-  activeIndex: Pick<ActiveListIndex, 'current'>;
+  /** `addressRegister` (issue 13) is optional: without it, addresses are parsed only. */
+  activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
   logger: Logger;
   /** Publishes usage events of live checks; absent: none are published. */
   events?: Pick<PipelineEvents, 'publish'>;
   clock: () => Date;
+  /** The active company register (live company checks); absent: live company checks answer 503. */
+  companyRegister?: Pick<ActiveRegister<CompanyIndex>, 'current'>;
+  /** The phone directory (live phone checks); absent: live phone checks answer 503. */
+  phoneDirectory?: PhoneDirectory;
 }
 
 /** What the check-job routes need besides the RouteContext. */

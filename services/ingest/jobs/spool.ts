@@ -12,7 +12,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { PersonInput } from '../../domain/types.ts';
 
 /**
@@ -97,32 +96,34 @@ export async function spoolRows(rows: AsyncIterable<PersonInput[] | SpoolRow[]>,
     sha256: hash.digest('hex'),
     discard,
     async *read({ maxRows, maxBytes = Infinity }) {
-      const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
       let people: PersonInput[] = [];
       let cells: Array<Array<string | null> | null> = [];
       let bytes = 0;
-      for await (const line of lines) {
-        if (line === '') continue;
-        if (people.length > 0 && bytes + line.length > maxBytes) {
-          yield { people, cells, bytes };
-          people = [];
-          cells = [];
-          bytes = 0;
-        }
-        if (line.startsWith('[')) {
-          const [person, rowCells] = JSON.parse(line) as [PersonInput, Array<string | null>];
-          people.push(person);
-          cells.push(rowCells);
-        } else {
-          people.push(JSON.parse(line) as PersonInput);
-          cells.push(null);
-        }
-        bytes += line.length;
-        if (people.length >= maxRows) {
-          yield { people, cells, bytes };
-          people = [];
-          cells = [];
-          bytes = 0;
+      const text = createReadStream(path, { encoding: 'utf8', highWaterMark: 1024 * 1024 });
+      for await (const lines of newlineSeparated(text)) {
+        for (const line of lines) {
+          if (line === '') continue;
+          if (people.length > 0 && bytes + line.length > maxBytes) {
+            yield { people, cells, bytes };
+            people = [];
+            cells = [];
+            bytes = 0;
+          }
+          if (line.startsWith('[')) {
+            const [person, rowCells] = JSON.parse(line) as [PersonInput, Array<string | null>];
+            people.push(person);
+            cells.push(rowCells);
+          } else {
+            people.push(JSON.parse(line) as PersonInput);
+            cells.push(null);
+          }
+          bytes += line.length;
+          if (people.length >= maxRows) {
+            yield { people, cells, bytes };
+            people = [];
+            cells = [];
+            bytes = 0;
+          }
         }
       }
       if (people.length > 0) yield { people, cells, bytes };
@@ -140,6 +141,28 @@ function spoolLine(item: PersonInput | SpoolRow): string {
 function isSpoolRow(item: PersonInput | SpoolRow): item is SpoolRow {
   // PersonInput has no `person` field (its schema is strict), so the shapes cannot be confused.
   return typeof (item as SpoolRow).person === 'object' && (item as SpoolRow).person !== null && 'cells' in item;
+}
+
+/**
+ * The lines of a text stream split at "\n" only, a chunk's worth at a time (one await per chunk,
+ * not per line). node:readline also ends a line at U+2028 and U+2029, which JSON.stringify
+ * leaves unescaped inside strings, so a field holding one would be cut in two and its line would
+ * no longer parse.
+ */
+async function* newlineSeparated(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
+  let rest = '';
+  for await (const chunk of chunks) {
+    const text = rest + chunk;
+    const lines: string[] = [];
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      lines.push(text.slice(start, end));
+      start = end + 1;
+    }
+    rest = text.slice(start);
+    yield lines;
+  }
+  if (rest !== '') yield [rest];
 }
 
 /**

@@ -20,7 +20,15 @@ describe('loadConfig', () => {
       PROJECTION_COUNT_INTERVAL_MS: 1000,
       RETENTION_SWEEP_SECONDS: 60,
       INTAKE_STALE_SECONDS: 600,
+      PHONE_DIRECTORY_TIMEOUT_MS: 5000,
     });
+  });
+
+  it('needs PHONE_DIRECTORY_KEY with PHONE_DIRECTORY_URL, and never echoes either', () => {
+    expect(() => loadConfig({ PHONE_DIRECTORY_URL: 'https://directory.example/api' })).toThrow(/PHONE_DIRECTORY_KEY: required/);
+    expect(loadConfig({ PHONE_DIRECTORY_URL: 'https://directory.example/api', PHONE_DIRECTORY_KEY: 'sekret' }))
+      .toMatchObject({ PHONE_DIRECTORY_URL: 'https://directory.example/api', PHONE_DIRECTORY_KEY: 'sekret' });
+    expect(() => loadConfig({ PHONE_DIRECTORY_URL: 'not a url', PHONE_DIRECTORY_KEY: 'sekret' })).toThrow(/^(?!.*sekret).*PHONE_DIRECTORY_URL/);
   });
 
   it('reads the callback retry schedule and refuses anything else', () => {

@@ -1,9 +1,9 @@
 import type { AllowedSender, DropFolder, DropFolderStatus, InboundClaim, InboundStore } from '../inbound-port.ts';
 import type { ClickHouseConnection } from './connection.ts';
-import { sql } from './sql.ts';
+import { sql, type Statement } from './sql.ts';
 
 /**
- * InboundStore on ClickHouse (infra/clickhouse/migrations/006_inbound.sql): every record is a row
+ * InboundStore on ClickHouse (infra/clickhouse/migrations/008_inbound.sql): every record is a row
  * of `inbound_records` keyed by (kind, id), written again with revision + 1 on change, read with
  * FINAL. The filter columns (kind, id, org_id, source_ref) never change between revisions of a
  * record; the others (state, removed, delete_after) are filtered after FINAL picks the latest.
@@ -49,7 +49,7 @@ export function createClickHouseInboundStore(conn: ClickHouseConnection): Inboun
     }]);
   }
 
-  const bodies = async <T>(query: string): Promise<T[]> =>
+  const bodies = async <T>(query: Statement): Promise<T[]> =>
     (await conn.rows<Row>(query)).map((row) => JSON.parse(row.body) as T);
 
   const senderId = (orgId: string, address: string) => `${orgId}/${address.toLowerCase()}`;

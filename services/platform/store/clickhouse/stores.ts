@@ -1,24 +1,30 @@
 import type { AccountStore } from '../accounts-port.ts';
 import type { InboundStore } from '../inbound-port.ts';
+import type { AddressStore } from '../addresses-port.ts';
 import type { JobStore } from '../jobs-port.ts';
 import type { KeyRing } from '../keyring-port.ts';
 import type { ListStore } from '../lists-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
+import { createClickHouseAddressStore } from './addresses.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
 import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
+import { createClickHouseRegisterStore } from './registers.ts';
+import type { RegisterStore } from '../registers-port.ts';
 
 /** Every ClickHouse-backed store of the distributed deployment, on one connection. */
 export interface ClickHouseStores {
   connection: ClickHouseConnection;
   accounts: AccountStore;
   lists: ListStore;
+  addresses: AddressStore;
   jobs: JobStore;
   inbound: InboundStore;
+  registers: RegisterStore;
   keys: KeyRing;
   close(): Promise<void>;
 }
@@ -49,8 +55,10 @@ export async function openClickHouseStores(
     connection,
     accounts: createClickHouseAccountStore(connection),
     lists: createClickHouseListStore(connection),
+    addresses: createClickHouseAddressStore(connection),
     jobs: createClickHouseJobStore(connection),
     inbound: createClickHouseInboundStore(connection),
+    registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     close: () => connection.close(),
   };
