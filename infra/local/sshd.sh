@@ -11,6 +11,8 @@
 # the chroot in $SFTP_ROOT-keys/<user> (root-owned), so an account cannot change its own keys.
 #
 #   sshd.sh start                      install if missing, start if not running, wait for the banner
+#   sshd.sh run                        write the config and run sshd in the foreground (a container's
+#                                      main process: infra/docker/sftp-server.Dockerfile)
 #   sshd.sh stop                       stop the sshd started by this script
 #   sshd.sh status                     exit 0 when the server answers with its SSH banner
 #   sshd.sh host-key                   print the server's public host key (for pinning)
@@ -22,6 +24,7 @@ set -euo pipefail
 
 base="${ROBINSON_LOCAL:-${TMPDIR:-/tmp}/robinson-local}/sshd"
 port="${SFTP_PORT:-12022}"
+listen="${SFTP_LISTEN:-127.0.0.1}"
 root_dir="${SFTP_ROOT:-/srv/robinson-sftp}"
 keys_dir="${root_dir}-keys"
 group="robinson-sftp"
@@ -78,7 +81,7 @@ write_config() {
   cat >"$conf" <<EOF
 # Written by infra/local/sshd.sh: the service's SFTP server, loopback only.
 Port $port
-ListenAddress 127.0.0.1
+ListenAddress $listen
 HostKey $host_key
 PidFile $pid_file
 AuthorizedKeysFile $keys_dir/%u
@@ -165,12 +168,20 @@ remove_account() {
   as_root rm -rf "${root_dir:?}/$user"
 }
 
+run_foreground() {
+  mkdir -p "$base"
+  prepare_roots
+  write_config
+  exec /usr/sbin/sshd -D -e -f "$conf"
+}
+
 case "${1:-}" in
   start) start ;;
+  run) run_foreground ;;
   stop) stop ;;
   status) if healthy; then log "healthy on 127.0.0.1:$port"; else log "not answering on 127.0.0.1:$port"; exit 1; fi ;;
   host-key) cat "$host_key.pub" ;;
   add-account) [[ $# == 3 ]] || { echo "usage: $0 add-account USER KEYFILE" >&2; exit 2; }; add_account "$2" "$3" ;;
   remove-account) [[ $# == 2 ]] || { echo "usage: $0 remove-account USER" >&2; exit 2; }; remove_account "$2" ;;
-  *) echo "usage: $0 start|stop|status|host-key|add-account USER KEYFILE|remove-account USER" >&2; exit 2 ;;
+  *) echo "usage: $0 start|run|stop|status|host-key|add-account USER KEYFILE|remove-account USER" >&2; exit 2 ;;
 esac
