@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../services/admin/commands.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { addDropFolder, INBOUND_TEST_ENV, startInboundEmbedded, type InboundEmbedded } from '../support/inbound.ts';
-import { createMailUser, messagesIn, openImap, sendMail, waitForMessages, type MailUser } from '../support/mail.ts';
+import { attachmentsOf, createMailUser, messagesIn, openImap, sendMail, waitForMessages, type MailUser } from '../support/mail.ts';
 import { scratchDir } from '../support/files/spreadsheets.ts';
 import { createSftpAccount, namesIn, type SftpAccount } from '../support/sftp.ts';
 import { servers } from '../support/servers.ts';
@@ -126,11 +126,18 @@ async function postfixSpool(): Promise<string> {
   return (await run('bash', [new URL('../../infra/local/postfix.sh', import.meta.url).pathname, 'spool-dir'])).stdout.trim();
 }
 
-/** Files under `path` (a file or a directory) whose bytes contain `needle` (UTF-8). */
+/**
+ * Files under `path` (a file or a directory) whose bytes contain `needle` (UTF-8), also inside
+ * base64 MIME parts (mail in Maildir and in the MTA's queue carries attachments that way).
+ */
 async function filesHolding(path: string, needle: string): Promise<string[]> {
   const info = await stat(path).catch(() => null);
   if (!info) return [];
-  if (info.isFile()) return (await readFile(path)).includes(Buffer.from(needle, 'utf8')) ? [path] : [];
+  if (info.isFile()) {
+    const bytes = await readFile(path);
+    const inAttachments = attachmentsOf(bytes).some((a) => a.content.includes(Buffer.from(needle, 'utf8')));
+    return bytes.includes(Buffer.from(needle, 'utf8')) || inAttachments ? [path] : [];
+  }
   if (!info.isDirectory()) return [];
   const found: string[] = [];
   for (const entry of await readdir(path)) found.push(...(await filesHolding(join(path, entry), needle)));
