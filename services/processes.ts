@@ -4,8 +4,6 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
-import { createIngestFileJobs } from './ingest/inbound/ingest-file-jobs.ts';
-import { startEmailIngest, startSftpIngest } from './ingest/inbound/start.ts';
 import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
 import { sweepDraftFiles } from './ingest/index.ts';
@@ -211,8 +209,11 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
  * An inbound channel (DECISIONS §15): SFTP drop folders or the ingest mailbox, making jobs through
  * the same file ingest as the API's uploads (services/ingest/inbound).
  */
-export function startInbound(name: 'sftp' | 'email', context: ServiceContext): Promise<RunningService> {
+export async function startInbound(name: 'sftp' | 'email', context: ServiceContext): Promise<RunningService> {
   const { platform, config, logger } = context;
+  // Loaded on demand: the SSH, IMAP and SMTP libraries cost every other process start-up time.
+  const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
+  const { startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,

@@ -4,7 +4,7 @@ import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { DropFolder, DropFolderStatus, InboundStore } from '../platform/store/inbound-port.ts';
 import { ColumnMappingSchema, CheckJobOptionsSchema } from '../api/schemas/check-job.ts';
 import type { SecretBox } from '../ingest/inbound/secrets.ts';
-import { fingerprintOfPublicKeyLine } from '../ingest/sftp/remote-folder.ts';
+import { fingerprintOfPublicKeyLine } from '../ingest/sftp/host-key.ts';
 import { AdminInputError, AdminNotFoundError } from './organisations.ts';
 
 /**

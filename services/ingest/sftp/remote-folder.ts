@@ -1,7 +1,9 @@
-import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import SftpClient from 'ssh2-sftp-client';
 import type { DropFolder } from '../../platform/store/inbound-port.ts';
+import { hostKeyFingerprint } from './host-key.ts';
+
+export { fingerprintOfPublicKeyLine, hostKeyFingerprint } from './host-key.ts';
 
 /**
  * One organisation's drop folder on an SFTP server (DECISIONS §15): the four folders inbox/,
@@ -54,18 +56,6 @@ export class SftpConnectError extends Error {
 /** Where `upload` writes before the rename (a crash may leave it: delete it with the target). */
 export function partialUploadName(path: string): string {
   return posix.join(posix.dirname(path), `.${posix.basename(path)}.part`);
-}
-
-/** `SHA256:<base64 without padding>`, the form `ssh-keygen -l` prints. */
-export function hostKeyFingerprint(rawKey: Buffer): string {
-  return `SHA256:${createHash('sha256').update(rawKey).digest('base64').replace(/=+$/, '')}`;
-}
-
-/** The fingerprint of an OpenSSH public key line (`ssh-ed25519 AAAA… comment`). */
-export function fingerprintOfPublicKeyLine(line: string): string {
-  const blob = line.trim().split(/\s+/)[1];
-  if (!blob) throw new Error('not an OpenSSH public key line');
-  return hostKeyFingerprint(Buffer.from(blob, 'base64'));
 }
 
 export async function connectRemoteFolder(
