@@ -38,7 +38,7 @@ export interface FileIngestDeps {
 
 export interface FileJobSpec {
   source: JobSource;
-  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days'>;
+  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days'> & Partial<Pick<Organisation, 'addons'>>;
   mode: 'live' | 'test';
   keyHash: string;
   /** The name the customer gave the file: shown on the job; the format is sniffed from the bytes. */
@@ -61,6 +61,8 @@ export interface StartChanges {
   column_mapping?: ColumnMapping;
   options?: CheckJobOptions;
   locale: Locale;
+  /** The starting organisation's add-ons (company and phone options need theirs); absent: none. */
+  addons?: Organisation['addons'];
 }
 
 export interface FileIngest {
@@ -169,7 +171,10 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
       const options: CheckJobOptions = { ...draft.options, ...changes.options };
       const spec: JobSpec = {
         source: draft.source,
-        org: { id: draft.org_id, stop_level: options.stop_level ?? 1, retention_days: options.retention_days ?? 30 },
+        org: {
+          id: draft.org_id, stop_level: options.stop_level ?? 1, retention_days: options.retention_days ?? 30,
+          ...(changes.addons ? { addons: changes.addons } : {}),
+        },
         mode: draft.mode,
         keyHash: draft.key_hash,
         options,
