@@ -89,7 +89,7 @@ export interface SubscribeOptions {
   maxBatchSize?: number;
   /** Pause before redelivering a batch whose handler threw; default 1000 ms, doubled per consecutive failure. */
   retryDelayMs?: number;
-  /** Longest pause between redeliveries of a failing partition; default 30,000 ms. */
+  /** Longest pause between redeliveries of a failing partition; default 5,000 ms. */
   maxRetryDelayMs?: number;
   /**
    * The dead-letter topic of a source topic (it must exist, like any topic). Without it an
@@ -116,7 +116,7 @@ export interface EventLog {
 
 export const DEFAULT_MAX_BATCH_SIZE = 500;
 export const DEFAULT_RETRY_DELAY_MS = 1000;
-export const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
+export const DEFAULT_MAX_RETRY_DELAY_MS = 5_000;
 
 /** Headers a dead-lettered message carries besides its own (all strings, no message content). */
 export const DEAD_LETTER_HEADERS = {
