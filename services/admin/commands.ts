@@ -7,6 +7,8 @@ import type { KeyRing } from '../platform/store/keyring-port.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
 import { issueApiKey } from './keys.ts';
+import type { AddressStore } from '../platform/store/addresses-port.ts';
+import { ADDRESSES_USAGE, runAddressCommand } from './addresses.ts';
 import type { RegisterStore } from '../platform/store/registers-port.ts';
 import { REGISTER_USAGE, runRegisterCommand } from './registers.ts';
 import {
@@ -26,6 +28,8 @@ export interface AdminDeps {
   lists: ListStore;
   /** The service's own keys (certificate signing keys). */
   keys: KeyRing;
+  /** Address register versions (issue 13); the addresses commands need it. */
+  addresses?: AddressStore;
   /** Company register and phone directory versions (the companies and phones commands). */
   registers?: RegisterStore;
   logger: Logger;
@@ -56,6 +60,8 @@ List versions
   lists activate VERSION_ID
   lists list
 
+${ADDRESSES_USAGE}
+
 Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for signing)
   certificate-keys rotate     a new signing key; certificates of older keys keep verifying
   certificate-keys list       kid and creation time of every stored key
@@ -69,6 +75,10 @@ Works on the stores the services use: the database in DATA_DIR (default ./data),
 export async function runAdminCommand(deps: AdminDeps, group: string, action: string | undefined, args: string[], flags: Flags): Promise<string[]> {
   const now = deps.now ?? (() => new Date());
   const json = flags.json === true;
+  if (group === 'addresses') {
+    if (!deps.addresses) throw new AdminInputError('the address store is not open');
+    return runAddressCommand({ addresses: deps.addresses, logger: deps.logger, now }, action, args, flags);
+  }
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'orgs create': {
       const org = await createOrganisation(deps.accounts, {

@@ -66,6 +66,11 @@ export const configSchema = z.object({
   PHONE_DIRECTORY_TIMEOUT_MS: positiveInt.default(5000),
   /** Where the API spools job bodies while reading them; `<DATA_DIR>/spool` when unset. */
   SPOOL_DIR: z.string().min(1).optional(),
+  /**
+   * Where drafts keep their uploaded file until started or deleted (DECISIONS §14); `<DATA_DIR>/uploads`
+   * when unset. API processes serving the same jobs must share it.
+   */
+  UPLOAD_DIR: z.string().min(1).optional(),
   // Keys (docs/privacy-and-proof.md).
   /**
    * Job certificate keys, comma-separated base64url DER Ed25519: the first (PKCS#8 private) signs,
