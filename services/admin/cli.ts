@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { openStores, platformKind, type Stores } from '../platform/open-platform.ts';
+import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
 import { runAdminCommand, USAGE, type Flags } from './commands.ts';
 import { AdminInputError } from './organisations.ts';
 
@@ -41,6 +42,18 @@ async function main(argv: string[]): Promise<number> {
         'published-on': { type: 'string' },
         'max-skipped-lines': { type: 'string' },
         activate: { type: 'boolean' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        user: { type: 'string' },
+        'key-file': { type: 'string' },
+        'password-file': { type: 'string' },
+        'host-key': { type: 'string' },
+        'host-key-file': { type: 'string' },
+        path: { type: 'string' },
+        locale: { type: 'string' },
+        mapping: { type: 'string' },
+        options: { type: 'string' },
+        address: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -77,12 +90,19 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const lines = await runAdminCommand(
-      { accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys, logger },
+      {
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys, logger,
+        inbound: { inbound: stores.inbound, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
+      },
       group, action, args, parsed.values as Flags,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   } catch (error) {
+    if (error instanceof SecretKeyError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return EXIT_CONFIG;
+    }
     if (error instanceof AdminInputError) {
       process.stderr.write(`error: ${error.message}\n\n${USAGE}\n`);
       return EXIT_USAGE;

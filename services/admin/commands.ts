@@ -6,6 +6,7 @@ import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 import type { KeyRing } from '../platform/store/keyring-port.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
+import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbound.ts';
 import { issueApiKey } from './keys.ts';
 import type { AddressStore } from '../platform/store/addresses-port.ts';
 import { ADDRESSES_USAGE, runAddressCommand } from './addresses.ts';
@@ -34,6 +35,8 @@ export interface AdminDeps {
   registers?: RegisterStore;
   logger: Logger;
   now?: () => Date;
+  /** Drop folders and email senders (services/admin/inbound.ts). */
+  inbound?: Omit<InboundAdminDeps, 'accounts'>;
 }
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -67,6 +70,8 @@ Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for 
   certificate-keys list       kid and creation time of every stored key
 
 ${REGISTER_USAGE}
+
+${INBOUND_USAGE}
 
 Options: --json prints machine-readable JSON.
 Works on the stores the services use: the database in DATA_DIR (default ./data), or ClickHouse
@@ -210,8 +215,12 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
       if (json) return [JSON.stringify(versions.map((v) => ({ ...v, active: activeIds.has(v.id) })))];
       return versions.length === 0 ? ['no list versions'] : versions.map((v) => formatVersion(v, activeIds.has(v.id)));
     }
-    default:
+    default: {
+      const command = `${group} ${action ?? ''}`.trim();
+      const lines = deps.inbound ? await runInboundCommand({ ...deps.inbound, accounts: deps.accounts }, command, args, flags, now()) : null;
+      if (lines) return lines;
       throw new AdminInputError(`unknown command: ${[group, action].filter(Boolean).join(' ') || '(none)'}`);
+    }
   }
 }
 

@@ -14,12 +14,14 @@ import { openClickHouseStores, type ClickHouseStores } from './store/clickhouse/
 import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
+import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
 import { createEmbeddedAddressStore } from './store/embedded/addresses.ts';
 import type { AddressStore } from './store/addresses-port.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
+import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
 import type { ListStore } from './store/lists-port.ts';
@@ -65,6 +67,8 @@ export interface Stores {
   /** Address register versions (issue 13). */
   addresses: AddressStore;
   jobs: JobStore;
+  /** SFTP drop folders, email senders and inbound claims (DECISIONS §15). */
+  inbound: InboundStore;
   /** Company register and phone directory versions. */
   registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
@@ -87,14 +91,15 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   const stores = await openDistributedStores(config, logger);
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
-    keys: stores.keys, registers: stores.registers, close: () => stores.close(),
+    keys: stores.keys, registers: stores.registers, inbound: stores.inbound, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
+    inbound: createEmbeddedInboundStore(db),
   };
 }
 
@@ -136,7 +141,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys,
-        registers: stores.registers,
+        registers: stores.registers, inbound: stores.inbound,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

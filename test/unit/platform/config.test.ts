@@ -21,7 +21,23 @@ describe('loadConfig', () => {
       RETENTION_SWEEP_SECONDS: 60,
       INTAKE_STALE_SECONDS: 600,
       PHONE_DIRECTORY_TIMEOUT_MS: 5000,
+      SFTP_POLL_MS: 5000,
+      SFTP_STABLE_MS: 10_000,
+      SFTP_CONCURRENCY: 4,
+      SFTP_VISIT_TIMEOUT_MS: 120_000,
+      IMAP_PORT: 993,
+      IMAP_SECURE: true,
+      SMTP_PORT: 587,
+      SMTP_SECURE: false,
+      EMAIL_POLL_MS: 5000,
+      EMAIL_QUARANTINE_DAYS: 30,
     });
+  });
+
+  it('takes the inbound settings and refuses a secret key that is not 32 bytes of base64', () => {
+    expect(loadConfig({ INBOUND_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), IMAP_SECURE: 'false' }))
+      .toMatchObject({ INBOUND_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), IMAP_SECURE: false });
+    expect(() => loadConfig({ INBOUND_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/INBOUND_SECRET_KEY/);
   });
 
   it('needs PHONE_DIRECTORY_KEY with PHONE_DIRECTORY_URL, and never echoes either', () => {
