@@ -7,6 +7,7 @@ import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
+import type { PriceTable } from './domain/pricing.ts';
 import { createCertificateKeys, type CertificateKeys } from './platform/keys/certificate-keys.ts';
 import { createCursorSeal } from './platform/keys/cursor-seal.ts';
 import type { Logger } from './platform/logger.ts';
@@ -54,6 +55,15 @@ export function createServiceContext(platform: Platform, config: Config, logger:
   return { platform, config, logger, overrides, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
 }
 
+/** The pay-per-list price table of the configuration (DECISIONS §8). */
+export function pricesOf(config: Config): PriceTable {
+  return {
+    list_small_cents: config.PRICE_LIST_SMALL_CENTS,
+    list_large_cents: config.PRICE_LIST_LARGE_CENTS,
+    custom_cents_per_1000_rows: config.PRICE_CUSTOM_CENTS_PER_1000_ROWS,
+  };
+}
+
 /** The certificate keys of a platform: CERTIFICATE_KEYS when configured, else the store's. */
 export function certificateKeysOf(context: Pick<ServiceContext, 'platform' | 'config'>): CertificateKeys {
   return createCertificateKeys({
@@ -98,6 +108,8 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       events,
       callbackAllowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
       spoolDir,
+      prices: pricesOf(config),
+      ...(config.PAYMENT_WEBHOOK_SECRET ? { paymentWebhookSecret: config.PAYMENT_WEBHOOK_SECRET } : {}),
       cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
     },

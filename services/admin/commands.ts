@@ -4,6 +4,9 @@ import type { Logger } from '../platform/logger.ts';
 import type { AccountStore, ApiKeyRecord, Organisation } from '../platform/store/accounts-port.ts';
 import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 import type { KeyRing } from '../platform/store/keyring-port.ts';
+import type { JobStore } from '../platform/store/jobs-port.ts';
+import type { PipelineEvents } from '../pipeline/events.ts';
+import { recordPayment } from '../billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
 import { issueApiKey } from './keys.ts';
@@ -24,6 +27,9 @@ export interface AdminDeps {
   lists: ListStore;
   /** The service's own keys (certificate signing keys). */
   keys: KeyRing;
+  jobs: JobStore;
+  /** The event log, for `payments record` only. */
+  events?: Pick<PipelineEvents, 'publish'>;
   logger: Logger;
   now?: () => Date;
 }
@@ -50,6 +56,9 @@ List versions
                [--published-on YYYY-MM-DD] [--max-skipped-lines N] [--activate]
   lists activate VERSION_ID
   lists list
+
+Payments (pay-per-list jobs, DECISIONS §8)
+  payments record --job JOB_ID   the job's price was paid: it leaves awaiting_payment
 
 Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for signing)
   certificate-keys rotate     a new signing key; certificates of older keys keep verifying
@@ -147,6 +156,13 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
     case 'lists activate': {
       const version = await activateListVersion({ listStore: deps.lists, logger: deps.logger, now }, requireArg(args, 'list version id'));
       return json ? [JSON.stringify(version)] : [`list version ${version.id} activated`, formatVersion(version, true)];
+    }
+    case 'payments record': {
+      const jobId = requireString(flags, 'job');
+      if (!deps.events) throw new Error('payments need the event log');
+      const outcome = await recordPayment({ jobs: deps.jobs, events: deps.events, now }, { jobId });
+      if (outcome !== 'recorded' && outcome !== 'already_paid') throw new Error(`payment not recorded: ${outcome.replaceAll('_', ' ')}`);
+      return json ? [JSON.stringify({ job_id: jobId, outcome })] : [`payment ${outcome.replaceAll('_', ' ')}: ${jobId}`];
     }
     case 'certificate-keys rotate': {
       const kid = await createCertificateKeys({ keyring: deps.keys, now }).rotate();

@@ -32,6 +32,11 @@ export interface JobTracker {
   onRowsComplete(event: RowsCompleteEvent): Promise<void>;
   /** Another part of the pipeline (intake, matcher) failed the job. */
   onFailed(jobId: string, error: string): Promise<void>;
+  /**
+   * A payment was recorded (webhook or admin tool): an awaiting_payment job moves to queued and,
+   * when its rows are all in already, to done. Anything else is left as it is (a replay).
+   */
+  onPaid(jobId: string): Promise<void>;
   /** The trailing count of a job whose rows stopped arriving (called by the throttle timer). */
   refreshIfStale(jobId: string): Promise<void>;
   /** Jobs with a refresh still to do, and when it is due (epoch ms). */
@@ -139,7 +144,8 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     // next progress count waits ten times as long, so counting never costs more than a tenth of
     // the projection's time, whatever the job's size. Completion is still seen at once.
     t.nextCountAt = countedAt + Math.max(deps.countIntervalMs, 10 * (countedAt - started));
-    if (rowsComplete(t.job) && counts.processed >= t.job.row_count) {
+    // An unpaid job's rows are matched and stored, but it completes only once paid (onPaid).
+    if (rowsComplete(t.job) && counts.processed >= t.job.row_count && t.job.status !== 'awaiting_payment') {
       await finish(t, 'done', countsPatch(counts), null);
       return;
     }
@@ -218,6 +224,20 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
       if (!t || isTerminal(t.job.status) || !(await stillOpen(t))) return;
       const counts = await jobs.countResults(jobId);
       await finish(t, 'failed', countsPatch(counts), error);
+    },
+
+    async onPaid(jobId) {
+      // Read again: this process may hold a copy from before the payment.
+      tracked.delete(jobId);
+      const t = await load(jobId);
+      if (!t || t.job.status !== 'awaiting_payment') return;
+      const paid = transition(t.job.status, 'pay');
+      if (!paid.ok) return;
+      await write(t, { status: paid.status });
+      if ((t.job.status as JobStatus) !== 'queued') return; // deleted meanwhile
+      // No JobStateChanged of its own: the payer's `queued` event is the record of the payment.
+      logger.info({ job_id: jobId }, 'job.paid');
+      await count(t);
     },
 
     async refreshIfStale(jobId) {

@@ -94,10 +94,15 @@ export function createProjection(deps: ProjectionDeps): Projection {
         await serializer.run(event.value.job_id, () => tracker.onRowsComplete(event.value));
         return;
       case 'JobStateChanged':
-        // Only failures reported by other parts move a job; the projection's own events echo back.
+        // Only failures and payments reported by other parts move a job; the projection's own
+        // events (running, done, failed, deleted; never queued) echo back and change nothing.
         if (event.value.status === 'failed') {
           const { job_id, error } = event.value;
           await serializer.run(job_id, () => tracker.onFailed(job_id, error ?? 'failed'));
+        }
+        if (event.value.status === 'queued') {
+          const { job_id } = event.value;
+          await serializer.run(job_id, () => tracker.onPaid(job_id));
         }
         return;
       default:

@@ -13,9 +13,10 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  emptyLevelCounts, type CheckJobOptions, type ColumnMapping, type JobSource, type PreviewRow,
+  emptyLevelCounts, type CheckJobOptions, type ColumnMapping, type JobPrice, type JobSource, type PreviewRow,
 } from '../../domain/check-job.ts';
 import { TEST_LIST_VERSION } from '../../domain/index.ts';
+import { needsPayment, priceFor, type PriceTable } from '../../domain/pricing.ts';
 import type { ListVersionRef, Locale, MatchPolicy, PersonInput } from '../../domain/types.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
@@ -60,12 +61,14 @@ export interface JobIntakeDeps {
   touchIntervalMs?: number;
   clock?: () => Date;
   newId?: () => string;
+  /** Pay-per-list prices (DECISIONS §8); absent: every job starts queued without a price. */
+  prices?: PriceTable;
 }
 
 /** Everything about a job except its people. */
 export interface JobSpec {
   source: JobSource;
-  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days'>;
+  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days' | 'plan'>;
   mode: 'live' | 'test';
   /** Hex SHA-256 of the API key that created the job: the callback signing secret. */
   keyHash: string;
@@ -150,11 +153,22 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     return version;
   }
 
+  /**
+   * Where a job with rows goes (DECISIONS §7, §8): a live job of a pay-per-list organisation waits
+   * in awaiting_payment with its price; its rows are published anyway (docs/privacy-and-proof.md
+   * "Billing": matched at once, released on payment).
+   */
+  function readyState(spec: JobSpec, rowCount: number): { status: 'queued' | 'awaiting_payment'; price: JobPrice | null } {
+    if (!deps.prices || !needsPayment(spec.org.plan, spec.mode)) return { status: 'queued', price: null };
+    return { status: 'awaiting_payment', price: priceFor(rowCount, deps.prices) };
+  }
+
   function newRecord(
     rows: { rowCount: number; sha256: string },
     spec: JobSpec,
     version: ListVersionRef | null,
-    status: 'queued' | 'draft' = 'queued',
+    status: 'queued' | 'draft' | 'awaiting_payment' = 'queued',
+    price: JobPrice | null = null,
   ): JobRecord {
     const now = clock();
     const options = resolvedOptions(spec);
@@ -177,7 +191,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       column_mapping: spec.column_mapping ?? null,
       options,
       preview: [],
-      price: null,
+      price,
       list_version: version,
       certificate_token: null,
       error: null,
@@ -267,7 +281,8 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   async function commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
     await checkFields(spec);
     const version = pinnedVersion(spec.mode);
-    const job = newRecord(spooled, spec, version);
+    const ready = readyState(spec, spooled.rowCount);
+    const job = newRecord(spooled, spec, version, ready.status, ready.price);
     await deps.jobs.createJob(job);
     return publishQueued(job, spooled, spec.locale);
   }
@@ -290,8 +305,10 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     // never listed (listStalledIntakes wants queued/running), while a queued job without an
     // intake would never be swept.
     await deps.jobs.touchIntake(draft.id, { at: now, closed: false });
+    const ready = readyState(spec, spooled.rowCount);
     const queued = await deps.jobs.updateJob(draft.id, {
-      status: 'queued',
+      status: ready.status,
+      price: ready.price,
       list_version: version,
       options,
       column_mapping: spec.column_mapping ?? draft.column_mapping,

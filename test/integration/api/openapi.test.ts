@@ -36,7 +36,7 @@ describe('GET /v2/openapi.json', () => {
     expect(doc.paths['/v2/.well-known/jwks.json'].get.security).toEqual([]);
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}', '/v2/check-jobs/{id}/results', '/v2/checks',
-      '/v2/list-versions/current', '/v2/openapi.json',
+      '/v2/list-versions/current', '/v2/openapi.json', '/v2/payments/webhook',
     ]);
 
     for (const name of ['PersonInput', 'CheckResult', 'Match', 'ResolvedAddress', 'ListVersionRef', 'Error', 'CreateChecksRequest', 'CreateChecksResponse', 'ResolveAddressesRequest', 'ResolveAddressesResponse', 'MatchPolicy', 'Status', 'Reason']) {
