@@ -3,6 +3,6 @@
 # a server already running and healthy costs one health check.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-for server in clickhouse kafka libreoffice; do
+for server in chdb kafka libreoffice; do
   bash "$here/$server.sh" start
 done

@@ -27,6 +27,12 @@ export interface ParsedAddress {
   city: string | null;
   streetDisplay: string | null;
   cityDisplay: string | null;
+  /**
+   * Folded supplementary town name written between the unit and the postal code ("skee"); in a
+   * line without a postal code (parseAddressLine), the words after the unit (the town, or the
+   * postal district's name). Null when none.
+   */
+  town: string | null;
   /** street (without spaces) | house number | postal code; null when only a kvhx was given. */
   buildingKey: string | null;
   /** floor|door; '' for a building without floor and door (one unit); see unitKeyOf. */
@@ -204,7 +210,8 @@ function parseLine(s: string, t: Tokens, from: number): Line | null {
   const next = k < n ? t.norm[k] : '';
   const pair = k + 1 < n ? next + t.norm[k + 1] : '';
   const isDoorPair = pair === 'tv' || pair === 'th' || pair === 'mf'; // "12, t.v."
-  if (next.length === 1 && next >= 'a' && next <= 'z' && isDigits(houseNumber) && !isDoorPair) { // "12 A"
+  const afterComma = k < n && s.slice(t.end[h], t.start[k]).includes(','); // "Vej 5, a": door a
+  if (next.length === 1 && next >= 'a' && next <= 'z' && isDigits(houseNumber) && !isDoorPair && !afterComma) { // "12 A"
     houseNumber += next;
     k++;
   }
@@ -232,13 +239,14 @@ function build(
   street: { words: string; key: string } | null, streetDisplay: string | null,
   houseNumber: string | null, floor: string | null, door: string | null,
   postalCode: string | null, city: string | null, cityDisplay: string | null, kvhx: string | null,
+  town: string | null = null, loose = false,
 ): ParsedAddress | null {
   const hasText = street !== null && street.key !== '' && houseNumber !== null && postalCode !== null;
-  if (!hasText && kvhx === null) return null;
+  if (!hasText && kvhx === null && !(loose && street !== null && street.key !== '' && houseNumber !== null)) return null;
   return {
     street: street === null || street.words === '' ? null : street.words,
     streetKey: street === null || street.key === '' ? null : street.key,
-    houseNumber, floor, door, postalCode, city, streetDisplay, cityDisplay,
+    houseNumber, floor, door, postalCode, city, streetDisplay, cityDisplay, town,
     buildingKey: hasText ? street.key + '|' + houseNumber + '|' + postalCode : null,
     unitKey: unitKeyOf(floor, door),
     kvhxBuilding: kvhx === null ? null : kvhx.slice(0, KVHX_BUILDING_LENGTH),
@@ -289,7 +297,7 @@ function postalAndCityOf(a: AddressSource): { postalCode: string | null; city: s
  * Parses one address line; `kvhx` (canonical) is attached when given. A line without a postal code
  * takes it (and the city) from the `postal_code`/`city` fields of `rest`, the usual CSV layout.
  */
-function fromLine(s: string, kvhx: string | null, rest: AddressSource | null): ParsedAddress | null {
+function fromLine(s: string, kvhx: string | null, rest: AddressSource | null, loose = false): ParsedAddress | null {
   const t = tokenize(s, tokens);
   const from = postalFirstEnd(s, t);
   const line = parseLine(s, t, from);
@@ -308,7 +316,7 @@ function fromLine(s: string, kvhx: string | null, rest: AddressSource | null): P
   }
   const city = cityOf(s, t, line.cityFrom, line.cityTo);
   return build(street, streetDisplay, line.houseNumber, line.floor, line.door, line.postalCode,
-    city.norm, city.display, kvhx);
+    city.norm, city.display, kvhx, cityOf(s, t, line.townFrom, line.townTo).norm, loose);
 }
 
 /** Address given in parts (street, house_number, floor, door, postal_code, city). */
@@ -347,7 +355,17 @@ function fromKvhx(kvhx: string): ParsedAddress | null {
   const floor = kvhx.slice(12, 15).replace(/_/g, '');
   const door = kvhx.slice(15, 19).replace(/_/g, '');
   return build(null, null, house, floor === '' ? null : floor, door === '' ? null : door, null, null, null,
-    kvhx);
+    kvhx, null);
+}
+
+/**
+ * One address line read even without a postal code (then `buildingKey` is null and `town` holds
+ * the words after the unit): what the address register needs to accept a missing postal code
+ * when the town name is exact (DECISIONS §13, datavask). Null without a street and house number.
+ */
+export function parseAddressLine(line: string): ParsedAddress | null {
+  if (typeof line !== 'string' || line.trim() === '') return null;
+  return fromLine(line, null, null, true);
 }
 
 /**

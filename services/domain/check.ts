@@ -1,8 +1,10 @@
-import { parseAddress, type ParsedAddress } from './address.ts';
+import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
+import type { AddressRegister } from './address-register.ts';
 import {
-  FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_GIVEN_COUNT, R_HEADER, R_SURNAME, R_UNIT, type ListIndex,
-  type ListIndexData,
+  FLAG_PREVIOUS, KVHX_PREFIX, REGISTER_PREFIX, R_FLAGS, R_FLOOR, R_GIVEN_COUNT, R_HEADER, R_SURNAME, R_UNIT,
+  registerUnitIdOf, type ListIndex, type ListIndexData,
 } from './list-index.ts';
+import { registerAddress, resolveParsed } from './register-resolve.ts';
 import { parseName, type ParsedName } from './name.ts';
 import { skeleton } from './normalize.ts';
 import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
@@ -112,11 +114,18 @@ export type ReadPerson =
  */
 export function readPerson(
   person: PersonInput, options: CheckOptions, addressUnreadable?: (addressText: string) => boolean,
+  register: AddressRegister | null = null,
 ): ReadPerson {
   const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
   const id = typeof input.id === 'string' ? input.id : null;
   const addressText = addressInputOf(input);
-  const parsed = addressUnreadable?.(addressText) ? null : parseAddress(input);
+  let parsed = addressUnreadable?.(addressText) ? null : parseAddress(input);
+  if (parsed === null && register !== null) {
+    // The city field completes an address line the way the postal code field would (CSV layout).
+    const city = typeof input.address === 'string' && input.address.trim() !== '' && typeof input.city === 'string'
+      ? input.city.trim() : '';
+    parsed = readWithoutPostalCode(register, city === '' ? addressText : addressText + ', ' + city);
+  }
   const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
   const name = parseName(input);
   if (parsed === null || name === null) {
@@ -126,6 +135,18 @@ export function readPerson(
     return { unread: unreadResult(id, reasons, address, options) };
   }
   return { unread: null, id, parsed, name, address };
+}
+
+/**
+ * A line without a postal code whose town name is exact (datavask, register-resolve.ts): read as
+ * the register writes that address, so it has a building key like any other. Null otherwise.
+ */
+function readWithoutPostalCode(register: AddressRegister, text: string): ParsedAddress | null {
+  const loose = parseAddressLine(text);
+  if (loose === null || loose.postalCode !== null) return null;
+  const match = resolveParsed(register, loose);
+  if (match.unit < 0 || match.confidence === 'unresolved') return null;
+  return parseAddress({ address: registerAddress(register, match.access, match.unit, text, match.confidence).formatted! });
 }
 
 const givenScratch: number[] = [];
@@ -195,7 +216,8 @@ function correctedBuilding(d: ListIndexData, parsed: ParsedAddress): number {
 }
 
 export function checkPerson(index: ListIndex, person: PersonInput, options: CheckOptions): CheckResult {
-  const read = readPerson(person, options);
+  const register = index.register;
+  const read = readPerson(person, options, undefined, register);
   if (read.unread) return read.unread;
   const { id, parsed, name } = read;
   let address = read.address;
@@ -211,9 +233,30 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
   const best = { score: -1, level: 0, base: 0, previous: false, sameFloor: false };
   let anyInBuilding = false;
 
+  // With a register, the person's register address (when it resolves) is what the building and
+  // unit are compared by; the text keys still find entries the register could not place.
+  let access = -1;
+  let notFound = false;
+  if (register !== null) {
+    const match = resolveParsed(register, parsed);
+    access = match.access;
+    notFound = match.notFound;
+    if (match.unit >= 0 && match.confidence !== 'unresolved') {
+      address = registerAddress(register, match.access, match.unit, address!.input, match.confidence);
+    }
+    if (access >= 0) {
+      const b = d.buildings.get(REGISTER_PREFIX + access);
+      if (b >= 0) {
+        anyInBuilding = true;
+        const unit = match.unit >= 0 ? registerUnitIdOf(match.unit) : d.units.get(parsed.unitKey) ?? -2;
+        scanBuilding(d, b, unit, surnameId, givenCount, floorId, best);
+      }
+    }
+  }
   if (parsed.buildingKey !== null) {
     let b = d.buildings.get(parsed.buildingKey);
-    if (b < 0) {
+    // The list's streets correct a misspelt street only when the register has not placed it.
+    if (b < 0 && access < 0) {
       b = correctedBuilding(d, parsed);
       // A readable address always has its ResolvedAddress (readPerson).
       if (b >= 0) address = toCorrectedAddress(parsed, address!, d.streets.displays[correctedStreet]);
@@ -231,5 +274,8 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
       scanBuilding(d, b, unit, surnameId, givenCount, floorId, best);
     }
   }
-  return resultFor(id, best, anyInBuilding, address, options);
+  const result = resultFor(id, best, anyInBuilding, address, options);
+  // DECISIONS §2: added as a reason; matching still ran on the normalised text.
+  if (notFound) result.reasons.push('address_not_found');
+  return result;
 }

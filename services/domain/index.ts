@@ -4,7 +4,12 @@
  * from its own modules.
  */
 export { normalizeText } from './normalize.ts';
-export { parseAddress, type ParsedAddress } from './address.ts';
+export { parseAddress, parseAddressLine, unitKeyOf, type ParsedAddress } from './address.ts';
+export {
+  buildAddressRegister, createAddressRegisterBuilder, type AddressRegister, type AddressRegisterBuilder,
+  type RegisterAddress,
+} from './address-register.ts';
+export { resolveParsed, resolveWithRegister, registerAddress, type RegisterMatch } from './register-resolve.ts';
 export { resolveAddressText } from './resolve.ts';
 export { parseName, type ParsedName } from './name.ts';
 export {

@@ -1,4 +1,6 @@
 import { parseAddress } from './address.ts';
+import type { AddressRegister } from './address-register.ts';
+import { resolveParsed } from './register-resolve.ts';
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
 import { parseName } from './name.ts';
 import { skeleton } from './normalize.ts';
@@ -19,6 +21,13 @@ export interface ListIndex {
   /** Number of distinct building keys (text keys and kvhx keys). */
   readonly buildingCount: number;
   readonly data: ListIndexData;
+  /**
+   * The address register the entries were resolved in, or null. With one, an entry whose address
+   * (text or KVHX codes) is an access address of the register is also filed under that access
+   * address and unit (REGISTER_PREFIX keys), and checkPerson resolves the input in the same
+   * register: spelling, abbreviations and word order no longer decide the building and unit.
+   */
+  readonly register: AddressRegister | null;
 }
 
 /** Record layout: [surname id, unit id, floor id, flags, given count, given ids...]. */
@@ -49,6 +58,16 @@ export interface ListIndexData {
 }
 
 export const KVHX_PREFIX = '#';
+/** Building key of a register access address: '@' + its position. */
+export const REGISTER_PREFIX = '@';
+
+/**
+ * The record unit id of a register unit: negative, below the sentinels -1 (no unit) and -2 (a
+ * person's unit the list does not have), so millions of register units need no Map of keys.
+ */
+export function registerUnitIdOf(unit: number): number {
+  return -3 - unit;
+}
 
 /** An Int32Array that grows by doubling, trimmed to its length at the end. */
 function growable(initial = 1024): { push(v: number): void; length(): number; done(): Int32Array } {
@@ -82,7 +101,7 @@ export interface ListIndexBuilder {
   build(): ListIndex;
 }
 
-export function createListIndexBuilder(): ListIndexBuilder {
+export function createListIndexBuilder(register: AddressRegister | null = null): ListIndexBuilder {
   const buildings = createFingerprintTable();
   const streets = createStreetIndexBuilder();
   const names = new Map<string, number>();
@@ -97,6 +116,8 @@ export function createListIndexBuilder(): ListIndexBuilder {
   const previous = growable();
   const textBuilding = growable();
   const kvhxBuilding = growable();
+  const registerBuilding = growable();
+  const registerUnit = growable();
   let built = false;
 
   return {
@@ -123,6 +144,18 @@ export function createListIndexBuilder(): ListIndexBuilder {
       unit.push(address ? intern(unitIds, address.unitKey) : -1);
       kvhxUnit.push(address?.kvhxUnit ? intern(unitIds, KVHX_PREFIX + address.kvhxUnit) : -1);
       floor.push(address?.floor ? intern(floorIds, address.floor) : -1);
+      let registerId = -1;
+      let registerUnitId = -1;
+      if (register !== null && address !== null) {
+        const match = resolveParsed(register, address);
+        if (match.access >= 0) {
+          registerId = buildings.intern(REGISTER_PREFIX + match.access);
+          // A unit the register lacks keeps its text key: the input's will be the same text key.
+          registerUnitId = match.unit >= 0 ? registerUnitIdOf(match.unit) : intern(unitIds, address.unitKey);
+        }
+      }
+      registerBuilding.push(registerId);
+      registerUnit.push(registerUnitId);
       previous.push(entry?.previous === true ? FLAG_PREVIOUS : 0);
     },
 
@@ -133,6 +166,8 @@ export function createListIndexBuilder(): ListIndexBuilder {
       const size = surname.length();
       const text = textBuilding.done();
       const kvhx = kvhxBuilding.done();
+      const reg = registerBuilding.done();
+      const regUnits = registerUnit.done();
       const starts = givenStart.done();
       const buildingCount = buildings.size;
       const recordStart = new Int32Array(buildingCount + 1);
@@ -140,6 +175,7 @@ export function createListIndexBuilder(): ListIndexBuilder {
         const length = R_HEADER + starts[e + 1] - starts[e];
         if (text[e] >= 0) recordStart[text[e] + 1] += length;
         if (kvhx[e] >= 0) recordStart[kvhx[e] + 1] += length;
+        if (reg[e] >= 0) recordStart[reg[e] + 1] += length;
       }
       for (let b = 0; b < buildingCount; b++) recordStart[b + 1] += recordStart[b];
       const fill = recordStart.slice(0, buildingCount);
@@ -163,10 +199,12 @@ export function createListIndexBuilder(): ListIndexBuilder {
       for (let e = 0; e < size; e++) {
         if (text[e] >= 0) fill[text[e]] = write(fill[text[e]], e, units[e]);
         if (kvhx[e] >= 0) fill[kvhx[e]] = write(fill[kvhx[e]], e, kvhxUnits[e]);
+        if (reg[e] >= 0) fill[reg[e]] = write(fill[reg[e]], e, regUnits[e]);
       }
       return {
         size,
         buildingCount,
+        register,
         data: {
           buildings, recordStart, records, names, units: unitIds, floors: floorIds, streets: streets.build(),
         },
@@ -175,8 +213,8 @@ export function createListIndexBuilder(): ListIndexBuilder {
   };
 }
 
-export function buildListIndex(entries: Iterable<ListEntry>): ListIndex {
-  const builder = createListIndexBuilder();
+export function buildListIndex(entries: Iterable<ListEntry>, register: AddressRegister | null = null): ListIndex {
+  const builder = createListIndexBuilder(register);
   for (const entry of entries) builder.add(entry);
   return builder.build();
 }

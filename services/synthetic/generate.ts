@@ -44,7 +44,7 @@ const STREETS_PER_DISTRICT = 40;
 const HOUSE_NUMBERS = 90;
 const CPR_NAME_WIDTH = 34;
 
-interface DistrictStreet {
+export interface DistrictStreet {
   name: string;
   vejkode: string;
 }
@@ -77,20 +77,54 @@ function buildingHash(district: number, street: number, number: number): number 
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/** What is fixed about one building of the synthetic country (the register generator lists them all). */
+export interface SyntheticBuilding {
+  district: PostalDistrict;
+  street: DistrictStreet;
+  houseNumber: number;
+  letter: string;
+  /** Floors kl, st, 1..5; else one unit without floor and door. */
+  hasFloors: boolean;
+  /** Doors 1..8 instead of tv/th/mf. */
+  numberedDoors: boolean;
+}
+
+export function syntheticBuilding(districtIndex: number, streetIndex: number, houseNumber: number): SyntheticBuilding {
+  const building = buildingHash(districtIndex, streetIndex, houseNumber);
+  return {
+    district: POSTAL_DISTRICTS[districtIndex],
+    street: DISTRICT_STREETS[districtIndex][streetIndex],
+    houseNumber,
+    letter: building % 8 === 0 ? 'ABCD'[(building >>> 3) % 4] : '',
+    hasFloors: (building >>> 5) % 100 < 55,
+    numberedDoors: (building >>> 12) % 100 >= 85,
+  };
+}
+
+/** Every building of the synthetic country, district by district, street by street. */
+export function* syntheticBuildings(): Generator<SyntheticBuilding> {
+  for (let d = 0; d < POSTAL_DISTRICTS.length; d++) {
+    for (let s = 0; s < DISTRICT_STREETS[d].length; s++) {
+      for (let n = 1; n <= HOUSE_NUMBERS; n++) yield syntheticBuilding(d, s, n);
+    }
+  }
+}
+
+export const SYNTHETIC_FLOORS: readonly string[] = ['kl', 'st', '1', '2', '3', '4', '5'];
+export const SYNTHETIC_NUMBERED_DOORS: readonly string[] = ['1', '2', '3', '4', '5', '6', '7', '8'];
+
 export function randomAddress(rng: Rng): SyntheticAddress {
   const districtIndex = rng.int(POSTAL_DISTRICTS.length);
   const district: PostalDistrict = POSTAL_DISTRICTS[districtIndex];
   const streets = DISTRICT_STREETS[districtIndex];
   const streetIndex = rng.int(streets.length);
   const houseNumber = 1 + Math.floor(rng.next() ** 1.6 * HOUSE_NUMBERS); // low numbers are commoner
-  const building = buildingHash(districtIndex, streetIndex, houseNumber);
-  const letter = building % 8 === 0 ? 'ABCD'[(building >>> 3) % 4] : '';
-  const hasFloors = (building >>> 5) % 100 < 55;
+  const { letter, hasFloors, numberedDoors } = syntheticBuilding(districtIndex, streetIndex, houseNumber);
   let floor = '';
   let door = '';
   if (hasFloors) {
     floor = rng.chance(0.02) ? 'kl' : rng.chance(0.2) ? 'st' : String(1 + rng.int(5));
-    door = (building >>> 12) % 100 < 85 ? rng.pick(DOORS) : String(1 + rng.int(8));
+    door = numberedDoors ? String(1 + rng.int(8)) : rng.pick(DOORS);
   }
   return {
     street: streets[streetIndex].name,
@@ -226,4 +260,15 @@ export function generateCprFileChunks(
   publishedOn = SYNTHETIC_PUBLISHED_ON,
 ): Generator<Buffer> {
   return cprFileChunks(publishedOn, generateCprRecords(count, seed));
+}
+
+/**
+ * The building of an address of the synthetic country (by postal code, street name and house
+ * number), or null for an address the country does not have (a street of another district).
+ */
+export function syntheticBuildingOf(a: Pick<SyntheticAddress, 'postal_code' | 'street' | 'number'>): SyntheticBuilding | null {
+  const d = POSTAL_DISTRICTS.findIndex((district) => district.postal_code === a.postal_code);
+  if (d < 0) return null;
+  const s = DISTRICT_STREETS[d].findIndex((street) => street.name === a.street);
+  return s < 0 ? null : syntheticBuilding(d, s, Number(a.number));
 }

@@ -186,7 +186,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
     try {
       const m = await measure('Kafka + ClickHouse', distributed, body, 30, true);
       metrics.push(...m.metrics);
-      notes.push(...m.notes, 'distributed: API in the bench process, two matcher processes and one projection process (npm run service), Kafka and ClickHouse 18.16 on the same 2 cores');
+      notes.push(...m.notes, 'distributed: API in the bench process, two matcher processes and one projection process (npm run service), Kafka and ClickHouse 25.8 (chDB behind its HTTP front) on the same 2 cores');
     } finally {
       await distributed.stop();
     }

@@ -16,6 +16,7 @@ import type { ListEntry, PersonInput } from '../../services/domain/types.ts';
 import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import { embeddedDatabasePath } from '../../services/platform/store/embedded/database.ts';
 import { generateCprFile, generateListEntries } from '../../services/synthetic/index.ts';
+import { clickhouseOverHttp } from '../support/clickhouse.ts';
 import { deleteTopics, RUN_SERVICE } from '../support/deployments.ts';
 import { servers, startHint } from '../support/servers.ts';
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (api && api.exitCode === null && api.signalCode === null) api.kill('SIGKILL');
   await deleteTopics(servers.kafkaBrokers, `adm-${id}.`);
-  await fetch(new URL('/', servers.clickhouseUrl), { method: 'POST', body: sql`DROP DATABASE IF EXISTS ${ident(`robinson_adm_${id}`)}` }).catch(() => undefined);
+  await clickhouseOverHttp(sql`DROP DATABASE IF EXISTS ${ident(`robinson_adm_${id}`)}`, { rows: false }).catch(() => undefined);
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
+import { clickhouseOverHttp } from '../support/clickhouse.ts';
 import { startDistributed, type DistributedDeployment } from '../support/deployments.ts';
 import { mixedRows } from '../support/pipeline.ts';
-import { servers } from '../support/servers.ts';
 import { api, expectOneCallback, waitForJob, type Deployment } from './pipeline-scenarios.ts';
 
 const ROWS = 200_000;
@@ -39,12 +39,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function clickhouse<T>(query: string): Promise<T[]> {
-  const response = await fetch(new URL('/', servers.clickhouseUrl), { method: 'POST', body: `${query} FORMAT JSONEachRow` });
-  const text = await response.text();
-  if (!response.ok) throw new Error(text);
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
-}
 
 describe('the API process killed (-9) while publishing a job to Kafka', () => {
   it('fails the job (intake_interrupted) with one failure callback, and the restart removes the spool file', async () => {
@@ -63,13 +57,13 @@ describe('the API process killed (-9) while publishing a job to Kafka', () => {
     }).then((r) => r.status, (e: Error) => e);
     let created: { id: string } | undefined;
     const deadline = Date.now() + 60_000;
-    while (!(created = (await clickhouse<{ id: string }>(sql`SELECT id FROM ${jobs} FINAL`))[0])) {
+    while (!(created = (await clickhouseOverHttp<{ id: string }>(sql`SELECT id FROM ${jobs} FINAL`))[0])) {
       if (Date.now() > deadline) throw new Error('no job record within 60 s');
     }
     first.child.kill('SIGKILL');
     await first.exited;
     expect(await request, 'the request must die with the process, unanswered').toBeInstanceOf(Error);
-    const [open] = await clickhouse<{ closed: number }>(sql`SELECT max(closed) AS closed FROM ${intakes} WHERE job_id = ${created.id}`);
+    const [open] = await clickhouseOverHttp<{ closed: number }>(sql`SELECT max(closed) AS closed FROM ${intakes} WHERE job_id = ${created.id}`);
     expect(Number(open.closed), 'publishing had finished before the kill').toBe(0);
     expect(spoolFiles(), 'the killed process leaves its spool file behind').toHaveLength(1);
 

@@ -5,6 +5,7 @@ import { createClickHouseJobStore } from '../../services/platform/store/clickhou
 import { createClickHouseKeyRing } from '../../services/platform/store/clickhouse/keyring.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
+import { statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
@@ -13,7 +14,8 @@ import { openTestClickHouse } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
 
 /**
- * The store contracts against a real ClickHouse (infra/local/clickhouse.sh: 18.16 here), each
+ * The store contracts against ClickHouse 25.8 (infra/local/chdb.sh: the 25.8.2.1 engine behind its
+ * HTTP front here, the real server image in docker-compose), each
  * suite on a database of its own. Fails, never skips, when the server is missing. `reopen` opens
  * a second connection to the same database, as a restarted process would.
  */
@@ -60,7 +62,7 @@ describe('ClickHouse migrations', () => {
     try {
       const migrations = await loadMigrations();
       expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
-      const recorded = await conn.rows<{ version: number }>(`SELECT version FROM ${conn.database}.schema_migrations FINAL ORDER BY version`);
+      const recorded = await conn.rows<{ version: number }>(statement(`SELECT version FROM ${conn.database}.schema_migrations FINAL ORDER BY version`));
       expect(recorded.map((r) => Number(r.version))).toEqual(migrations.map((m) => m.version));
       const accounts = createClickHouseAccountStore(conn);
       await accounts.createOrganisation({

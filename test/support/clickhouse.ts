@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
 import { migrate } from '../../services/platform/store/clickhouse/migrate.ts';
-import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
+import { ident, sql, type Statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { servers, startHint } from './servers.ts';
 
 /**
@@ -26,4 +26,26 @@ export async function openTestClickHouse(label: string): Promise<{ conn: ClickHo
       await conn.close();
     },
   };
+}
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', "'": "\\'" };
+
+/**
+ * Runs a statement on the test ClickHouse over plain HTTP, without a client (for tests that look
+ * at a deployment's database from outside): its values travel as `param_*` URL parameters, as
+ * @clickhouse/client sends them. Rows come back parsed from JSONEachRow; a failure throws the
+ * server's own message.
+ */
+export async function clickhouseOverHttp<T>(statement: Statement, options: { rows?: boolean } = {}): Promise<T[]> {
+  const url = new URL('/', servers.clickhouseUrl);
+  for (const [name, value] of Object.entries(statement.params)) {
+    if (Array.isArray(value)) throw new Error('clickhouseOverHttp takes scalar parameters; use the client for arrays');
+    // The escaped text form the server parses a parameter from (as the client writes it).
+    url.searchParams.set(`param_${name}`, String(value).replace(/[\\\t\n\r']/g, (c) => ESCAPES[c]));
+  }
+  const body = options.rows === false ? statement.query : `${statement.query} FORMAT JSONEachRow`;
+  const response = await fetch(url, { method: 'POST', body });
+  const text = await response.text();
+  if (!response.ok) throw new Error(text);
+  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
 }

@@ -20,6 +20,7 @@ import {
 } from '../../services/processes.ts';
 import type { ListEntry } from '../../services/domain/types.ts';
 import type { CallbackReceiver } from './callback-receiver.ts';
+import { clickhouseOverHttp } from './clickhouse.ts';
 import { seedListVersion } from './pipeline.ts';
 import { servers, startHint } from './servers.ts';
 
@@ -228,5 +229,5 @@ export async function deleteTopics(brokers: readonly string[], prefix: string): 
 }
 
 async function dropDatabase(database: string): Promise<void> {
-  await fetch(new URL('/', servers.clickhouseUrl), { method: 'POST', body: sql`DROP DATABASE IF EXISTS ${ident(database)}` });
+  await clickhouseOverHttp(sql`DROP DATABASE IF EXISTS ${ident(database)}`, { rows: false });
 }

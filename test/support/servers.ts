@@ -4,7 +4,7 @@
  */
 export const servers = {
   kafkaBrokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(','),
-  clickhouseUrl: process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:18123',
+  clickhouseUrl: process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:18124',
 } as const;
 
 export const startHint = 'start the test servers with `bash infra/local/up.sh` (npm test does it)';

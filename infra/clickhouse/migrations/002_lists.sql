@@ -6,7 +6,7 @@ CREATE TABLE IF NOT EXISTS {database}.list_versions (
   id String,
   revision UInt64,
   source Enum8('cpr' = 1, 'customer' = 2),
-  org_id String,
+  org_id LowCardinality(String),
   published_on String,
   created_at String,
   created_seq UInt64,

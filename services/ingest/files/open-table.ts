@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import type { FileFormat } from '../../domain/check-job.ts';
 import { type CsvDialect, detectDelimiter, readCsvRows } from './csv-reader.ts';
 import { FileRefusedError } from './refusal.ts';
-import { formatOf, sniffKind } from './sniff.ts';
+import { claimedFormat, formatOf, sniffKind } from './sniff.ts';
 import { createStreamDecoder, detectTextEncoding } from './text-encoding.ts';
 import { DEFAULT_XLS_LIMITS, readXlsRows, type XlsLimits } from './xls-reader.ts';
 import { readXlsxRows } from './xlsx-reader.ts';
@@ -18,7 +18,8 @@ export interface TableSource {
   readonly csv: CsvDialect | null;
   /**
    * Every non-blank row of the first sheet that holds data, header row included, in order; cells
-   * as text, null when empty. Streams. Throws FileRefusedError for problems found mid-way (more
+   * as text, null when empty; trailing empty cells are left off (a row may be shorter than the
+   * header). Streams. Throws FileRefusedError for problems found mid-way (more
    * than maxDataRows + 1 rows, a broken quote, a damaged sheet). Call once.
    */
   rows(): AsyncIterable<Array<string | null>>;
@@ -62,6 +63,11 @@ export async function openTable(path: string, options: OpenTableOptions = {}): P
   // first answer, so waiting for that answer here refuses such files at open, not mid-way.
   const rows = readXlsRows(path, options.xlsLimits ?? DEFAULT_XLS_LIMITS);
   const first = await rows.next();
+  // An OLE2 file named .xlsx passes the name check only as an encrypted workbook (refused above).
+  if (claimedFormat(options.filename) === 'xlsx') {
+    await rows.return(undefined);
+    throw new FileRefusedError('file_format_mismatch', 'named xlsx, bytes are xls');
+  }
   return source('xls', null, () => replay(first, rows), maxRows);
 }
 
@@ -95,6 +101,8 @@ async function* limited(rows: AsyncGenerator<Array<string | null>>, maxRows: num
   let count = 0;
   for await (const row of rows) {
     if (++count > maxRows) throw new FileRefusedError('file_too_many_rows', `more than ${maxRows - 1} data rows`);
+    // Trailing empty cells are dropped so that every format reads alike (xlsx stores none).
+    while (row.length > 0 && row[row.length - 1] === null) row.pop();
     yield row;
   }
   if (count === 0) throw new FileRefusedError('file_no_data');

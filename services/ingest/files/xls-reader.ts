@@ -14,11 +14,13 @@ export interface XlsLimits {
 }
 
 export const DEFAULT_XLS_LIMITS: XlsLimits = { timeoutMs: 60_000, maxMemoryMb: 512 };
+/** Below this V8 cannot even start the worker's isolate, and that aborts the whole process. */
+const MIN_MEMORY_MB = 16;
 
 export async function* readXlsRows(path: string, limits: XlsLimits = DEFAULT_XLS_LIMITS): AsyncGenerator<Array<string | null>> {
   const worker = new Worker(new URL('./xls-worker.ts', import.meta.url), {
     workerData: { path },
-    resourceLimits: { maxOldGenerationSizeMb: limits.maxMemoryMb, maxYoungGenerationSizeMb: 32 },
+    resourceLimits: { maxOldGenerationSizeMb: Math.max(MIN_MEMORY_MB, limits.maxMemoryMb), maxYoungGenerationSizeMb: 32 },
     stdout: true,
     stderr: true,
   });

@@ -69,7 +69,12 @@ async function writeWithExceljs(file: string, rows: Rows): Promise<void> {
   await workbook.xlsx.writeFile(file);
 }
 
-const FILTERS: Record<string, string> = { xlsx: 'xlsx:Calc MS Excel 2007 XML', xls: 'xls:MS Excel 97' };
+const FILTERS: Record<string, string> = {
+  xlsx: 'xlsx:Calc MS Excel 2007 XML',
+  xls: 'xls:MS Excel 97',
+  // Excel's macro-enabled workbook type (content type ...macroEnabled...), as Excel would save it.
+  xlsm: 'xlsm:Calc MS Excel 2007 VBA XML',
+};
 
 /** One soffice run for the group: UTF-8 CSV sources in a scratch dir, converted into `dir`. */
 async function convertWithLibreOffice(dir: string, ext: string, specs: SpreadsheetSpec[]): Promise<void> {
@@ -133,4 +138,41 @@ function windows1252(text: string): Buffer {
 /** A scratch directory for one test file; remove it in afterAll. */
 export async function scratchDir(label: string): Promise<string> {
   return mkdtemp(path.join(tmpdir(), `files-${label}-${randomUUID().slice(0, 8)}-`));
+}
+
+const SAVE_PROTECTED_MACRO = `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE script:module PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "module.dtd">
+<script:module xmlns:script="http://openoffice.org/2000/script" script:name="Module1" script:language="StarBasic">
+Sub SaveProtected(src As String, dst As String, filterName As String, pw As String)
+  Dim args(0) As New com.sun.star.beans.PropertyValue
+  args(0).Name = &quot;Hidden&quot;
+  args(0).Value = True
+  doc = StarDesktop.loadComponentFromURL(ConvertToURL(src), &quot;_blank&quot;, 0, args())
+  Dim out(1) As New com.sun.star.beans.PropertyValue
+  out(0).Name = &quot;FilterName&quot;
+  out(0).Value = filterName
+  out(1).Name = &quot;Password&quot;
+  out(1).Value = pw
+  doc.storeToURL(ConvertToURL(dst), out())
+  doc.close(True)
+End Sub
+</script:module>
+`;
+
+/**
+ * Saves `source` (any file LibreOffice opens) as a password-protected xls, the way a user does with
+ * "Save with password": LibreOffice's own BIFF8 encryption (a FILEPASS record). soffice has no
+ * command-line switch for it, so a Basic macro in a throw-away profile does the save.
+ */
+export async function saveXlsWithPassword(source: string, target: string, password: string): Promise<void> {
+  const profile = await mkdtemp(path.join(tmpdir(), 'lo-profile-'));
+  try {
+    // A first run creates the profile (with the Standard library); then the macro replaces Module1.
+    await run('soffice', [`-env:UserInstallation=file://${profile}`, '--headless', '--terminate_after_init'], { timeout: 180_000 });
+    await writeFile(path.join(profile, 'user/basic/Standard/Module1.xba'), SAVE_PROTECTED_MACRO);
+    const call = `macro:///Standard.Module1.SaveProtected("${source}","${target}","MS Excel 97","${password}")`;
+    await run('soffice', [`-env:UserInstallation=file://${profile}`, '--headless', '--norestore', call], { timeout: 180_000 });
+  } finally {
+    await rm(profile, { recursive: true, force: true });
+  }
 }

@@ -1,24 +1,27 @@
 import { Readable } from 'node:stream';
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { ident, sql, type Identifier } from './sql.ts';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { ident, type Identifier, type Statement } from './sql.ts';
 
 /**
  * One ClickHouse client and the database every table of this service lives in. The adapters take
  * a connection as a plain argument; they never read the environment. The database name comes from
  * configuration (code, not requests) and is checked to be a plain identifier.
  *
- * Works on ClickHouse 18.16 and on current releases: queries are plain text built with sql.ts (no
- * query parameters), rows travel as JSONEachRow.
+ * Written for ClickHouse 25.8 (production; tests run the same engine through infra/local/chdb.sh):
+ * statements come from sql.ts with their values as typed query parameters, rows travel as
+ * JSONEachRow or TabSeparated data, never as SQL text.
  */
 export interface ClickHouseConnection {
   client: ClickHouseClient;
   database: string;
   /** `database.name` as an identifier for the sql template. */
   table(name: string): Identifier;
-  /** Runs a statement that returns no rows. */
-  command(query: string): Promise<void>;
+  /** Runs a statement that returns no rows, with optional per-statement settings. */
+  command(statement: Statement, settings?: ClickHouseSettings): Promise<void>;
   /** Runs a query and returns its rows. */
-  rows<T>(query: string): Promise<T[]>;
+  rows<T>(statement: Statement): Promise<T[]>;
+  /** Runs a query and returns its output in `format` as text (TabSeparatedRaw for bulk reads). */
+  text(statement: Statement, format: 'TabSeparatedRaw'): Promise<string>;
   /** Inserts rows as JSONEachRow (values travel as JSON data, never as SQL text). */
   insert(table: string, rows: object[]): Promise<void>;
   /**
@@ -26,8 +29,6 @@ export interface ClickHouseConnection {
    * bulk rows). Each value must already be escaped with `tsvEscape`; lines end with `\n`.
    */
   insertTabSeparated(table: string, columns: readonly string[], text: string): Promise<void>;
-  /** Waits until every mutation (ALTER … DELETE) of `table` has finished; 18.16 runs them async. */
-  awaitMutations(table: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,12 +56,16 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
     client,
     database: options.database,
     table: (name) => ident(options.database, name),
-    async command(query) {
-      await client.command({ query });
+    async command({ query, params }, settings) {
+      await client.command({ query, query_params: params, clickhouse_settings: settings });
     },
-    async rows<T>(query: string) {
-      const result = await client.query({ query, format: 'JSONEachRow' });
+    async rows<T>({ query, params }: Statement) {
+      const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
       return result.json<T>();
+    },
+    async text({ query, params }, format) {
+      const result = await client.query({ query, query_params: params, format });
+      return result.text();
     },
     async insert(table, rows) {
       if (rows.length === 0) return;
@@ -74,15 +79,6 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
         format: 'TabSeparated',
         values: Readable.from([text], { objectMode: false }),
       });
-    },
-    async awaitMutations(table) {
-      const pending = sql`SELECT count() AS n FROM system.mutations
-        WHERE database = ${options.database} AND table = ${table} AND is_done = 0`;
-      for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
-        const [row] = await this.rows<{ n: string | number }>(pending);
-        if (Number(row.n) === 0) return;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
     },
     close: () => client.close(),
   };

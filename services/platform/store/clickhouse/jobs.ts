@@ -5,7 +5,7 @@ import {
   applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, decodeCursor, encodeCursor,
   JobExistsError, storedLevel, timestampMs, utcDay,
 } from '../job-results.ts';
-import { sql } from './sql.ts';
+import { sql, type Statement } from './sql.ts';
 
 /**
  * JobStore on ClickHouse (tables in infra/clickhouse/migrations/003_jobs.sql; promises in
@@ -43,10 +43,9 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
    * Result rows as TabSeparatedRaw `row<TAB>record`: the stored record is JSON text, which holds
    * no raw tab or newline, so it arrives unescaped and is parsed once.
    */
-  async function readRows(query: string): Promise<ResultRow[]> {
-    const result = await conn.client.query({ query, format: 'TabSeparatedRaw' });
+  async function readRows(statement: Statement): Promise<ResultRow[]> {
     const rows: ResultRow[] = [];
-    for (const line of (await result.text()).split('\n')) {
+    for (const line of (await conn.text(statement, 'TabSeparatedRaw')).split('\n')) {
       if (line.length === 0) continue;
       const tab = line.indexOf('\t');
       rows.push({ row: Number(line.slice(0, tab)), ...(JSON.parse(line.slice(tab + 1)) as Omit<ResultRow, 'row'>) });
@@ -144,8 +143,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       const after = decodeCursor(jobId, page.cursor);
       const wanted = page.limit + 1; // one more tells whether a next page exists
       // Rows of a job are 0..n-1, so the page is almost always the window after+1..after+wanted;
-      // bounding the range keeps FINAL from merging the whole rest of the job (5x faster on
-      // 18.16). Where rows are missing (gaps), an open-ended read fills the page.
+      // bounding the range keeps FINAL from merging the whole rest of the job (5x faster when
+      // measured on 18.16). Where rows are missing (gaps), an open-ended read fills the page.
       const found = await readRows(sql`SELECT row, record FROM ${results} FINAL
         WHERE job_id = ${jobId} AND row > ${after} AND row <= ${after + wanted}
         ORDER BY row LIMIT ${wanted}`);
@@ -170,8 +169,9 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       // Deleted first, so the API answers 410 from now on and late chunks are refused.
       const purged = await replace(id, (job) => applyJobPatch(job, { status: 'deleted', preview: [], updated_at: at }, at));
       if (!purged) return null;
-      await conn.command(sql`ALTER TABLE ${results} DELETE WHERE job_id = ${id}`);
-      await conn.awaitMutations('check_results');
+      // A lightweight DELETE: rows are masked at once (reads no longer see them) and removed from
+      // disk by the next merge; lightweight_deletes_sync = 2 answers only once the mask is written.
+      await conn.command(sql`DELETE FROM ${results} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
       return purged;
     },
 
@@ -182,8 +182,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
         AND active AND partition_id < ${limit}`);
       for (const { partition_id } of parts) {
         if (!/^\d{8}$/.test(partition_id)) continue;
-        const partitionDay = `${partition_id.slice(0, 4)}-${partition_id.slice(4, 6)}-${partition_id.slice(6)}`;
-        await conn.command(sql`ALTER TABLE ${results} DROP PARTITION ${partitionDay}`);
+        await conn.command(sql`ALTER TABLE ${results} DROP PARTITION ID ${partition_id}`);
       }
     },
   };

@@ -94,12 +94,9 @@ export function createClickHouseListStore(conn: ClickHouseConnection): ListStore
         const to = Math.min(from + BLOCKS_PER_FETCH, blockCount);
         // TabSeparatedRaw: one block's JSON per line, unescaped (JSON text holds no raw tab or
         // newline), which spares a second JSON layer around every block.
-        const result = await conn.client.query({
-          query: sql`SELECT entries FROM ${blocks} FINAL
-            WHERE version_id = ${versionId} AND block >= ${from} AND block < ${to} ORDER BY block`,
-          format: 'TabSeparatedRaw',
-        });
-        const fetched = (await result.text()).split('\n').filter((line) => line.length > 0);
+        const text = await conn.text(sql`SELECT entries FROM ${blocks} FINAL
+          WHERE version_id = ${versionId} AND block >= ${from} AND block < ${to} ORDER BY block`, 'TabSeparatedRaw');
+        const fetched = text.split('\n').filter((line) => line.length > 0);
         if (fetched.length !== to - from) {
           throw new Error(`list version ${versionId}: expected ${to - from} entry blocks from ${from}, found ${fetched.length}`);
         }

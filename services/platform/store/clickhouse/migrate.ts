@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../logger.ts';
 import type { ClickHouseConnection } from './connection.ts';
-import { ident, sql } from './sql.ts';
+import { ident, sql, statement } from './sql.ts';
 
 /**
  * Applies infra/clickhouse/migrations/NNN_name.sql in order, each once: applied versions are
@@ -10,6 +10,9 @@ import { ident, sql } from './sql.ts';
  * statements are separated by `;` at the end of a line. Every statement is written to be safe to
  * run again (IF NOT EXISTS), so a migration interrupted half-way is simply applied again.
  * Two processes migrating at once run the same idempotent statements; no harm done.
+ *
+ * 001-004 were rewritten in place for ClickHouse 25.8 (LowCardinality, TTL) before any production
+ * deployment held data; from here on an applied migration is never edited: add one.
  */
 export const MIGRATIONS_DIR = new URL('../../../../infra/clickhouse/migrations/', import.meta.url).pathname;
 
@@ -59,8 +62,8 @@ export async function migrate(
   const applied: number[] = [];
   for (const migration of await loadMigrations(options.dir)) {
     if (done.has(migration.version)) continue;
-    for (const statement of migration.statements) {
-      await conn.command(statement.replaceAll('{database}', database.name));
+    for (const text of migration.statements) {
+      await conn.command(statement(text.replaceAll('{database}', database.name)));
     }
     const at = (options.now?.() ?? new Date()).toISOString();
     await conn.command(sql`INSERT INTO ${table} (version, name, applied_at) VALUES (${migration.version}, ${migration.name}, ${at})`);

@@ -1,22 +1,32 @@
 /**
- * The one way values reach ClickHouse SQL text. ClickHouse 18.16 has no query parameters, so every
- * value is written as a literal by `quote`, and queries are built with the `sql` tagged template,
- * which quotes every interpolated value unless it is an `Identifier` made by `ident` from a name
- * the code itself chose (identifiers never come from input).
+ * The one way values reach ClickHouse SQL: as typed query parameters. The `sql` tagged template
+ * writes a placeholder `{p0:Type}` for every interpolated value and hands the value itself to the
+ * server beside the text (`param_p0=…` on the HTTP interface), so no value is ever parsed as SQL.
+ * An `Identifier` made by `ident` from a name the code itself chose (identifiers never come from
+ * input) is written into the text as is.
  *
- * What it quotes: strings (well-formed UTF-16 only), finite numbers (integers within the safe
- * range), bigints, booleans (1/0), null (NULL), Dates (UTC 'YYYY-MM-DD hh:mm:ss', whole seconds)
- * and arrays of these. Anything else throws SqlQuoteError rather than guess: undefined, NaN,
- * Infinity, unsafe integers, invalid or fractional-second Dates, lone surrogates, objects.
+ * Types follow the JavaScript value: string → String, safe integer → Int64, other finite number →
+ * Float64, bigint → Int64, boolean → Bool, array → Array of its elements' type (an empty array is
+ * Array(String); mixed arrays are refused). ClickHouse compares them with narrower columns (UInt32,
+ * Enum8 against its names) as it would a literal. Anything else throws SqlValueError rather than
+ * guess: undefined, null, NaN, Infinity, unsafe integers, lone surrogates (not valid UTF-8),
+ * objects and Dates (store timestamps as text and *_ms numbers; see the migrations).
  */
-export class SqlQuoteError extends Error {
+export class SqlValueError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'SqlQuoteError';
+    this.name = 'SqlValueError';
   }
 }
 
-export type SqlValue = string | number | bigint | boolean | null | Date | readonly SqlValue[];
+export type SqlScalar = string | number | bigint | boolean;
+export type SqlValue = SqlScalar | readonly SqlScalar[];
+
+/** SQL text with its typed parameters, as @clickhouse/client takes them (`query_params`). */
+export interface Statement {
+  readonly query: string;
+  readonly params: Readonly<Record<string, SqlValue>>;
+}
 
 /** A name chosen by code (table, database, column), safe to write into SQL unquoted. */
 export class Identifier {
@@ -30,85 +40,71 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** `ident('db', 'table')` → db.table. Each part must be a plain identifier. */
 export function ident(...parts: string[]): Identifier {
-  if (parts.length === 0) throw new SqlQuoteError('identifier needs at least one part');
+  if (parts.length === 0) throw new SqlValueError('identifier needs at least one part');
   for (const part of parts) {
-    if (!IDENTIFIER.test(part)) throw new SqlQuoteError(`not a plain identifier: ${JSON.stringify(part)}`);
+    if (!IDENTIFIER.test(part)) throw new SqlValueError(`not a plain identifier: ${JSON.stringify(part)}`);
   }
   return new Identifier(parts.join('.'));
 }
 
-/** Writes `value` as a ClickHouse literal (see the module comment for what is accepted). */
-export function quote(value: SqlValue): string {
-  if (value === null) return 'NULL';
-  switch (typeof value) {
-    case 'string':
-      return quoteString(value);
-    case 'number':
-      return quoteNumber(value);
-    case 'bigint':
-      return value.toString();
-    case 'boolean':
-      return value ? '1' : '0';
-    case 'object':
-      if (value instanceof Date) return quoteDate(value);
-      if (Array.isArray(value)) return `[${value.map((item) => quote(item)).join(', ')}]`;
-      break;
-  }
-  throw new SqlQuoteError(`cannot quote a value of type ${describe(value)}`);
-}
-
 /**
- * Builds SQL text: every `${value}` is quoted, every `${ident(...)}` is written as is.
- * sql`SELECT * FROM ${table} WHERE id = ${id}`
+ * Builds a statement: every `${value}` becomes a typed parameter, every `${ident(...)}` is written
+ * as is. sql`SELECT * FROM ${table} WHERE id = ${id}` → `… WHERE id = {p0:String}`, { p0: id }.
  */
-export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | Identifier>): string {
-  let text = strings[0];
+export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | Identifier>): Statement {
+  let query = strings[0];
+  const params: Record<string, SqlValue> = {};
+  let next = 0;
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    text += (value instanceof Identifier ? value.name : quote(value)) + strings[i + 1];
+    if (value instanceof Identifier) {
+      query += value.name;
+    } else {
+      const name = `p${next++}`;
+      query += `{${name}:${parameterType(value)}}`;
+      params[name] = value;
+    }
+    query += strings[i + 1];
   }
-  return text;
+  return { query, params };
 }
 
-/** A calendar day 'YYYY-MM-DD' as a ClickHouse Date literal (checked, so it cannot fail late). */
-export function quoteDay(day: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) {
-    throw new SqlQuoteError(`not a calendar day: ${JSON.stringify(day)}`);
-  }
-  return `toDate('${day}')`;
+/** Text written by the code itself with no values in it (DDL from the migration files). */
+export function statement(query: string): Statement {
+  return { query, params: {} };
 }
 
-function quoteString(value: string): string {
-  if (!value.isWellFormed()) throw new SqlQuoteError('string holds a lone surrogate (not valid UTF-8)');
-  let out = "'";
-  for (const char of value) {
-    const code = char.codePointAt(0)!;
-    if (char === "'") out += "\\'";
-    else if (char === '\\') out += '\\\\';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else out += char;
+/** The ClickHouse type of a parameter (see the module comment), checking the value on the way. */
+export function parameterType(value: SqlValue): string {
+  if (Array.isArray(value)) {
+    const types = new Set((value as readonly SqlScalar[]).map(scalarType));
+    if (types.size > 1) throw new SqlValueError(`array mixes ${[...types].join(' and ')}`);
+    return `Array(${[...types][0] ?? 'String'})`;
   }
-  return `${out}'`;
+  return scalarType(value as SqlScalar);
 }
 
-function quoteNumber(value: number): string {
-  if (!Number.isFinite(value)) throw new SqlQuoteError(`cannot quote ${value}`);
-  if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    throw new SqlQuoteError(`integer ${value} is outside the safe range; pass a bigint`);
+function scalarType(value: SqlScalar): string {
+  switch (typeof value) {
+    case 'string':
+      if (!value.isWellFormed()) throw new SqlValueError('string holds a lone surrogate (not valid UTF-8)');
+      return 'String';
+    case 'number':
+      if (!Number.isFinite(value)) throw new SqlValueError(`cannot pass ${value}`);
+      if (!Number.isInteger(value)) return 'Float64';
+      if (!Number.isSafeInteger(value)) throw new SqlValueError(`integer ${value} is outside the safe range; pass a bigint`);
+      return 'Int64';
+    case 'bigint':
+      return 'Int64';
+    case 'boolean':
+      return 'Bool';
   }
-  // Parenthesised when negative so that `a -${n}` can never become a comment (`--`).
-  return value < 0 || Object.is(value, -0) ? `(${String(value)})` : String(value);
-}
-
-function quoteDate(value: Date): string {
-  const ms = value.getTime();
-  if (Number.isNaN(ms)) throw new SqlQuoteError('cannot quote an invalid Date');
-  if (ms % 1000 !== 0) throw new SqlQuoteError('DateTime has whole seconds; round the Date first');
-  return `'${value.toISOString().slice(0, 19).replace('T', ' ')}'`;
+  throw new SqlValueError(`cannot pass a value of type ${describe(value)}`);
 }
 
 function describe(value: unknown): string {
   if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
   if (typeof value === 'object') return value?.constructor?.name ?? 'object';
   return typeof value;
 }

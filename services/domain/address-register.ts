@@ -1,0 +1,300 @@
+import { parseAddress, unitKeyOf } from './address.ts';
+import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
+import { normalizeText, skeleton } from './normalize.ts';
+import { createStreetIndexBuilder, type StreetIndex } from './street-index.ts';
+
+/**
+ * The national address register (DAR) in memory, for resolution (DECISIONS §13) and for matching
+ * on register identities. Pure: the importer (services/addresses) reads DAR's entity files and
+ * hands over one RegisterAddress per unit address; this module never sees a file or a store.
+ *
+ * Built for the whole country (some 2.5 million access addresses, 3-4 million unit addresses):
+ * nothing is kept as an object per address. Access addresses (DAR Husnummer) are numbered 0..A-1,
+ * their units (DAR Adresse) stored access by access in typed arrays; strings that repeat (street
+ * names, house numbers, floors, doors, postal names, town names) are interned once. Positions are
+ * the identities matching uses: stable within one register version, never stored.
+ */
+
+/** One unit address (DAR Adresse) with what it inherits from its access address, street and postal code. */
+export interface RegisterAddress {
+  /** DAR Husnummer id: units with the same id are one access address (one building entrance). */
+  accessId: string;
+  /** NavngivenVej.vejnavn: "Borgmester Christiansens Gade". */
+  street: string;
+  /** NavngivenVej.vejadresseringsnavn, the short addressing name: "Borgm Christiansens Gade". */
+  addressingName: string | null;
+  /** Husnummer.husnummertekst: "12A". */
+  houseNumber: string;
+  /** Adresse.etagebetegnelse: "st", "1", "kl", "k2"; null for none. */
+  floor: string | null;
+  /** Adresse.dørbetegnelse: "tv", "th", "mf", "1", "a"; null for none. */
+  door: string | null;
+  /** Postnummer.postnr (large recipients included, e.g. "0800"). */
+  postalCode: string;
+  /** Postnummer.navn: "København V". */
+  postalName: string;
+  /** SupplerendeBynavn.navn: "Skee"; null for none. */
+  town: string | null;
+  /** NavngivenVejKommunedel.kommune and .vejkode: the legacy codes of the KVHX key; null when unknown. */
+  kommunekode: string | null;
+  vejkode: string | null;
+}
+
+export interface AddressRegister {
+  /** Number of access addresses and of unit addresses. */
+  readonly accessCount: number;
+  readonly unitCount: number;
+  readonly data: AddressRegisterData;
+}
+
+export interface AddressRegisterData {
+  /** street key|house number|postal code (full street name and addressing name) → key id. */
+  buildings: FingerprintTable;
+  /** Key id of `buildings` → access. */
+  buildingAccess: Int32Array;
+  /** KVHX building (12 characters) → key id, for list entries that carry only the legacy codes. */
+  kvhxBuildings: FingerprintTable;
+  kvhxAccess: Int32Array;
+  /** Per access: street id, house number id, postal id, town id (-1: none). */
+  accessStreet: Int32Array;
+  accessHouse: Int32Array;
+  accessPostal: Int32Array;
+  accessTown: Int32Array;
+  /** Units of access a are unitStart[a] .. unitStart[a + 1]. */
+  unitStart: Int32Array;
+  /** Per unit: the unitKeyOf(floor, door) id (address.ts), floor id and door id (-1: none). */
+  unitKey: Int32Array;
+  unitFloor: Int32Array;
+  unitDoor: Int32Array;
+  /** Interned strings the ids above point at. */
+  streetNames: string[];
+  houseNumbers: string[];
+  floors: string[];
+  doors: string[];
+  postalCodes: string[];
+  postalNames: string[];
+  towns: string[];
+  /** Folded town names (same ids as `towns`). */
+  townKeys: string[];
+  /** unitKeyOf(...) → id. */
+  unitKeys: Map<string, number>;
+  /** Streets by postal code (full and addressing names), for the closest-street rule. */
+  streets: StreetIndex;
+  /** Skeleton of a folded postal name ("koebenhavn v") → postal ids with that name. */
+  postalByName: Map<string, number[]>;
+  /** Postal code → postal id. */
+  postalByCode: Map<string, number>;
+}
+
+/** Folded, spaces dropped: the form names are compared in ("St. Merløse" = "st merloese"). */
+export function nameKey(text: string): string {
+  return skeleton(normalizeText(text).replace(/ /g, ''));
+}
+
+function intern(map: Map<string, number>, list: string[], value: string): number {
+  let id = map.get(value);
+  if (id === undefined) {
+    id = list.length;
+    list.push(value);
+    map.set(value, id);
+  }
+  return id;
+}
+
+/** A growable Int32Array. */
+function column(): { push(v: number): void; length(): number; done(): Int32Array } {
+  let array = new Int32Array(1 << 12);
+  let length = 0;
+  return {
+    push(v) {
+      if (length === array.length) {
+        const bigger = new Int32Array(array.length * 2);
+        bigger.set(array);
+        array = bigger;
+      }
+      array[length++] = v;
+    },
+    length: () => length,
+    done: () => array.slice(0, length),
+  };
+}
+
+export interface AddressRegisterBuilder {
+  /**
+   * Adds one unit address. Units of one access address may come in any order; an address whose
+   * street, house number or postal code does not read is skipped and counted in `skipped`.
+   */
+  add(address: RegisterAddress): void;
+  readonly skipped: number;
+  build(): AddressRegister;
+}
+
+/** The building key and house number of a street name + house number + postal code, as parseAddress reads them. */
+function buildingOf(street: string, houseNumber: string, postalCode: string): { key: string; house: string } | null {
+  const parsed = parseAddress({ street, house_number: houseNumber, postal_code: postalCode });
+  return parsed?.buildingKey ? { key: parsed.buildingKey, house: parsed.houseNumber! } : null;
+}
+
+export function createAddressRegisterBuilder(): AddressRegisterBuilder {
+  const accessIndex = new Map<string, number>();
+  const accessStreet = column();
+  const accessHouse = column();
+  const accessPostal = column();
+  const accessTown = column();
+  const accessFullKey: string[] = [];
+  const accessShortKey: (string | null)[] = [];
+  const accessKvhx: (string | null)[] = [];
+  // Units in arrival order; grouped by access in build().
+  const unitAccess = column();
+  const unitKeyColumn = column();
+  const unitFloor = column();
+  const unitDoor = column();
+  const strings = {
+    streetNames: [] as string[], houseNumbers: [] as string[], floors: [] as string[], doors: [] as string[],
+    postalCodes: [] as string[], postalNames: [] as string[], towns: [] as string[],
+  };
+  const maps = {
+    streetNames: new Map<string, number>(), houseNumbers: new Map<string, number>(), floors: new Map<string, number>(),
+    doors: new Map<string, number>(), postalCodes: new Map<string, number>(), towns: new Map<string, number>(),
+  };
+  const unitKeys = new Map<string, number>();
+  const unitKeyList: string[] = [];
+  /** Raw "floor|door" as the register writes it → unit key id: a few thousand distinct at most. */
+  const unitKeyOfRaw = new Map<string, number>();
+  const streets = createStreetIndexBuilder();
+  let skipped = 0;
+  let built = false;
+
+  function addAccess(a: RegisterAddress): number {
+    const full = buildingOf(a.street, a.houseNumber, a.postalCode);
+    if (full === null) return -1;
+    const fullKey = full.key;
+    const shortKey = a.addressingName && a.addressingName !== a.street
+      ? buildingOf(a.addressingName, a.houseNumber, a.postalCode)?.key ?? null : null;
+    const id = accessStreet.length();
+    accessIndex.set(a.accessId, id);
+    const streetId = intern(maps.streetNames, strings.streetNames, a.street);
+    accessStreet.push(streetId);
+    accessHouse.push(intern(maps.houseNumbers, strings.houseNumbers, a.houseNumber));
+    const postalId = intern(maps.postalCodes, strings.postalCodes, a.postalCode);
+    if (strings.postalNames.length <= postalId) strings.postalNames.push(a.postalName);
+    accessPostal.push(postalId);
+    accessTown.push(a.town ? intern(maps.towns, strings.towns, a.town) : -1);
+    accessFullKey.push(fullKey);
+    accessShortKey.push(shortKey);
+    accessKvhx.push(
+      a.kommunekode && a.vejkode
+        ? a.kommunekode.padStart(4, '0') + a.vejkode.padStart(4, '0') + full.house.toUpperCase().padStart(4, '_')
+        : null,
+    );
+    streets.add(fullKey.slice(0, fullKey.indexOf('|')), a.street, a.postalCode);
+    if (shortKey !== null) streets.add(shortKey.slice(0, shortKey.indexOf('|')), a.street, a.postalCode);
+    return id;
+  }
+
+  return {
+    add(a: RegisterAddress): void {
+      if (built) throw new Error('address register already built');
+      let access = accessIndex.get(a.accessId);
+      if (access === undefined) {
+        access = addAccess(a);
+        if (access < 0) {
+          skipped++;
+          return;
+        }
+      }
+      const floor = a.floor === null || a.floor === '' ? null : a.floor;
+      const door = a.door === null || a.door === '' ? null : a.door;
+      const raw = (floor ?? '') + '|' + (door ?? '');
+      let keyId = unitKeyOfRaw.get(raw);
+      if (keyId === undefined) {
+        // The unit key as the parser makes it from the register's own spelling ("st", "TV" → "tv").
+        const parsed = parseAddress({ street: 'x', house_number: '1', floor: floor ?? '', door: door ?? '', postal_code: '0000' });
+        keyId = intern(unitKeys, unitKeyList, unitKeyOf(parsed?.floor ?? null, parsed?.door ?? null));
+        unitKeyOfRaw.set(raw, keyId);
+      }
+      unitAccess.push(access);
+      unitKeyColumn.push(keyId);
+      unitFloor.push(floor === null ? -1 : intern(maps.floors, strings.floors, floor));
+      unitDoor.push(door === null ? -1 : intern(maps.doors, strings.doors, door));
+    },
+    get skipped() {
+      return skipped;
+    },
+    build(): AddressRegister {
+      if (built) throw new Error('address register already built');
+      built = true;
+      const accessCount = accessStreet.length();
+      const buildings = createFingerprintTable(1 << 16);
+      const kvhxBuildings = createFingerprintTable(1 << 16);
+      const buildingAccess = column();
+      const kvhxAccess = column();
+      // A key two accesses share (a data error) keeps the first.
+      const add = (table: FingerprintTable, access: ReturnType<typeof column>, key: string, a: number): void => {
+        const before = table.size;
+        table.intern(key);
+        if (table.size > before) access.push(a);
+      };
+      for (let a = 0; a < accessCount; a++) {
+        add(buildings, buildingAccess, accessFullKey[a], a);
+        const short = accessShortKey[a];
+        if (short !== null) add(buildings, buildingAccess, short, a);
+        const kvhx = accessKvhx[a];
+        if (kvhx !== null) add(kvhxBuildings, kvhxAccess, kvhx, a);
+      }
+      accessFullKey.length = 0;
+      accessShortKey.length = 0;
+      accessKvhx.length = 0;
+      const owners = unitAccess.done();
+      const unitCount = owners.length;
+      const unitStart = new Int32Array(accessCount + 1);
+      for (let u = 0; u < unitCount; u++) unitStart[owners[u] + 1]++;
+      for (let a = 0; a < accessCount; a++) unitStart[a + 1] += unitStart[a];
+      const fill = unitStart.slice(0, accessCount);
+      const keys = unitKeyColumn.done();
+      const floors = unitFloor.done();
+      const doors = unitDoor.done();
+      const sortedKey = new Int32Array(unitCount);
+      const sortedFloor = new Int32Array(unitCount);
+      const sortedDoor = new Int32Array(unitCount);
+      for (let u = 0; u < unitCount; u++) {
+        const at = fill[owners[u]]++;
+        sortedKey[at] = keys[u];
+        sortedFloor[at] = floors[u];
+        sortedDoor[at] = doors[u];
+      }
+      const postalByName = new Map<string, number[]>();
+      const postalByCode = new Map<string, number>();
+      strings.postalCodes.forEach((code, id) => {
+        postalByCode.set(code, id);
+        const key = nameKey(strings.postalNames[id]);
+        const ids = postalByName.get(key);
+        if (ids === undefined) postalByName.set(key, [id]);
+        else ids.push(id);
+      });
+      return {
+        accessCount,
+        unitCount,
+        data: {
+          buildings, buildingAccess: buildingAccess.done(), kvhxBuildings, kvhxAccess: kvhxAccess.done(),
+          accessStreet: accessStreet.done(), accessHouse: accessHouse.done(), accessPostal: accessPostal.done(),
+          accessTown: accessTown.done(), unitStart, unitKey: sortedKey, unitFloor: sortedFloor, unitDoor: sortedDoor,
+          ...strings, townKeys: strings.towns.map(nameKey), unitKeys, streets: streets.build(), postalByName,
+          postalByCode,
+        },
+      };
+    },
+  };
+}
+
+/** The access address behind a key of `buildings` (or of `kvhxBuildings` with `kvhxAccess`), or -1. */
+export function accessOf(table: FingerprintTable, accessOfKey: Int32Array, key: string): number {
+  const id = table.get(key);
+  return id < 0 ? -1 : accessOfKey[id];
+}
+
+export function buildAddressRegister(addresses: Iterable<RegisterAddress>): AddressRegister {
+  const builder = createAddressRegisterBuilder();
+  for (const a of addresses) builder.add(a);
+  return builder.build();
+}

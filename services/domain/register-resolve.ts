@@ -1,0 +1,169 @@
+import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
+import { accessOf, nameKey, type AddressRegister, type AddressRegisterData } from './address-register.ts';
+import { closestStreets } from './street-index.ts';
+import { toResolvedAddress } from './resolve.ts';
+import type { ResolvedAddress } from './types.ts';
+
+/**
+ * Resolution against the address register the way DAWA's "datavask" does it (DECISIONS §13):
+ * - `exact`: street (full name or the short addressing name), house number, postal code and unit
+ *   are the register's, and no word is unknown (a city other than the postal district's name, or
+ *   a supplementary town name other than the access address's, is an unknown word).
+ *   The parser's spellings count as the same text: leading zeros in house numbers, floors and
+ *   doors, "kld." = "kl", "2tv" = "2 sal tv" = "2. sAl tv", abbreviations (§1).
+ *   A missing postal code is accepted when the words after the unit name exactly one postal
+ *   district ("Skeevej 39, Skee, Store Merløse").
+ * - `corrected`: house number, floor, door and postal code agree exactly and the street is the one
+ *   closest street of the postal code within the edit distance of the street fallback
+ *   (street-index.ts); two access addresses at the same distance are ambiguous: unresolved. An
+ *   exact address with an unknown word is corrected too (the register's spelling replaces it).
+ * - `unresolved`: anything else. `notFound` says the address parsed but the register has no such
+ *   access address (the reason `address_not_found`); an access address found without the unit
+ *   written is unresolved but found (matching can still use the building).
+ */
+export interface RegisterMatch {
+  /** Access address (register position) or -1. */
+  access: number;
+  /** Unit address (register position) or -1. */
+  unit: number;
+  confidence: 'exact' | 'corrected' | 'unresolved';
+  notFound: boolean;
+}
+
+const NOT_READ: RegisterMatch = { access: -1, unit: -1, confidence: 'unresolved', notFound: false };
+const closest: number[] = [];
+
+/** The unit of `access` with the parsed unit key; a single unit when none was written. */
+function unitOf(d: AddressRegisterData, access: number, unitKey: string): number {
+  const from = d.unitStart[access];
+  const to = d.unitStart[access + 1];
+  if (unitKey === '') {
+    if (to - from === 1) return from;
+    for (let u = from; u < to; u++) if (d.unitKey[u] === d.unitKeys.get('')) return u;
+    return -1;
+  }
+  const key = d.unitKeys.get(unitKey);
+  if (key === undefined) return -1;
+  for (let u = from; u < to; u++) if (d.unitKey[u] === key) return u;
+  return -1;
+}
+
+/** Postal code and supplementary town of a line without a postal code, from its trailing words. */
+function postalFromTown(d: AddressRegisterData, town: string): { postal: string; town: string | null } | null {
+  const words = town.split(' ');
+  for (let k = 0; k < words.length; k++) {
+    const ids = d.postalByName.get(nameKey(words.slice(k).join(' ')));
+    if (ids === undefined) continue;
+    if (ids.length !== 1) return null; // a name several postal districts share: not exact
+    return { postal: d.postalCodes[ids[0]], town: k === 0 ? null : words.slice(0, k).join(' ') };
+  }
+  return null;
+}
+
+function accessByText(d: AddressRegisterData, streetKey: string, house: string, postal: string): number {
+  return accessOf(d.buildings, d.buildingAccess, streetKey + '|' + house + '|' + postal);
+}
+
+/** The one access address at the closest street of the postal code, or -1 (none, or ambiguous). */
+function correctedAccess(d: AddressRegisterData, streetKey: string, house: string, postal: string): number {
+  const count = closestStreets(d.streets, streetKey, postal, closest);
+  let found = -1;
+  for (let i = 0; i < count; i++) {
+    const a = accessByText(d, d.streets.keys[closest[i]], house, postal);
+    if (a < 0 || a === found) continue;
+    if (found >= 0) return -1;
+    found = a;
+  }
+  return found;
+}
+
+/** Resolves a parsed address (parseAddress or parseAddressLine) in the register. Never throws. */
+export function resolveParsed(register: AddressRegister, parsed: ParsedAddress | null): RegisterMatch {
+  if (parsed === null) return NOT_READ;
+  const d = register.data;
+  let access = -1;
+  let corrected = false;
+  let unknownWords = false;
+  if (parsed.streetKey !== null && parsed.houseNumber !== null) {
+    let postal = parsed.postalCode;
+    let town = parsed.town;
+    if (postal === null) {
+      if (town === null) return NOT_READ;
+      const found = postalFromTown(d, town);
+      if (found === null) return NOT_READ;
+      postal = found.postal;
+      town = found.town;
+    } else if (parsed.city !== null) {
+      const id = d.postalByCode.get(postal);
+      unknownWords = id === undefined || nameKey(parsed.city) !== nameKey(d.postalNames[id]);
+    }
+    access = accessByText(d, parsed.streetKey, parsed.houseNumber, postal);
+    if (access < 0) {
+      access = correctedAccess(d, parsed.streetKey, parsed.houseNumber, postal);
+      corrected = access >= 0;
+    }
+    if (access >= 0 && town !== null) {
+      const t = d.accessTown[access];
+      if (t < 0 || d.townKeys[t] !== nameKey(town)) unknownWords = true;
+    }
+  } else if (parsed.kvhxBuilding !== null) {
+    access = accessOf(d.kvhxBuildings, d.kvhxAccess, parsed.kvhxBuilding);
+  }
+  if (access < 0) return { access: -1, unit: -1, confidence: 'unresolved', notFound: true };
+  const unit = unitOf(d, access, parsed.unitKey);
+  if (unit < 0) return { access, unit: -1, confidence: 'unresolved', notFound: false };
+  return { access, unit, confidence: corrected || unknownWords ? 'corrected' : 'exact', notFound: false };
+}
+
+/** A display house number as the register writes it ("12A"). */
+function registerFormatted(d: AddressRegisterData, access: number, unit: number): string {
+  let out = d.streetNames[d.accessStreet[access]] + ' ' + d.houseNumbers[d.accessHouse[access]];
+  const floor = d.unitFloor[unit] < 0 ? null : d.floors[d.unitFloor[unit]];
+  const door = d.unitDoor[unit] < 0 ? null : d.doors[d.unitDoor[unit]];
+  if (floor !== null || door !== null) {
+    out += ', ';
+    if (floor !== null) out += floor + '.';
+    if (door !== null) out += (floor !== null ? ' ' : '') + door;
+  }
+  const town = d.accessTown[access];
+  if (town >= 0) out += ', ' + d.towns[town];
+  const postal = d.accessPostal[access];
+  return out + ', ' + d.postalCodes[postal] + ' ' + d.postalNames[postal];
+}
+
+/** The register's spelling of a resolved unit address, as the API answers it. */
+export function registerAddress(
+  register: AddressRegister, access: number, unit: number, input: string, confidence: 'exact' | 'corrected',
+): ResolvedAddress {
+  const d = register.data;
+  const postal = d.accessPostal[access];
+  return {
+    input,
+    ok: true,
+    street: d.streetNames[d.accessStreet[access]],
+    house_number: d.houseNumbers[d.accessHouse[access]],
+    floor: d.unitFloor[unit] < 0 ? null : d.floors[d.unitFloor[unit]],
+    door: d.unitDoor[unit] < 0 ? null : d.doors[d.unitDoor[unit]],
+    postal_code: d.postalCodes[postal],
+    city: d.postalNames[postal],
+    formatted: registerFormatted(d, access, unit),
+    confidence,
+  };
+}
+
+/**
+ * POST /v2/addresses/resolve with a register loaded: the register's spelling when the address
+ * resolves, else the parse-only answer (confidence `unresolved`). `notFound` is the
+ * `address_not_found` condition.
+ */
+export function resolveWithRegister(
+  register: AddressRegister, text: string,
+): { address: ResolvedAddress; match: RegisterMatch } {
+  const input = typeof text === 'string' ? text : '';
+  const parsed = parseAddress({ address: input });
+  const match = resolveParsed(register, parsed ?? parseAddressLine(input));
+  if (match.unit >= 0 && match.confidence !== 'unresolved') {
+    return { address: registerAddress(register, match.access, match.unit, input, match.confidence), match };
+  }
+  return { address: toResolvedAddress(parsed, input), match };
+}
