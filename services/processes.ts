@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
+import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
@@ -37,6 +38,8 @@ export interface ServiceContext {
   logger: Logger;
   /** Shared by the API and the matcher when both run in one process (one index per version). */
   activeIndex: ActiveListIndex;
+  /** Company register and phone directory, shared like the list index. */
+  registers: Registers;
   /** What tests and benches set beyond configuration. */
   overrides: ServiceOverrides;
 }
@@ -52,7 +55,11 @@ export interface ServiceOverrides {
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
-  return { platform, config, logger, overrides, activeIndex: createActiveListIndex({ listStore: platform.lists, logger }) };
+  return {
+    platform, config, logger, overrides,
+    activeIndex: createActiveListIndex({ listStore: platform.lists, logger }),
+    registers: createRegisters(platform.registers, logger, config),
+  };
 }
 
 /** The pay-per-list price table of the configuration (DECISIONS §8). */
@@ -87,12 +94,13 @@ export function spoolDirOf(config: Config): string {
  * active list index, refreshes it on a timer, then listens.
  */
 export async function startApi(context: ServiceContext): Promise<RunningApi> {
-  const { platform, config, logger, activeIndex } = context;
+  const { platform, config, logger, activeIndex, registers } = context;
   const spoolDir = spoolDirOf(config);
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
   if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
   await activeIndex.refresh();
+  await registers.refresh();
   const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
   const app = buildApp({
     config,
@@ -102,6 +110,8 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     activeIndex,
     idempotency: platform.idempotency,
     events,
+    companyRegister: registers.companies,
+    phoneDirectory: registers.directory,
     certificates: certificateKeysOf(context),
     checkJobs: {
       jobs: platform.jobs,
@@ -118,6 +128,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   // Refreshing picks up a version activated with the admin tool while the server runs.
   const refreshTimer = setInterval(() => {
     activeIndex.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'list index refresh failed'));
+    registers.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'register refresh failed'));
   }, config.LIST_REFRESH_SECONDS * 1000);
   refreshTimer.unref();
   return {

@@ -6,3 +6,6 @@ here="$(cd "$(dirname "$0")" && pwd)"
 for server in chdb kafka libreoffice; do
   bash "$here/$server.sh" start
 done
+# Not a server: the API fuzzer of test/e2e/api-fuzz.test.ts, installed here once so that the
+# test's own (idempotent) install finds it ready.
+bash "$here/schemathesis.sh" install

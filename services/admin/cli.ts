@@ -89,7 +89,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const lines = await runAdminCommand(
-      { accounts: stores.accounts, lists: stores.lists, keys: stores.keys, jobs: stores.jobs, logger, ...(events ? { events } : {}) },
+      { accounts: stores.accounts, lists: stores.lists, registers: stores.registers, keys: stores.keys, jobs: stores.jobs, logger, ...(events ? { events } : {}) },
       group, action, args, parsed.values as Flags,
     );
     process.stdout.write(`${lines.join('\n')}\n`);

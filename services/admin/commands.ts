@@ -10,6 +10,8 @@ import { recordPayment } from '../billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
 import { issueApiKey } from './keys.ts';
+import type { RegisterStore } from '../platform/store/registers-port.ts';
+import { REGISTER_USAGE, runRegisterCommand } from './registers.ts';
 import {
   AdminInputError,
   AdminNotFoundError,
@@ -30,6 +32,8 @@ export interface AdminDeps {
   jobs: JobStore;
   /** The event log, for `payments record` only. */
   events?: Pick<PipelineEvents, 'publish'>;
+  /** Company register and phone directory versions (the companies and phones commands). */
+  registers?: RegisterStore;
   logger: Logger;
   now?: () => Date;
 }
@@ -45,6 +49,7 @@ Organisations
   orgs update ID [--name NAME] [--stop-level N] [--plan P] [--api-agreement|--no-api-agreement]
               [--retention-days N] [--addons phone,company|none]
   orgs suspend ID | orgs unsuspend ID
+  orgs addon ID grant|revoke company|phone
 
 API keys (the key is printed once; only its SHA-256 is stored)
   keys create --org ID --mode live|test
@@ -63,6 +68,8 @@ Payments (pay-per-list jobs, DECISIONS §8)
 Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for signing)
   certificate-keys rotate     a new signing key; certificates of older keys keep verifying
   certificate-keys list       kid and creation time of every stored key
+
+${REGISTER_USAGE}
 
 Options: --json prints machine-readable JSON.
 Works on the stores the services use: the database in DATA_DIR (default ./data), or ClickHouse
@@ -105,6 +112,32 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
           };
       const org = await updateOrganisation(deps.accounts, id, patch);
       return json ? [JSON.stringify(org)] : [formatOrg(org)];
+    }
+    case 'orgs addon': {
+      const [id, verb, addon] = args;
+      if (!id || (verb !== 'grant' && verb !== 'revoke') || (addon !== 'company' && addon !== 'phone')) {
+        throw new AdminInputError('usage: orgs addon ID grant|revoke company|phone');
+      }
+      const current = await deps.accounts.getOrganisation(id);
+      if (!current) throw new AdminNotFoundError(`organisation ${id} does not exist`);
+      const addons: Organisation['addons'] = verb === 'grant' ? [...new Set([...current.addons, addon] as const)] : current.addons.filter((a) => a !== addon);
+      const org = await updateOrganisation(deps.accounts, id, { addons });
+      return json ? [JSON.stringify(org)] : [formatOrg(org)];
+    }
+    case 'companies import':
+    case 'companies activate':
+    case 'companies list':
+    case 'phones import':
+    case 'phones activate':
+    case 'phones list': {
+      if (!deps.registers) throw new AdminInputError('no register store is open');
+      return runRegisterCommand({ registers: deps.registers, logger: deps.logger, now }, group as 'companies' | 'phones', action, args, {
+        file: optionalString(flags, 'file'),
+        publishedOn: optionalString(flags, 'published-on'),
+        maxSkipped: optionalInt(flags, 'max-skipped'),
+        activate: flags.activate === true,
+        json,
+      });
     }
     case 'keys create': {
       const mode = requireString(flags, 'mode');

@@ -13,16 +13,20 @@ import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
 import { createPeopleIngest } from '../ingest/index.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
+import type { ActiveRegister } from '../companies/active-register.ts';
+import type { CompanyIndex } from '../domain/index.ts';
+import type { PhoneDirectory } from '../phones/directory-port.ts';
 import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
 import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from '../platform/store/embedded/idempotency.ts';
+import { collectAllowedMethods } from './allowed-methods.ts';
 import { createAuthenticator } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { createErrorHandler } from './error-handler.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
-import { MAX_CERTIFICATE_LENGTH } from './routes/certificates.ts';
+import { MAX_REQUEST_HEAD_BYTES } from './openapi.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
@@ -40,6 +44,10 @@ export interface ApiDeps {
   idempotency?: IdempotencyStore;
   /** The event log (pipeline events). Without it no usage events are published. */
   events?: Pick<PipelineEvents, 'publish'>;
+  /** The active company register; without it live company checks answer 503. */
+  companyRegister?: Pick<ActiveRegister<CompanyIndex>, 'current'>;
+  /** The phone directory (file or HTTP adapter); without it live phone checks answer 503. */
+  phoneDirectory?: PhoneDirectory;
   /** Asynchronous check jobs; without it the /v2/check-jobs routes are not registered. */
   checkJobs?: CheckJobsDeps;
   /** Job certificate keys; without them /v2/certificates and the JWKS are not registered. */
@@ -88,8 +96,10 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     bodyLimit: DEFAULT_BODY_LIMIT,
     return503OnClosing: false,
     // A certificate token travels in the path (GET /v2/certificates/{token}); fastify's default
-    // of 100 characters would make every real token a 404.
-    routerOptions: { maxParamLength: MAX_CERTIFICATE_LENGTH },
+    // of 100 characters would make every real token a 404. The router takes any parameter that
+    // fits in a request line (Node refuses request heads over 16 KiB with 431), so a too long one
+    // reaches its route and gets the route's documented 422, not a bare 400 of the router.
+    routerOptions: { maxParamLength: MAX_REQUEST_HEAD_BYTES },
     // Errors found before routing (a malformed URL) get the contract's body too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });
@@ -97,8 +107,23 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(zodSerializerCompiler);
   app.setErrorHandler(handleError);
+  const allowedMethods = collectAllowedMethods(app);
   app.setNotFoundHandler(() => {
     throw new ApiError({ code: 'not_found', messageKey: 'not_found' });
+  });
+  // A known path with a method it does not answer: 405 + Allow, decided in onRequest (before
+  // fastify looks at the body: a QUERY without Content-Type would otherwise be its 400).
+  app.addHook('onRequest', async (request) => {
+    if (!request.is404) return;
+    const allowed = allowedMethods.of(request.url.split('?')[0]);
+    if (allowed.length === 0) return;
+    throw new ApiError({
+      code: 'invalid_request',
+      messageKey: 'method_not_allowed',
+      status: 405,
+      details: { reason: 'method_not_allowed' },
+      headers: { Allow: allowed.join(', ') },
+    });
   });
   app.decorateRequest('auth', null);
   // Bodies are JSON only (api-v2.md); fastify's text/plain parser would let text reach validation.
@@ -138,6 +163,8 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     logger,
     clock,
     ...(deps.events ? { events: deps.events } : {}),
+    ...(deps.companyRegister ? { companyRegister: deps.companyRegister } : {}),
+    ...(deps.phoneDirectory ? { phoneDirectory: deps.phoneDirectory } : {}),
   };
   const jobs = deps.checkJobs;
   registerRoutes(

@@ -71,3 +71,18 @@ export const listNotReady = () =>
 
 export const validationFailed = (issues: IssueRef[]) =>
   new ApiError({ code: 'invalid_request', messageKey: 'validation', issues });
+
+/** DECISIONS §5: the organisation lacks the add-on (company or phone checks). */
+export const forbidden = (addon: 'company' | 'phone') =>
+  new ApiError({ code: 'forbidden', messageKey: addon === 'company' ? 'addon_company' : 'addon_phone', details: { reason: 'addon_required', addon } });
+
+/**
+ * A register a live company or phone check needs is not there: no company register or phone
+ * directory imported yet, or the directory provider does not answer. 503 like a missing list
+ * (the contract's `list_not_ready`), `details.reason` says which.
+ */
+export const registerNotReady = (reason: 'company_register_not_ready' | 'phone_directory_not_ready' | 'phone_directory_unavailable') =>
+  new ApiError({
+    code: 'list_not_ready', messageKey: reason, details: { reason },
+    headers: { 'Retry-After': String(LIST_NOT_READY_RETRY_SECONDS) },
+  });

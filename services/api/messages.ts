@@ -34,7 +34,31 @@ const catalog = {
     en: 'Your plan does not cover API checks. An API agreement is required.',
   },
   forbidden: { da: 'Organisationen har ikke adgang til denne funktion.', en: 'The organisation does not have this add-on.' },
+  addon_company: {
+    da: 'Organisationen har ikke tilkøbet virksomhedstjek. Kontakt os for en aftale.',
+    en: 'The organisation does not have the company check add-on. Contact us for an agreement.',
+  },
+  addon_phone: {
+    da: 'Organisationen har ikke tilkøbet telefontjek. Kontakt os for en aftale.',
+    en: 'The organisation does not have the phone check add-on. Contact us for an agreement.',
+  },
+  company_register_not_ready: {
+    da: 'Virksomhedsregistret er endnu ikke indlæst. Prøv igen senere.',
+    en: 'The company register has not been loaded yet. Try again later.',
+  },
+  phone_directory_not_ready: {
+    da: 'Telefonbogen er endnu ikke indlæst. Prøv igen senere.',
+    en: 'The phone directory has not been loaded yet. Try again later.',
+  },
+  phone_directory_unavailable: {
+    da: 'Telefonbogen svarer ikke lige nu. Prøv igen senere.',
+    en: 'The phone directory is not answering right now. Try again later.',
+  },
   not_found: { da: 'Ressourcen findes ikke.', en: 'The resource was not found.' },
+  method_not_allowed: {
+    da: 'Metoden kan ikke bruges på denne adresse. Se Allow-headeren.',
+    en: 'The method is not allowed on this path. See the Allow header.',
+  },
   idempotency_in_flight: {
     da: 'En forespørgsel med samme Idempotency-Key er stadig i gang. Prøv igen om lidt.',
     en: 'A request with the same Idempotency-Key is still in progress. Try again shortly.',

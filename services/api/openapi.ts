@@ -8,8 +8,11 @@ const ref = (schema: z.ZodType): object => {
   return meta ? { $ref: `#/components/schemas/${meta.id}` } : stripDialect(z.toJSONSchema(schema));
 };
 
+/** Node's HTTP parser refuses a request head (request line and headers) over this with a bare 431. */
+export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'invalid_request: the body is not valid JSON',
+  400: 'invalid_request: the body is not valid JSON, or the path could not be read (details.reason bad_request)',
   401: 'unauthorized: missing, malformed, unknown or revoked API key',
   402: "payment_required: the organisation's plan does not cover the call, or it is suspended",
   404: 'not_found',
@@ -55,6 +58,8 @@ function operation(spec: RouteSpec) {
       content: { 'application/json': { schema: ref(ErrorSchema) } },
     };
   }
+  // Any operation: answered by Node before the app sees the request, so without a body.
+  responses[431] = { description: `The request line and headers together are over ${MAX_REQUEST_HEAD_BYTES / 1024} KiB (no body)` };
   return {
     operationId: spec.operationId,
     summary: spec.summary,

@@ -52,6 +52,16 @@ function sizeText(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, loca
   }
 }
 
+/** Messages of the schemas' own checks (`params.reason` of a custom issue). */
+const customIssueTexts: Record<string, Record<Locale, string>> = {
+  cvr_format: { da: 'CVR-nummeret skal være 8 cifre.', en: 'The CVR number must be 8 digits.' },
+  cvr_check_digit: {
+    da: 'CVR-nummeret findes ikke: kontrolcifferet (modulus 11) passer ikke.',
+    en: 'The CVR number cannot exist: its check digit (modulus 11) is wrong.',
+  },
+  company_unnamed: { da: 'Angiv cvr eller name.', en: 'Give cvr or name.' },
+};
+
 /**
  * Turns zod issues into the contract's `details.issues` with our own messages in da and en.
  * zod's texts are not used: they are English only, and some would quote the caller's input.
@@ -95,6 +105,11 @@ export function issuesFromZod(issues: readonly z.core.$ZodIssue[], data: unknown
       case 'invalid_format':
         out.push({ path, describe: (l) => (l === 'da' ? `Ugyldigt format (${issue.format}).` : `Invalid format (${issue.format}).`) });
         break;
+      case 'custom': {
+        const text = customIssueTexts[String(issue.params?.reason)];
+        out.push({ path, describe: (l) => text?.[l] ?? (l === 'da' ? 'Ugyldig værdi.' : 'Invalid value.') });
+        break;
+      }
       default:
         out.push({ path, describe: (l) => (l === 'da' ? 'Ugyldig værdi.' : 'Invalid value.') });
     }

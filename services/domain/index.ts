@@ -18,9 +18,17 @@ export {
 export { checkPerson } from './check.ts';
 export { statusFor, matchLabel } from './status.ts';
 export {
-  testModeCheck, testModePhoneLookup, isTestProtectedCvr, TEST_LIST_VERSION,
+  testModeCheck, testModePhoneLookup, isTestProtectedCvr, TEST_LIST_VERSION, testModeCompany, TEST_REGISTER_SYNCED_AT,
 } from './test-mode.ts';
 export {
   formatKvhx, tryFormatKvhx, parseKvhx, canonicalKvhx, KVHX_LENGTH, type KvhxParts,
 } from './kvhx.ts';
+export { canonicalCvr, passesModulus11, cvrProblem, cvrWithCheckDigit, isReservedTestCvr, type CvrProblem } from './cvr.ts';
+export {
+  decideCompany, findCompany, soleOwnerOf, createCompanyIndexBuilder,
+  type CompanyRecord, type CompanyInput, type CompanyCheckResult, type CompanyIndex,
+} from './company.ts';
+export {
+  normalisePhone, phoneCheckResult, createPhoneIndexBuilder, type DirectoryEntry, type PhoneIndex,
+} from './phone.ts';
 export type * from './types.ts';

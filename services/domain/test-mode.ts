@@ -1,4 +1,6 @@
 import { readPerson, resultFor } from './check.ts';
+import type { CompanyInput, CompanyRecord } from './company.ts';
+import { canonicalCvr } from './cvr.ts';
 import type { CheckOptions, CheckResult, ListVersionRef, PersonInput, PhoneLookup } from './types.ts';
 
 /**
@@ -55,4 +57,23 @@ export function isTestProtectedCvr(cvr: string): boolean {
   if (typeof cvr !== 'string') return false;
   const digits = cvr.replace(/[\s-]/g, '').replace(/^DK/i, '');
   return /^\d{8}$/.test(digits) && Number(digits) <= 99;
+}
+
+/** The fixed register "import time" of test-mode company results. */
+export const TEST_REGISTER_SYNCED_AT = '2026-01-01T00:00:00.000Z';
+
+/**
+ * §3 company results for test keys, without any register: CVR 00000000..00000099 are protected
+ * (`A/S`), any other CVR and any name is an unprotected `ApS`, so no owner is checked.
+ */
+export function testModeCompany(input: CompanyInput): CompanyRecord | null {
+  const cvr = typeof input.cvr === 'string' && input.cvr.trim() !== '' ? canonicalCvr(input.cvr) : null;
+  if (cvr !== null) {
+    const isProtected = isTestProtectedCvr(cvr);
+    return { cvr, name: isProtected ? 'Test Reklamebeskyttet A/S' : 'Test Virksomhed ApS', form: isProtected ? 'A/S' : 'ApS', protected: isProtected, owner: null };
+  }
+  if (typeof input.name === 'string' && input.name.trim() !== '') {
+    return { cvr: '00000100', name: input.name, form: 'ApS', protected: false, owner: null };
+  }
+  return null;
 }

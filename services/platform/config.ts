@@ -57,6 +57,13 @@ export const configSchema = z.object({
    * start. The intake signs every second while publishing, so at least 5.
    */
   INTAKE_STALE_SECONDS: z.coerce.number().int().min(5).default(600),
+  // Phone checks (docs/companies.md). Unset URL: the directory file imported with the admin tool.
+  /** A directory provider's API base URL; when set, phone checks ask it instead of the imported file. */
+  PHONE_DIRECTORY_URL: z.url().optional(),
+  /** The provider's API key (sent as a bearer token); required with PHONE_DIRECTORY_URL. */
+  PHONE_DIRECTORY_KEY: z.string().min(1).optional(),
+  /** Time one directory request has for an answer. */
+  PHONE_DIRECTORY_TIMEOUT_MS: positiveInt.default(5000),
   /** Where the API spools job bodies while reading them; `<DATA_DIR>/spool` when unset. */
   SPOOL_DIR: z.string().min(1).optional(),
   // Pay-per-list prices in øre (DKK cents), DECISIONS §8 (services/domain/pricing.ts).
@@ -74,6 +81,8 @@ export const configSchema = z.object({
   CERTIFICATE_KEYS: z.string().regex(/^[A-Za-z0-9_-]+( *, *[A-Za-z0-9_-]+)*$/, 'comma-separated base64url DER keys').optional(),
   /** HMAC secret of results cursors, shared by every API process; unset: a key of the store. */
   CURSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+}).refine((c) => !c.PHONE_DIRECTORY_URL || c.PHONE_DIRECTORY_KEY, {
+  path: ['PHONE_DIRECTORY_KEY'], message: 'required when PHONE_DIRECTORY_URL is set',
 });
 
 export type Config = z.infer<typeof configSchema>;

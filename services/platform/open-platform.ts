@@ -21,6 +21,8 @@ import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
 import type { ListStore } from './store/lists-port.ts';
+import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
+import type { RegisterStore } from './store/registers-port.ts';
 
 /**
  * Every adapter a process needs, chosen by configuration (design.md "Two ways to run"):
@@ -59,6 +61,8 @@ export interface Stores {
   accounts: AccountStore;
   lists: ListStore;
   jobs: JobStore;
+  /** Company register and phone directory versions. */
+  registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
   keys: KeyRing;
   close(): Promise<void>;
@@ -77,13 +81,16 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
     return { kind, ...embeddedStores(db), close: async () => db.close() };
   }
   const stores = await openDistributedStores(config, logger);
-  return { kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys, close: () => stores.close() };
+  return {
+    kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys, registers: stores.registers,
+    close: () => stores.close(),
+  };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'keys'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'keys' | 'registers'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
-    keys: createEmbeddedKeyRing(db),
+    keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
   };
 }
 
@@ -124,7 +131,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys,
+        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys, registers: stores.registers,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

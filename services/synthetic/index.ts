@@ -29,3 +29,4 @@ export {
   type VariationKind,
 } from './variants.ts';
 export { generatePeople, generatePeopleOnUnknownStreets } from './non-members.ts';
+export { cvrExtractChunks, generateCompanies, randomCompany, type SyntheticCompany } from './companies.ts';

@@ -132,4 +132,28 @@ describe('admin CLI', () => {
     expect(customerWithoutOrg.code).toBe(2);
     expect(customerWithoutOrg.stderr).toContain('--source customer needs --org');
   });
+
+  it('grants and revokes add-ons; imports, activates and lists the company register and the phone directory', async () => {
+    const org = await adminJson<{ id: string; addons: string[] }>('orgs', 'create', '--name', 'Addon ApS');
+    expect(org.addons).toEqual([]);
+    expect((await adminJson<{ addons: string[] }>('orgs', 'addon', org.id, 'grant', 'company')).addons).toEqual(['company']);
+    expect((await adminJson<{ addons: string[] }>('orgs', 'addon', org.id, 'grant', 'phone')).addons).toEqual(['company', 'phone']);
+    expect((await adminJson<{ addons: string[] }>('orgs', 'addon', org.id, 'grant', 'phone')).addons).toEqual(['company', 'phone']);
+    expect((await adminJson<{ addons: string[] }>('orgs', 'addon', org.id, 'revoke', 'company')).addons).toEqual(['phone']);
+    const bad = await admin('orgs', 'addon', org.id, 'grant', 'fax');
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('orgs addon ID grant|revoke company|phone')]);
+
+    const extract = join(import.meta.dirname, '../fixtures/companies/cvr-extract-sample.jsonl');
+    const companies = await adminJson<Record<string, unknown>>('companies', 'import', '--file', extract, '--published-on', '2026-02-28', '--activate');
+    expect(companies).toMatchObject({ kind: 'companies', record_count: 3, published_on: '2026-02-28', activated_at: expect.any(String), skipped: 0 });
+    const csv = join(dataDir, 'directory.csv');
+    writeFileSync(csv, 'nummer;navn;adresse;synlig\n20 12 34 56;Anne Hansen;Vestergade 12, 8000 Aarhus C;ja\n');
+    const phones = await adminJson<Record<string, unknown>>('phones', 'import', '--file', csv);
+    expect(phones).toMatchObject({ kind: 'phones', record_count: 1, activated_at: null });
+    expect((await admin('phones', 'activate', String(phones.id))).code).toBe(0);
+    const listed = await adminJson<Array<Record<string, unknown>>>('phones', 'list');
+    expect(listed).toEqual([expect.objectContaining({ id: phones.id, active: true })]);
+    const wrongKind = await admin('companies', 'activate', String(phones.id));
+    expect([wrongKind.code, wrongKind.stderr]).toEqual([2, expect.stringContaining('is not a companies version')]);
+  }, 120_000); // 13 CLI processes: on a loaded shared machine each takes seconds to start
 });

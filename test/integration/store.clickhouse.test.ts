@@ -4,12 +4,14 @@ import { createClickHouseConnection, type ClickHouseConnection } from '../../ser
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { createClickHouseKeyRing } from '../../services/platform/store/clickhouse/keyring.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
+import { createClickHouseRegisterStore } from '../../services/platform/store/clickhouse/registers.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
 import { statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { registersStoreContract } from '../contract/registers-store.contract.ts';
 import { openTestClickHouse } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
 
@@ -49,6 +51,11 @@ accountsStoreContract('clickhouse', async () => {
 listsStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('lists');
   return { store: createClickHouseListStore(conn), reopen: async () => createClickHouseListStore(reopen()), close };
+});
+
+registersStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('registers');
+  return { store: createClickHouseRegisterStore(conn), reopen: async () => createClickHouseRegisterStore(reopen()), close };
 });
 
 keyRingContract('clickhouse', async () => {

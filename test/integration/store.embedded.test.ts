@@ -7,10 +7,12 @@ import { openEmbeddedDatabase } from '../../services/platform/store/embedded/dat
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
+import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { registersStoreContract } from '../contract/registers-store.contract.ts';
 
 /**
  * The store contracts against the embedded adapters, each suite on its own database file.
@@ -47,6 +49,11 @@ accountsStoreContract('embedded', async () => {
 listsStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedListStore(db), reopen: async () => createEmbeddedListStore(reopen()), close };
+});
+
+registersStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedRegisterStore(db), reopen: async () => createEmbeddedRegisterStore(reopen()), close };
 });
 
 keyRingContract('embedded', async () => {

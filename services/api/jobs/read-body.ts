@@ -19,14 +19,19 @@ import { apiErrorOfIntake } from './intake-issues.ts';
 
 export type JobMediaType = 'json' | 'ndjson';
 
-/** The job fields of an NDJSON body, which holds only people, come from the query string. */
-export const NdjsonQuerySchema = z.strictObject({
-  callback_url: boundedString().optional().describe('NDJSON bodies only: https callback URL'),
-  external_ref: boundedString().optional().describe('NDJSON bodies only: your reference, echoed on the job'),
-  policy: MatchPolicySchema.optional().describe('NDJSON bodies only: match policy'),
-  stop_level: z.coerce.number().int().min(1).max(5).optional().describe("NDJSON bodies only: stop line, default the organisation's"),
+/**
+ * Job fields in the query string. An NDJSON body holds only people, so its fields can only come
+ * from here; a JSON body may carry them here or in the body, but not the same field in both
+ * (422 at that field: neither silently wins).
+ */
+export const JobQuerySchema = z.strictObject({
+  callback_url: boundedString().optional().describe('https callback URL (or `callback_url` in a JSON body)'),
+  external_ref: boundedString().optional().describe('Your reference, echoed on the job (or in a JSON body)'),
+  policy: MatchPolicySchema.optional().describe('Match policy (or in a JSON body)'),
+  stop_level: z.coerce.number().int().min(1).max(5).optional()
+    .describe("Stop line, default the organisation's (or `options.stop_level` in a JSON body)"),
   retention_days: z.coerce.number().int().min(1).max(MAX_RETENTION_DAYS).optional()
-    .describe("NDJSON bodies only: days names and addresses are kept, default the organisation's"),
+    .describe("Days names and addresses are kept, default the organisation's (or `options.retention_days` in a JSON body)"),
 });
 
 export interface ReadJobBody {
@@ -44,20 +49,9 @@ function parseOrThrow<T>(schema: z.ZodType<T>, data: unknown, prefix: PropertyKe
   throw validationFailed(issuesFromZod(issues, prefix.length > 0 ? { [prefix[0] as string]: data } : data));
 }
 
-/** The job fields of an NDJSON query string, checked before a byte of the body is read. */
-export function fieldsFromQuery(mediaType: JobMediaType, query: Record<string, unknown>): CheckJobFields | null {
-  if (mediaType === 'json') {
-    // A JSON body carries its own fields; a query parameter would be silently ignored, so it is refused.
-    const names = Object.keys(query);
-    if (names.length > 0) {
-      throw validationFailed(names.map((name) => ({
-        path: /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '',
-        describe: (l) => (l === 'da' ? 'Ukendt felt (felterne står i JSON-indholdet).' : 'Unknown field (fields go in the JSON body).'),
-      })));
-    }
-    return null;
-  }
-  const q = parseOrThrow(NdjsonQuerySchema, query);
+/** The job fields of the query string, checked before a byte of the body is read. */
+export function fieldsFromQuery(query: Record<string, unknown>): CheckJobFields {
+  const q = parseOrThrow(JobQuerySchema, query);
   const options = {
     ...(q.stop_level !== undefined ? { stop_level: q.stop_level } : {}),
     ...(q.retention_days !== undefined ? { retention_days: q.retention_days } : {}),
@@ -68,6 +62,28 @@ export function fieldsFromQuery(mediaType: JobMediaType, query: Record<string, u
     ...(q.policy !== undefined ? { policy: q.policy } : {}),
     ...(Object.keys(options).length > 0 ? { options } : {}),
   };
+}
+
+/**
+ * A JSON body's fields with those of the query string added; a field given in both places is a
+ * 422 at its body path (the two might disagree, and neither may be silently dropped).
+ */
+function mergeQueryFields(body: CheckJobFields, query: CheckJobFields): CheckJobFields {
+  const conflicts: string[] = [];
+  for (const name of ['callback_url', 'external_ref', 'policy'] as const) {
+    if (query[name] !== undefined && body[name] !== undefined) conflicts.push(name);
+  }
+  for (const name of ['stop_level', 'retention_days'] as const) {
+    if (query.options?.[name] !== undefined && body.options?.[name] !== undefined) conflicts.push(`options.${name}`);
+  }
+  if (conflicts.length > 0) {
+    throw validationFailed(conflicts.map((path) => ({
+      path,
+      describe: (l) => (l === 'da' ? 'Angivet både i forespørgselsstrengen og i indholdet.' : 'Given both in the query string and in the body.'),
+    })));
+  }
+  const options = { ...body.options, ...query.options };
+  return { ...body, ...query, ...(Object.keys(options).length > 0 ? { options } : {}) };
 }
 
 /** A JSON body's field other than `people`, checked the moment it is read (fail fast). */
@@ -85,7 +101,8 @@ function checkJsonField(name: string, value: unknown): void {
 export async function readJobBody(options: {
   body: AsyncIterable<Uint8Array>;
   mediaType: JobMediaType;
-  queryFields: CheckJobFields | null;
+  /** The job fields of the query string (fieldsFromQuery). */
+  queryFields: CheckJobFields;
   intake: JobIntake;
   maxBytes: number;
 }): Promise<ReadJobBody> {
@@ -121,7 +138,10 @@ export async function readJobBody(options: {
 
   const spooled = await options.intake.spool(people());
   try {
-    const fields = options.mediaType === 'json' ? parseOrThrow(CheckJobFieldsSchema, jsonFields) : (options.queryFields ?? {});
+    const fields =
+      options.mediaType === 'json'
+        ? mergeQueryFields(parseOrThrow(CheckJobFieldsSchema, jsonFields), options.queryFields)
+        : options.queryFields;
     return { spooled, fields, bodySha256: hash.digest('hex'), bytes };
   } catch (error) {
     await spooled.discard();

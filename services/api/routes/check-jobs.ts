@@ -9,7 +9,7 @@ import { renderCheckJob } from '../check-job-json.ts';
 import { ApiError, listNotReady, validationFailed } from '../errors.ts';
 import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
-import { fieldsFromQuery, NdjsonQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
+import { fieldsFromQuery, JobQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
 import { CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobResultsPage } from '../schemas/check-job.ts';
 import { PersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
@@ -30,13 +30,13 @@ export const createCheckJobSpec: RouteSpec = {
   summary: 'Create an asynchronous check job of up to 1,000,000 people',
   description:
     'The body is read as a stream. `application/json`: `people` plus the job fields. `application/x-ndjson`: one ' +
-    'PersonInput per line, job fields in the query string. The whole body is validated before anything is created. ' +
+    'PersonInput per line, job fields in the query string (allowed for JSON too; one field in both places is 422). The whole body is validated before anything is created. ' +
     'The job pins the list version active now; results are paged at GET /v2/check-jobs/{id}/results once it is done.',
   authenticated: true,
   requestHeaders: [idempotencyKeyHeader],
   body: CreateCheckJobRequestSchema,
   otherBodies: [{ mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' }],
-  query: NdjsonQuerySchema,
+  query: JobQuerySchema,
   success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed', 'Location'] },
   errors: [400, 401, 402, 409, 413, 422, 500, 503],
 };
@@ -49,7 +49,7 @@ export const getCheckJobSpec: RouteSpec = {
   authenticated: true,
   pathParams: jobId,
   success: { status: 200, description: 'The job', schema: CheckJobSchema },
-  errors: [401, 402, 404, 500],
+  errors: [400, 401, 402, 404, 500],
 };
 
 const ResultsQuerySchema = z.strictObject({
@@ -66,7 +66,7 @@ export const getCheckJobResultsSpec: RouteSpec = {
   pathParams: jobId,
   query: ResultsQuerySchema,
   success: { status: 200, description: 'One page', schema: CheckJobResultsPageSchema },
-  errors: [401, 402, 404, 409, 410, 422, 500],
+  errors: [400, 401, 402, 404, 409, 410, 422, 500],
 };
 
 export const deleteCheckJobSpec: RouteSpec = {
@@ -78,7 +78,7 @@ export const deleteCheckJobSpec: RouteSpec = {
   authenticated: true,
   pathParams: jobId,
   success: { status: 200, description: 'The job, deleted', schema: CheckJobSchema },
-  errors: [401, 402, 404, 500],
+  errors: [400, 401, 402, 404, 500],
 };
 
 export const checkJobSpecs = [createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, deleteCheckJobSpec];
@@ -131,7 +131,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       const idempotencyKey = singleHeader(request.headers['idempotency-key']);
       if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
       const query = (request.query ?? {}) as Record<string, unknown>;
-      const queryFields = fieldsFromQuery(mediaType, query);
+      const queryFields = fieldsFromQuery(query);
       if (request.body === null || request.body === undefined) {
         throw validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
       }

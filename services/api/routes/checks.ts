@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { checkPerson, TEST_LIST_VERSION, testModeCheck } from '../../domain/index.ts';
 import type { CheckOptions } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import { authOf } from '../auth.ts';
-import { listNotReady, paymentRequired, rateLimited } from '../errors.ts';
+import { listNotReady } from '../errors.ts';
 import { idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
@@ -12,6 +12,7 @@ import {
   type CreateChecksRequest,
   type CreateChecksResponse,
 } from '../schemas/checks.ts';
+import { limitRate, requireApiAgreement } from './check-hooks.ts';
 import { registerRoute } from './register.ts';
 import type { RouteContext, RouteSpec } from './route-spec.ts';
 
@@ -54,18 +55,7 @@ function checkPeople(ctx: RouteContext, mode: 'live' | 'test', body: CreateCheck
 }
 
 export function registerChecksRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  /** DECISIONS §8; test keys are never billed, so the agreement only gates live keys. */
-  async function requireApiAgreement(request: FastifyRequest): Promise<void> {
-    const { org, mode } = authOf(request);
-    if (mode === 'live' && org.plan === 'pay_per_list' && !org.api_agreement) throw paymentRequired('no_api_agreement');
-  }
-
-  async function limitRate(request: FastifyRequest): Promise<void> {
-    const decision = ctx.rateLimiter.take(authOf(request).key.id);
-    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
-  }
-
-  registerRoute(app, createChecksSpec, [ctx.authenticate, requireApiAgreement, limitRate], async (request, reply) => {
+  registerRoute(app, createChecksSpec, [ctx.authenticate, requireApiAgreement, limitRate(ctx)], async (request, reply) => {
     const { org, mode } = authOf(request);
     const body = request.body as CreateChecksRequest;
     const options: CheckOptions = {

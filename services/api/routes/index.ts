@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createChecksSpec, registerChecksRoutes } from './checks.ts';
+import { createCompanyChecksSpec, registerCompanyChecksRoutes } from './company-checks.ts';
+import { createPhoneChecksSpec, registerPhoneChecksRoutes } from './phone-checks.ts';
 import { getCurrentListVersionSpec, registerListVersionRoutes } from './list-versions.ts';
 import { registerAddressRoutes, resolveAddressesSpec } from './addresses.ts';
 import { registerOpenApiRoute } from './openapi.ts';
@@ -11,7 +13,8 @@ import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts'
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
 export const routeSpecs: RouteSpec[] = [
-  createChecksSpec, ...checkJobSpecs, ...certificateSpecs, paymentWebhookSpec, getCurrentListVersionSpec, resolveAddressesSpec,
+  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, ...checkJobSpecs, ...certificateSpecs, paymentWebhookSpec,
+  getCurrentListVersionSpec, resolveAddressesSpec,
 ];
 
 /**
@@ -22,6 +25,8 @@ export function registerRoutes(
   app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext, certificates?: CertificateKeys, payments?: PaymentsContext,
 ): void {
   registerChecksRoutes(app, ctx);
+  registerCompanyChecksRoutes(app, ctx);
+  registerPhoneChecksRoutes(app, ctx);
   if (jobs) registerCheckJobRoutes(app, ctx, jobs);
   if (certificates) registerCertificateRoutes(app, ctx, certificates);
   if (payments) registerPaymentRoutes(app, ctx, payments);

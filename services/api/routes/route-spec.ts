@@ -1,6 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ActiveListIndex } from '../../lists/active-index.ts';
+import type { ActiveRegister } from '../../companies/active-register.ts';
+import type { CompanyIndex } from '../../domain/index.ts';
+import type { PhoneDirectory } from '../../phones/directory-port.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { JobIntake } from '../../ingest/jobs/intake.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
@@ -19,6 +22,10 @@ export interface RouteContext {
   /** Publishes usage events of live checks; absent: none are published. */
   events?: Pick<PipelineEvents, 'publish'>;
   clock: () => Date;
+  /** The active company register (live company checks); absent: live company checks answer 503. */
+  companyRegister?: Pick<ActiveRegister<CompanyIndex>, 'current'>;
+  /** The phone directory (live phone checks); absent: live phone checks answer 503. */
+  phoneDirectory?: PhoneDirectory;
 }
 
 /** What the check-job routes need besides the RouteContext. */

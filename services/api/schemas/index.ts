@@ -10,3 +10,5 @@ export * from './error.ts';
 export * from './checks.ts';
 export * from './addresses.ts';
 export * from './check-job.ts';
+export * from './companies.ts';
+export * from './phones.ts';

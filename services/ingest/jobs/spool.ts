@@ -12,7 +12,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { PersonInput } from '../../domain/types.ts';
 
 /**
@@ -97,11 +96,10 @@ export async function spoolRows(rows: AsyncIterable<PersonInput[] | SpoolRow[]>,
     sha256: hash.digest('hex'),
     discard,
     async *read({ maxRows, maxBytes = Infinity }) {
-      const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
       let people: PersonInput[] = [];
       let cells: Array<Array<string | null> | null> = [];
       let bytes = 0;
-      for await (const line of lines) {
+      for await (const line of newlineSeparated(createReadStream(path, { encoding: 'utf8' }))) {
         if (line === '') continue;
         if (people.length > 0 && bytes + line.length > maxBytes) {
           yield { people, cells, bytes };
@@ -140,6 +138,21 @@ function spoolLine(item: PersonInput | SpoolRow): string {
 function isSpoolRow(item: PersonInput | SpoolRow): item is SpoolRow {
   // PersonInput has no `person` field (its schema is strict), so the shapes cannot be confused.
   return typeof (item as SpoolRow).person === 'object' && (item as SpoolRow).person !== null && 'cells' in item;
+}
+
+/**
+ * The lines of a text stream split at "\n" only. node:readline also ends a line at U+2028 and
+ * U+2029, which JSON.stringify leaves unescaped inside strings, so a field holding one would be
+ * cut in two and its line would no longer parse.
+ */
+async function* newlineSeparated(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of chunks) {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    yield* lines;
+  }
+  if (rest !== '') yield rest;
 }
 
 /**

@@ -160,6 +160,18 @@ describe('POST /v2/check-jobs', () => {
     expect(complete[0].row_count).toBe(3);
   });
 
+  it('takes job fields from the query string on a JSON body too (as the OpenAPI document lists them)', async () => {
+    const { app, orgA } = await setup();
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v2/check-jobs?policy=strict&stop_level=2&external_ref=crm-7',
+      headers: bearer(orgA.testKey),
+      payload: { options: { retention_days: 10 }, people },
+    });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toMatchObject({ external_ref: 'crm-7', options: { policy: 'strict', stop_level: 2, retention_days: 10 } });
+  });
+
   it('accepts a charset parameter on the media type', async () => {
     const { app, orgA } = await setup();
     const response = await app.inject({
@@ -221,7 +233,9 @@ describe('POST /v2/check-jobs', () => {
       ['a callback to a private address', { payload: JSON.stringify({ people, callback_url: 'https://inside.example.com/x' }) }, 422, { issues: [{ path: 'callback_url' }] }],
       ['a callback to loopback', { payload: JSON.stringify({ people, callback_url: 'https://127.0.0.1/x' }) }, 422, { issues: [{ path: 'callback_url' }] }],
       ['company checks on a job of people', { payload: JSON.stringify({ people, options: { check_companies: true } }) }, 422, { issues: [{ path: 'options.check_companies' }] }],
-      ['a query parameter on a JSON body', { url: '/v2/check-jobs?policy=strict', payload: JSON.stringify({ people }) }, 422, { issues: [{ path: 'policy' }] }],
+      ['a field both in the query and the JSON body', { url: '/v2/check-jobs?policy=strict', payload: JSON.stringify({ people, policy: 'standard' }) }, 422, { issues: [{ path: 'policy' }] }],
+      ['an option both in the query and the JSON body', { url: '/v2/check-jobs?stop_level=2', payload: JSON.stringify({ options: { stop_level: 3 }, people }) }, 422, { issues: [{ path: 'options.stop_level' }] }],
+      ['an unknown query parameter on a JSON body', { url: '/v2/check-jobs?colour=red', payload: JSON.stringify({ people }) }, 422, { issues: [{ path: 'colour' }] }],
       ['an NDJSON line that is not an object', { type: 'application/x-ndjson', payload: ndjson(people) + '[1]\n' }, 422, { issues: [{ path: 'people[3]' }], line: 4 }],
       ['a bad NDJSON query parameter', { type: 'application/x-ndjson', url: '/v2/check-jobs?stop_level=9', payload: ndjson(people) }, 422, { issues: [{ path: 'stop_level' }] }],
       ['truncated JSON', { payload: JSON.stringify({ people }).slice(0, -3) }, 400, { reason: 'invalid_json' }],
@@ -247,6 +261,31 @@ describe('POST /v2/check-jobs', () => {
       expect(await allJobs()).toEqual([]);
       expect(readdirSync(spoolDir)).toEqual([]);
     });
+  });
+
+  // Regression (issue 12): JSON.stringify leaves U+2028/U+2029 unescaped, and the spool was read
+  // back with node:readline, which also ends lines there: the line broke, 500 and a failed job.
+  it.each([
+    ['application/json', (rows: object[]) => JSON.stringify({ external_ref: 'ref\u2028x', people: rows })],
+    ['application/x-ndjson', ndjson],
+  ])('takes U+2028 and U+2029 in any field of a %s body, and publishes them unchanged', async (type, body) => {
+    const { app, orgA, log } = await setup();
+    const odd = [
+      { id: 'a\u2028b', name: 'Søren\u2028Kjær', address: 'Vestergade 12\u2029, 8000 Aarhus C' },
+      { id: 'c', first_name: 'An\u2028ne', last_name: 'Hansen', street: 'Nørre\u2029gade', house_number: '3\u2028', postal_code: '1000', city: 'Køben\u2028havn' },
+    ];
+    const response = await app.inject({
+      method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': type }, payload: body(odd),
+    });
+    expect(response.statusCode).toBe(202);
+    const job = response.json() as Json;
+    expect(job).toMatchObject({ status: 'queued', row_count: 2 });
+    const { chunks, complete } = eventsOf(await log.decoded(), job.id);
+    expect(chunks.flatMap((c) => c.rows.map((r: Json) => r.person.id))).toEqual(['a\u2028b', 'c']);
+    const published = chunks.flatMap((c) => c.rows.map((r: Json) => r.person));
+    expect(published[0]).toMatchObject(odd[0]);
+    expect(published[1]).toMatchObject(odd[1]);
+    expect(complete).toEqual([expect.objectContaining({ row_count: 2 })]);
   });
 
   it('answers 409 to the same Idempotency-Key while the first job is still being created', async () => {

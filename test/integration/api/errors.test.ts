@@ -228,13 +228,26 @@ describe('HTTP errors (DECISIONS §5) in both languages', () => {
     expect(errorOf(response).details).toEqual({ issues: [{ path: '', message: 'Is required.' }] });
   });
 
-  it('400 for a non-JSON content type; 404 for a wrong method; Request-Id on success too', async () => {
+  it('400 for a non-JSON content type; 405 with Allow for a known path with another method; Request-Id on success too', async () => {
     const { app, orgA } = await build();
     const text = await app.inject({ method: 'POST', url: '/v2/checks', headers: { ...bearer(orgA.testKey), 'content-type': 'text/plain' }, payload: 'hello' });
     expect(text.statusCode).toBe(400);
     expect(errorOf(text).code).toBe('invalid_request');
-    const wrongMethod = await app.inject({ method: 'DELETE', url: '/v2/checks', headers: bearer(orgA.testKey) });
-    expect(wrongMethod.statusCode).toBe(404);
+    const wrongMethod = await app.inject({ method: 'DELETE', url: '/v2/checks', headers: { ...bearer(orgA.testKey), 'accept-language': 'en' } });
+    expect(wrongMethod.statusCode).toBe(405);
+    expect(wrongMethod.headers.allow).toBe('POST');
+    expect(errorOf(wrongMethod)).toMatchObject({ code: 'invalid_request', details: { reason: 'method_not_allowed' } });
+    expect(errorOf(wrongMethod).message).toContain('Allow');
+    const withQuery = await app.inject({ method: 'PUT', url: '/v2/list-versions/current?x=1' });
+    expect(withQuery.statusCode).toBe(405);
+    expect(withQuery.headers.allow).toBe('GET, HEAD');
+    // QUERY without a Content-Type (fastify's own 400 if the route existed) is 405 too.
+    const query = await app.inject({ method: 'QUERY', url: '/v2/list-versions/current' });
+    expect(query.statusCode).toBe(405);
+    expect(query.headers.allow).toBe('GET, HEAD');
+    const unknownPath = await app.inject({ method: 'DELETE', url: '/v2/nothing-here' });
+    expect(unknownPath.statusCode).toBe(404);
+    expect(unknownPath.headers.allow).toBeUndefined();
     const ok = await app.inject({ method: 'GET', url: '/v2/list-versions/current', headers: bearer(orgA.testKey) });
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);

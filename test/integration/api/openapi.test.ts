@@ -29,15 +29,26 @@ describe('GET /v2/openapi.json', () => {
       const op = doc.paths[spec.url]?.[spec.method.toLowerCase()] as Json & { responses: Record<string, Json> };
       expect(op, `${spec.method} ${spec.url}`).toBeDefined();
       expect(op.operationId).toBe(spec.operationId);
-      expect(Object.keys(op.responses).map(Number).sort()).toEqual([spec.success.status, ...spec.errors].sort());
+      expect(Object.keys(op.responses).map(Number).sort()).toEqual([spec.success.status, ...spec.errors, 431].sort());
+      // A path parameter can be unreadable (bad percent-encoding): 400 bad_request, documented.
+      if (spec.pathParams) expect(spec.errors).toContain(400);
       if (spec.body) expect(op.requestBody).toBeDefined();
     }
     expect(doc.paths['/v2/openapi.json'].get.security).toEqual([]);
     expect(doc.paths['/v2/.well-known/jwks.json'].get.security).toEqual([]);
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}', '/v2/check-jobs/{id}/results', '/v2/checks',
-      '/v2/list-versions/current', '/v2/openapi.json', '/v2/payments/webhook',
+      '/v2/company-checks', '/v2/list-versions/current', '/v2/openapi.json', '/v2/payments/webhook', '/v2/phone-checks',
     ]);
+    // Company and phone checks: the contract's limits and the 403 of the add-on.
+    const companies = doc.components.schemas.CreateCompanyChecksRequest as { properties: { companies: Json } };
+    expect(companies.properties.companies).toMatchObject({ minItems: 1, maxItems: 1000 });
+    const phones = doc.components.schemas.CreatePhoneChecksRequest as { properties: { phones: Json } };
+    expect(phones.properties.phones).toMatchObject({ minItems: 1, maxItems: 500 });
+    for (const name of ['CompanyInput', 'CompanyCheckResult', 'PhoneInput', 'PhoneLookup']) expect(doc.components.schemas[name], name).toBeDefined();
+    for (const path of ['/v2/company-checks', '/v2/phone-checks']) {
+      expect(Object.keys((doc.paths[path] as { post: { responses: object } }).post.responses)).toContain('403');
+    }
 
     for (const name of ['PersonInput', 'CheckResult', 'Match', 'ResolvedAddress', 'ListVersionRef', 'Error', 'CreateChecksRequest', 'CreateChecksResponse', 'ResolveAddressesRequest', 'ResolveAddressesResponse', 'MatchPolicy', 'Status', 'Reason']) {
       expect(doc.components.schemas[name], name).toBeDefined();

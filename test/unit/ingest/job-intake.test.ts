@@ -284,6 +284,21 @@ describe('spool', () => {
   });
 });
 
+describe('spool line separators', () => {
+  it('reads back people whose fields hold U+2028 and U+2029 (JSON leaves them unescaped)', async () => {
+    const dir = tempDir();
+    const odd: PersonInput[] = [
+      { id: '1', name: 'a\u2028b', address: 'c\u2029d\re' },
+      { id: '2', name: '\u2028\u2029' },
+    ];
+    const spooled = await spoolPeople(batches(odd, 1), dir);
+    const read: PersonInput[] = [];
+    for await (const batch of spooled.read({ maxRows: 10 })) read.push(...batch.people);
+    expect(read).toEqual(odd);
+    await spooled.discard();
+  });
+});
+
 describe('stale spool files', () => {
   it('removes job spool files older than the limit and nothing else', async () => {
     const dir = tempDir();

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       PRICE_LIST_SMALL_CENTS: 49_500,
       PRICE_LIST_LARGE_CENTS: 249_500,
       PRICE_CUSTOM_CENTS_PER_1000_ROWS: 2_000,
+      PHONE_DIRECTORY_TIMEOUT_MS: 5000,
     });
   });
 
@@ -31,6 +32,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PAYMENT_WEBHOOK_SECRET: 'short' })).toThrow(/PAYMENT_WEBHOOK_SECRET/);
     expect(() => loadConfig({ CERTIFICATE_KEYS: 'not base64url!' })).toThrow(/CERTIFICATE_KEYS/);
     expect(() => loadConfig({ CURSOR_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+
+  it('needs PHONE_DIRECTORY_KEY with PHONE_DIRECTORY_URL, and never echoes either', () => {
+    expect(() => loadConfig({ PHONE_DIRECTORY_URL: 'https://directory.example/api' })).toThrow(/PHONE_DIRECTORY_KEY: required/);
+    expect(loadConfig({ PHONE_DIRECTORY_URL: 'https://directory.example/api', PHONE_DIRECTORY_KEY: 'sekret' }))
+      .toMatchObject({ PHONE_DIRECTORY_URL: 'https://directory.example/api', PHONE_DIRECTORY_KEY: 'sekret' });
+    expect(() => loadConfig({ PHONE_DIRECTORY_URL: 'not a url', PHONE_DIRECTORY_KEY: 'sekret' })).toThrow(/^(?!.*sekret).*PHONE_DIRECTORY_URL/);
   });
 
   it('reads the callback retry schedule and refuses anything else', () => {

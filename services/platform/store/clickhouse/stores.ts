@@ -9,6 +9,8 @@ import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
+import { createClickHouseRegisterStore } from './registers.ts';
+import type { RegisterStore } from '../registers-port.ts';
 
 /** Every ClickHouse-backed store of the distributed deployment, on one connection. */
 export interface ClickHouseStores {
@@ -16,6 +18,7 @@ export interface ClickHouseStores {
   accounts: AccountStore;
   lists: ListStore;
   jobs: JobStore;
+  registers: RegisterStore;
   keys: KeyRing;
   close(): Promise<void>;
 }
@@ -47,6 +50,7 @@ export async function openClickHouseStores(
     accounts: createClickHouseAccountStore(connection),
     lists: createClickHouseListStore(connection),
     jobs: createClickHouseJobStore(connection),
+    registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     close: () => connection.close(),
   };

@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  checkPerson, normalisePhone, phoneCheckResult, TEST_LIST_VERSION, testModeCheck, testModePhoneLookup,
+  type CheckResult, type DirectoryEntry,
+} from '../../domain/index.ts';
+import type { CheckOptions } from '../../domain/types.ts';
+import { toListVersionRef } from '../../lists/active-index.ts';
+import { DirectoryUnavailableError } from '../../phones/directory-port.ts';
+import { authOf } from '../auth.ts';
+import { listNotReady, registerNotReady } from '../errors.ts';
+import { idempotencyKeyHeader } from '../idempotency.ts';
+import { localeFrom } from '../locale.ts';
+import {
+  CreatePhoneChecksRequestSchema, CreatePhoneChecksResponseSchema,
+  type CreatePhoneChecksRequest, type CreatePhoneChecksResponse,
+} from '../schemas/phones.ts';
+import { limitRate, requireAddon, requireApiAgreement } from './check-hooks.ts';
+import { registerRoute } from './register.ts';
+import type { RouteContext, RouteSpec } from './route-spec.ts';
+
+const ENDPOINT = 'POST /v2/phone-checks';
+
+export const createPhoneChecksSpec: RouteSpec = {
+  method: 'POST',
+  url: '/v2/phone-checks',
+  operationId: 'createPhoneChecks',
+  summary: 'Check up to 500 phone numbers: resolved through a directory, the person found checked against the list',
+  description:
+    'Numbers are read as E.164 (+45 when no country code). found: the person is checked like a PersonInput and ' +
+    'phone_lookup names them; unlisted (secret number): manual, phone_unlisted; not_found (or not a phone number): ' +
+    'manual, phone_not_found. Needs the phone add-on (403 forbidden). Test keys: numbers ending 0000 are not found, ' +
+    '1111 unlisted, others found with a made-up person.',
+  authenticated: true,
+  requestHeaders: [idempotencyKeyHeader],
+  body: CreatePhoneChecksRequestSchema,
+  success: {
+    status: 200,
+    description: 'One result per phone, in input order',
+    schema: CreatePhoneChecksResponseSchema,
+    headers: ['Request-Id', 'Idempotent-Replayed'],
+  },
+  errors: [400, 401, 402, 403, 409, 413, 422, 429, 500, 503],
+};
+
+function testModeEntry(phone: string): DirectoryEntry | null {
+  const lookup = testModePhoneLookup(phone);
+  if (lookup.outcome === 'not_found') return null;
+  return { number: phone, name: lookup.name ?? '', address: lookup.address ?? '', listed: lookup.outcome === 'found' };
+}
+
+async function checkPhones(ctx: RouteContext, mode: 'live' | 'test', body: CreatePhoneChecksRequest, options: CheckOptions): Promise<CreatePhoneChecksResponse> {
+  if (mode === 'test') {
+    const check = (person: Parameters<typeof testModeCheck>[0]): CheckResult => testModeCheck(person, options);
+    return {
+      list_version: TEST_LIST_VERSION,
+      results: body.phones.map((p) => phoneCheckResult(p.id ?? null, testModeEntry(p.phone), options, check)),
+    };
+  }
+  const list = ctx.activeIndex.current();
+  if (!list) throw listNotReady();
+  if (!ctx.phoneDirectory) throw registerNotReady('phone_directory_not_ready');
+  const numbers = body.phones.map((p) => normalisePhone(p.phone));
+  let answers: Map<string, DirectoryEntry | null>;
+  try {
+    answers = await ctx.phoneDirectory.lookup(numbers.filter((n): n is string => n !== null));
+  } catch (error) {
+    if (!(error instanceof DirectoryUnavailableError)) throw error;
+    ctx.logger.warn({ reason: error.reason, err: error.message }, 'phone directory unavailable');
+    throw registerNotReady(error.reason === 'not_imported' ? 'phone_directory_not_ready' : 'phone_directory_unavailable');
+  }
+  const check = (person: Parameters<typeof checkPerson>[1]): CheckResult => checkPerson(list.index, person, options);
+  return {
+    list_version: toListVersionRef(list.version),
+    results: body.phones.map((p, i) => {
+      const number = numbers[i];
+      return phoneCheckResult(p.id ?? null, number === null ? null : answers.get(number) ?? null, options, check);
+    }),
+  };
+}
+
+export function registerPhoneChecksRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const hooks = [ctx.authenticate, requireApiAgreement, requireAddon('phone'), limitRate(ctx)];
+  registerRoute(app, createPhoneChecksSpec, hooks, async (request, reply) => {
+    const { org, mode, key } = authOf(request);
+    const body = request.body as CreatePhoneChecksRequest;
+    const options: CheckOptions = {
+      policy: body.policy ?? 'standard',
+      stopLevel: body.stop_level ?? org.stop_level ?? 1,
+      locale: localeFrom(request.headers['accept-language']),
+    };
+    const idempotencyKey = request.headers['idempotency-key'];
+    const outcome = await ctx.idempotency.run(
+      { orgId: org.id, mode, endpoint: ENDPOINT },
+      Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey,
+      body,
+      async () => {
+        const response = await checkPhones(ctx, mode, body, options);
+        if (mode === 'live' && ctx.events) {
+          await ctx.events.publish({
+            type: 'CheckUsage',
+            value: {
+              org_id: org.id, kind: 'phone_check', count: body.phones.length, job_id: null, request_id: request.id,
+              list_version_id: response.list_version.id, at: ctx.clock().toISOString(), key_id: key.id,
+            },
+          });
+        }
+        return { status: 200, body: JSON.stringify(CreatePhoneChecksResponseSchema.parse(response)) };
+      },
+    );
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+  });
+}

@@ -1,0 +1,68 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import type { CheckOptions, CheckResult, PersonInput } from './types.ts';
+
+/**
+ * Phone numbers to E.164 (DECISIONS §17: +45 when no country code). libphonenumber-js carries the
+ * numbering plans, so `12 34 56 78`, `+45 12-34-56-78`, `0045 1234 5678` and `(+45) 12345678`
+ * all read as `+4512345678`, and foreign numbers with their own country code keep it. Pure: no
+ * I/O, and it never throws (anything unreadable is null), so a bad number in a batch is one result,
+ * not an error for the whole request.
+ */
+const MAX_PHONE_TEXT = 64;
+
+export function normalisePhone(text: unknown): string | null {
+  if (typeof text !== 'string' || text.length === 0 || text.length > MAX_PHONE_TEXT) return null;
+  try {
+    const parsed = parsePhoneNumberFromString(text, 'DK');
+    if (!parsed || !parsed.isValid()) return null;
+    return parsed.number;
+  } catch {
+    // The library signals some malformed input by throwing; a number we cannot read is null.
+    return null;
+  }
+}
+
+/** One number of a phone directory. `listed` false: a secret number (navne- og adressebeskyttet). */
+export interface DirectoryEntry {
+  /** E.164. */
+  number: string;
+  name: string;
+  address: string;
+  listed: boolean;
+}
+
+/** Lookups of one imported directory version, by E.164 number. */
+export type PhoneIndex = Map<string, DirectoryEntry>;
+
+export function createPhoneIndexBuilder(): { add(entry: DirectoryEntry): void; build(): PhoneIndex } {
+  const index: PhoneIndex = new Map();
+  return { add: (entry) => void index.set(entry.number, entry), build: () => index };
+}
+
+/**
+ * The result of one phone check (DECISIONS §17). A number that does not read as a phone number
+ * cannot be in any directory: `not_found`, like an unknown one. An unlisted (secret) number is
+ * `manual` with `phone_unlisted` and never reveals the name or address behind it. A found
+ * number's person is checked as a PersonInput by `checkPerson` (live list or test mode), and the
+ * result says whom the directory named.
+ */
+export function phoneCheckResult(
+  id: string | null, entry: DirectoryEntry | null, options: CheckOptions,
+  checkPersonFound: (person: PersonInput) => CheckResult,
+): CheckResult {
+  if (!entry || !entry.listed) {
+    const outcome = entry ? 'unlisted' : 'not_found';
+    return {
+      id,
+      status: 'manual',
+      reasons: [entry ? 'phone_unlisted' : 'phone_not_found'],
+      level: null,
+      match: { level: null, code: null, label: null, on: [], previous_address: false },
+      stop_level: options.stopLevel,
+      address: null,
+      phone_lookup: { outcome },
+    };
+  }
+  const result = checkPersonFound({ ...(id !== null ? { id } : {}), name: entry.name, address: entry.address });
+  return { ...result, id, phone_lookup: { outcome: 'found', name: entry.name, address: entry.address } };
+}

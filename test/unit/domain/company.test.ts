@@ -1,0 +1,68 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  canonicalCvr, createCompanyIndexBuilder, cvrProblem, cvrWithCheckDigit, decideCompany, findCompany, passesModulus11, soleOwnerOf,
+  type CheckResult, type CompanyRecord,
+} from '../../../services/domain/index.ts';
+
+describe('CVR numbers', () => {
+  it.each([['25313763', null], ['25 31 37 63', null], ['DK-25313763', null], ['dk25313763', null], ['25313764', 'cvr_check_digit'],
+    ['2531376', 'cvr_format'], ['253137631', 'cvr_format'], ['2531376a', 'cvr_format'], ['', 'cvr_format'], ['00000042', null]])('%j → %s', (text, problem) => {
+    expect(cvrProblem(text)).toBe(problem);
+  });
+
+  it('the check digit a generator makes always passes, and changing any one digit fails', () => {
+    fc.assert(fc.property(fc.integer({ min: 1_000_000, max: 9_999_999 }), fc.integer({ min: 0, max: 7 }), fc.integer({ min: 1, max: 9 }), (n, at, delta) => {
+      const cvr = cvrWithCheckDigit(String(n));
+      if (cvr === null) return;
+      expect(passesModulus11(cvr)).toBe(true);
+      const changed = cvr.slice(0, at) + String((Number(cvr[at]) + delta) % 10) + cvr.slice(at + 1);
+      expect(passesModulus11(changed)).toBe(false);
+    }));
+  });
+
+  it('canonical form strips spaces, dashes and DK only', () => {
+    expect(canonicalCvr(' 2531-3763 ')).toBe('25313763');
+    expect(canonicalCvr('SE25313763')).toBeNull();
+  });
+});
+
+describe('company decision (DECISIONS §17)', () => {
+  const owner = { name: 'Søren Kjær', address: 'Vestergade 12, 8000 Aarhus C' };
+  const records: CompanyRecord[] = [
+    { cvr: '25313763', name: 'Kjærs Tømrer', form: 'ENK', protected: false, owner },
+    { cvr: '10150817', name: 'Beskyttet ApS', form: 'ApS', protected: true, owner: null },
+    { cvr: '35657339', name: 'Beskyttet Enkeltmand', form: 'ENK', protected: true, owner },
+    { cvr: '29403473', name: 'Dobbelt', form: 'ApS', protected: false, owner: null },
+    { cvr: '31662834', name: 'dobbelt', form: 'ApS', protected: false, owner: null },
+  ];
+  const builder = createCompanyIndexBuilder();
+  for (const r of records) builder.add(r);
+  const index = builder.build();
+  const ownerResult = (status: CheckResult['status'], reasons: CheckResult['reasons']) => () => ({ status, reasons }) as CheckResult;
+
+  it('a sole owner exists for ENK, and for PMV only with exactly one owner', () => {
+    expect(soleOwnerOf('ENK', ['a'])).toBe('a');
+    expect(soleOwnerOf('PMV', ['a'])).toBe('a');
+    expect(soleOwnerOf('PMV', ['a', 'b'])).toBeNull();
+    expect(soleOwnerOf('ApS', ['a'])).toBeNull();
+    expect(soleOwnerOf('ENK', [])).toBeNull();
+  });
+
+  it('protected → blocked with company_protected (plus a blocked owner\'s reasons); owner → owner\'s status; else allowed', () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    expect(decideCompany({ cvr: '10150817' }, findCompany(index, { cvr: '10150817' }), at, ownerResult('allowed', []))).toMatchObject({ status: 'blocked', reasons: ['company_protected'] });
+    expect(decideCompany({ cvr: '35657339' }, findCompany(index, { cvr: '35657339' }), at, ownerResult('blocked', ['name_and_unit']))).toMatchObject({ status: 'blocked', reasons: ['company_protected', 'name_and_unit'] });
+    expect(decideCompany({ cvr: '25313763' }, findCompany(index, { cvr: '25313763' }), at, ownerResult('manual', ['household']))).toMatchObject({ status: 'manual', reasons: ['household'], company_form: 'ENK' });
+    expect(decideCompany({ cvr: '29403473' }, findCompany(index, { cvr: '29403473' }), at, () => { throw new Error('no owner to check'); })).toMatchObject({ status: 'allowed', reasons: [], synced_at: at });
+  });
+
+  it('a name finds a company only when it is unique (case and spacing folded); a CVR wins over a name', () => {
+    expect(findCompany(index, { name: 'KJÆRS  tømrer' })?.cvr).toBe('25313763');
+    expect(findCompany(index, { name: 'Dobbelt' })).toBeNull();
+    expect(findCompany(index, { cvr: '10150817', name: 'Kjærs Tømrer' })?.cvr).toBe('10150817');
+    expect(decideCompany({ id: 'x', name: 'Dobbelt' }, null, null, ownerResult('allowed', []))).toEqual({
+      id: 'x', cvr: null, name: 'Dobbelt', status: 'manual', reasons: [], company_form: null, synced_at: null,
+    });
+  });
+});
