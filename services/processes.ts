@@ -1,3 +1,4 @@
+import { createActiveAddressRegister } from './addresses/active-register.ts';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
@@ -5,6 +6,7 @@ import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
+import { sweepDraftFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
@@ -55,9 +57,10 @@ export interface ServiceOverrides {
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
+  const addresses = createActiveAddressRegister({ store: platform.addresses, logger });
   return {
     platform, config, logger, overrides,
-    activeIndex: createActiveListIndex({ listStore: platform.lists, logger }),
+    activeIndex: createActiveListIndex({ listStore: platform.lists, logger, addresses }),
     registers: createRegisters(platform.registers, logger, config),
   };
 }
@@ -89,6 +92,11 @@ export function spoolDirOf(config: Config): string {
   return config.SPOOL_DIR ?? join(config.DATA_DIR, 'spool');
 }
 
+/** Where drafts keep their uploaded files: UPLOAD_DIR, else `<DATA_DIR>/uploads`. */
+export function uploadDirOf(config: Config): string {
+  return config.UPLOAD_DIR ?? join(config.DATA_DIR, 'uploads');
+}
+
 /**
  * The HTTP API: removes spool files a killed API process left behind (personal data), builds the
  * active list index, refreshes it on a timer, then listens.
@@ -99,6 +107,12 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
   if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
+  const draftDir = uploadDirOf(config);
+  const sweepDrafts = async () => {
+    const gone = await sweepDraftFiles(draftDir, platform.jobs);
+    if (gone > 0) logger.info({ removed: gone }, 'removed files of drafts that are gone');
+  };
+  await sweepDrafts();
   await activeIndex.refresh();
   await registers.refresh();
   const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
@@ -118,6 +132,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       events,
       callbackAllowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
       spoolDir,
+      draftDir,
       prices: pricesOf(config),
       ...(config.PAYMENT_WEBHOOK_SECRET ? { paymentWebhookSecret: config.PAYMENT_WEBHOOK_SECRET } : {}),
       cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
@@ -131,12 +146,20 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     registers.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'register refresh failed'));
   }, config.LIST_REFRESH_SECONDS * 1000);
   refreshTimer.unref();
+  // Drafts purged at their delete_after (by the projection) lose their file here.
+  const draftSweepTimer = config.RETENTION_SWEEP_SECONDS > 0
+    ? setInterval(() => {
+      sweepDrafts().catch((error: unknown) => logger.error({ err: errorName(error) }, 'draft file sweep failed'));
+    }, config.RETENTION_SWEEP_SECONDS * 1000)
+    : null;
+  draftSweepTimer?.unref();
   return {
     name: 'api',
     app,
     address,
     async stop() {
       clearInterval(refreshTimer);
+      if (draftSweepTimer) clearInterval(draftSweepTimer);
       await app.close();
     },
   };

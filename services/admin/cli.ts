@@ -7,7 +7,7 @@ import { runAdminCommand, USAGE, type Flags } from './commands.ts';
 import { AdminInputError } from './organisations.ts';
 
 /**
- * `npm run admin -- <command>`: organisations, API keys and list versions, on the stores the
+ * `npm run admin -- <command>`: organisations, API keys, list and address register versions, on the stores the
  * services use, chosen by the same configuration (open-platform.ts openStores): the DATA_DIR
  * database of the embedded default (the server may be running: SQLite's WAL and busy timeout let
  * both write), or ClickHouse when KAFKA_BROKERS and CLICKHOUSE_URL are set (Kafka is not used).
@@ -89,7 +89,10 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const lines = await runAdminCommand(
-      { accounts: stores.accounts, lists: stores.lists, registers: stores.registers, keys: stores.keys, jobs: stores.jobs, logger, ...(events ? { events } : {}) },
+      {
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys,
+        jobs: stores.jobs, logger, ...(events ? { events } : {}),
+      },
       group, action, args, parsed.values as Flags,
     );
     process.stdout.write(`${lines.join('\n')}\n`);

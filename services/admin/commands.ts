@@ -10,6 +10,8 @@ import { recordPayment } from '../billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
 import { issueApiKey } from './keys.ts';
+import type { AddressStore } from '../platform/store/addresses-port.ts';
+import { ADDRESSES_USAGE, runAddressCommand } from './addresses.ts';
 import type { RegisterStore } from '../platform/store/registers-port.ts';
 import { REGISTER_USAGE, runRegisterCommand } from './registers.ts';
 import {
@@ -32,6 +34,8 @@ export interface AdminDeps {
   jobs: JobStore;
   /** The event log, for `payments record` only. */
   events?: Pick<PipelineEvents, 'publish'>;
+  /** Address register versions (issue 13); the addresses commands need it. */
+  addresses?: AddressStore;
   /** Company register and phone directory versions (the companies and phones commands). */
   registers?: RegisterStore;
   logger: Logger;
@@ -62,6 +66,8 @@ List versions
   lists activate VERSION_ID
   lists list
 
+${ADDRESSES_USAGE}
+
 Payments (pay-per-list jobs, DECISIONS §8)
   payments record --job JOB_ID   the job's price was paid: it leaves awaiting_payment
 
@@ -78,6 +84,10 @@ Works on the stores the services use: the database in DATA_DIR (default ./data),
 export async function runAdminCommand(deps: AdminDeps, group: string, action: string | undefined, args: string[], flags: Flags): Promise<string[]> {
   const now = deps.now ?? (() => new Date());
   const json = flags.json === true;
+  if (group === 'addresses') {
+    if (!deps.addresses) throw new AdminInputError('the address store is not open');
+    return runAddressCommand({ addresses: deps.addresses, logger: deps.logger, now }, action, args, flags);
+  }
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'orgs create': {
       const org = await createOrganisation(deps.accounts, {

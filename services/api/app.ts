@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config.ts';
@@ -11,7 +12,8 @@ import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
-import { createPeopleIngest } from '../ingest/index.ts';
+import { createIngest, DEFAULT_SPOOL_DIR, ListNotReadyError } from '../ingest/index.ts';
+import { checkPerson, testModeCheck } from '../domain/index.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
 import type { ActiveRegister } from '../companies/active-register.ts';
 import type { CompanyIndex } from '../domain/index.ts';
@@ -26,6 +28,7 @@ import { ApiError } from './errors.ts';
 import { createErrorHandler } from './error-handler.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
+import { MAX_UPLOAD_BYTES } from './jobs/read-upload.ts';
 import { MAX_REQUEST_HEAD_BYTES } from './openapi.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
@@ -38,7 +41,7 @@ export interface ApiDeps {
   accounts: AccountStore;
   lists: ListStore;
   /** The in-memory index of the active cpr list version; the API only reads `current()`. */
-  activeIndex: Pick<ActiveListIndex, 'current'>;
+  activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
   clock?: () => Date;
   /** Where Idempotency-Key responses are remembered; default an in-memory sqlite (this process only). */
   idempotency?: IdempotencyStore;
@@ -60,8 +63,12 @@ export interface CheckJobsDeps {
   events: Pick<PipelineEvents, 'publish'>;
   /** Where validated people wait while a body is read; default the system temp directory. */
   spoolDir?: string;
+  /** Where drafts keep their uploaded file (UPLOAD_DIR); default `<spoolDir>/../uploads`-like temp dir. */
+  draftDir?: string;
   /** Largest body accepted (413 beyond); default 512 MB. */
   maxBodyBytes?: number;
+  /** Largest uploaded file (413 beyond); default 100 MB (DECISIONS §14). */
+  maxUploadBytes?: number;
   /** CALLBACK_ALLOW_HOSTS: hosts exempt from the private-address check (tests). */
   callbackAllowHosts?: readonly string[];
   /** DNS for the callback URL check; default the system resolver. */
@@ -175,7 +182,8 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
 }
 
 function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => Date) {
-  const { intake } = createPeopleIngest({
+  const spoolDir = jobsDeps.spoolDir ?? DEFAULT_SPOOL_DIR;
+  const ingest = createIngest({
     jobs: jobsDeps.jobs,
     events: jobsDeps.events,
     currentListVersion: () => {
@@ -189,15 +197,26 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
       }),
     logger: deps.logger,
     clock,
-    ...(jobsDeps.spoolDir ? { spoolDir: jobsDeps.spoolDir } : {}),
+    spoolDir,
+    draftDir: jobsDeps.draftDir ?? join(spoolDir, '..', 'robinson-uploads'),
+    // The draft's preview is checked as the job will be: test keys the fixed answers (DECISIONS §3),
+    // live keys the version active now (the job pins the one active at start).
+    checkPreview: (people, mode, options) => {
+      if (mode === 'test') return people.map((person) => testModeCheck(person, options));
+      const active = deps.activeIndex.current();
+      if (!active) throw new ListNotReadyError();
+      return people.map((person) => checkPerson(active.index, person, options));
+    },
     ...(jobsDeps.chunkRows ? { chunkRows: jobsDeps.chunkRows } : {}),
     ...(jobsDeps.prices ? { prices: jobsDeps.prices } : {}),
   });
   return {
     jobs: jobsDeps.jobs,
-    intake,
+    ingest,
+    spoolDir,
     events: jobsDeps.events,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
+    maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
     clock,
     cursors: jobsDeps.cursors ?? createCursorSeal({ keyring: createEmbeddedKeyRing(openEmbeddedDatabase(':memory:')) }),
   };

@@ -61,7 +61,7 @@ export function createErrorHandler(logger: Logger) {
     const body: ErrorBody = {
       error: {
         code: known.code,
-        message: message(known.messageKey, locale),
+        message: known.describe?.(locale) ?? message(known.messageKey, locale),
         ...(Object.keys(details).length > 0 ? { details } : {}),
         request_id: request.id,
       },

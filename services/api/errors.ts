@@ -33,6 +33,8 @@ export class ApiError extends Error {
   readonly details: Record<string, unknown> | undefined;
   readonly issues: IssueRef[] | undefined;
   readonly headers: Record<string, string>;
+  /** A message more precise than the catalogue's (a file refusal's own text); never a value. */
+  readonly describe: ((locale: 'da' | 'en') => string) | undefined;
 
   constructor(options: {
     code: ErrorCode;
@@ -42,6 +44,7 @@ export class ApiError extends Error {
     details?: Record<string, unknown>;
     issues?: IssueRef[];
     headers?: Record<string, string>;
+    describe?: (locale: 'da' | 'en') => string;
   }) {
     super(options.messageKey);
     this.name = 'ApiError';
@@ -51,6 +54,7 @@ export class ApiError extends Error {
     this.details = options.details;
     this.issues = options.issues;
     this.headers = options.headers ?? {};
+    this.describe = options.describe;
   }
 }
 

@@ -73,8 +73,18 @@ const catalog = {
     en: 'The job is not done yet. Results can be fetched once its status is done.',
   },
   unsupported_job_media_type: {
-    da: 'Indholdet skal være application/json eller application/x-ndjson.',
-    en: 'The body must be application/json or application/x-ndjson.',
+    da: 'Indholdet skal være application/json, application/x-ndjson eller multipart/form-data.',
+    en: 'The body must be application/json, application/x-ndjson or multipart/form-data.',
+  },
+  upload_too_large: { da: 'Filen er for stor (højst 100 MB).', en: 'The file is too large (at most 100 MB).' },
+  invalid_multipart: {
+    da: 'Forespørgslen er ikke gyldig multipart/form-data.',
+    en: 'The request is not valid multipart/form-data.',
+  },
+  file_refused: { da: 'Filen kan ikke bruges.', en: 'The file cannot be used.' },
+  job_not_draft: {
+    da: 'Jobbet er ikke en kladde (det er startet eller slettet) og kan ikke startes.',
+    en: 'The job is not a draft (it was started or deleted) and cannot be started.',
   },
   rate_limited: {
     da: 'For mange forespørgsler. Vent det antal sekunder, Retry-After angiver.',

@@ -12,14 +12,14 @@ const ref = (schema: z.ZodType): object => {
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'invalid_request: the body is not valid JSON, or the path could not be read (details.reason bad_request)',
+  400: 'invalid_request: the body is not valid JSON (or multipart/form-data), or the path could not be read (details.reason bad_request)',
   401: 'unauthorized: missing, malformed, unknown or revoked API key',
   402: "payment_required: the organisation's plan does not cover the call, or it is suspended",
   404: 'not_found',
-  409: 'conflict: a request with the same Idempotency-Key is still in progress, or the job is not done',
+  409: 'conflict: a request with the same Idempotency-Key is still in progress, the job is not done (results, file), or not a draft (start)',
   410: 'gone: the job\'s personal data has been deleted',
-  413: 'invalid_request: the body is over the size limit',
-  422: 'invalid_request: schema violation (details.issues) or Idempotency-Key reused with another body (details.reason)',
+  413: 'invalid_request: the body (or the uploaded file: 100 MB) is over the size limit',
+  422: 'invalid_request: schema violation (details.issues), a file that cannot be used (details.reason file_…), or Idempotency-Key reused with another body (details.reason)',
   429: 'rate_limited: over the key\'s rate; see Retry-After',
   500: 'internal_error',
   503: 'list_not_ready: no list version is active yet; see Retry-After',
@@ -48,7 +48,7 @@ function operation(spec: RouteSpec) {
     [spec.success.status]: {
       description: spec.success.description,
       headers: headersFor(spec.success.headers ?? ['Request-Id']),
-      content: { 'application/json': { schema: ref(spec.success.schema) } },
+      content: spec.success.media ?? { 'application/json': { schema: ref(spec.success.schema) } },
     },
   };
   for (const status of spec.errors) {
@@ -98,7 +98,7 @@ function operation(spec: RouteSpec) {
     ...(spec.body
       ? {
           requestBody: {
-            required: true,
+            required: spec.bodyOptional !== true,
             content: {
               'application/json': { schema: ref(spec.body) },
               ...Object.fromEntries(

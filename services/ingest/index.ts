@@ -12,11 +12,17 @@
  * Errors: JobInputError (the job's fields; 422 at the edge), ListNotReadyError (503), the people
  * readers' IntakeError (400/422), and for files FileRefusedError / ColumnMappingError (422).
  */
-import type { PersonInput } from '../domain/types.ts';
+import type { CheckOptions, CheckResult, Locale, PersonInput } from '../domain/types.ts';
 import type { JobRecord } from '../platform/store/jobs-port.ts';
 import { createJobIntake, type JobIntake, type JobIntakeDeps, type JobSpec } from './jobs/intake.ts';
+import { createFileIngest, type FileIngest, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
+import { resultFileSpec, streamResultFile, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
 
-export { JobInputError, ListNotReadyError, type JobInputIssue } from './jobs/errors.ts';
+export { JobInputError, JobNotDraftError, ListNotReadyError, type JobInputIssue } from './jobs/errors.ts';
+export { ColumnMappingError, FileRefusedError, fileRefusalMessage, type FileRefusalCode } from './files/index.ts';
+export { sweepDraftFiles, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
+export { resultFileSpec, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
+export { removeStaleSpoolFiles, uploadFileName } from './jobs/spool.ts';
 export { DEFAULT_SPOOL_DIR, type JobIntake, type JobIntakeDeps, type JobSpec } from './jobs/intake.ts';
 export { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeErrorCode } from './people/index.ts';
 
@@ -34,4 +40,46 @@ export interface PeopleIngest {
 export function createPeopleIngest(deps: JobIntakeDeps): PeopleIngest {
   const intake = createJobIntake(deps);
   return { intake, createJobFromPeople: (spec) => intake.createJob(spec) };
+}
+
+export interface IngestDeps extends JobIntakeDeps {
+  /** Where drafts keep their uploaded file until started or deleted (UPLOAD_DIR). */
+  draftDir: string;
+  /** The preview's checks, as the job would run them (see FileIngestDeps.checkPreview). */
+  checkPreview: (people: PersonInput[], mode: 'live' | 'test', options: CheckOptions) => CheckResult[];
+}
+
+/** Every entry point: people, files, drafts and result files (docs/architecture.md "Job intake"). */
+export interface Ingest extends PeopleIngest {
+  /**
+   * A file on local disk → a `draft` (start false) or a `queued` job (start true). The whole file
+   * is read first; FileRefusedError / ColumnMappingError / JobInputError leave nothing behind.
+   * The caller's file is never changed (copied for a draft unless `takeFile`).
+   */
+  createJobFromFile(spec: FileJobSpec): Promise<JobRecord>;
+  /** Moves a draft on with an optional new mapping/options; JobNotDraftError when it is not one. */
+  startDraft(jobId: string, changes: StartChanges): Promise<JobRecord>;
+  /** Writes a done job's result file to `out`; `resultFileSpec` says its type and name first. */
+  streamResultFile(job: JobRecord, options: { format?: ResultFileFormat; locale: Locale }, out: NodeJS.WritableStream): Promise<void>;
+  resultFileSpec(job: JobRecord, format?: ResultFileFormat): ResultFileSpec;
+  /** Draft files of jobs that are no longer drafts (purged, started elsewhere) go; call periodically. */
+  sweepDraftFiles(): Promise<number>;
+  /** DELETE of a draft: its file goes at once. */
+  discardDraftFile(jobId: string): Promise<void>;
+}
+
+export function createIngest(deps: IngestDeps): Ingest {
+  const people = createPeopleIngest(deps);
+  const files: FileIngest = createFileIngest({
+    intake: people.intake, jobs: deps.jobs, draftDir: deps.draftDir, checkPreview: deps.checkPreview, logger: deps.logger,
+  });
+  return {
+    ...people,
+    createJobFromFile: files.createJobFromFile,
+    startDraft: files.startDraft,
+    streamResultFile: (job, options, out) => streamResultFile(deps.jobs, job, options, out),
+    resultFileSpec,
+    sweepDraftFiles: files.sweepDraftFiles,
+    discardDraftFile: files.discardDraftFile,
+  };
 }

@@ -1,4 +1,5 @@
-import type { ListIndex } from '../domain/index.ts';
+import type { ActiveAddressRegister } from '../addresses/active-register.ts';
+import type { AddressRegister, ListIndex } from '../domain/index.ts';
 import { createListIndexBuilder } from '../domain/index.ts';
 import type { ListVersionRef } from '../domain/types.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -20,6 +21,8 @@ export interface ActiveListIndex {
   current(): { version: ListVersion; index: ListIndex } | null;
   /** The index of any version that was activated (e.g. one a job pinned), built on first use. */
   forVersion(versionId: string): Promise<ListIndex>;
+  /** The active address register the indexes are built with (null: none imported, text only). */
+  addressRegister(): AddressRegister | null;
 }
 
 export interface ActiveListIndexDeps {
@@ -29,6 +32,12 @@ export interface ActiveListIndexDeps {
   cacheSize?: number;
   /** Entries read from the store per chunk while building. */
   readChunkSize?: number;
+  /**
+   * The active address register (issue 13), refreshed with the list. Indexes are built with the
+   * register current at build time; when another register version becomes active every cached
+   * index is dropped and the active one rebuilt, so a check never mixes two registers.
+   */
+  addresses?: ActiveAddressRegister;
 }
 
 export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListIndex {
@@ -47,7 +56,7 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
     if (!version) throw new ListVersionNotFoundError(versionId);
     if (version.activated_at === null) throw new ListVersionNeverActivatedError(versionId);
     const started = performance.now();
-    const builder = createListIndexBuilder();
+    const builder = createListIndexBuilder(deps.addresses?.current()?.register ?? null);
     let count = 0;
     for await (const chunk of listStore.readListEntries(versionId, deps.readChunkSize)) {
       for (const entry of chunk) builder.add(entry);
@@ -82,13 +91,26 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
     return entry;
   }
 
+  let registerVersion: string | null = null;
+
   async function doRefresh(): Promise<void> {
+    let registerChanged = false;
+    if (deps.addresses) {
+      await deps.addresses.refresh();
+      const current = deps.addresses.current();
+      const id = current === null ? null : `${current.version.id}@${current.version.activated_at}`;
+      if (id !== registerVersion) {
+        registerVersion = id;
+        registerChanged = true;
+        cache.clear();
+      }
+    }
     const version = await listStore.getActiveListVersion('cpr');
     if (!version) {
       if (active) logger.warn({ list_version_id: active.version.id }, 'no active cpr list version any more; keeping the last one');
       return;
     }
-    if (active && active.version.id === version.id && active.version.activated_at === version.activated_at) return;
+    if (!registerChanged && active && active.version.id === version.id && active.version.activated_at === version.activated_at) return;
     const index = await forVersion(version.id);
     const previous = active?.version.id ?? null;
     active = { version, index };
@@ -106,6 +128,7 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
     },
     current: () => active,
     forVersion,
+    addressRegister: () => deps.addresses?.current()?.register ?? null,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ListEntry } from '../domain/types.ts';
 import { ListFileFormatError, SkippedLines } from './list-file-errors.ts';
+import { type CsvRecord, type CsvTokenizer, createCsvTokenizer } from '../ingest/files/csv-tokenizer.ts';
 import { createFallbackDecoder } from './text-decoding.ts';
 
 /**
@@ -7,7 +8,8 @@ import { createFallbackDecoder } from './text-decoding.ts';
  * PersonInput columns, then one person per row.
  *
  * - Separator `,`, `;` or tab, detected from the header row (Danish Excel writes `;`).
- * - RFC 4180 quoting: `"..."`, `""` for a quote, line breaks inside quotes.
+ * - RFC 4180 quoting: `"..."`, `""` for a quote, line breaks inside quotes (the service's one CSV
+ *   tokenizer, services/ingest/files/csv-tokenizer.ts, shared with uploaded check files).
  * - UTF-8 with or without BOM. A file that is not valid UTF-8 is read as Windows-1252 from the
  *   first invalid byte on (Excel's "CSV" on a Danish Windows); the text before that byte was
  *   ASCII-compatible, so nothing is read twice or differently.
@@ -71,37 +73,35 @@ const COLUMN_ALIASES: Readonly<Record<string, EntryColumn>> = {
   tidligere: 'previous',
 };
 
-/** Far above any real field (the API takes 200 characters); bounds memory on broken files. */
-const MAX_FIELD_CHARS = 64 * 1024;
+/** Far above any real row (the API takes 200 characters a field); bounds memory on broken files. */
+const MAX_RECORD_CHARS = 64 * 1024;
 const TRUE_VALUES = new Set(['true', '1', 'ja', 'yes', 'x', '*']);
 const SEPARATORS = [',', ';', '\t'] as const;
 
 export async function* parseListCsv(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ListEntry> {
   const decoder = createFallbackDecoder();
-  const parser = createRowParser();
-  let pending = ''; // text held back: until the header line is whole, or a quote that may be ""
+  const rows = createEntryRows();
+  let tokenizer: CsvTokenizer | null = null;
+  let pending = ''; // text held back until the header line is whole (it decides the separator)
   for await (const chunk of chunks) {
-    const text = pending + decoder.decode(chunk);
-    pending = '';
-    if (parser.separator === null) {
+    let text = decoder.decode(chunk);
+    if (tokenizer === null) {
+      text = pending + text;
+      pending = '';
       const sep = separatorOfFirstLine(text);
       if (sep === null) {
-        if (text.length > MAX_FIELD_CHARS) throw new ListFileFormatError('missing_header', 'no line end where the header row should be', 1);
+        if (text.length > MAX_RECORD_CHARS) throw new ListFileFormatError('missing_header', 'no line end where the header row should be', 1);
         pending = text;
         continue;
       }
-      parser.separator = sep;
+      tokenizer = createCsvTokenizer(sep, MAX_RECORD_CHARS);
     }
-    const held = parser.consume(text, false);
-    pending = text.slice(text.length - held);
-    yield* parser.drain();
+    yield* rows.take(tokenizer.push(text));
   }
   const text = pending + decoder.end();
-  parser.separator ??= separatorOfFirstLine(text + '\n') ?? ',';
-  parser.consume(text, true);
-  parser.finish();
-  yield* parser.drain();
-  parser.throwIfSkipped();
+  tokenizer ??= createCsvTokenizer(separatorOfFirstLine(text + '\n') ?? ',', MAX_RECORD_CHARS);
+  yield* rows.take([...tokenizer.push(text), ...tokenizer.end()]);
+  rows.finish();
 }
 
 /** The separator, once the first non-blank line of `text` is complete; null before that. */
@@ -115,117 +115,45 @@ function separatorOfFirstLine(text: string): string | null {
   return null;
 }
 
-/** RFC 4180 state machine over decoded text, fed chunk by chunk. */
-function createRowParser() {
+/** From CSV records (the shared RFC 4180 tokenizer) to list entries: header first, bad rows counted. */
+function createEntryRows() {
   const skipped = new SkippedLines();
   let columns: (EntryColumn | null)[] = [];
-  let ready: ListEntry[] = [];
   let entries = 0;
-  let fields: string[] = [];
-  let field = '';
-  let inQuotes = false;
-  let quotedField = false;
-  let line = 1; // current physical line
-  let rowLine = 1; // line where the current row started
-  let rowTooLong = false;
 
-  /** A field this long is no list data (an unterminated quote, a binary file): stop keeping it. */
-  function tooLong(): void {
-    rowTooLong = true;
-    field = '';
-  }
-
-  function finishRow(): void {
-    fields.push(field);
-    const row = fields;
-    fields = [];
-    field = '';
-    quotedField = false;
-    if (rowTooLong) {
-      rowTooLong = false;
-      if (columns.length === 0) throw new ListFileFormatError('missing_header', 'the header row is far too long', rowLine);
-      skipped.add(rowLine);
-      return;
-    }
-    if (row.every((f) => f.trim() === '')) return;
-    if (columns.length === 0) {
-      columns = row.map(columnOf);
-      if (!columns.some((c) => c !== null)) {
-        throw new ListFileFormatError('unknown_columns', 'the header row names none of the list columns', rowLine);
+  function* take(records: CsvRecord[]): Generator<ListEntry> {
+    for (const record of records) {
+      if (record.problem !== null) {
+        if (columns.length === 0) {
+          const why = record.problem === 'too_long' ? 'the header row is far too long' : 'the header row has an unterminated quote';
+          throw new ListFileFormatError('missing_header', why, record.line);
+        }
+        skipped.add(record.line);
+        continue;
       }
-      return;
-    }
-    const entry = toEntry(row, columns);
-    if (entry === null) skipped.add(rowLine);
-    else {
-      entries++;
-      ready.push(entry);
+      const row = record.fields;
+      if (row.every((f) => f.trim() === '')) continue;
+      if (columns.length === 0) {
+        columns = row.map(columnOf);
+        if (!columns.some((c) => c !== null)) {
+          throw new ListFileFormatError('unknown_columns', 'the header row names none of the list columns', record.line);
+        }
+        continue;
+      }
+      const entry = toEntry(row, columns);
+      if (entry === null) skipped.add(record.line);
+      else {
+        entries++;
+        yield entry;
+      }
     }
   }
 
   return {
-    separator: null as string | null,
-
-    /** Parses `text`; returns how many characters at its end were held back for the next call. */
-    consume(text: string, final: boolean): number {
-      const sep = this.separator!;
-      for (let i = 0; i < text.length; i++) {
-        const ch = text[i];
-        if (inQuotes) {
-          if (ch !== '"') {
-            if (ch === '\n') line++;
-            field += ch;
-            if (field.length > MAX_FIELD_CHARS) tooLong();
-          } else if (i + 1 === text.length && !final) {
-            return 1; // "" or a closing quote: decided by the next chunk
-          } else if (text[i + 1] === '"') {
-            field += '"';
-            i++;
-          } else inQuotes = false;
-        } else if (ch === '"' && !quotedField && field.trim() === '') {
-          inQuotes = true;
-          quotedField = true;
-          field = '';
-        } else if (ch === sep) {
-          fields.push(field);
-          field = '';
-          quotedField = false;
-        } else if (ch === '\n') {
-          if (field.endsWith('\r')) field = field.slice(0, -1);
-          finishRow();
-          line++;
-          rowLine = line;
-        } else {
-          field += ch;
-          if (field.length > MAX_FIELD_CHARS) tooLong();
-        }
-      }
-      return 0;
-    },
-
-    /** End of input: an unterminated quote spoils its row; a last row without line end counts. */
+    take,
+    /** End of input: a file without a header row is refused; skipped rows are reported. */
     finish(): void {
-      if (inQuotes) {
-        if (columns.length === 0) throw new ListFileFormatError('missing_header', 'the header row has an unterminated quote', rowLine);
-        skipped.add(rowLine);
-        inQuotes = false;
-        rowTooLong = false;
-        fields = [];
-        field = '';
-      } else if (fields.length > 0 || field !== '' || rowTooLong) {
-        if (field.endsWith('\r')) field = field.slice(0, -1);
-        finishRow();
-      }
       if (columns.length === 0) throw new ListFileFormatError('empty_file', 'the file holds no header row');
-    },
-
-    drain(): ListEntry[] {
-      const out = ready;
-      ready = [];
-      return out;
-    },
-
-    throwIfSkipped(): void {
       skipped.throwIfAny(entries);
     },
   };

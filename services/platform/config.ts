@@ -73,6 +73,11 @@ export const configSchema = z.object({
   PRICE_CUSTOM_CENTS_PER_1000_ROWS: z.coerce.number().int().min(0).default(2_000),
   /** HMAC secret of the payment provider's webhook; unset: POST /v2/payments/webhook is not served. */
   PAYMENT_WEBHOOK_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /**
+   * Where drafts keep their uploaded file until started or deleted (DECISIONS §14); `<DATA_DIR>/uploads`
+   * when unset. API processes serving the same jobs must share it.
+   */
+  UPLOAD_DIR: z.string().min(1).optional(),
   // Keys (docs/privacy-and-proof.md).
   /**
    * Job certificate keys, comma-separated base64url DER Ed25519: the first (PKCS#8 private) signs,

@@ -17,6 +17,8 @@ import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts'
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
+import { createEmbeddedAddressStore } from './store/embedded/addresses.ts';
+import type { AddressStore } from './store/addresses-port.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
@@ -60,6 +62,8 @@ export interface Stores {
   kind: 'embedded' | 'distributed';
   accounts: AccountStore;
   lists: ListStore;
+  /** Address register versions (issue 13). */
+  addresses: AddressStore;
   jobs: JobStore;
   /** Company register and phone directory versions. */
   registers: RegisterStore;
@@ -82,15 +86,15 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   }
   const stores = await openDistributedStores(config, logger);
   return {
-    kind, accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys, registers: stores.registers,
-    close: () => stores.close(),
+    kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
+    keys: stores.keys, registers: stores.registers, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'jobs' | 'keys' | 'registers'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
-    keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
+    addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
   };
 }
 
@@ -131,7 +135,8 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, jobs: stores.jobs, keys: stores.keys, registers: stores.registers,
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys,
+        registers: stores.registers,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

@@ -277,7 +277,7 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
 const STATUSES: Status[] = ['allowed', 'blocked', 'manual'];
 
 /** Row i: status cycles through STATUSES, level i % 7 (6 stands for null). */
-function rows(from: number, to: number): ResultRow[] {
+export function rows(from: number, to: number): ResultRow[] {
   return range(from, to).map((i) => {
     const level = i % 7 === 6 ? null : i % 7;
     return { row: i, result: result(i, STATUSES[i % 3], level), cells: i % 2 ? [`cell ${i}`, null] : null };
@@ -312,7 +312,7 @@ function result(i: number, status: Status, level: number | null): CheckResult {
   };
 }
 
-function makeJob(overrides: Partial<JobRecord> = {}): JobRecord {
+export function makeJob(overrides: Partial<JobRecord> = {}): JobRecord {
   return {
     id: randomUUID(),
     org_id: randomUUID(),

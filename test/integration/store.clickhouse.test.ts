@@ -4,11 +4,13 @@ import { createClickHouseConnection, type ClickHouseConnection } from '../../ser
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { createClickHouseKeyRing } from '../../services/platform/store/clickhouse/keyring.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
+import { createClickHouseAddressStore } from '../../services/platform/store/clickhouse/addresses.ts';
+import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
 import { createClickHouseRegisterStore } from '../../services/platform/store/clickhouse/registers.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
-import { statement } from '../../services/platform/store/clickhouse/sql.ts';
+import { sql, statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
-import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
+import { jobsStoreContract, makeJob, rows } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
 import { registersStoreContract } from '../contract/registers-store.contract.ts';
@@ -53,6 +55,11 @@ listsStoreContract('clickhouse', async () => {
   return { store: createClickHouseListStore(conn), reopen: async () => createClickHouseListStore(reopen()), close };
 });
 
+addressesStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('addresses');
+  return { store: createClickHouseAddressStore(conn), reopen: async () => createClickHouseAddressStore(reopen()), close };
+});
+
 registersStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('registers');
   return { store: createClickHouseRegisterStore(conn), reopen: async () => createClickHouseRegisterStore(reopen()), close };
@@ -88,5 +95,35 @@ describe('ClickHouse migrations', () => {
       'CREATE TABLE a (x String)',
       'CREATE TABLE b (y String)\n  ENGINE = Memory',
     ]);
+  });
+});
+
+describe('ClickHouse job results: deletion on disk', () => {
+  it('purgeJob removes the rows from the parts, not only from reads (lightweight DELETE, then the mask applied)', async () => {
+    const { conn, drop } = await openTestClickHouse('purge_disk');
+    try {
+      const store = createClickHouseJobStore(conn);
+      const results = conn.table('check_results');
+      const [gone, kept] = [makeJob({ status: 'done' }), makeJob({ status: 'done' })];
+      for (const job of [gone, kept]) {
+        await store.createJob(job);
+        await store.putResults(job.id, job.delete_after, rows(0, 50));
+      }
+      // apply_deleted_mask = 0 shows rows that are only masked: what is still in the parts.
+      const onDisk = async (id: string) => Number((await conn.rows<{ n: string }>(
+        sql`SELECT count() AS n FROM ${results} WHERE job_id = ${id} SETTINGS apply_deleted_mask = 0`))[0].n);
+      expect(await onDisk(gone.id)).toBe(50);
+
+      await store.purgeJob(gone.id, '2026-03-01T00:00:00.000Z');
+      expect((await store.countResults(gone.id)).processed, 'masked for reads at once').toBe(0);
+      // The server's own signal that the background rewrite is over: no unfinished mutation left.
+      const pending = sql`SELECT count() AS n FROM system.mutations
+        WHERE database = ${conn.database} AND table = 'check_results' AND is_done = 0`;
+      await expect.poll(async () => Number((await conn.rows<{ n: string }>(pending))[0].n), { timeout: 30_000 }).toBe(0);
+      expect(await onDisk(gone.id), 'gone from the parts').toBe(0);
+      expect(await onDisk(kept.id), 'another job of the same day untouched').toBe(50);
+    } finally {
+      await drop();
+    }
   });
 });

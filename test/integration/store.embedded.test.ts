@@ -7,6 +7,8 @@ import { openEmbeddedDatabase } from '../../services/platform/store/embedded/dat
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
+import { createEmbeddedAddressStore } from '../../services/platform/store/embedded/addresses.ts';
+import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
 import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
@@ -59,4 +61,9 @@ registersStoreContract('embedded', async () => {
 keyRingContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { keys: createEmbeddedKeyRing(db), reopen: async () => createEmbeddedKeyRing(reopen()), close };
+});
+
+addressesStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedAddressStore(db), reopen: async () => createEmbeddedAddressStore(reopen()), close };
 });

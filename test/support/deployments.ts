@@ -59,6 +59,8 @@ export async function seedAccountAndList(platform: Platform, entries?: Iterable<
 export interface EmbeddedDeployment extends Seeded {
   baseUrl: string;
   platform: Platform;
+  /** DATA_DIR: the database, the spool and the drafts' files. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export async function startEmbedded(receiver: CallbackReceiver | null, options: 
   return {
     ...seeded,
     platform,
+    dataDir,
     baseUrl: api.address,
     async stop() {
       for (const service of running.reverse()) await service.stop();

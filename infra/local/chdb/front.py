@@ -314,6 +314,17 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client gone mid-request (a killed test process) is routine; anything else is printed
+        # without the request (queries can hold personal data).
+        error = sys.exc_info()[1]
+        if not isinstance(error, (ConnectionResetError, BrokenPipeError)):
+            print(f"chdb front: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, help="directory of the engine's databases")
@@ -323,8 +334,7 @@ def main():
     os.makedirs(options.data, exist_ok=True)
     Handler.engine = Engine(options.data)
     Handler.engine.execute("SELECT 1", "TabSeparated")  # the engine is up before /ping answers
-    server = ThreadingHTTPServer((options.host, options.port), Handler)
-    server.daemon_threads = True
+    server = Server((options.host, options.port), Handler)
     print(f"chdb front: ClickHouse {VERSION} engine on http://{options.host}:{options.port}", file=sys.stderr, flush=True)
     server.serve_forever()
 

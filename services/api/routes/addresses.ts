@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { resolveAddressText } from '../../domain/index.ts';
+import { resolveAddressText, resolveWithRegister } from '../../domain/index.ts';
 import {
   ResolveAddressesRequestSchema,
   ResolveAddressesResponseSchema,
@@ -14,8 +14,10 @@ export const resolveAddressesSpec: RouteSpec = {
   operationId: 'resolveAddresses',
   summary: 'Parse and resolve free-text Danish addresses (not billed)',
   description:
-    'Without an address register loaded the service parses and normalises only: confidence is `unresolved` and ' +
-    '`ok` tells whether the text parsed (DECISIONS §13). Same answers for live and test keys.',
+    'With the national address register loaded, each address is resolved the way DAWA\'s datavask does: `exact`, ' +
+    '`corrected` (the street was the one closest street of the postal code) or `unresolved`, and a resolved address ' +
+    'is answered in the register\'s spelling. Without a register the service parses and normalises only: confidence ' +
+    'is `unresolved` and `ok` tells whether the text parsed (DECISIONS §13). Same answers for live and test keys.',
   authenticated: true,
   body: ResolveAddressesRequestSchema,
   success: {
@@ -30,6 +32,9 @@ export const resolveAddressesSpec: RouteSpec = {
 export function registerAddressRoutes(app: FastifyInstance, ctx: RouteContext): void {
   registerRoute(app, resolveAddressesSpec, [ctx.authenticate], async (request) => {
     const { addresses } = request.body as ResolveAddressesRequest;
-    return { results: addresses.map((text) => resolveAddressText(text)) };
+    const register = ctx.activeIndex.addressRegister?.() ?? null;
+    return {
+      results: addresses.map((text) => (register === null ? resolveAddressText(text) : resolveWithRegister(register, text).address)),
+    };
   });
 }

@@ -14,6 +14,9 @@ import { CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema,
 import { PersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import { createHash } from 'node:crypto';
+import multipart from '@fastify/multipart';
+import { UploadFormSchema } from '../jobs/read-upload.ts';
+import { createCheckJobFileHandlers, ResultFileQuerySchema, StartCheckJobRequestSchema } from './check-job-files.ts';
 import { registerRoute } from './register.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
@@ -30,14 +33,25 @@ export const createCheckJobSpec: RouteSpec = {
   summary: 'Create an asynchronous check job of up to 1,000,000 people',
   description:
     'The body is read as a stream. `application/json`: `people` plus the job fields. `application/x-ndjson`: one ' +
-    'PersonInput per line, job fields in the query string (allowed for JSON too; one field in both places is 422). The whole body is validated before anything is created. ' +
-    'The job pins the list version active now; results are paged at GET /v2/check-jobs/{id}/results once it is done.',
+    'PersonInput per line, job fields in the query string (allowed for JSON too; one field in both places is 422). ' +
+    '`multipart/form-data`: a spreadsheet or CSV in `file` ' +
+    '(DECISIONS §14) becomes a `draft` with `columns`, `column_mapping` (yours, else guessed from the headers) and a ' +
+    '20-row `preview`; start it with POST /v2/check-jobs/{id}/start, or at once with `options.start: true`. A file ' +
+    'that cannot be used is 422 (`details.reason` says why) and creates nothing; over 100 MB is 413. The whole ' +
+    'input is validated before anything is created. A queued job pins the list version active then; results are ' +
+    'paged at GET /v2/check-jobs/{id}/results and as a file at GET /v2/check-jobs/{id}/file once it is done.',
   authenticated: true,
   requestHeaders: [idempotencyKeyHeader],
   body: CreateCheckJobRequestSchema,
-  otherBodies: [{ mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' }],
+  otherBodies: [
+    { mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' },
+    { mediaType: 'multipart/form-data', schema: UploadFormSchema, description: 'A file upload (DECISIONS §14); no query parameters' },
+  ],
   query: JobQuerySchema,
-  success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed', 'Location'] },
+  success: {
+    status: 202, description: 'The job: queued (JSON, NDJSON, or a file with options.start) or draft (a file)', schema: CheckJobSchema,
+    headers: ['Request-Id', 'Idempotent-Replayed', 'Location'],
+  },
   errors: [400, 401, 402, 409, 413, 422, 500, 503],
 };
 
@@ -81,14 +95,57 @@ export const deleteCheckJobSpec: RouteSpec = {
   errors: [400, 401, 402, 404, 500],
 };
 
-export const checkJobSpecs = [createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, deleteCheckJobSpec];
+export const startCheckJobSpec: RouteSpec = {
+  method: 'POST',
+  url: '/v2/check-jobs/{id}/start',
+  operationId: 'startCheckJob',
+  summary: 'Start a draft: check its file with the mapping and options given (or the draft\'s)',
+  description:
+    'Reads the draft\'s file again with the mapping, validates every row (a value over 200 characters is 422 with ' +
+    'the row in the path) and moves the job to `queued` (pinning the list version active now). A job that is not a ' +
+    'draft (started already, deleted) is 409 `details.reason: job_not_draft`.',
+  authenticated: true,
+  requestHeaders: [idempotencyKeyHeader],
+  pathParams: jobId,
+  body: StartCheckJobRequestSchema,
+  bodyOptional: true,
+  success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
+  errors: [400, 401, 402, 404, 409, 422, 500, 503],
+};
+
+export const getCheckJobFileSpec: RouteSpec = {
+  method: 'GET',
+  url: '/v2/check-jobs/{id}/file',
+  operationId: 'getCheckJobFile',
+  summary: "A done job's results as a file: your own columns with the verdict appended",
+  description:
+    'DECISIONS §14: xlsx and xls input → xlsx, csv → csv in the input\'s encoding and delimiter, JSON jobs → csv ' +
+    'UTF-8 (column `id`). Appended columns: status, match_level, match_code, reasons, list_version (headers in ' +
+    'the Accept-Language). Cells a spreadsheet would run as a formula are written as text. Streamed.',
+  authenticated: true,
+  pathParams: jobId,
+  query: ResultFileQuerySchema,
+  success: {
+    status: 200, description: 'The result file (Content-Disposition: attachment)', schema: z.string(),
+    media: {
+      'text/csv': { schema: { type: 'string' } },
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+    },
+  },
+  errors: [400, 401, 402, 404, 409, 410, 422, 500],
+};
+
+export const checkJobSpecs = [
+  createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, startCheckJobSpec, getCheckJobFileSpec, deleteCheckJobSpec,
+];
 
 const notFound = () => new ApiError({ code: 'not_found', messageKey: 'not_found' });
 
-function mediaTypeOf(request: FastifyRequest): JobMediaType {
+function mediaTypeOf(request: FastifyRequest): JobMediaType | 'multipart' {
   const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'application/json') return 'json';
   if (type === 'application/x-ndjson') return 'ndjson';
+  if (type === 'multipart/form-data') return 'multipart';
   throw new ApiError({
     code: 'invalid_request',
     messageKey: 'unsupported_job_media_type',
@@ -106,8 +163,10 @@ function sendJob(reply: FastifyReply, status: number, job: JobRecord) {
 }
 
 export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, jobsCtx: CheckJobsContext): void {
-  const { jobs, intake } = jobsCtx;
+  const { jobs, ingest } = jobsCtx;
+  const intake = ingest.intake;
   const clock = jobsCtx.clock;
+  const files = createCheckJobFileHandlers(ctx, jobsCtx);
 
   async function scopedJob(request: FastifyRequest): Promise<JobRecord> {
     const { org, mode } = authOf(request);
@@ -125,9 +184,12 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(['application/json', 'application/x-ndjson'], (_request, payload, done) => done(null, payload));
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, null));
+    // multipart/form-data: @fastify/multipart's parser, read by the handler part by part (request.parts()).
+    await scope.register(multipart, { throwFileSizeLimit: true });
     registerRoute(scope, { ...createCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) => {
       const { org, mode, key } = authOf(request);
       const mediaType = mediaTypeOf(request);
+      if (mediaType === 'multipart') return files.createFromUpload(request, reply);
       const idempotencyKey = singleHeader(request.headers['idempotency-key']);
       if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
       const query = (request.query ?? {}) as Record<string, unknown>;
@@ -216,8 +278,15 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     return reply.code(200).send(body);
   });
 
+  registerRoute(app, { ...startCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) =>
+    files.start(request, reply, await scopedJob(request)));
+
+  registerRoute(app, getCheckJobFileSpec, [ctx.authenticate], async (request, reply) => files.file(request, reply, await scopedJob(request)));
+
   registerRoute(app, deleteCheckJobSpec, [ctx.authenticate], async (request, reply) => {
     const job = await scopedJob(request);
+    // A draft's file is personal data like its preview: it goes with the DELETE, not at the next sweep.
+    if (job.status === 'draft') await ingest.discardDraftFile(job.id);
     if (job.status === 'deleted') return sendJob(reply, 200, job);
     const at = clock().toISOString();
     const deleted = await jobs.purgeJob(job.id, at);

@@ -5,7 +5,7 @@ import type { ActiveRegister } from '../../companies/active-register.ts';
 import type { CompanyIndex } from '../../domain/index.ts';
 import type { PhoneDirectory } from '../../phones/directory-port.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { JobIntake } from '../../ingest/jobs/intake.ts';
+import type { Ingest } from '../../ingest/index.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
 import type { CursorSeal } from '../../platform/keys/cursor-seal.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
@@ -17,7 +17,8 @@ export interface RouteContext {
   authenticate: (request: FastifyRequest) => Promise<void>;
   rateLimiter: RateLimiter;
   idempotency: Idempotency;
-  activeIndex: Pick<ActiveListIndex, 'current'>;
+  /** `addressRegister` (issue 13) is optional: without it, addresses are parsed only. */
+  activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
   logger: Logger;
   /** Publishes usage events of live checks; absent: none are published. */
   events?: Pick<PipelineEvents, 'publish'>;
@@ -31,10 +32,14 @@ export interface RouteContext {
 /** What the check-job routes need besides the RouteContext. */
 export interface CheckJobsContext {
   jobs: JobStore;
-  intake: JobIntake;
+  /** The job entry points (people, files, drafts, result files). */
+  ingest: Ingest;
+  /** Where uploads are received (the spool directory). */
+  spoolDir: string;
   /** Publishes JobStateChanged on DELETE; absent: nothing is published. */
   events?: Pick<PipelineEvents, 'publish'>;
   maxBodyBytes: number;
+  maxUploadBytes: number;
   clock: () => Date;
   /** Seals and opens results cursors (HMAC). */
   cursors: CursorSeal;
@@ -57,6 +62,8 @@ export interface RouteSpec {
   authenticated: boolean;
   requestHeaders?: Array<{ name: string; description: string; schema: z.ZodType; required: boolean }>;
   body?: z.ZodType;
+  /** The body may be left out (documented as not required). */
+  bodyOptional?: boolean;
   /** Other media types the body may come as (documented only; the route reads them itself). */
   otherBodies?: Array<{ mediaType: string; schema: z.ZodType; description: string }>;
   /** Query parameters (documented; routes validate them). */
@@ -65,6 +72,13 @@ export interface RouteSpec {
   pathParams?: Record<string, { description: string; schema: z.ZodType }>;
   bodyLimit?: number;
   /** The success response; errors are listed by status in `errors`. */
-  success: { status: number; description: string; schema: z.ZodType; headers?: DocumentedHeader[] };
+  success: {
+    status: number;
+    description: string;
+    schema: z.ZodType;
+    headers?: DocumentedHeader[];
+    /** A response that is not JSON (a file): its media types and JSON Schemas; not checked by fastify. */
+    media?: Record<string, { schema: object }>;
+  };
   errors: number[];
 }

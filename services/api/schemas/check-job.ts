@@ -31,7 +31,8 @@ const column = z.union([z.int().min(0), boundedString()]);
 export const ColumnMappingSchema = named(
   'ColumnMapping',
   z.strictObject({
-    header_row: z.int().min(0).optional(),
+    header_row: z.int().min(-1).optional()
+      .describe('0-based row of the headers among the non-blank rows (default 0); -1: the file has no header row'),
     name: column.optional(),
     first_name: column.optional(),
     last_name: column.optional(),

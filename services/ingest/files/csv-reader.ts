@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { createCsvTokenizer } from './csv-tokenizer.ts';
+import { type CsvRecord, createCsvTokenizer } from './csv-tokenizer.ts';
 import { FileRefusedError } from './refusal.ts';
 import { createStreamDecoder, type TextEncodingName } from './text-encoding.ts';
 
@@ -7,6 +7,8 @@ import { createStreamDecoder, type TextEncodingName } from './text-encoding.ts';
  * CSV and text uploads (DECISIONS §14): encoding and delimiter detected from the first bytes,
  * RFC 4180 records (csv-tokenizer.ts), read as a stream in 256 KiB pieces. Blank lines are no rows.
  */
+type Row = Array<string | null>;
+
 export type CsvDelimiter = ';' | ',' | '\t' | '|';
 
 export interface CsvDialect {
@@ -47,17 +49,18 @@ export function detectDelimiter(headText: string): CsvDelimiter {
   return best;
 }
 
-/** Rows of a CSV file as cells ('' → null). Refuses a broken quote or an over-long record. */
-export async function* readCsvRows(path: string, encoding: TextEncodingName, delimiter: CsvDelimiter, onEncoding: (e: TextEncodingName) => void): AsyncGenerator<Array<string | null>> {
+/** Row batches of a CSV file, cells '' → null, blank rows left out. Refuses a broken quote or an over-long record. */
+export async function* readCsvBatches(path: string, encoding: TextEncodingName, delimiter: CsvDelimiter, onEncoding: (e: TextEncodingName) => void): AsyncGenerator<Row[]> {
   const decoder = createStreamDecoder(encoding);
   const tokenizer = createCsvTokenizer(delimiter);
-  const toRows = function* (records: ReturnType<typeof tokenizer.push>) {
+  const toRows = (records: CsvRecord[]): Row[] => {
+    const rows: Row[] = [];
     for (const record of records) {
       if (record.problem === 'unterminated_quote') throw new FileRefusedError('file_corrupt', 'a quote is never closed', record.line);
       if (record.problem === 'too_long') throw new FileRefusedError('file_corrupt', 'a row is far too long', record.line);
       const fields = record.fields;
       let blank = true;
-      const cells: Array<string | null> = new Array(fields.length);
+      const cells: Row = new Array(fields.length);
       for (let i = 0; i < fields.length; i++) {
         const f = fields[i];
         if (f === '') cells[i] = null;
@@ -66,16 +69,16 @@ export async function* readCsvRows(path: string, encoding: TextEncodingName, del
           if (blank && f.trim() !== '') blank = false;
         }
       }
-      if (!blank) yield cells;
+      if (!blank) rows.push(cells);
     }
+    return rows;
   };
   const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
   try {
     for await (const chunk of stream) {
-      yield* toRows(tokenizer.push(decoder.decode(chunk as Buffer)));
+      yield toRows(tokenizer.push(decoder.decode(chunk as Buffer)));
     }
-    yield* toRows(tokenizer.push(decoder.end()));
-    yield* toRows(tokenizer.end());
+    yield toRows([...tokenizer.push(decoder.end()), ...tokenizer.end()]);
   } finally {
     stream.destroy();
     onEncoding(decoder.encoding);

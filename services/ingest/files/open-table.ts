@@ -1,11 +1,11 @@
 import { open, stat } from 'node:fs/promises';
 import type { FileFormat } from '../../domain/check-job.ts';
-import { type CsvDialect, detectDelimiter, readCsvRows } from './csv-reader.ts';
+import { type CsvDialect, detectDelimiter, readCsvBatches } from './csv-reader.ts';
 import { FileRefusedError } from './refusal.ts';
 import { claimedFormat, formatOf, sniffKind } from './sniff.ts';
 import { createStreamDecoder, detectTextEncoding } from './text-encoding.ts';
-import { DEFAULT_XLS_LIMITS, readXlsRows, type XlsLimits } from './xls-reader.ts';
-import { readXlsxRows } from './xlsx-reader.ts';
+import { DEFAULT_XLS_LIMITS, readXlsBatches, type XlsLimits } from './xls-reader.ts';
+import { readXlsxBatches } from './xlsx-reader.ts';
 import { inspectXlsxZip } from './zip-inspect.ts';
 
 export interface TableSource {
@@ -23,7 +23,11 @@ export interface TableSource {
    * than maxDataRows + 1 rows, a broken quote, a damaged sheet). Call once.
    */
   rows(): AsyncIterable<Array<string | null>>;
+  /** The same rows in batches (up to a few thousand): for readers that care about per-row cost. */
+  batches(): AsyncIterable<Array<Array<string | null>>>;
 }
+
+type Row = Array<string | null>;
 
 export interface OpenTableOptions {
   /** The name the file came with: checked against the bytes (file_format_mismatch). */
@@ -53,15 +57,15 @@ export async function openTable(path: string, options: OpenTableOptions = {}): P
     const headText = createStreamDecoder(dialect.encoding).decode(head);
     if (headText.trim() === '') throw new FileRefusedError(size <= HEAD_BYTES ? 'file_empty' : 'file_no_data', 'only blank text');
     dialect.delimiter = detectDelimiter(headText);
-    return source('csv', dialect, () => readCsvRows(path, dialect.encoding, dialect.delimiter, (e) => (dialect.encoding = e)), maxRows);
+    return source('csv', dialect, () => readCsvBatches(path, dialect.encoding, dialect.delimiter, (e) => (dialect.encoding = e)), maxRows);
   }
   if (kind === 'xlsx-candidate') {
     await inspectXlsxZip(path, options.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES);
-    return source('xlsx', null, () => readXlsxRows(path), maxRows);
+    return source('xlsx', null, () => readXlsxBatches(path), maxRows);
   }
   // OLE2: an xls, or an encrypted/macro workbook. The worker parses the whole file before its
   // first answer, so waiting for that answer here refuses such files at open, not mid-way.
-  const rows = readXlsRows(path, options.xlsLimits ?? DEFAULT_XLS_LIMITS);
+  const rows = readXlsBatches(path, options.xlsLimits ?? DEFAULT_XLS_LIMITS);
   const first = await rows.next();
   // An OLE2 file named .xlsx passes the name check only as an encrypted workbook (refused above).
   if (claimedFormat(options.filename) === 'xlsx') {
@@ -71,7 +75,7 @@ export async function openTable(path: string, options: OpenTableOptions = {}): P
   return source('xls', null, () => replay(first, rows), maxRows);
 }
 
-async function* replay(first: IteratorResult<Array<string | null>>, rest: AsyncGenerator<Array<string | null>>): AsyncGenerator<Array<string | null>> {
+async function* replay(first: IteratorResult<Row[]>, rest: AsyncGenerator<Row[]>): AsyncGenerator<Row[]> {
   if (first.done) return;
   yield first.value;
   yield* rest;
@@ -88,22 +92,27 @@ async function readHead(path: string, length: number): Promise<Uint8Array> {
   }
 }
 
-function source(format: FileFormat, csv: CsvDialect | null, read: () => AsyncGenerator<Array<string | null>>, maxRows: number): TableSource {
+function source(format: FileFormat, csv: CsvDialect | null, read: () => AsyncGenerator<Row[]>, maxRows: number): TableSource {
+  const batches = () => limited(read(), maxRows);
   return {
     format,
     csv,
-    rows: () => limited(read(), maxRows),
+    batches,
+    rows: async function* () {
+      for await (const batch of batches()) yield* batch;
+    },
   };
 }
 
 /** Counts rows, refusing past the limit, and refuses a file whose sheets hold no row at all. */
-async function* limited(rows: AsyncGenerator<Array<string | null>>, maxRows: number): AsyncGenerator<Array<string | null>> {
+async function* limited(batches: AsyncGenerator<Row[]>, maxRows: number): AsyncGenerator<Row[]> {
   let count = 0;
-  for await (const row of rows) {
-    if (++count > maxRows) throw new FileRefusedError('file_too_many_rows', `more than ${maxRows - 1} data rows`);
+  for await (const batch of batches) {
+    count += batch.length;
+    if (count > maxRows) throw new FileRefusedError('file_too_many_rows', `more than ${maxRows - 1} data rows`);
     // Trailing empty cells are dropped so that every format reads alike (xlsx stores none).
-    while (row.length > 0 && row[row.length - 1] === null) row.pop();
-    yield row;
+    for (const row of batch) while (row.length > 0 && row[row.length - 1] === null) row.pop();
+    if (batch.length > 0) yield batch;
   }
   if (count === 0) throw new FileRefusedError('file_no_data');
 }

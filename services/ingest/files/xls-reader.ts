@@ -17,7 +17,7 @@ export const DEFAULT_XLS_LIMITS: XlsLimits = { timeoutMs: 60_000, maxMemoryMb: 5
 /** Below this V8 cannot even start the worker's isolate, and that aborts the whole process. */
 const MIN_MEMORY_MB = 16;
 
-export async function* readXlsRows(path: string, limits: XlsLimits = DEFAULT_XLS_LIMITS): AsyncGenerator<Array<string | null>> {
+export async function* readXlsBatches(path: string, limits: XlsLimits = DEFAULT_XLS_LIMITS): AsyncGenerator<Array<Array<string | null>>> {
   const worker = new Worker(new URL('./xls-worker.ts', import.meta.url), {
     workerData: { path },
     resourceLimits: { maxOldGenerationSizeMb: Math.max(MIN_MEMORY_MB, limits.maxMemoryMb), maxYoungGenerationSizeMb: 32 },
@@ -51,7 +51,7 @@ export async function* readXlsRows(path: string, limits: XlsLimits = DEFAULT_XLS
         wake = null;
         continue;
       }
-      if (m.type === 'rows') yield* m.rows;
+      if (m.type === 'rows') yield m.rows;
       else if (m.type === 'done') return;
       else if (m.type === 'refused') throw new FileRefusedError(m.code, m.detail);
       else throw m.error;

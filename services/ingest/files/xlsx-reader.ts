@@ -8,7 +8,9 @@ import { FileRefusedError } from './refusal.ts';
  * inspectXlsxZip first (bombs, macros, encryption, CRCs), so an error from exceljs here means XML
  * it cannot read: refused as corrupt. Wholly empty rows are no rows.
  */
-export async function* readXlsxRows(path: string): AsyncGenerator<Array<string | null>> {
+const BATCH = 1000;
+
+export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array<string | null>>> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -17,9 +19,14 @@ export async function* readXlsxRows(path: string): AsyncGenerator<Array<string |
     entries: 'ignore',
   });
   let found = false;
+  let batch: Array<Array<string | null>> = [];
+  const sheets = reader[Symbol.asyncIterator]();
+  let finished = false;
   try {
-    for await (const worksheet of reader) {
-      for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
+    for (let next = await sheets.next(); !next.done; next = await sheets.next()) {
+      // Sheets after the one with data are passed over unread (see the finally below).
+      if (found) continue;
+      for await (const row of next.value as AsyncIterable<ExcelJS.Row>) {
         const values = row.values as unknown[];
         const cells: Array<string | null> = [];
         let blank = true;
@@ -30,12 +37,28 @@ export async function* readXlsxRows(path: string): AsyncGenerator<Array<string |
         }
         if (blank) continue;
         found = true;
-        yield cells;
+        batch.push(cells);
+        if (batch.length === BATCH) {
+          yield batch;
+          batch = [];
+        }
       }
-      if (found) return;
     }
+    finished = true;
   } catch (error) {
     if (error instanceof FileRefusedError) throw error;
     throw new FileRefusedError('file_corrupt', 'workbook XML unreadable');
+  } finally {
+    // exceljs copies a sheet that comes before the shared strings into a temp file and deletes it
+    // only when its iteration moves on; stopped early (a refusal, a consumer that breaks off),
+    // that copy of personal data would stay until the process exits. Moving on deletes it.
+    if (!finished) {
+      try {
+        while (!(await sheets.next()).done);
+      } catch {
+        // the file is being refused anyway; the temp copy is all we came for
+      }
+    }
   }
+  if (batch.length > 0) yield batch;
 }

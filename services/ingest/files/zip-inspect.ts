@@ -23,7 +23,8 @@ export interface ZipEntry {
   crc: number;
   compressedSize: number;
   size: number;
-  localHeaderOffset: number;
+  /** Where the entry's compressed data starts (after its local header). */
+  dataStart: number;
 }
 
 const EOCD_SIG = 0x06054b50;
@@ -32,7 +33,7 @@ const LOCAL_SIG = 0x04034b50;
 const MACRO_CONTENT_TYPE = /macroEnabled|vbaProject/i;
 
 export async function inspectXlsxZip(path: string, maxInflatedBytes: number): Promise<void> {
-  const entries = await readCentralDirectory(path);
+  const entries = await readZipEntries(path);
   let declared = 0;
   for (const e of entries) {
     if ((e.flags & 1) !== 0) throw new FileRefusedError('file_encrypted', 'encrypted zip entries');
@@ -52,7 +53,8 @@ export async function inspectXlsxZip(path: string, maxInflatedBytes: number): Pr
   }
 }
 
-async function readCentralDirectory(path: string): Promise<ZipEntry[]> {
+/** The entries of a zip's central directory, each with where its data starts. */
+export async function readZipEntries(path: string): Promise<ZipEntry[]> {
   const handle = await open(path, 'r');
   try {
     const size = (await handle.stat()).size;
@@ -88,18 +90,18 @@ async function readCentralDirectory(path: string): Promise<ZipEntry[]> {
         crc: cd.readUInt32LE(p + 16),
         compressedSize: cd.readUInt32LE(p + 20),
         size: cd.readUInt32LE(p + 24),
-        localHeaderOffset: cd.readUInt32LE(p + 42),
+        dataStart: cd.readUInt32LE(p + 42), // the local header's offset until resolved below
         name: cd.toString('utf8', p + 46, p + 46 + nameLength),
       };
-      if (entry.localHeaderOffset + 30 + entry.compressedSize > cdOffset) throw new FileRefusedError('file_corrupt', 'zip entry outside the file');
+      if (entry.dataStart + 30 + entry.compressedSize > cdOffset) throw new FileRefusedError('file_corrupt', 'zip entry outside the file');
       entries.push(entry);
       p += 46 + nameLength + cd.readUInt16LE(p + 30) + cd.readUInt16LE(p + 32);
     }
     for (const e of entries) {
       const local = Buffer.alloc(30);
-      await handle.read(local, 0, 30, e.localHeaderOffset);
+      await handle.read(local, 0, 30, e.dataStart);
       if (local.readUInt32LE(0) !== LOCAL_SIG) throw new FileRefusedError('file_corrupt', 'zip entry header damaged');
-      e.localHeaderOffset += 30 + local.readUInt16LE(26) + local.readUInt16LE(28); // now: data start
+      e.dataStart += 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
     }
     return entries;
   } finally {
@@ -123,7 +125,7 @@ async function inflateEntry(path: string, entry: ZipEntry, budget: { left: numbe
       done();
     },
   });
-  const source = entry.compressedSize === 0 ? [] : createReadStream(path, { start: entry.localHeaderOffset, end: entry.localHeaderOffset + entry.compressedSize - 1 });
+  const source = entry.compressedSize === 0 ? [] : createReadStream(path, { start: entry.dataStart, end: entry.dataStart + entry.compressedSize - 1 });
   try {
     if (entry.method === 8) await pipeline(source, createInflateRaw(), count);
     else await pipeline(source, count);

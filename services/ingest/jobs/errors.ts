@@ -9,7 +9,10 @@ export type JobInputProblem =
   | 'callback_invalid'
   | 'callback_refused'
   | 'callback_unresolvable'
-  | 'option_unsupported';
+  | 'option_unsupported'
+  | 'value_too_long'
+  | 'column_mapping_required'
+  | 'retention_fixed_at_upload';
 
 const TEXTS: Record<JobInputProblem, Record<Locale, string>> = {
   callback_not_https: { da: 'Skal være en https-adresse.', en: 'Must be an https URL.' },
@@ -22,6 +25,15 @@ const TEXTS: Record<JobInputProblem, Record<Locale, string>> = {
   option_unsupported: {
     da: 'Understøttes ikke for job med personer; skal være false.',
     en: 'Not supported for jobs of people; must be false.',
+  },
+  value_too_long: { da: 'Må højst være 200 tegn.', en: 'Must be at most 200 characters.' },
+  column_mapping_required: {
+    da: 'Kolonnerne kunne ikke genkendes; angiv column_mapping (kolonnenummer eller overskrift pr. felt).',
+    en: 'The columns could not be recognised; give column_mapping (a column index or header per field).',
+  },
+  retention_fixed_at_upload: {
+    da: 'Opbevaringstiden regnes fra upload og angives ved upload, ikke ved start.',
+    en: 'Retention counts from the upload and is set at upload, not at start.',
   },
 };
 
@@ -50,5 +62,15 @@ export class ListNotReadyError extends Error {
   override name = 'ListNotReadyError';
   constructor() {
     super('no active list version to pin');
+  }
+}
+
+/** `start` of a job that is no longer a draft (started already, deleted): the API answers 409. */
+export class JobNotDraftError extends Error {
+  override name = 'JobNotDraftError';
+  readonly status: string;
+  constructor(status: string) {
+    super(`the job is ${status}, not a draft`);
+    this.status = status;
   }
 }

@@ -20,7 +20,7 @@ import { needsPayment, priceFor, type PriceTable } from '../../domain/pricing.ts
 import type { ListVersionRef, Locale, MatchPolicy, PersonInput } from '../../domain/types.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
-import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
+import type { CsvDialectRecord, JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import { toAvroPerson, type PipelineEvent, type PipelineEvents } from '../../pipeline/events.ts';
 import { JobInputError, jobInputIssue, ListNotReadyError, type JobInputIssue } from './errors.ts';
 import { spoolPeople, spoolRows, type SpooledPeople, type SpoolRow } from './spool.ts';
@@ -86,10 +86,13 @@ export interface JobSpec {
   /** File input: the header row as read, and the mapping its rows were (or will be) read with. */
   columns?: string[];
   column_mapping?: ColumnMapping | null;
+  csv_dialect?: CsvDialectRecord | null;
 }
 
 /** A file read but not started (DECISIONS §14): what the draft shows. */
 export interface DraftContent {
+  /** The job id, chosen by the caller (its draft file is kept under it before the record exists). */
+  jobId?: string;
   rowCount: number;
   preview: PreviewRow[];
   /** Hex SHA-256 of the file as uploaded. */
@@ -203,6 +206,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       external_ref: spec.external_ref ?? null,
       key_hash: spec.keyHash,
       input_sha256: spec.inputSha256 ?? rows.sha256,
+      csv_dialect: spec.csv_dialect ?? null,
       updated_at: now.toISOString(),
     };
   }
@@ -290,6 +294,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   async function createDraft(spec: JobSpec, content: DraftContent): Promise<JobRecord> {
     await checkFields(spec);
     const job = newRecord({ rowCount: content.rowCount, sha256: content.inputSha256 }, spec, null, 'draft');
+    if (content.jobId) job.id = content.jobId;
     job.preview = content.preview;
     await deps.jobs.createJob(job);
     logger.info({ job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count }, 'draft created');
@@ -312,6 +317,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       list_version: version,
       options,
       column_mapping: spec.column_mapping ?? draft.column_mapping,
+      columns: spec.columns ?? draft.columns,
       row_count: spooled.rowCount,
       // The draft's preview was computed before the version was pinned; the done job gets its
       // own from the stored results (cells included).

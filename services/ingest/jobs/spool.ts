@@ -99,28 +99,31 @@ export async function spoolRows(rows: AsyncIterable<PersonInput[] | SpoolRow[]>,
       let people: PersonInput[] = [];
       let cells: Array<Array<string | null> | null> = [];
       let bytes = 0;
-      for await (const line of newlineSeparated(createReadStream(path, { encoding: 'utf8' }))) {
-        if (line === '') continue;
-        if (people.length > 0 && bytes + line.length > maxBytes) {
-          yield { people, cells, bytes };
-          people = [];
-          cells = [];
-          bytes = 0;
-        }
-        if (line.startsWith('[')) {
-          const [person, rowCells] = JSON.parse(line) as [PersonInput, Array<string | null>];
-          people.push(person);
-          cells.push(rowCells);
-        } else {
-          people.push(JSON.parse(line) as PersonInput);
-          cells.push(null);
-        }
-        bytes += line.length;
-        if (people.length >= maxRows) {
-          yield { people, cells, bytes };
-          people = [];
-          cells = [];
-          bytes = 0;
+      const text = createReadStream(path, { encoding: 'utf8', highWaterMark: 1024 * 1024 });
+      for await (const lines of newlineSeparated(text)) {
+        for (const line of lines) {
+          if (line === '') continue;
+          if (people.length > 0 && bytes + line.length > maxBytes) {
+            yield { people, cells, bytes };
+            people = [];
+            cells = [];
+            bytes = 0;
+          }
+          if (line.startsWith('[')) {
+            const [person, rowCells] = JSON.parse(line) as [PersonInput, Array<string | null>];
+            people.push(person);
+            cells.push(rowCells);
+          } else {
+            people.push(JSON.parse(line) as PersonInput);
+            cells.push(null);
+          }
+          bytes += line.length;
+          if (people.length >= maxRows) {
+            yield { people, cells, bytes };
+            people = [];
+            cells = [];
+            bytes = 0;
+          }
         }
       }
       if (people.length > 0) yield { people, cells, bytes };
@@ -141,18 +144,25 @@ function isSpoolRow(item: PersonInput | SpoolRow): item is SpoolRow {
 }
 
 /**
- * The lines of a text stream split at "\n" only. node:readline also ends a line at U+2028 and
- * U+2029, which JSON.stringify leaves unescaped inside strings, so a field holding one would be
- * cut in two and its line would no longer parse.
+ * The lines of a text stream split at "\n" only, a chunk's worth at a time (one await per chunk,
+ * not per line). node:readline also ends a line at U+2028 and U+2029, which JSON.stringify
+ * leaves unescaped inside strings, so a field holding one would be cut in two and its line would
+ * no longer parse.
  */
-async function* newlineSeparated(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+async function* newlineSeparated(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
   let rest = '';
   for await (const chunk of chunks) {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop() ?? '';
-    yield* lines;
+    const text = rest + chunk;
+    const lines: string[] = [];
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      lines.push(text.slice(start, end));
+      start = end + 1;
+    }
+    rest = text.slice(start);
+    yield lines;
   }
-  if (rest !== '') yield rest;
+  if (rest !== '') yield [rest];
 }
 
 /**

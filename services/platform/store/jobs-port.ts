@@ -64,7 +64,17 @@ export interface JobRecord {
   key_hash: string;
   /** SHA-256 (hex) of the submitted input, for the certificate (DECISIONS §10). */
   input_sha256: string | null;
+  /**
+   * CSV input: its encoding and delimiter, so the result file is written the same way (DECISIONS
+   * §14). Internal (never rendered); absent on records of jobs created before files.
+   */
+  csv_dialect?: CsvDialectRecord | null;
   updated_at: string;
+}
+
+export interface CsvDialectRecord {
+  encoding: 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+  delimiter: ';' | ',' | '\t' | '|';
 }
 
 /** What may change after creation; identity, owner and timestamps of creation never do. */

@@ -1,3 +1,6 @@
+import { createActiveAddressRegister } from '../../../services/addresses/active-register.ts';
+import type { RegisterAddress } from '../../../services/domain/address-register.ts';
+import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { DatabaseSync } from 'node:sqlite';
@@ -56,6 +59,8 @@ export interface BuildOptions {
   clock?: () => Date;
   /** Wraps the account store, e.g. to make it fail. */
   wrapAccounts?: (accounts: AccountStore) => AccountStore;
+  /** Import, activate and load an address register of these unit addresses (issue 13). */
+  registerAddresses?: RegisterAddress[];
   /** More dependencies (check jobs, events) on the same database. */
   withDeps?: (db: DatabaseSync) => Partial<ApiDeps>;
 }
@@ -70,7 +75,17 @@ export async function build(options: BuildOptions = {}) {
   const accounts = createEmbeddedAccountStore(db);
   const lists = createEmbeddedListStore(db);
   const idempotency = createEmbeddedIdempotencyStore(db);
-  const activeIndex = createActiveListIndex({ listStore: lists, logger });
+  const addressStore = createEmbeddedAddressStore(db);
+  const addresses = createActiveAddressRegister({ store: addressStore, logger });
+  if (options.registerAddresses) {
+    const version = { id: '22222222-2222-4222-8222-222222222222', published_on: '2026-11-01', created_at: new Date().toISOString(), activated_at: null, address_count: 0 };
+    await addressStore.createAddressVersion(version);
+    await addressStore.appendAddresses(version.id, options.registerAddresses);
+    await addressStore.sealAddressVersion(version.id);
+    await addressStore.activateAddressVersion(version.id, new Date().toISOString());
+  }
+  const activeIndex = createActiveListIndex({ listStore: lists, logger, addresses });
+  if (options.registerAddresses && !options.liveEntries) await activeIndex.refresh();
   if (options.liveEntries) {
     await lists.createListVersion({
       id: LIVE_VERSION_ID,

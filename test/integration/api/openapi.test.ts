@@ -37,9 +37,26 @@ describe('GET /v2/openapi.json', () => {
     expect(doc.paths['/v2/openapi.json'].get.security).toEqual([]);
     expect(doc.paths['/v2/.well-known/jwks.json'].get.security).toEqual([]);
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}', '/v2/check-jobs/{id}/results', '/v2/checks',
+      '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}',
+      '/v2/check-jobs/{id}/file', '/v2/check-jobs/{id}/results', '/v2/check-jobs/{id}/start', '/v2/checks',
       '/v2/company-checks', '/v2/list-versions/current', '/v2/openapi.json', '/v2/payments/webhook', '/v2/phone-checks',
     ]);
+    // Files (DECISIONS §14): the multipart body, /start with an optional body, /file as csv or xlsx.
+    const create = doc.paths['/v2/check-jobs'].post as { requestBody: { content: Record<string, { schema: Json & { properties: Record<string, Json> } }> } };
+    const form = create.requestBody.content['multipart/form-data'].schema;
+    expect(Object.keys(form.properties).sort()).toEqual(['callback_url', 'column_mapping', 'external_ref', 'file', 'options']);
+    expect(form.properties.file).toMatchObject({ type: 'string', contentMediaType: 'application/octet-stream' });
+    expect(form.required).toEqual(['file']);
+    const start = doc.paths['/v2/check-jobs/{id}/start'].post as { requestBody: Json & { content: Record<string, Json> } };
+    expect(start.requestBody.required).toBe(false);
+    expect(start.requestBody.content['application/json']).toBeDefined();
+    const file = doc.paths['/v2/check-jobs/{id}/file'].get as { responses: Record<string, { content: Record<string, Json> }>; parameters: Json[] };
+    expect(Object.keys(file.responses['200'].content).sort()).toEqual([
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'text/csv',
+    ]);
+    expect(file.parameters.map((p) => p.name)).toContain('format');
+    const mapping = doc.components.schemas.ColumnMapping as { properties: Record<string, Json> };
+    expect(mapping.properties.header_row).toMatchObject({ minimum: -1 });
     // Company and phone checks: the contract's limits and the 403 of the add-on.
     const companies = doc.components.schemas.CreateCompanyChecksRequest as { properties: { companies: Json } };
     expect(companies.properties.companies).toMatchObject({ minItems: 1, maxItems: 1000 });

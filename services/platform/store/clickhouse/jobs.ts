@@ -169,9 +169,13 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       // Deleted first, so the API answers 410 from now on and late chunks are refused.
       const purged = await replace(id, (job) => applyJobPatch(job, { status: 'deleted', preview: [], updated_at: at }, at));
       if (!purged) return null;
-      // A lightweight DELETE: rows are masked at once (reads no longer see them) and removed from
-      // disk by the next merge; lightweight_deletes_sync = 2 answers only once the mask is written.
+      // A lightweight DELETE: rows are masked at once (no read sees them once it returns:
+      // lightweight_deletes_sync = 2). The bytes stay in the parts until they are rewritten, so the
+      // mask is applied right away too, in the background (the job's partition only), instead of
+      // whenever the next merge of that partition happens to come.
       await conn.command(sql`DELETE FROM ${results} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
+      const partition = utcDay(purged.delete_after).replaceAll('-', '');
+      await conn.command(sql`ALTER TABLE ${results} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
       return purged;
     },
 

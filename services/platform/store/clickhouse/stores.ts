@@ -1,9 +1,11 @@
 import type { AccountStore } from '../accounts-port.ts';
+import type { AddressStore } from '../addresses-port.ts';
 import type { JobStore } from '../jobs-port.ts';
 import type { KeyRing } from '../keyring-port.ts';
 import type { ListStore } from '../lists-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
+import { createClickHouseAddressStore } from './addresses.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
@@ -17,6 +19,7 @@ export interface ClickHouseStores {
   connection: ClickHouseConnection;
   accounts: AccountStore;
   lists: ListStore;
+  addresses: AddressStore;
   jobs: JobStore;
   registers: RegisterStore;
   keys: KeyRing;
@@ -49,6 +52,7 @@ export async function openClickHouseStores(
     connection,
     accounts: createClickHouseAccountStore(connection),
     lists: createClickHouseListStore(connection),
+    addresses: createClickHouseAddressStore(connection),
     jobs: createClickHouseJobStore(connection),
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),

@@ -1,0 +1,164 @@
+/**
+ * Reads a multipart POST /v2/check-jobs (DECISIONS §14) into a file on local disk and its form
+ * fields: the `file` part streams to the spool directory (counted, 100 MB → 413, hashed), never
+ * into memory; `column_mapping` and `options` are JSON text, checked against their schemas;
+ * `callback_url` and `external_ref` are text. Any other part, a second file or a missing one is
+ * 422. The file is deleted again if anything about the request is wrong.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
+import { uploadFileName } from '../../ingest/index.ts';
+import { ApiError, validationFailed, type IssueRef } from '../errors.ts';
+import { issuesFromZod } from '../zod-issues.ts';
+import { CheckJobOptionsSchema, ColumnMappingSchema } from '../schemas/check-job.ts';
+import { boundedString } from '../schemas/registry.ts';
+
+/** DECISIONS §14: uploads up to 100 MB; beyond, 413. */
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** The form's text fields are small; 64 KiB is far beyond any real mapping. */
+const MAX_FIELD_BYTES = 64 * 1024;
+
+/** Multipart `options`: the job options plus `start` (DECISIONS §14: default false, a draft). */
+export const UploadOptionsSchema = CheckJobOptionsSchema.extend({
+  start: z.boolean().optional().describe('true: the job starts at once instead of waiting as a draft (default false)'),
+});
+
+/** The multipart form as the OpenAPI document shows it (the route reads it itself). */
+export const UploadFormSchema = z.strictObject({
+  file: z.string().meta({ contentMediaType: 'application/octet-stream' })
+    .describe('The spreadsheet or CSV (.xlsx, .xls, .csv, .txt; at most 100 MB). The format is sniffed from the bytes.'),
+  column_mapping: z.string().optional().describe('ColumnMapping as JSON text; default: guessed from the headers'),
+  options: z.string().optional().describe('CheckJobOptions as JSON text, plus `start` (boolean, default false)'),
+  callback_url: z.string().optional().describe('https only; private and loopback addresses are refused'),
+  external_ref: z.string().optional().describe('Your reference, echoed on the job'),
+});
+
+export interface Upload {
+  path: string;
+  filename: string | null;
+  bytes: number;
+  sha256: string;
+  column_mapping: ColumnMapping | null;
+  options: (CheckJobOptions & { start?: boolean }) | null;
+  callback_url: string | null;
+  external_ref: string | null;
+  /** The fields as sent, for the idempotency fingerprint. */
+  rawFields: Record<string, string>;
+}
+
+const FIELDS = ['column_mapping', 'options', 'callback_url', 'external_ref'] as const;
+
+const issue = (path: string, da: string, en: string): IssueRef => ({ path, describe: (l) => (l === 'da' ? da : en) });
+
+const tooLarge = () =>
+  new ApiError({ code: 'invalid_request', messageKey: 'upload_too_large', status: 413, details: { reason: 'body_too_large' } });
+
+function jsonField<T>(name: string, text: string, schema: z.ZodType<T>): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw validationFailed([issue(name, 'Skal være gyldig JSON.', 'Must be valid JSON.')]);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw validationFailed(issuesFromZod(parsed.error.issues.map((i) => ({ ...i, path: [name, ...i.path] })), { [name]: value }));
+  }
+  return parsed.data;
+}
+
+export async function readUpload(request: FastifyRequest, spoolDir: string, maxBytes = MAX_UPLOAD_BYTES): Promise<Upload> {
+  await mkdir(spoolDir, { recursive: true, mode: 0o700 });
+  const path = join(spoolDir, uploadFileName(randomUUID()));
+  const raw: Record<string, string> = {};
+  let file: { filename: string | null; bytes: number; sha256: string } | null = null;
+  try {
+    const parts = request.parts({
+      limits: { fileSize: maxBytes, files: 1, fields: FIELDS.length, fieldSize: MAX_FIELD_BYTES, parts: FIELDS.length + 1 },
+    });
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') {
+          part.file.resume();
+          throw validationFailed([issue(safeName(part.fieldname), 'Ukendt felt; filen skal ligge i feltet file.', 'Unknown field; the file goes in the field file.')]);
+        }
+        file = await writePart(part.file, path, part.filename);
+      } else {
+        const name = part.fieldname;
+        if (!(FIELDS as readonly string[]).includes(name)) throw validationFailed([issue(safeName(name), 'Ukendt felt.', 'Unknown field.')]);
+        if (part.valueTruncated) throw validationFailed([issue(name, 'Feltet er for stort.', 'The field is too large.')]);
+        if (Object.hasOwn(raw, name)) throw validationFailed([issue(name, 'Feltet er angivet to gange.', 'The field is given twice.')]);
+        raw[name] = String(part.value);
+      }
+    }
+    if (!file) throw validationFailed([issue('file', 'Skal udfyldes.', 'Is required.')]);
+    const text = (name: 'callback_url' | 'external_ref') => {
+      if (raw[name] === undefined) return null;
+      const parsed = boundedString().safeParse(raw[name]);
+      if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error.issues.map((i) => ({ ...i, path: [name] })), {}));
+      return parsed.data;
+    };
+    return {
+      path,
+      filename: file.filename,
+      bytes: file.bytes,
+      sha256: file.sha256,
+      column_mapping: raw.column_mapping === undefined ? null : jsonField('column_mapping', raw.column_mapping, ColumnMappingSchema),
+      options: raw.options === undefined ? null : jsonField('options', raw.options, UploadOptionsSchema),
+      callback_url: text('callback_url'),
+      external_ref: text('external_ref'),
+      rawFields: raw,
+    };
+  } catch (error) {
+    await rm(path, { force: true });
+    throw mapMultipartError(error);
+  }
+}
+
+async function writePart(stream: NodeJS.ReadableStream & { truncated?: boolean }, path: string, filename: string | undefined) {
+  const out = createWriteStream(path, { mode: 0o600, flags: 'wx' });
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      hash.update(chunk);
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+    out.end();
+    await once(out, 'finish');
+  } catch (error) {
+    out.destroy();
+    throw error;
+  }
+  if (stream.truncated) throw tooLarge();
+  // Only a plain base name is kept (shown on the job and in the result file's name).
+  const base = (filename ?? '').split(/[\\/]/).pop()?.slice(0, 200) ?? '';
+  return { filename: base === '' ? null : base, bytes, sha256: hash.digest('hex') };
+}
+
+function safeName(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '';
+}
+
+/** @fastify/multipart's limit and format errors in the contract's terms (413 / 400). */
+function mapMultipartError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
+  if (code === 'FST_FILES_LIMIT') return validationFailed([issue('file', 'Kun én fil pr. job.', 'Only one file per job.')]);
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return validationFailed([issue('', 'For mange felter i formularen.', 'Too many fields in the form.')]);
+  }
+  const message = (error as Error | null)?.message ?? '';
+  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || /multipart|boundary|Unexpected end of (form|multipart)/i.test(message)) {
+    return new ApiError({ code: 'invalid_request', messageKey: 'invalid_multipart', status: 400, details: { reason: 'invalid_multipart' } });
+  }
+  return error;
+}

@@ -1,0 +1,71 @@
+/**
+ * The uploaded file of each draft, kept on local disk until the draft is started (its rows are
+ * read again then, with the mapping the start gives) or deleted. Personal data: mode 0600 in a
+ * 0700 directory (`UPLOAD_DIR`, default `<DATA_DIR>/uploads`), named after the job id only.
+ *
+ * Who removes a file: the start once the rows are on the log; DELETE at once; and `sweep` (the
+ * API at start and every retention period) for every file whose job is no longer a draft or no
+ * longer exists (a draft purged at its delete_after by the projection, a start killed half-way).
+ * API processes that serve the same jobs must share this directory (one machine, or a shared
+ * volume): a /start on another machine would not find the file (DECISIONS §14 drafts).
+ */
+import { constants } from 'node:fs';
+import { chmod, copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const DRAFT_FILE = /^draft-([0-9a-f-]{36})\.upload$/;
+
+export interface DraftFiles {
+  /** Keeps `path` as the draft file of `jobId`: moved (`move`, same file system) or copied. */
+  keep(jobId: string, path: string, options: { move: boolean }): Promise<void>;
+  pathOf(jobId: string): string;
+  remove(jobId: string): Promise<void>;
+  /**
+   * Removes the files older than `graceMs` whose job `isDraft` says no to; returns how many. (A
+   * younger file may belong to a draft whose record is being written right now.)
+   */
+  sweep(isDraft: (jobId: string) => Promise<boolean>, graceMs: number): Promise<number>;
+}
+
+export function createDraftFiles(dir: string): DraftFiles {
+  const pathOf = (jobId: string) => join(dir, `draft-${jobId}.upload`);
+  return {
+    pathOf,
+    async keep(jobId, path, { move }) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const target = pathOf(jobId);
+      if (move) {
+        try {
+          await rename(path, target);
+          return;
+        } catch (error) {
+          // Another file system: copy instead (and leave the caller's file to the caller).
+          if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        }
+      }
+      await copyFile(path, target, constants.COPYFILE_EXCL);
+      await chmod(target, 0o600);
+    },
+    async remove(jobId) {
+      await rm(pathOf(jobId), { force: true });
+    },
+    async sweep(isDraft, graceMs) {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch {
+        return 0;
+      }
+      let removed = 0;
+      for (const name of names) {
+        const match = DRAFT_FILE.exec(name);
+        if (!match) continue;
+        const info = await stat(join(dir, name)).catch(() => null);
+        if (!info || info.mtimeMs > Date.now() - graceMs || (await isDraft(match[1]))) continue;
+        await rm(join(dir, name), { force: true });
+        removed += 1;
+      }
+      return removed;
+    },
+  };
+}

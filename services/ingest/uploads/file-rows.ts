@@ -1,0 +1,56 @@
+/**
+ * A table's data rows as the intake's spool rows: each row's person (by the resolved mapping) and
+ * its cells as read, so the result file gives the customer's own columns back. A mapped value
+ * over 200 characters (DECISIONS §11) refuses the whole file, as a bad person refuses a JSON
+ * body: the error names the row and field, never the value.
+ */
+import type { PersonInput } from '../../domain/types.ts';
+import { JobInputError, jobInputIssue } from '../jobs/errors.ts';
+import type { SpoolRow } from '../jobs/spool.ts';
+import { personFromCells, type ResolvedColumnMapping, type TableSource } from '../files/index.ts';
+import type { Cells } from './table-summary.ts';
+
+const BATCH_ROWS = 1000;
+/** DECISIONS §11: every string field at most 200 characters. */
+export const MAX_FIELD_CHARS = 200;
+
+/** The fields a job of people checks; `cvr`/`company_name` wait for company checks (issue 9). */
+const PERSON_FIELDS = [
+  'id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door', 'postal_code', 'city',
+  'kvhx', 'phone',
+] as const satisfies ReadonlyArray<keyof PersonInput>;
+
+/**
+ * The PersonInput of one data row (row = 0-based data row, for the error path). `lenient` (the
+ * draft's preview) cuts an over-long value instead of refusing: the draft still shows the file,
+ * and the start, which reads every row with the final mapping, refuses it.
+ */
+export function personOfRow(cells: Cells, mapping: ResolvedColumnMapping, row: number, lenient = false): PersonInput {
+  const mapped = personFromCells(cells, mapping) as Record<string, string | undefined>;
+  const person: PersonInput = {};
+  for (const field of PERSON_FIELDS) {
+    const value = mapped[field];
+    if (value === undefined || value === '') continue;
+    if (value.length > MAX_FIELD_CHARS && !lenient) throw new JobInputError([jobInputIssue(`rows[${row}].${field}`, 'value_too_long')]);
+    person[field] = value.length > MAX_FIELD_CHARS ? value.slice(0, MAX_FIELD_CHARS) : value;
+  }
+  return person;
+}
+
+/** Every data row after `headerRow` (openTable yields no blank rows), in batches for spoolRows. */
+export async function* spoolRowsOf(table: TableSource, mapping: ResolvedColumnMapping, headerRow: number): AsyncGenerator<SpoolRow[]> {
+  let index = 0;
+  let row = 0;
+  let batch: SpoolRow[] = [];
+  for await (const cells of table.rows()) {
+    const at = index++;
+    if (at <= headerRow) continue;
+    batch.push({ person: personOfRow(cells, mapping, row), cells });
+    row += 1;
+    if (batch.length >= BATCH_ROWS) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
