@@ -196,6 +196,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     retentionIntervalMs: config.RETENTION_SWEEP_SECONDS * 1000,
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
+    usage: platform.usage,
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };

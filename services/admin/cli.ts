@@ -91,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
     const lines = await runAdminCommand(
       {
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys,
-        jobs: stores.jobs, logger, ...(events ? { events } : {}),
+        jobs: stores.jobs, usage: stores.usage, logger, ...(events ? { events } : {}),
       },
       group, action, args, parsed.values as Flags,
     );

@@ -5,6 +5,7 @@ import type { AccountStore, ApiKeyRecord, Organisation } from '../platform/store
 import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 import type { KeyRing } from '../platform/store/keyring-port.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
+import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
 import { recordPayment } from '../billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
@@ -34,6 +35,8 @@ export interface AdminDeps {
   jobs: JobStore;
   /** The event log, for `payments record` only. */
   events?: Pick<PipelineEvents, 'publish'>;
+  /** Billable usage (the usage command). */
+  usage?: UsageStore;
   /** Address register versions (issue 13); the addresses commands need it. */
   addresses?: AddressStore;
   /** Company register and phone directory versions (the companies and phones commands). */
@@ -68,8 +71,9 @@ List versions
 
 ${ADDRESSES_USAGE}
 
-Payments (pay-per-list jobs, DECISIONS §8)
+Payments and usage (DECISIONS §8)
   payments record --job JOB_ID   the job's price was paid: it leaves awaiting_payment
+  usage --month YYYY-MM [--org ID]   live checks and live job rows per organisation (never test keys)
 
 Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for signing)
   certificate-keys rotate     a new signing key; certificates of older keys keep verifying
@@ -206,6 +210,16 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
       const outcome = await recordPayment({ jobs: deps.jobs, events: deps.events, now }, { jobId });
       if (outcome !== 'recorded' && outcome !== 'already_paid') throw new Error(`payment not recorded: ${outcome.replaceAll('_', ' ')}`);
       return json ? [JSON.stringify({ job_id: jobId, outcome })] : [`payment ${outcome.replaceAll('_', ' ')}: ${jobId}`];
+    }
+    case 'usage': {
+      const month = requireString(flags, 'month');
+      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new AdminInputError('--month must be YYYY-MM');
+      if (!deps.usage) throw new Error('usage needs the usage store');
+      const org = optionalString(flags, 'org');
+      const totals = (await deps.usage.monthly(month)).filter((t) => org === undefined || t.org_id === org);
+      if (json) return [JSON.stringify(totals)];
+      if (totals.length === 0) return [`no usage in ${month}`];
+      return totals.map((t) => `${t.org_id}  ${t.kind}  ${t.count} (${t.entries} ${t.kind === 'job_row' ? 'jobs' : 'requests'})`);
     }
     case 'certificate-keys rotate': {
       const kid = await createCertificateKeys({ keyring: deps.keys, now }).rotate();

@@ -16,12 +16,14 @@ import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/dat
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
+import { createEmbeddedUsageStore } from './store/embedded/usage.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
 import { createEmbeddedAddressStore } from './store/embedded/addresses.ts';
 import type { AddressStore } from './store/addresses-port.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
+import type { UsageStore } from './store/usage-port.ts';
 import type { ListStore } from './store/lists-port.ts';
 import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
 import type { RegisterStore } from './store/registers-port.ts';
@@ -69,6 +71,8 @@ export interface Stores {
   registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
   keys: KeyRing;
+  /** Billable usage per organisation and month (kept by the projection). */
+  usage: UsageStore;
   close(): Promise<void>;
 }
 
@@ -87,14 +91,14 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   const stores = await openDistributedStores(config, logger);
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
-    keys: stores.keys, registers: stores.registers, close: () => stores.close(),
+    keys: stores.keys, usage: stores.usage, registers: stores.registers, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'usage'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
-    addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
+    addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db), usage: createEmbeddedUsageStore(db),
   };
 }
 
@@ -135,7 +139,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys,
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys, usage: stores.usage,
         registers: stores.registers,
       };
     }

@@ -2,6 +2,7 @@ import type { EventLog, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
+import type { UsageStore } from '../platform/store/usage-port.ts';
 import { createPipelineEvents, topicNames, type PipelineEvent } from '../pipeline/events.ts';
 import { createCallbackSender, type CallbackSenderDeps } from './callbacks/index.ts';
 import { createProjection, type Projection } from './projection.ts';
@@ -37,6 +38,8 @@ export interface ProjectionServiceDeps {
   clock?: () => Date;
   /** Signs done jobs' certificates; absent: done jobs get none. */
   signCertificate?: (claims: object) => Promise<string>;
+  /** Billable usage; with it the service also consumes usage.events. */
+  usage?: UsageStore;
 }
 
 export const DEFAULT_PROJECTION_BATCH = 16;
@@ -56,6 +59,7 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
     ...(deps.retentionIntervalMs !== undefined ? { retentionIntervalMs: deps.retentionIntervalMs } : {}),
     ...(deps.intakeStaleMs !== undefined ? { intakeStaleMs: deps.intakeStaleMs } : {}),
     ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
+    ...(deps.usage ? { usage: deps.usage } : {}),
   });
   let subscription: Subscription | null = null;
 
@@ -72,7 +76,7 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
       await projection.start();
       subscription = await deps.log.subscribe({
         group: `${prefix}projection`,
-        topics: [topics.checksResults, topics.jobsEvents],
+        topics: deps.usage ? [topics.checksResults, topics.jobsEvents, topics.usageEvents] : [topics.checksResults, topics.jobsEvents],
         maxBatchSize: deps.maxBatchSize ?? DEFAULT_PROJECTION_BATCH,
         handleBatch: (batch) => handleBatch(batch.messages.flatMap((m) => (m.value ? [m.value] : []))),
       });

@@ -4,6 +4,7 @@ import { isTerminal, transition, type JobCounts } from '../domain/job-state.ts';
 import type { JobStatus } from '../domain/check-job.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { JobPatch, JobRecord, JobStore, ResultCounts, ResultRow } from '../platform/store/jobs-port.ts';
+import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { JobStateChangedEvent, RowsCompleteEvent } from '../pipeline/events.ts';
 import { initialDeliveryState, type CallbackEvent } from './callbacks/index.ts';
 
@@ -56,6 +57,8 @@ export interface JobTrackerDeps {
   onFinished: (job: JobRecord) => void;
   /** Signs a done job's certificate (DECISIONS §10); absent: done jobs get none. */
   signCertificate?: (claims: object) => Promise<string>;
+  /** Where a live job's checked rows are counted for billing (DECISIONS §8); absent: nowhere. */
+  usage?: UsageStore;
 }
 
 interface Tracked {
@@ -166,6 +169,13 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     // The certificate is part of the completing write: a done job never shows without it.
     const claims = status === 'done' ? certificateClaims({ ...t.job, ...counts }, finishedAt) : null;
     const certificate = claims && deps.signCertificate ? await deps.signCertificate(claims) : null;
+    // Usage before the completing write: a crash in between redelivers, and the entry is
+    // idempotent on the job id. Test jobs are never counted (DECISIONS §3).
+    if (status === 'done' && t.job.mode === 'live' && deps.usage) {
+      await deps.usage.record({
+        org_id: t.job.org_id, month: finishedAt.slice(0, 7), kind: 'job_row', count: counts.processed_count ?? t.job.processed_count, ref: t.job.id,
+      });
+    }
     await write(t, {
       ...counts,
       status,

@@ -14,6 +14,7 @@ import { issueApiKey } from '../../services/admin/keys.ts';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { signCallback } from '../../services/projection/callbacks/signature.ts';
 import type { AccountStore } from '../../services/platform/store/accounts-port.ts';
+import type { UsageStore } from '../../services/platform/store/usage-port.ts';
 import { mixedRows } from '../support/pipeline.ts';
 import { TEST_PAYMENT_WEBHOOK_SECRET } from '../support/deployments.ts';
 import { isFinished, waitForJob, type Deployment } from './pipeline-scenarios.ts';
@@ -59,7 +60,10 @@ async function call(d: Deployment, key: string, method: string, path: string, bo
   return { status: response.status, json: (await response.json()) as Json };
 }
 
-export async function billingScenario(d: Deployment, accounts: AccountStore, adminEnv: Record<string, string>): Promise<void> {
+export async function billingScenario(
+  d: Deployment, stores: { accounts: AccountStore; usage: UsageStore }, adminEnv: Record<string, string>,
+): Promise<void> {
+  const { accounts } = stores;
   const org = await createOrganisation(accounts, { name: `pay-${Date.now()}`, plan: 'pay_per_list' });
   const key = (await issueApiKey(accounts, org.id, 'live')).key;
   const keyFor = { ...d, liveKey: key };
@@ -121,4 +125,20 @@ export async function billingScenario(d: Deployment, accounts: AccountStore, adm
   });
   expect(JSON.parse(stdout)).toEqual({ job_id: byAdmin.id, outcome: 'recorded' });
   expect(await waitForJob(keyFor, byAdmin.id, isFinished, 60_000, key)).toMatchObject({ status: 'done', processed_count: 20 });
+
+  // Usage (DECISIONS §8): live job rows and live checks per organisation and month, never test keys.
+  const person = { people: [{ name: 'A B', address: 'Vej 1, 8000 Aarhus C' }, { name: 'C D', address: '?' }] };
+  const liveCheck = await call(d, d.liveKey, 'POST', '/v2/checks', person);
+  expect(liveCheck.status).toBe(200);
+  expect((await call(d, d.testKey, 'POST', '/v2/checks', person)).status).toBe(200);
+  const month = new Date().toISOString().slice(0, 7);
+  const deadline = Date.now() + 30_000;
+  const seen = async () => (await stores.usage.monthly(month)).filter((t) => t.kind === 'person_check' && t.org_id !== org.id);
+  while ((await seen()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const usage = await run(process.execPath, [CLI, 'usage', '--month', month, '--json'], { env: { ...process.env, ...adminEnv, LOG_LEVEL: 'warn' } });
+  const totals = JSON.parse(usage.stdout) as Array<{ org_id: string; kind: string; count: number; entries: number }>;
+  expect(totals.filter((t) => t.org_id === org.id)).toEqual([{ org_id: org.id, kind: 'job_row', count: 520, entries: 2 }]);
+  // The deployment's own organisation: exactly the one live request of 2 people (its test-key call is not counted).
+  const others = totals.filter((t) => t.org_id !== org.id && t.kind === 'person_check');
+  expect(others).toEqual([expect.objectContaining({ kind: 'person_check', count: 2, entries: 1 })]);
 }

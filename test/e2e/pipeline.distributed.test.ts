@@ -65,7 +65,7 @@ describe('check jobs on Kafka + ClickHouse, two matchers and a projection proces
   }, 90_000);
 
   it('pay-per-list: priced jobs wait for payment; forged/replayed webhooks change nothing; a signed one or the admin tool releases them', async () => {
-    await billingScenario(d, deployment.platform.accounts, deployment.env);
+    await billingScenario(d, deployment.platform, deployment.env);
   }, 180_000);
 
   it('a test-key job gets the fixed answers and the fixed test list version', async () => {

@@ -57,7 +57,7 @@ describe('check jobs on the embedded default', () => {
   });
 
   it('pay-per-list: priced jobs wait for payment; forged/replayed webhooks change nothing; a signed one or the admin tool releases them', async () => {
-    await billingScenario(d, deployment.platform.accounts, { DATA_DIR: dirname(deployment.platform.databasePath) });
+    await billingScenario(d, deployment.platform, { DATA_DIR: dirname(deployment.platform.databasePath) });
   }, 180_000);
 
   it('a test-key job gets the fixed answers and the fixed test list version', async () => {

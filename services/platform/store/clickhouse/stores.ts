@@ -2,6 +2,7 @@ import type { AccountStore } from '../accounts-port.ts';
 import type { AddressStore } from '../addresses-port.ts';
 import type { JobStore } from '../jobs-port.ts';
 import type { KeyRing } from '../keyring-port.ts';
+import type { UsageStore } from '../usage-port.ts';
 import type { ListStore } from '../lists-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
@@ -9,6 +10,7 @@ import { createClickHouseAddressStore } from './addresses.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
+import { createClickHouseUsageStore } from './usage.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
 import { createClickHouseRegisterStore } from './registers.ts';
@@ -23,6 +25,7 @@ export interface ClickHouseStores {
   jobs: JobStore;
   registers: RegisterStore;
   keys: KeyRing;
+  usage: UsageStore;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ export async function openClickHouseStores(
     jobs: createClickHouseJobStore(connection),
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
+    usage: createClickHouseUsageStore(connection),
     close: () => connection.close(),
   };
 }
