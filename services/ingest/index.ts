@@ -18,7 +18,7 @@ import { createJobIntake, type JobIntake, type JobIntakeDeps, type JobSpec } fro
 import { createFileIngest, type FileIngest, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
 import { resultFileSpec, streamResultFile, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
 
-export { JobInputError, JobNotDraftError, ListNotReadyError, type JobInputIssue } from './jobs/errors.ts';
+export { AddonRequiredError, JobInputError, JobNotDraftError, ListNotReadyError, type JobInputIssue } from './jobs/errors.ts';
 export { ColumnMappingError, FileRefusedError, fileRefusalMessage, type FileRefusalCode } from './files/index.ts';
 export { sweepDraftFiles, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
 export { resultFileSpec, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';

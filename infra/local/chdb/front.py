@@ -48,11 +48,11 @@ HTTP_ONLY = {
 # Settings clickhouse-local (and so chDB) changes from a server's defaults, put back to the server's.
 SERVER_DEFAULTS = {"implicit_select": "0", "allow_introspection_functions": "0"}
 
-# Codes a real server answers with a status other than 500 (a subset of its own table).
-STATUS_BY_CODE = {
-    62: 400, 27: 400, 26: 400, 72: 400, 6: 400, 53: 400, 115: 400, 36: 400, 456: 400, 457: 400,
-    60: 404, 81: 404, 516: 401, 497: 403, 164: 403, 373: 400, 159: 500, 394: 500,
-}
+# HTTP status by error code, as a real server's HTTPHandler maps them; anything else is 500.
+NOT_FOUND = {46, 47, 50, 56, 60, 63, 73, 81, 115}  # UNKNOWN_FUNCTION/IDENTIFIER/TYPE/STORAGE/TABLE/…
+BAD_REQUEST = {6, 26, 27, 36, 38, 41, 53, 62, 72, 130, 373, 456, 457}  # CANNOT_PARSE_*, SYNTAX_ERROR, …
+STATUS_BY_CODE = {**{code: 404 for code in NOT_FOUND}, **{code: 400 for code in BAD_REQUEST},
+                  516: 401, 497: 403, 164: 403}
 
 
 class ClickHouseError(Exception):
@@ -212,8 +212,8 @@ class Handler(BaseHTTPRequestHandler):
         query_id = str(uuid.uuid4())
         try:
             if url.path not in ("/", ""):
-                raise ClickHouseError(
-                    1000, f"DB::Exception: There is no handle {url.path}. (UNKNOWN_HANDLER)")
+                # A real server's answer to a path it has no handler for (not a query error).
+                return self.reply(404, f"There is no handle {url.path}\n".encode(), {"Content-Type": "text/plain; charset=UTF-8"})
             args = dict(parse_qsl(url.query, keep_blank_values=True))
             query_id = args.get("query_id") or query_id
             text = self.request_text(args, body)

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ListNotReadyError, JobInputError } from '../../ingest/jobs/errors.ts';
+import { AddonRequiredError, ListNotReadyError, JobInputError } from '../../ingest/jobs/errors.ts';
 import { InvalidSealError } from '../../platform/keys/cursor-seal.ts';
 import { InvalidCursorError } from '../../platform/store/job-results.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
-import { ApiError, listNotReady, validationFailed } from '../errors.ts';
+import { ApiError, forbidden, listNotReady, validationFailed } from '../errors.ts';
 import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { fieldsFromQuery, JobQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
@@ -52,7 +52,7 @@ export const createCheckJobSpec: RouteSpec = {
     status: 202, description: 'The job: queued (JSON, NDJSON, or a file with options.start) or draft (a file)', schema: CheckJobSchema,
     headers: ['Request-Id', 'Idempotent-Replayed', 'Location'],
   },
-  errors: [400, 401, 402, 409, 413, 422, 500, 503],
+  errors: [400, 401, 402, 403, 409, 413, 422, 500, 503],
 };
 
 export const getCheckJobSpec: RouteSpec = {
@@ -110,7 +110,7 @@ export const startCheckJobSpec: RouteSpec = {
   body: StartCheckJobRequestSchema,
   bodyOptional: true,
   success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
-  errors: [400, 401, 402, 404, 409, 422, 500, 503],
+  errors: [400, 401, 402, 403, 404, 409, 422, 500, 503],
 };
 
 export const getCheckJobFileSpec: RouteSpec = {
@@ -244,6 +244,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
         } catch (error) {
           if (error instanceof JobInputError) throw validationFailed(error.issues);
           if (error instanceof ListNotReadyError) throw listNotReady();
+          if (error instanceof AddonRequiredError) throw forbidden(error.addon);
           throw error;
         }
       }

@@ -99,7 +99,12 @@ export function byteOrderMark(encoding: TextEncodingName): Uint8Array {
 const CP1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
 const CP1252_REVERSE = new Map<number, number>([...CP1252_HIGH].map((ch, i) => [ch.charCodeAt(0), 0x80 + i]));
 
+/** Characters where Windows-1252 and Latin-1 differ or that Latin-1 lacks. */
+const NOT_LATIN1_ALIKE = /[^\x00-\x7f\xa0-\xff]/;
+
 function encodeWindows1252(text: string): Uint8Array {
+  // Danish text is nearly always within the shared part: let Node encode it natively.
+  if (!NOT_LATIN1_ALIKE.test(text)) return Buffer.from(text, 'latin1');
   const out = new Uint8Array(text.length);
   let n = 0;
   for (let i = 0; i < text.length; i++) {

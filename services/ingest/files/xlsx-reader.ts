@@ -1,37 +1,53 @@
 import ExcelJS from 'exceljs';
 import { cellText } from './cell-text.ts';
+import { createSharedStrings } from './shared-strings.ts';
 import { FileRefusedError } from './refusal.ts';
 
 /**
- * Rows of the first worksheet that holds data, with exceljs's streaming WorkbookReader (the sheet
- * XML is parsed as it is inflated; rows are never all in memory). The zip was checked by
- * inspectXlsxZip first (bombs, macros, encryption, CRCs), so an error from exceljs here means XML
- * it cannot read: refused as corrupt. Wholly empty rows are no rows.
+ * Rows of the first worksheet that holds data, with exceljs's streaming WorkbookReader: sheet XML
+ * parsed as a stream, rows never all in memory, the shared strings kept as compact bytes. The zip
+ * was checked by inspectXlsxZip first (bombs, macros, encryption, CRCs), so an error from exceljs
+ * here means XML it cannot read: refused as corrupt. Wholly empty rows are no rows.
  */
 const BATCH = 1000;
 
 export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array<string | null>>> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
     worksheets: 'emit',
-    sharedStrings: 'cache',
+    // 'emit': the table comes to us (kept compact, shared-strings.ts) and cells say
+    // { sharedString: index }. exceljs then parses every sheet after the whole zip, from a temp
+    // copy it deletes once the sheet has been iterated past.
+    sharedStrings: 'emit',
     styles: 'cache', // dates come as Date, not as day numbers
     hyperlinks: 'ignore',
     entries: 'ignore',
   });
+  const strings = createSharedStrings();
+  const textOf = (value: unknown): string | null => {
+    if (value !== null && typeof value === 'object' && 'sharedString' in value) {
+      return emptyToNull(strings.get((value as { sharedString: number }).sharedString));
+    }
+    return cellText(value);
+  };
   let found = false;
   let batch: Array<Array<string | null>> = [];
-  const sheets = reader[Symbol.asyncIterator]();
+  const events = (reader.parse() as AsyncIterator<ParseEvent>);
   let finished = false;
   try {
-    for (let next = await sheets.next(); !next.done; next = await sheets.next()) {
+    for (let next = await events.next(); !next.done; next = await events.next()) {
+      const event = next.value;
+      if (event.eventType === undefined && typeof event.index === 'number') {
+        strings.add(sharedStringText(event.text));
+        continue;
+      }
       // Sheets after the one with data are passed over unread (see the finally below).
-      if (found) continue;
-      for await (const row of next.value as AsyncIterable<ExcelJS.Row>) {
+      if (event.eventType !== 'worksheet' || found) continue;
+      for await (const row of event.value as AsyncIterable<ExcelJS.Row>) {
         const values = row.values as unknown[];
         const cells: Array<string | null> = [];
         let blank = true;
         for (let i = 1; i < values.length; i++) {
-          const text = cellText(values[i]);
+          const text = textOf(values[i]);
           cells.push(text);
           if (text !== null && text.trim() !== '') blank = false;
         }
@@ -49,16 +65,31 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
     if (error instanceof FileRefusedError) throw error;
     throw new FileRefusedError('file_corrupt', 'workbook XML unreadable');
   } finally {
-    // exceljs copies a sheet that comes before the shared strings into a temp file and deletes it
-    // only when its iteration moves on; stopped early (a refusal, a consumer that breaks off),
-    // that copy of personal data would stay until the process exits. Moving on deletes it.
+    // exceljs copies sheets into temp files and deletes each only when its iteration moves on;
+    // stopped early (a refusal, a consumer that breaks off), that copy of personal data would
+    // stay until the process exits. Moving on to the end deletes them.
     if (!finished) {
       try {
-        while (!(await sheets.next()).done);
+        while (!(await events.next()).done);
       } catch {
-        // the file is being refused anyway; the temp copy is all we came for
+        // the file is being refused anyway; the temp copies are all we came for
       }
     }
   }
   if (batch.length > 0) yield batch;
+}
+
+/** What WorkbookReader.parse() yields: worksheets, and (sharedStrings: 'emit') table entries without an eventType. */
+type ParseEvent = { eventType?: string; value?: unknown; index?: number; text?: unknown };
+
+function sharedStringText(text: unknown): string {
+  if (typeof text === 'string') return text;
+  if (text !== null && typeof text === 'object' && Array.isArray((text as { richText?: unknown }).richText)) {
+    return (text as { richText: Array<{ text?: unknown }> }).richText.map((r) => String(r.text ?? '')).join('');
+  }
+  return '';
+}
+
+function emptyToNull(text: string | null): string | null {
+  return text === '' ? null : text;
 }

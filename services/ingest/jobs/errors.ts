@@ -65,6 +65,16 @@ export class ListNotReadyError extends Error {
   }
 }
 
+/** A company or phone option of an organisation without that add-on (DECISIONS §5: 403 at the edge). */
+export class AddonRequiredError extends Error {
+  override name = 'AddonRequiredError';
+  readonly addon: 'company' | 'phone';
+  constructor(addon: 'company' | 'phone') {
+    super(`the organisation lacks the ${addon} add-on`);
+    this.addon = addon;
+  }
+}
+
 /** `start` of a job that is no longer a draft (started already, deleted): the API answers 409. */
 export class JobNotDraftError extends Error {
   override name = 'JobNotDraftError';

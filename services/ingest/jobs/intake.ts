@@ -22,7 +22,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { CsvDialectRecord, JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import { toAvroPerson, type PipelineEvent, type PipelineEvents } from '../../pipeline/events.ts';
-import { JobInputError, jobInputIssue, ListNotReadyError, type JobInputIssue } from './errors.ts';
+import { AddonRequiredError, JobInputError, jobInputIssue, ListNotReadyError, type JobInputIssue } from './errors.ts';
 import { spoolPeople, spoolRows, type SpooledPeople, type SpoolRow } from './spool.ts';
 
 export const DEFAULT_CHUNK_ROWS = 2000;
@@ -68,7 +68,8 @@ export interface JobIntakeDeps {
 /** Everything about a job except its people. */
 export interface JobSpec {
   source: JobSource;
-  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days' | 'plan'>;
+  /** `addons` absent: none (company and phone options are then refused with AddonRequiredError). */
+  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days' | 'plan'> & Partial<Pick<Organisation, 'addons'>>;
   mode: 'live' | 'test';
   /** Hex SHA-256 of the API key that created the job: the callback signing secret. */
   keyHash: string;
@@ -133,6 +134,9 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   const touchIntervalMs = deps.touchIntervalMs ?? DEFAULT_INTAKE_TOUCH_MS;
 
   async function checkFields(spec: JobSpec): Promise<void> {
+    // DECISIONS §5/§17: the add-on comes first (403), whatever else is wrong with the job.
+    if (spec.options?.check_companies === true && !spec.org.addons?.includes('company')) throw new AddonRequiredError('company');
+    if (spec.options?.check_phones === true && !spec.org.addons?.includes('phone')) throw new AddonRequiredError('phone');
     const issues: JobInputIssue[] = [];
     for (const option of UNSUPPORTED_OPTIONS) {
       if (spec.options?.[option] === true) issues.push(jobInputIssue(`options.${option}`, 'option_unsupported'));

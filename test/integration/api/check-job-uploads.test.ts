@@ -102,6 +102,26 @@ describe('multipart POST /v2/check-jobs → draft', () => {
     expect(filesIn(spoolDir)).toEqual([]);
   });
 
+  it('company and phone options without the add-on are 403 forbidden (da/en), on upload and on start; the draft stays', async () => {
+    const { app, upload, orgA, log, accounts } = await setup();
+    const refused = await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3))), { name: 'options', value: JSON.stringify({ start: true, check_phones: true }) }], { 'accept-language': 'en' });
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(errorOf(refused)).toMatchObject({ code: 'forbidden', details: { reason: 'addon_required', addon: 'phone' } });
+    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json() as Json;
+    const start = (options: Json) => app.inject({
+      method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: { ...bearer(orgA.testKey), 'accept-language': 'da' }, payload: { options },
+    });
+    const forbidden = await start({ check_companies: true });
+    expect(forbidden.statusCode).toBe(403);
+    expect(errorOf(forbidden).message).toContain('virksomhedstjek');
+    // With the add-on the option meets the next check: jobs do not run company checks yet (422).
+    await accounts.updateOrganisation(orgA.org.id, { addons: ['company'] });
+    const unsupported = await start({ check_companies: true });
+    expect(unsupported.statusCode).toBe(422);
+    expect((await start({})).statusCode).toBe(202);
+    expect(eventsOf(await log.decoded(), draft.id).chunks.flatMap((c) => c.rows)).toHaveLength(3);
+  });
+
   it('start moves it to queued and publishes every row with its cells; the draft file goes; a second start is 409', async () => {
     const { app, upload, orgA, log, draftDir, spoolDir, filesIn } = await setup();
     const rows = rowsOf(120);

@@ -232,7 +232,6 @@ describe('POST /v2/check-jobs', () => {
       ['an http callback', { payload: JSON.stringify({ people, callback_url: 'http://hooks.example.com/x' }) }, 422, { issues: [{ path: 'callback_url' }] }],
       ['a callback to a private address', { payload: JSON.stringify({ people, callback_url: 'https://inside.example.com/x' }) }, 422, { issues: [{ path: 'callback_url' }] }],
       ['a callback to loopback', { payload: JSON.stringify({ people, callback_url: 'https://127.0.0.1/x' }) }, 422, { issues: [{ path: 'callback_url' }] }],
-      ['company checks on a job of people', { payload: JSON.stringify({ people, options: { check_companies: true } }) }, 422, { issues: [{ path: 'options.check_companies' }] }],
       ['a field both in the query and the JSON body', { url: '/v2/check-jobs?policy=strict', payload: JSON.stringify({ people, policy: 'standard' }) }, 422, { issues: [{ path: 'policy' }] }],
       ['an option both in the query and the JSON body', { url: '/v2/check-jobs?stop_level=2', payload: JSON.stringify({ options: { stop_level: 3 }, people }) }, 422, { issues: [{ path: 'options.stop_level' }] }],
       ['an unknown query parameter on a JSON body', { url: '/v2/check-jobs?colour=red', payload: JSON.stringify({ people }) }, 422, { issues: [{ path: 'colour' }] }],
@@ -261,6 +260,30 @@ describe('POST /v2/check-jobs', () => {
       expect(await allJobs()).toEqual([]);
       expect(readdirSync(spoolDir)).toEqual([]);
     });
+  });
+
+  it('company and phone options need the add-on: 403 forbidden (da/en), nothing created or published', async () => {
+    const { app, orgA, accounts, log, allJobs } = await setup();
+    for (const [option, addon, lang, text] of [['check_companies', 'company', 'da', 'virksomhedstjek'], ['check_phones', 'phone', 'en', 'phone check add-on']] as const) {
+      for (const key of [orgA.liveKey, orgA.testKey]) {
+        const response = await app.inject({
+          method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(key), 'accept-language': lang },
+          payload: { people, options: { [option]: true } },
+        });
+        expect(response.statusCode).toBe(403);
+        expect(errorOf(response)).toMatchObject({ code: 'forbidden', details: { reason: 'addon_required', addon } });
+        expect(errorOf(response).message).toContain(text);
+      }
+    }
+    // With the add-on the option passes the gate (jobs do not run company or phone checks yet: 422).
+    await accounts.updateOrganisation(orgA.org.id, { addons: ['company', 'phone'] });
+    const withAddon = await app.inject({
+      method: 'POST', url: '/v2/check-jobs', headers: bearer(orgA.testKey), payload: { people, options: { check_phones: true } },
+    });
+    expect(withAddon.statusCode).toBe(422);
+    expect(errorOf(withAddon).details).toMatchObject({ issues: [{ path: 'options.check_phones' }] });
+    expect(await log.count()).toBe(0);
+    expect(await allJobs()).toEqual([]);
   });
 
   // Regression (issue 12): JSON.stringify leaves U+2028/U+2029 unescaped, and the spool was read

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
-import { JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
+import { AddonRequiredError, JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
 import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
 import { removeStaleSpoolFiles, spoolFileName, spoolHost, spoolPeople } from '../../../services/ingest/jobs/spool.ts';
 import { utimesSync, writeFileSync } from 'node:fs';
@@ -128,7 +128,11 @@ describe('job intake', () => {
     };
     const { intake, published } = setup({ callback: refuse });
     const error = await intake
-      .createJob({ ...spec({ callback_url: 'https://10.0.0.1/x', options: { check_phones: true } }), people: batches(people) })
+      .createJob({
+        ...spec({ callback_url: 'https://10.0.0.1/x', options: { check_phones: true } }),
+        org: { id: 'org-1', stop_level: 2, retention_days: 14, plan: 'annual', addons: ['phone'] },
+        people: batches(people),
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JobInputError);
     expect((error as JobInputError).issues.map((i) => [i.path, i.problem])).toEqual([
@@ -136,6 +140,16 @@ describe('job intake', () => {
       ['callback_url', 'callback_refused'],
     ]);
     expect((error as JobInputError).issues[1].describe('en')).not.toContain('10.0.0.1');
+    expect(published).toEqual([]);
+  });
+
+  it('a company or phone option without the add-on is an AddonRequiredError before anything is created', async () => {
+    const { intake, published } = setup();
+    for (const [option, addon] of [['check_companies', 'company'], ['check_phones', 'phone']] as const) {
+      const error = await intake.createJob({ ...spec({ options: { [option]: true } }), people: batches(people) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AddonRequiredError);
+      expect((error as AddonRequiredError).addon).toBe(addon);
+    }
     expect(published).toEqual([]);
   });
 

@@ -1,0 +1,195 @@
+/**
+ * The address register (issue 13): import of a 3,000,000-unit DAR extract into the embedded
+ * store (time, peak RSS), building the in-memory register from the store, resolution throughput
+ * on one core, and matching throughput with the register loaded (2,000,000 list entries, the goal
+ * of the domain bench). Every figure is also given as a ratio to something measured in the same
+ * run: the import to generating the same DAR JSON alone, the build to reading the store alone,
+ * resolution to parse-only resolution, matching with the register to matching without it.
+ * Run alone: `npm exec -- node --expose-gc test/bench/addresses.bench.ts`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { darSourcesOf } from '../../services/addresses/dar-generate.ts';
+import { importAddressRegister } from '../../services/addresses/import.ts';
+import {
+  buildListIndex, checkPerson, createAddressRegisterBuilder, resolveAddressText, resolveWithRegister,
+  type AddressRegister, type ListIndex,
+} from '../../services/domain/index.ts';
+import type { CheckOptions, PersonInput } from '../../services/domain/types.ts';
+import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
+import { createEmbeddedAddressStore } from '../../services/platform/store/embedded/addresses.ts';
+import { createRng, generateListEntries, generatePeople, variantOf } from '../../services/synthetic/index.ts';
+import { generateRegisterAddresses } from '../../services/synthetic/register.ts';
+import type { Bench, BenchSection } from './types.ts';
+
+const UNITS = 3_000_000;
+const LIST_ENTRIES = 2_000_000;
+const INPUTS = 100_000;
+const MIN_SECONDS = 4;
+const SEED = 'bench-addresses';
+const OPTIONS: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'da' };
+const MB = 1024 * 1024;
+
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/** Median items per second over whole passes of at least MIN_SECONDS in all. */
+function rate<T>(items: T[], work: (item: T) => unknown): number {
+  const rates: number[] = [];
+  const started = performance.now();
+  while (performance.now() - started < MIN_SECONDS * 1000 || rates.length < 3) {
+    const pass = performance.now();
+    for (const item of items) work(item);
+    rates.push(items.length / ((performance.now() - pass) / 1000));
+  }
+  rates.sort((a, b) => a - b);
+  return rates[Math.floor(rates.length / 2)];
+}
+
+/** Texts people write for register addresses: the register's form, unit spellings, slips, missing ones. */
+function resolutionInputs(count: number): string[] {
+  const rng = createRng(`${SEED}:texts`);
+  const out: string[] = [];
+  let i = 0;
+  for (const a of generateRegisterAddresses(UNITS)) {
+    if (i++ % Math.floor(UNITS / count) !== 0) continue;
+    const unit = a.floor === null ? '' : rng.pick([`, ${a.floor}. ${a.door}`, ` ${a.floor}${a.door}`, `, ${a.floor} sal ${a.door}`]);
+    let street = rng.chance(0.5) && a.addressingName ? a.addressingName : a.street;
+    if (rng.chance(0.1)) street = street.slice(0, 3) + street.slice(4); // a slip: corrected or unresolved
+    const number = rng.chance(0.05) ? String(Number.parseInt(a.houseNumber, 10) + 500) : a.houseNumber; // not found
+    out.push(`${street} ${number}${unit}, ${a.postalCode} ${a.postalName}`);
+    if (out.length === count) break;
+  }
+  return out;
+}
+
+function matchRate(index: ListIndex, inputs: PersonInput[]): number {
+  return rate(inputs, (person) => checkPerson(index, person, OPTIONS));
+}
+
+const bench: Bench = async (): Promise<BenchSection> => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-addresses-'));
+  try {
+    const sources = darSourcesOf(() => generateRegisterAddresses(UNITS));
+
+    // 1. Generating the DAR JSON alone (the reference for the import).
+    let started = performance.now();
+    let bytes = 0;
+    for (const source of Object.values(sources)) for await (const chunk of source()) bytes += chunk.length;
+    const generateSeconds = (performance.now() - started) / 1000;
+    collectGarbage();
+    const rssBefore = process.memoryUsage().rss / MB;
+
+    // 2. The import: generate + parse + join + store, as `addresses import` does it.
+    const db = openEmbeddedDatabase(join(dir, 'bench.sqlite'));
+    const store = createEmbeddedAddressStore(db);
+    started = performance.now();
+    const { version, stats } = await importAddressRegister(store, sources, { publishedOn: '2026-11-01' });
+    const importSeconds = (performance.now() - started) / 1000;
+    const importPeakRss = peakRssMb();
+    if (version.address_count !== UNITS) throw new Error(`imported ${version.address_count} of ${UNITS}`);
+    collectGarbage();
+
+    // 3. Reading the version back alone, then reading and building the register (a service's boot).
+    started = performance.now();
+    let read = 0;
+    for await (const chunk of store.readAddresses(version.id)) read += chunk.length;
+    const readSeconds = (performance.now() - started) / 1000;
+    started = performance.now();
+    const builder = createAddressRegisterBuilder();
+    for await (const chunk of store.readAddresses(version.id)) for (const a of chunk) builder.add(a);
+    const register: AddressRegister = builder.build();
+    const buildSeconds = (performance.now() - started) / 1000;
+    db.close();
+    collectGarbage();
+    const rssWithRegister = process.memoryUsage().rss / MB;
+    if (read !== UNITS || register.unitCount !== UNITS) throw new Error('register incomplete');
+
+    // 4. Resolution on this one thread, against parse-only resolution of the same texts.
+    const texts = resolutionInputs(INPUTS);
+    const confidence = { exact: 0, corrected: 0, unresolved: 0 };
+    for (const text of texts) confidence[resolveWithRegister(register, text).address.confidence]++;
+    const resolveRate = rate(texts, (text) => resolveWithRegister(register, text));
+    const parseRate = rate(texts, (text) => resolveAddressText(text));
+
+    // 5. Matching with the register loaded, against the same list without it.
+    const members: PersonInput[] = [];
+    const rng = createRng(`${SEED}:variants`);
+    let n = 0;
+    const entries = function* () {
+      for (const entry of generateListEntries(LIST_ENTRIES, SEED)) {
+        if (n++ % (LIST_ENTRIES / INPUTS) === 0) members.push(variantOf(entry, rng));
+        yield entry;
+      }
+    };
+    started = performance.now();
+    const withRegister = buildListIndex(entries(), register);
+    const indexSeconds = (performance.now() - started) / 1000;
+    const inputs = [...members, ...generatePeople(INPUTS, SEED)];
+    const registerRate = matchRate(withRegister, inputs);
+    const peakAll = peakRssMb();
+    started = performance.now();
+    const plain = buildListIndex(generateListEntries(LIST_ENTRIES, SEED));
+    const plainIndexSeconds = (performance.now() - started) / 1000;
+    const plainRate = matchRate(plain, inputs);
+
+    const ratio = (a: number, b: number) => (a / b).toFixed(2);
+    return {
+      title: 'Address register: DAR import, resolution, matching with the register (3,000,000 units)',
+      metrics: [
+        {
+          name: 'DAR import, 3,000,000 unit addresses', value: round(importSeconds), unit: 's',
+          note: `${ratio(importSeconds, generateSeconds)}× generating the same ${Math.round(bytes / MB)} MB of DAR JSON alone (${round(generateSeconds)} s); into the embedded store; ${stats.addresses} joined, history rows skipped`,
+        },
+        {
+          name: 'peak RSS during the import', value: Math.round(importPeakRss), unit: 'MB',
+          note: `${ratio(importPeakRss, rssBefore)}× the process before it (${Math.round(rssBefore)} MB): house numbers, streets and postal codes held, unit addresses streamed`,
+        },
+        {
+          name: 'register build from the store', value: round(buildSeconds), unit: 's',
+          note: `${ratio(buildSeconds, readSeconds)}× reading the version alone (${round(readSeconds)} s); ${register.accessCount} access addresses`,
+        },
+        {
+          name: 'RSS with the register built, after GC', value: Math.round(rssWithRegister), unit: 'MB',
+          note: `${ratio(rssWithRegister, rssBefore)}× the process before the import`,
+        },
+        {
+          name: 'resolution throughput, one thread', value: Math.round(resolveRate), unit: 'addresses/s',
+          note: `${ratio(resolveRate, parseRate)}× parse-only resolution of the same texts (${Math.round(parseRate)}/s); ${INPUTS} texts: exact ${confidence.exact}, corrected ${confidence.corrected}, unresolved ${confidence.unresolved}`,
+        },
+        {
+          name: 'matching throughput with the register, one thread', value: Math.round(registerRate), unit: 'rows/s',
+          goal: { op: '>=', value: 200_000 },
+          note: `${ratio(registerRate, plainRate)}× the same list without the register (${Math.round(plainRate)} rows/s); ${inputs.length} inputs, half list members as customer variants`,
+        },
+        {
+          name: 'list index build with the register, 2,000,000 entries', value: round(indexSeconds), unit: 's',
+          note: `${ratio(indexSeconds, plainIndexSeconds)}× without the register (${round(plainIndexSeconds)} s): every entry is resolved once`,
+        },
+        { name: 'peak RSS, register and both indexes', value: Math.round(peakAll), unit: 'MB' },
+      ],
+      notes: [
+        'Unit addresses from services/synthetic/register.ts (the synthetic country: ~15 units per access address, the real register has ~1.5), written as DAR JSON by services/addresses/dar-generate.ts.',
+        'The machine is shared with other work: rates are lower bounds when the load average is high.',
+      ],
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+function round(x: number): number {
+  return Math.round(x * 10) / 10;
+}
+
+export default bench;
+
+if (import.meta.main) {
+  console.log(JSON.stringify(await bench(), null, 2));
+}
