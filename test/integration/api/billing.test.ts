@@ -113,9 +113,9 @@ describe('POST /v2/payments/webhook', () => {
     const forged = providerSigned(paymentEvent('evt_f', job.id), { secret: 'someone-else-secret' });
     cases.push({ name: 'forged', ...forged, status: 401, reason: 'signature_invalid' });
     cases.push({ name: 'unsigned', payload: forged.payload, headers: { 'content-type': 'application/json' }, status: 401, reason: 'signature_invalid' });
-    const stale = providerSigned(paymentEvent('evt_s', job.id), { at: Math.floor(Date.now() / 1000) - 301 });
+    const stale = providerSigned(paymentEvent('evt_s', job.id), { at: Math.floor(Date.now() / 1000) - 900 });
     cases.push({ name: 'stale', ...stale, status: 401, reason: 'timestamp_out_of_tolerance' });
-    const future = providerSigned(paymentEvent('evt_u', job.id), { at: Math.floor(Date.now() / 1000) + 301 });
+    const future = providerSigned(paymentEvent('evt_u', job.id), { at: Math.floor(Date.now() / 1000) + 900 });
     cases.push({ name: 'future', ...future, status: 401, reason: 'timestamp_out_of_tolerance' });
     cases.push({ name: 'amount', ...providerSigned(paymentEvent('evt_a', job.id, 49_499)), status: 422, reason: 'amount_mismatch' });
     cases.push({ name: 'currency', ...providerSigned(paymentEvent('evt_c', job.id, 49_500, 'EUR')), status: 422, reason: 'amount_mismatch' });
