@@ -51,6 +51,8 @@ export interface ServiceOverrides {
   callbackCa?: string;
   /** Rows per checks.rows message (default the intake's 2,000). */
   jobChunkRows?: number;
+  /** false: JSON/NDJSON bodies are spooled whole before publishing (benches compare both). */
+  overlapIntake?: boolean;
   /** Row chunks per matcher batch, messages per projection batch. */
   matcherBatchChunks?: number;
   projectionBatchSize?: number;
@@ -137,6 +139,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       ...(config.PAYMENT_WEBHOOK_SECRET ? { paymentWebhookSecret: config.PAYMENT_WEBHOOK_SECRET } : {}),
       cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
+      ...(context.overrides.overlapIntake === false ? { overlapIntake: false } : {}),
     },
   });
   const address = await app.listen({ port: config.PORT, host: config.HOST });

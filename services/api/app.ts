@@ -69,6 +69,8 @@ export interface CheckJobsDeps {
   maxBodyBytes?: number;
   /** Largest uploaded file (413 beyond); default 100 MB (DECISIONS §14). */
   maxUploadBytes?: number;
+  /** Publish JSON/NDJSON rows while the body is still read; default true. */
+  overlapIntake?: boolean;
   /** CALLBACK_ALLOW_HOSTS: hosts exempt from the private-address check (tests). */
   callbackAllowHosts?: readonly string[];
   /** DNS for the callback URL check; default the system resolver. */
@@ -217,6 +219,7 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     events: jobsDeps.events,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
     maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
+    overlapIntake: jobsDeps.overlapIntake ?? true,
     clock,
     cursors: jobsDeps.cursors ?? createCursorSeal({ keyring: createEmbeddedKeyRing(openEmbeddedDatabase(':memory:')) }),
   };

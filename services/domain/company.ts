@@ -48,36 +48,124 @@ export function soleOwnerOf<T>(form: string, owners: readonly T[]): T | null {
   return null;
 }
 
-/** Lookups of one register version. Names are keyed folded (normalizeText); a shared name is ambiguous. */
+/**
+ * Lookups of one register version, compact because every API process and matcher holds a whole
+ * register (2,000,000 companies): each company is one packed string (fields joined by U+001F),
+ * found by its CVR as an integer key, and by name through a 32-bit hash of the folded name. Hash
+ * collisions between different names go to a small overflow map keyed by the folded name itself,
+ * and a hit is confirmed against the company's own name, so a collision never finds the wrong
+ * company. A name several companies share is ambiguous (AMBIGUOUS). About a third of the memory
+ * of one object and two string-keyed maps per company (docs/companies.md "Performance").
+ */
 export interface CompanyIndex {
-  byCvr: Map<string, CompanyRecord>;
-  /** Folded name → the one company of that name, or null when several share it. */
-  byName: Map<string, CompanyRecord | null>;
   size: number;
+  cvrSlots: Map<number, number>;
+  nameSlots: Map<number, number>;
+  overflow: Map<string, number>;
+  packed: string[];
+}
+
+const SEP = '\u001f';
+const AMBIGUOUS = -1;
+/** In nameSlots: more than one name has this hash; look in `overflow`. */
+const COLLIDED = -2;
+
+function pack(r: CompanyRecord): string {
+  return [r.cvr, r.name, r.form, r.protected ? '1' : '', r.owner?.name ?? '', r.owner?.address ?? '', r.owner ? '1' : ''].join(SEP);
+}
+
+function unpack(packed: string): CompanyRecord {
+  const [cvr, name, form, prot, ownerName, ownerAddress, hasOwner] = packed.split(SEP);
+  return { cvr, name, form, protected: prot === '1', owner: hasOwner === '1' ? { name: ownerName, address: ownerAddress } : null };
+}
+
+function nameOf(packed: string): string {
+  const from = packed.indexOf(SEP) + 1;
+  return packed.slice(from, packed.indexOf(SEP, from));
+}
+
+/** FNV-1a over UTF-16 code units. */
+function hashName(folded: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < folded.length; i++) {
+    h ^= folded.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }
 
 export function createCompanyIndexBuilder(): { add(record: CompanyRecord): void; build(): CompanyIndex } {
-  const byCvr = new Map<string, CompanyRecord>();
-  const byName = new Map<string, CompanyRecord | null>();
+  const packed: string[] = [];
+  const cvrSlots = new Map<number, number>();
+  const nameSlots = new Map<number, number>();
+  const overflow = new Map<string, number>();
+  /** The folded name behind an AMBIGUOUS hash (so a different name with that hash is told apart). */
+  const ambiguousNames = new Map<number, string>();
+  let size = 0;
+
+  function addName(folded: string, slot: number): void {
+    if (overflow.has(folded)) {
+      overflow.set(folded, AMBIGUOUS);
+      return;
+    }
+    const hash = hashName(folded);
+    const existing = nameSlots.get(hash);
+    if (existing === undefined) {
+      nameSlots.set(hash, slot);
+      return;
+    }
+    if (existing === COLLIDED) {
+      overflow.set(folded, slot);
+      return;
+    }
+    const existingName = existing === AMBIGUOUS ? (ambiguousNames.get(hash) as string) : normalizeText(nameOf(packed[existing]));
+    if (existingName === folded) {
+      nameSlots.set(hash, AMBIGUOUS);
+      ambiguousNames.set(hash, folded);
+      return;
+    }
+    // Two different names share the hash: both go to the overflow map, keyed by the name itself.
+    nameSlots.set(hash, COLLIDED);
+    ambiguousNames.delete(hash);
+    overflow.set(existingName, existing);
+    overflow.set(folded, slot);
+  }
+
   return {
     add(record) {
-      byCvr.set(record.cvr, record);
-      const key = normalizeText(record.name);
-      byName.set(key, byName.has(key) ? null : record);
+      const key = Number(record.cvr);
+      if (cvrSlots.has(key)) return; // a CVR listed twice in an extract: the first record counts
+      const slot = packed.length;
+      packed.push(pack(record));
+      cvrSlots.set(key, slot);
+      size += 1;
+      addName(normalizeText(record.name), slot);
     },
-    build: () => ({ byCvr, byName, size: byCvr.size }),
+    build: () => {
+      ambiguousNames.clear();
+      return { size, cvrSlots, nameSlots, overflow, packed };
+    },
   };
+}
+
+function byName(index: CompanyIndex, folded: string): CompanyRecord | null {
+  const viaOverflow = index.overflow.get(folded);
+  if (viaOverflow !== undefined) return viaOverflow === AMBIGUOUS ? null : unpack(index.packed[viaOverflow]);
+  const slot = index.nameSlots.get(hashName(folded));
+  if (slot === undefined || slot < 0) return null;
+  const packed = index.packed[slot];
+  // Another name with the same hash is not this company.
+  return normalizeText(nameOf(packed)) === folded ? unpack(packed) : null;
 }
 
 /** The register's company for an input: by CVR when given, else by name when exactly one has it. */
 export function findCompany(index: CompanyIndex, input: CompanyInput): CompanyRecord | null {
   if (typeof input.cvr === 'string' && input.cvr.trim() !== '') {
     const cvr = canonicalCvr(input.cvr);
-    return cvr === null ? null : index.byCvr.get(cvr) ?? null;
+    const slot = cvr === null ? undefined : index.cvrSlots.get(Number(cvr));
+    return slot === undefined ? null : unpack(index.packed[slot]);
   }
-  if (typeof input.name === 'string' && input.name.trim() !== '') {
-    return index.byName.get(normalizeText(input.name)) ?? null;
-  }
+  if (typeof input.name === 'string' && input.name.trim() !== '') return byName(index, normalizeText(input.name));
   return null;
 }
 

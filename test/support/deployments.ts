@@ -129,6 +129,8 @@ export interface DistributedOptions {
   jobChunkRows?: number;
   listEntries?: Iterable<ListEntry>;
   env?: Record<string, string>;
+  /** For the API in this process (e.g. overlapIntake). */
+  overrides?: ServiceOverrides;
 }
 
 /**
@@ -182,7 +184,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
     return service;
   }
 
-  const context = createServiceContext(platform, config, silentLogger(), { jobChunkRows: options.jobChunkRows ?? 250 });
+  const context = createServiceContext(platform, config, silentLogger(), { jobChunkRows: options.jobChunkRows ?? 250, ...options.overrides });
   let api: RunningApi | null = null;
   try {
     for (let i = 0; i < (options.matchers ?? 2); i++) await spawnService('matcher');

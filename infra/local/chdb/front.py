@@ -7,7 +7,8 @@ docs/platform-clickhouse-registry.md says what it supports and what it does not.
 
 One engine per process, so every request runs under one lock: a request's settings, query
 parameters and current database are applied to the shared engine just before its query and no
-other request can interleave. Settings a previous request changed are put back to DEFAULT.
+other request can interleave. Settings a previous request changed are put back to the server's
+defaults.
 
 Usage: python front.py --data DIR --port 18124 [--host 127.0.0.1]
 """
@@ -25,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 # The engine's clock and DateTime parsing in UTC, as the real test server was configured.
-os.environ.setdefault("TZ", "UTC")
+os.environ["TZ"] = "UTC"
 
 from chdb.state import sqlitelike  # noqa: E402 (after TZ, which the engine reads at load)
 

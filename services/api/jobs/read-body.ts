@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { PersonInput } from '../../domain/types.ts';
-import type { JobIntake } from '../../ingest/jobs/intake.ts';
-import type { SpooledPeople } from '../../ingest/jobs/spool.ts';
+import type { JobIntake, JobSpec, StreamedPeople } from '../../ingest/jobs/intake.ts';
+import { apiErrorOfIngest } from '../routes/check-job-files.ts';
 import { IntakeError, readPeopleFromJson, readPeopleFromNdjson } from '../../ingest/people/index.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 import { issuesFromZod } from '../zod-issues.ts';
@@ -35,7 +35,8 @@ export const JobQuerySchema = z.strictObject({
 });
 
 export interface ReadJobBody {
-  spooled: SpooledPeople;
+  /** The spool, and the job already publishing when the intake overlapped (seal or abandon it). */
+  spooled: StreamedPeople;
   fields: CheckJobFields;
   /** Hex SHA-256 of the raw body bytes as submitted. */
   bodySha256: string;
@@ -105,6 +106,12 @@ export async function readJobBody(options: {
   queryFields: CheckJobFields;
   intake: JobIntake;
   maxBytes: number;
+  /**
+   * The job as far as it is known when the first people are validated (fields read before
+   * `people`, merged with the query): the overlapped intake publishes from then on. Absent: the
+   * whole body is spooled first.
+   */
+  early?: (fields: CheckJobFields) => JobSpec | null;
 }): Promise<ReadJobBody> {
   const hash = createHash('sha256');
   let bytes = 0;
@@ -120,10 +127,15 @@ export async function readJobBody(options: {
   }
 
   let jsonFields: Record<string, unknown> = {};
+  const fieldsSoFar: Record<string, unknown> = {};
   async function* people(): AsyncGenerator<PersonInput[]> {
     try {
       if (options.mediaType === 'json') {
-        const summary = yield* readPeopleFromJson(counted(), { maxPeople: MAX_PEOPLE_PER_JOB, onField: checkJsonField });
+        const onField = (name: string, value: unknown) => {
+          checkJsonField(name, value);
+          fieldsSoFar[name] = value;
+        };
+        const summary = yield* readPeopleFromJson(counted(), { maxPeople: MAX_PEOPLE_PER_JOB, onField });
         jsonFields = summary.fields;
       } else {
         yield* readPeopleFromNdjson(counted(), { maxPeople: MAX_PEOPLE_PER_JOB });
@@ -136,7 +148,20 @@ export async function readJobBody(options: {
     }
   }
 
-  const spooled = await options.intake.spool(people());
+  const early = options.early;
+  let spooled: StreamedPeople;
+  try {
+    spooled = early
+      ? await options.intake.spoolAndPublish(people(), () => {
+        const known = options.mediaType === 'json'
+          ? mergeQueryFields(parseOrThrow(CheckJobFieldsSchema, fieldsSoFar), options.queryFields)
+          : options.queryFields;
+        return early(known);
+      })
+      : Object.assign(await options.intake.spool(people()), { early: null });
+  } catch (error) {
+    throw apiErrorOfIngest(error);
+  }
   try {
     const fields =
       options.mediaType === 'json'
@@ -144,6 +169,7 @@ export async function readJobBody(options: {
         : options.queryFields;
     return { spooled, fields, bodySha256: hash.digest('hex'), bytes };
   } catch (error) {
+    await options.intake.abandon(spooled);
     await spooled.discard();
     throw error;
   }

@@ -10,7 +10,10 @@ import { ApiError, forbidden, listNotReady, validationFailed } from '../errors.t
 import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { fieldsFromQuery, JobQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
-import { CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobResultsPage } from '../schemas/check-job.ts';
+import {
+  CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobFields, type CheckJobResultsPage,
+} from '../schemas/check-job.ts';
+import type { JobSpec } from '../../ingest/index.ts';
 import { PersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import { createHash } from 'node:crypto';
@@ -197,12 +200,26 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       if (request.body === null || request.body === undefined) {
         throw validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
       }
+      const locale = localeFrom(request.headers['accept-language']);
+      const specOf = (fields: CheckJobFields, inputSha256?: string): JobSpec => ({
+        source: 'api',
+        org,
+        mode,
+        keyHash: key.key_hash,
+        ...(fields.options ? { options: fields.options } : {}),
+        ...(fields.policy ? { policy: fields.policy } : {}),
+        callback_url: fields.callback_url ?? null,
+        external_ref: fields.external_ref ?? null,
+        locale,
+        ...(inputSha256 ? { inputSha256 } : {}),
+      });
       const body = await readJobBody({
         body: request.body as AsyncIterable<Uint8Array>,
         mediaType,
         queryFields,
         intake,
         maxBytes: jobsCtx.maxBodyBytes,
+        ...(jobsCtx.overlapIntake ? { early: (fields: CheckJobFields) => specOf(fields) } : {}),
       });
       let outcome;
       try {
@@ -220,6 +237,8 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
           },
         );
       } finally {
+        // A replay, a key still in flight or a failure: the job published early is given up.
+        await intake.abandon(body.spooled);
         // Before answering: once the client has its answer, no copy of its people is left here.
         await body.spooled.discard();
       }
@@ -229,18 +248,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
 
       async function commit(): Promise<JobRecord> {
         try {
-          return await intake.commit(body.spooled, {
-            source: 'api',
-            org,
-            mode,
-            keyHash: key.key_hash,
-            ...(body.fields.options ? { options: body.fields.options } : {}),
-            ...(body.fields.policy ? { policy: body.fields.policy } : {}),
-            callback_url: body.fields.callback_url ?? null,
-            external_ref: body.fields.external_ref ?? null,
-            locale: localeFrom(request.headers['accept-language']),
-            inputSha256: body.bodySha256,
-          });
+          return await intake.seal(body.spooled, specOf(body.fields, body.bodySha256));
         } catch (error) {
           if (error instanceof JobInputError) throw validationFailed(error.issues);
           if (error instanceof ListNotReadyError) throw listNotReady();

@@ -36,6 +36,8 @@ export interface CheckJobsContext {
   ingest: Ingest;
   /** Where uploads are received (the spool directory). */
   spoolDir: string;
+  /** JSON/NDJSON jobs publish their rows while the body is still read (docs/architecture.md "Overlapped intake"). */
+  overlapIntake: boolean;
   /** Publishes JobStateChanged on DELETE; absent: nothing is published. */
   events?: Pick<PipelineEvents, 'publish'>;
   maxBodyBytes: number;

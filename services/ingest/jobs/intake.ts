@@ -21,20 +21,12 @@ import type { ListVersionRef, Locale, MatchPolicy, PersonInput } from '../../dom
 import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { CsvDialectRecord, JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
-import { toAvroPerson, type PipelineEvent, type PipelineEvents } from '../../pipeline/events.ts';
+import type { PipelineEvent, PipelineEvents } from '../../pipeline/events.ts';
+import { createChunkPublisher, MAX_CHUNK_BYTES, type ChunkPublisher } from './chunk-publisher.ts';
 import { AddonRequiredError, JobInputError, jobInputIssue, ListNotReadyError, type JobInputIssue } from './errors.ts';
-import { spoolPeople, spoolRows, type SpooledPeople, type SpoolRow } from './spool.ts';
+import { spoolPeople, spoolRows, type SpoolBatch, type SpooledPeople, type SpoolRow } from './spool.ts';
 
 export const DEFAULT_CHUNK_ROWS = 2000;
-/**
- * Size bounds, as JSON text (Avro is smaller): one chunk at most 256 KB, one append at most
- * 768 KB. Kafka refuses a record batch over `message.max.bytes` (1 MB by default), and one
- * append's messages for one partition travel as one batch; 200-character fields in every column
- * would otherwise make a 2,000-row chunk ~5 MB.
- */
-const MAX_CHUNK_BYTES = 256 * 1024;
-const MAX_APPEND_BYTES = 768 * 1024;
-const MAX_CHUNKS_PER_APPEND = 8;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * How often the intake tells the job store it is still publishing (JobStore.touchIntake). The
@@ -42,6 +34,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * slow but living intake is never mistaken for a dead one.
  */
 export const DEFAULT_INTAKE_TOUCH_MS = 1000;
+/** See JobIntakeDeps.overlapAfterRows. */
+export const DEFAULT_OVERLAP_AFTER_ROWS = 10_000;
 
 export interface JobIntakeDeps {
   jobs: JobStore;
@@ -59,6 +53,11 @@ export interface JobIntakeDeps {
   chunkRows?: number;
   /** Least time between two signs of life while publishing; default DEFAULT_INTAKE_TOUCH_MS. */
   touchIntervalMs?: number;
+  /**
+   * spoolAndPublish starts publishing once this many rows are validated (default 10,000):
+   * smaller inputs are spooled whole first, so a bad row among them publishes nothing at all.
+   */
+  overlapAfterRows?: number;
   clock?: () => Date;
   newId?: () => string;
   /** Pay-per-list prices (DECISIONS §8); absent: every job starts queued without a price. */
@@ -90,6 +89,17 @@ export interface JobSpec {
   csv_dialect?: CsvDialectRecord | null;
 }
 
+/** What spoolAndPublish read: the spool, and the job it created early (null when none). */
+export interface StreamedPeople extends SpooledPeople {
+  early: {
+    job: JobRecord;
+    spec: JobSpec;
+    publisher: ChunkPublisher;
+    state: 'open' | 'sealed' | 'abandoned';
+    alive: () => Promise<void>;
+  } | null;
+}
+
 /** A file read but not started (DECISIONS §14): what the draft shows. */
 export interface DraftContent {
   /** The job id, chosen by the caller (its draft file is kept under it before the record exists). */
@@ -110,6 +120,23 @@ export interface JobIntake {
   commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord>;
   /** spool + commit + discard, for ingest paths without idempotency keys. */
   createJob(spec: JobSpec & { people: AsyncIterable<PersonInput[]> }): Promise<JobRecord>;
+  /**
+   * The overlapped intake (docs/architecture.md "Job intake", "Overlapped intake"): spools like
+   * `spool` and, as soon as the first batch is validated and `early()` gives the job's fields
+   * (null: not known yet, so no overlap), creates the job `queued` with its intake open and
+   * publishes the rows while the rest of the input is still being read. Nothing is counted as
+   * done before `seal`: the record has no final row count until RowsComplete. If the input then
+   * fails, the job is abandoned (deleted, its results never kept) and the error passes on.
+   */
+  spoolAndPublish(people: AsyncIterable<PersonInput[]>, early: () => JobSpec | null): Promise<StreamedPeople>;
+  /**
+   * Ends an intake of spoolAndPublish with the job's final fields: RowsComplete when the rows are
+   * on the log under the same fields, else (no early job, or a field came after the people) the
+   * early job is abandoned and the job committed from the spool as `commit` does.
+   */
+  seal(streamed: StreamedPeople, spec: JobSpec): Promise<JobRecord>;
+  /** Gives up an unsealed overlapped job (bad input, idempotency replay); safe to call twice. */
+  abandon(streamed: StreamedPeople): Promise<void>;
   /** Spools rows that carry their file cells (see spoolRows). */
   spoolRows(rows: AsyncIterable<SpoolRow[]>): Promise<SpooledPeople>;
   /** Creates a `draft` (nothing published, no intake open): checks the job's fields like commit. */
@@ -132,6 +159,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   const chunkRows = Math.max(1, deps.chunkRows ?? DEFAULT_CHUNK_ROWS);
   const spoolDir = deps.spoolDir ?? DEFAULT_SPOOL_DIR;
   const touchIntervalMs = deps.touchIntervalMs ?? DEFAULT_INTAKE_TOUCH_MS;
+  const overlapAfterRows = Math.max(1, deps.overlapAfterRows ?? DEFAULT_OVERLAP_AFTER_ROWS);
 
   async function checkFields(spec: JobSpec): Promise<void> {
     // DECISIONS §5/§17: the add-on comes first (403), whatever else is wrong with the job.
@@ -231,59 +259,24 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     };
   }
 
-  async function publishJob(job: JobRecord, spooled: SpooledPeople, locale: Locale): Promise<number> {
-    const alive = heartbeat(job.id);
-    const publish = async (events: PipelineEvent | PipelineEvent[]) => {
+  /** A publish that also gives a sign of life (at most every touchIntervalMs). */
+  function livePublish(jobId: string) {
+    const alive = heartbeat(jobId);
+    return async (events: PipelineEvent | PipelineEvent[]) => {
       await deps.events.publish(events);
       await alive();
     };
-    const policy = job.options.policy ?? 'standard';
-    const stopLevel = job.options.stop_level ?? 1;
-    const listVersionId = job.mode === 'test' ? null : (job.list_version?.id ?? null);
-    await publish({
-      type: 'JobCreated',
-      value: {
-        job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, list_version_id: listVersionId,
-        policy, stop_level: stopLevel, check_people: true, check_companies: false, check_phones: false,
-        use_private_list: false, row_count: job.row_count, delete_after: job.delete_after, created_at: job.created_at,
-      },
-    });
-    let chunk = 0;
-    let row = 0;
-    let pending: PipelineEvent[] = [];
-    let pendingBytes = 0;
-    for await (const { people, cells, bytes } of spooled.read({ maxRows: chunkRows, maxBytes: MAX_CHUNK_BYTES })) {
-      if (pending.length > 0 && pendingBytes + bytes > MAX_APPEND_BYTES) {
-        await publish(pending);
-        pending = [];
-        pendingBytes = 0;
-      }
-      pendingBytes += bytes;
-      pending.push({
-        type: 'RowsChunk',
-        value: {
-          job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy,
-          stop_level: stopLevel, locale,
-          rows: people.map((person, i) => ({ row: row++, person: toAvroPerson(person), cells: cells[i] })),
-        },
-      });
-      chunk += 1;
-      if (pending.length >= MAX_CHUNKS_PER_APPEND) {
-        await publish(pending);
-        pending = [];
-        pendingBytes = 0;
-      }
+  }
+
+  async function publishJob(job: JobRecord, spooled: SpooledPeople, locale: Locale): Promise<number> {
+    const publisher = createChunkPublisher({ job, locale, chunkRows, publish: livePublish(job.id) });
+    await publisher.created();
+    for await (const { people, cells, sizes } of spooled.read({ maxRows: chunkRows, maxBytes: MAX_CHUNK_BYTES })) {
+      await publisher.add(people, cells, sizes);
     }
-    if (pending.length > 0) await publish(pending);
-    if (row !== job.row_count) throw new Error(`spool gave ${row} rows, expected ${job.row_count}`);
-    await publish({
-      type: 'RowsComplete',
-      value: {
-        job_id: job.id, row_count: job.row_count, chunk_count: chunk, input_sha256: job.input_sha256 ?? '',
-        completed_at: clock().toISOString(),
-      },
-    });
-    return chunk;
+    if (publisher.rows !== job.row_count) throw new Error(`spool gave ${publisher.rows} rows, expected ${job.row_count}`);
+    const { chunks } = await publisher.complete(job.input_sha256 ?? '', clock().toISOString());
+    return chunks;
   }
 
   async function commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
@@ -293,6 +286,107 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     const job = newRecord(spooled, spec, version, ready.status, ready.price);
     await deps.jobs.createJob(job);
     return publishQueued(job, spooled, spec.locale);
+  }
+
+  async function spoolAndPublish(people: AsyncIterable<PersonInput[]>, early: () => JobSpec | null): Promise<StreamedPeople> {
+    const holder: { opened: StreamedPeople['early'] } = { opened: null };
+    let decided = false;
+    // Rows validated before the overlap starts wait here (at most overlapAfterRows, a few MB).
+    let waiting: SpoolBatch[] = [];
+    let waitingRows = 0;
+    try {
+      const spooled = await spoolRows(people, spoolDir, async (batch) => {
+        if (!decided) {
+          waiting.push(batch);
+          waitingRows += batch.people.length;
+          if (waitingRows < overlapAfterRows) return;
+          decided = true;
+          const spec = early();
+          const held = waiting;
+          waiting = [];
+          // A job that will wait for payment is priced on its final row count: no overlap for it
+          // (seal commits it from the spool, awaiting_payment with its price).
+          if (!spec || readyState(spec, 0).status === 'awaiting_payment') return;
+          await checkFields(spec);
+          // No final row count and no input hash yet: the projection cannot complete the job
+          // before seal writes both and RowsComplete confirms them (job-tracker.ts rowsComplete).
+          const job = { ...newRecord({ rowCount: 0, sha256: '' }, spec, pinnedVersion(spec.mode)), input_sha256: null };
+          await deps.jobs.createJob(job);
+          const publisher = createChunkPublisher({ job, locale: spec.locale, chunkRows, publish: livePublish(job.id) });
+          holder.opened = { job, spec, publisher, state: 'open', alive: heartbeat(job.id) };
+          await publisher.created();
+          for (const b of held) await publisher.add(b.people, b.cells, b.sizes);
+          return;
+        }
+        if (holder.opened) {
+          await holder.opened.publisher.add(batch.people, batch.cells, batch.sizes);
+          // A slow body is not a dead intake: every batch read is a sign of life (throttled).
+          await holder.opened.alive();
+        }
+      });
+      return Object.assign(spooled, { early: holder.opened });
+    } catch (error) {
+      await abandonEarly(holder.opened);
+      throw error;
+    }
+  }
+
+  async function abandon(streamed: StreamedPeople): Promise<void> {
+    await abandonEarly(streamed.early);
+  }
+
+  async function abandonEarly(early: StreamedPeople['early']): Promise<void> {
+    if (!early || early.state !== 'open') return;
+    early.state = 'abandoned';
+    const at = clock().toISOString();
+    // Never visible to the customer (no answer named it): deleted at once, its results are never
+    // kept (JobStore: a deleted job stores no results), and the sweep leaves a closed intake alone.
+    await deps.jobs.updateJob(early.job.id, { error: 'intake_refused' });
+    const deleted = await deps.jobs.purgeJob(early.job.id, at);
+    await deps.jobs.touchIntake(early.job.id, { at, closed: true });
+    await deps.events.publish({
+      type: 'JobStateChanged',
+      value: { job_id: early.job.id, org_id: early.job.org_id, status: 'deleted', error: null, changed_at: at, processed_count: deleted?.processed_count ?? 0, finished_at: null },
+    }).catch((error: unknown) => logger.warn({ job_id: early.job.id, err_name: (error as Error).name }, 'publishing the abandoned job failed'));
+    logger.info({ job_id: early.job.id, org_id: early.job.org_id, rows: early.publisher.rows }, 'overlapped job abandoned');
+  }
+
+  /** The fields that shape the record and the chunks: the same early and at the end, or no overlap. */
+  function sameJob(a: JobSpec, b: JobSpec): boolean {
+    const shape = (s: JobSpec) => JSON.stringify([s.options ?? null, s.policy ?? null, s.callback_url ?? null, s.external_ref ?? null, s.locale, s.mode, s.org.id]);
+    return shape(a) === shape(b);
+  }
+
+  async function seal(streamed: StreamedPeople, spec: JobSpec): Promise<JobRecord> {
+    const early = streamed.early;
+    if (!early || early.state !== 'open' || !sameJob(early.spec, spec)) {
+      await abandon(streamed);
+      return commit(streamed, spec);
+    }
+    early.state = 'sealed';
+    const job: JobRecord = { ...early.job, row_count: streamed.rowCount, input_sha256: spec.inputSha256 ?? streamed.sha256 };
+    const started = performance.now();
+    try {
+      // The final count and hash go on the record before RowsComplete is on the log, so the
+      // projection's completion (which needs RowsComplete) never races this write, and GET shows
+      // what the 202 shows.
+      await deps.jobs.updateJob(job.id, { row_count: job.row_count, input_sha256: job.input_sha256 });
+      const { chunks } = await early.publisher.complete(job.input_sha256 as string, clock().toISOString());
+      await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
+      logger.info(
+        { job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count, chunks, ms: Math.round(performance.now() - started), overlapped: true },
+        'job queued',
+      );
+    } catch (error) {
+      logger.error({ job_id: job.id, err_name: (error as Error).name }, 'publishing the job failed');
+      const at = clock().toISOString();
+      const failed = await deps.jobs.updateJob(job.id, { status: 'failed', error: 'intake_failed', finished_at: at }).catch(() => null);
+      if (failed) await deps.jobs.touchIntake(job.id, { at, closed: true }).catch(() => undefined);
+      throw error;
+    }
+    // The record gets row_count and input_sha256 from RowsComplete (the projection writes it);
+    // the answer shows them now.
+    return job;
   }
 
   async function createDraft(spec: JobSpec, content: DraftContent): Promise<JobRecord> {
@@ -358,6 +452,9 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   return {
     spool: (people) => spoolPeople(people, spoolDir),
     spoolRows: (rows) => spoolRows(rows, spoolDir),
+    spoolAndPublish,
+    seal,
+    abandon,
     commit,
     createDraft,
     startDraft,

@@ -27,7 +27,9 @@ export interface SpoolBatch {
   people: PersonInput[];
   /** Per person, the file cells (null for JSON input); same length as `people`. */
   cells: Array<Array<string | null> | null>;
-  /** JSON text length of the batch: an upper estimate of its Avro size. */
+  /** Per person, its line's JSON text length: an upper estimate of its Avro size. */
+  sizes: number[];
+  /** JSON text length of the batch. */
   bytes: number;
 }
 
@@ -56,7 +58,12 @@ export async function spoolPeople(people: AsyncIterable<PersonInput[]>, dir: str
  * As spoolPeople, for batches of people (JSON input) or of rows with their cells (file input).
  * A line is the person's JSON, or `[person, cells]` when the row has cells.
  */
-export async function spoolRows(rows: AsyncIterable<PersonInput[] | SpoolRow[]>, dir: string): Promise<SpooledPeople> {
+export async function spoolRows(
+  rows: AsyncIterable<PersonInput[] | SpoolRow[]>,
+  dir: string,
+  /** Called with each batch once it is on disk (the overlapped intake publishes it then). */
+  onBatch?: (batch: SpoolBatch) => Promise<void>,
+): Promise<SpooledPeople> {
   const people = rows;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, spoolFileName(randomUUID()));
@@ -80,10 +87,24 @@ export async function spoolRows(rows: AsyncIterable<PersonInput[] | SpoolRow[]>,
     for await (const batch of people) {
       if (batch.length === 0) continue;
       let text = '';
-      for (const item of batch as Array<PersonInput | SpoolRow>) text += spoolLine(item);
+      const sizes: number[] = onBatch ? new Array(batch.length) : [];
+      for (let i = 0; i < batch.length; i++) {
+        const line = spoolLine(batch[i]);
+        if (onBatch) sizes[i] = line.length - 1;
+        text += line;
+      }
       hash.update(text);
       rowCount += batch.length;
       if (!out.write(text)) await once(out, 'drain');
+      if (onBatch) {
+        const items = batch as Array<PersonInput | SpoolRow>;
+        await onBatch({
+          people: items.map((item) => (isSpoolRow(item) ? item.person : item)),
+          cells: items.map((item) => (isSpoolRow(item) ? item.cells : null)),
+          sizes,
+          bytes: text.length,
+        });
+      }
     }
     out.end();
     await once(out, 'finish');
@@ -98,15 +119,17 @@ export async function spoolRows(rows: AsyncIterable<PersonInput[] | SpoolRow[]>,
     async *read({ maxRows, maxBytes = Infinity }) {
       let people: PersonInput[] = [];
       let cells: Array<Array<string | null> | null> = [];
+      let sizes: number[] = [];
       let bytes = 0;
       const text = createReadStream(path, { encoding: 'utf8', highWaterMark: 1024 * 1024 });
       for await (const lines of newlineSeparated(text)) {
         for (const line of lines) {
           if (line === '') continue;
           if (people.length > 0 && bytes + line.length > maxBytes) {
-            yield { people, cells, bytes };
+            yield { people, cells, sizes, bytes };
             people = [];
             cells = [];
+            sizes = [];
             bytes = 0;
           }
           if (line.startsWith('[')) {
@@ -118,15 +141,17 @@ export async function spoolRows(rows: AsyncIterable<PersonInput[] | SpoolRow[]>,
             cells.push(null);
           }
           bytes += line.length;
+          sizes.push(line.length);
           if (people.length >= maxRows) {
-            yield { people, cells, bytes };
+            yield { people, cells, sizes, bytes };
             people = [];
             cells = [];
+            sizes = [];
             bytes = 0;
           }
         }
       }
-      if (people.length > 0) yield { people, cells, bytes };
+      if (people.length > 0) yield { people, cells, sizes, bytes };
     },
   };
 }

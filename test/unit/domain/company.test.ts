@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  canonicalCvr, createCompanyIndexBuilder, cvrProblem, cvrWithCheckDigit, decideCompany, findCompany, passesModulus11, soleOwnerOf,
+  canonicalCvr, createCompanyIndexBuilder, cvrProblem, cvrWithCheckDigit, decideCompany, findCompany, normalizeText, passesModulus11, soleOwnerOf,
   type CheckResult, type CompanyRecord,
 } from '../../../services/domain/index.ts';
 
@@ -64,5 +64,54 @@ describe('company decision (DECISIONS §17)', () => {
     expect(decideCompany({ id: 'x', name: 'Dobbelt' }, null, null, ownerResult('allowed', []))).toEqual({
       id: 'x', cvr: null, name: 'Dobbelt', status: 'manual', reasons: [], company_form: null, synced_at: null,
     });
+  });
+});
+
+describe('compact company index', () => {
+  const record = (i: number, name: string): CompanyRecord => ({
+    cvr: String(10_000_000 + i), name, form: i % 3 ? 'ApS' : 'ENK', protected: i % 5 === 0,
+    owner: i % 3 ? null : { name: `Ejer ${i}`, address: `Vej ${i}, 8000 Aarhus C` },
+  });
+
+  /** The plain definition: by CVR; by folded name only when exactly one company has it. */
+  function reference(records: CompanyRecord[]) {
+    const byName = new Map<string, CompanyRecord | null>();
+    for (const r of records) {
+      const key = normalizeText(r.name);
+      byName.set(key, byName.has(key) ? null : r);
+    }
+    return byName;
+  }
+
+  it('finds exactly what the plain definition finds, for names with many duplicates (property)', () => {
+    const name = fc.array(fc.constantFrom('A', 'b', 'Æ', 'ae', 'a b', 'A  B', 'Ø', 'c', ''), { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
+    fc.assert(fc.property(fc.array(name, { maxLength: 60 }), (names) => {
+      const records = names.map((n, i) => record(i, n.trim() === '' ? 'x' : n));
+      const builder = createCompanyIndexBuilder();
+      for (const r of records) builder.add(r);
+      const index = builder.build();
+      const expected = reference(records);
+      for (const [folded, company] of expected) expect(findCompany(index, { name: folded })).toEqual(company);
+      for (const r of records) expect(findCompany(index, { cvr: r.cvr })).toEqual(r);
+      expect(findCompany(index, { name: 'findes ikke' })).toBeNull();
+    }));
+  });
+
+  it('keeps names with the same 32-bit hash apart (known FNV-1a collisions), also when one of them is shared', () => {
+    // costarring/liquid, declinate/macallums and altarage/zinke collide under FNV-1a.
+    const names = ['costarring', 'liquid', 'Declinate', 'macallums', 'MACALLUMS', 'altarage', 'zinke', 'Zinke', 'zinke', 'andet'];
+    const records = names.map((n, i) => record(i, n));
+    const builder = createCompanyIndexBuilder();
+    for (const r of records) builder.add(r);
+    const index = builder.build();
+    expect([...index.overflow.keys()].sort()).toEqual(['altarage', 'costarring', 'declinate', 'liquid', 'macallums', 'zinke']);
+    expect(findCompany(index, { name: 'Costarring' })?.cvr).toBe(records[0].cvr);
+    expect(findCompany(index, { name: 'liquid' })?.cvr).toBe(records[1].cvr);
+    expect(findCompany(index, { name: 'declinate' })?.cvr).toBe(records[2].cvr);
+    expect(findCompany(index, { name: 'macallums' })).toBeNull(); // two companies have it
+    expect(findCompany(index, { name: 'altarage' })?.cvr).toBe(records[5].cvr);
+    expect(findCompany(index, { name: 'zinke' })).toBeNull();
+    expect(findCompany(index, { name: 'Andet' })?.cvr).toBe(records[9].cvr);
+    for (const [folded, company] of reference(records)) expect(findCompany(index, { name: folded })).toEqual(company);
   });
 });

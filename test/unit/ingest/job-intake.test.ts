@@ -231,6 +231,88 @@ describe('job intake', () => {
   });
 });
 
+describe('overlapped intake (spoolAndPublish + seal)', () => {
+  function overlapped(options: Parameters<typeof setup>[0] = {}) {
+    const base = setup(options);
+    const intake = createJobIntake({
+      jobs: base.jobs, events: { publish: async (e) => void base.published.push(...(Array.isArray(e) ? e : [e])) },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: base.spoolDir,
+      chunkRows: 2, clock: () => NOW, overlapAfterRows: 2,
+    });
+    return { ...base, intake };
+  }
+  const all = '9999-01-01T00:00:00.000Z';
+
+  it('publishes rows while the input is still read; seal completes with the final count and hash', async () => {
+    const { intake, jobs, published, spoolDir } = overlapped();
+    let seenBeforeEnd = 0;
+    // 40 rows: appends of 8 two-row chunks go out while later rows are still being read.
+    const many = Array.from({ length: 40 }, (_, i) => ({ ...people[i % 5], id: `m${i}` }));
+    async function* watched() {
+      for await (const batch of batches(many, 2)) yield batch;
+      seenBeforeEnd = published.filter((e) => e.type === 'RowsChunk').length;
+    }
+    const streamed = await intake.spoolAndPublish(watched(), () => spec());
+    expect(seenBeforeEnd, 'chunks were on the log before the input ended').toBeGreaterThanOrEqual(16);
+    expect(streamed.early?.job.status).toBe('queued');
+    expect((await jobs.getJobById(streamed.early!.job.id))?.input_sha256, 'not completable before seal').toBeNull();
+    const job = await intake.seal(streamed, spec({ inputSha256: 'ef'.repeat(32) }));
+    await streamed.discard();
+    expect(job).toMatchObject({ id: streamed.early!.job.id, row_count: 40, input_sha256: 'ef'.repeat(32) });
+    expect(await jobs.getJobById(job.id)).toMatchObject({ row_count: 40, input_sha256: 'ef'.repeat(32), status: 'queued' });
+    expect(published.map((e) => e.type)).toEqual(['JobCreated', ...Array(20).fill('RowsChunk'), 'RowsComplete']);
+    const rows = published.filter((e) => e.type === 'RowsChunk').flatMap((e) => (e.value as { rows: Array<{ row: number; person: { id: string } }> }).rows);
+    expect(rows.map((r) => r.row)).toEqual(many.map((_, i) => i));
+    expect(rows.map((r) => r.person.id)).toEqual(many.map((p) => p.id));
+    expect(published.at(-1)?.value).toMatchObject({ row_count: 40, chunk_count: 20, input_sha256: 'ef'.repeat(32) });
+    expect(await jobs.listStalledIntakes(all, 100)).toEqual([]);
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('a bad row after publishing began: the job is abandoned (deleted, intake closed), nothing stays visible', async () => {
+    const { intake, jobs, published, spoolDir } = overlapped();
+    await expect(intake.spoolAndPublish(batches(people, 2, 4), () => spec())).rejects.toThrow('bad row');
+    const created = published.find((e) => e.type === 'JobCreated')?.value as { job_id: string };
+    expect(created, 'publishing had begun').toBeDefined();
+    expect(await jobs.getJobById(created.job_id)).toMatchObject({ status: 'deleted', error: 'intake_refused', preview: [] });
+    expect(await jobs.listJobsDueForDeletion(all, 100)).toEqual([]);
+    expect(await jobs.listStalledIntakes(all, 100)).toEqual([]);
+    expect(published.filter((e) => e.type === 'RowsComplete')).toEqual([]);
+    expect(published.at(-1)).toMatchObject({ type: 'JobStateChanged', value: { job_id: created.job_id, status: 'deleted' } });
+    // Its results are never kept (a deleted job stores none).
+    await jobs.putResults(created.job_id, NOW.toISOString(), [{ row: 0, result: { status: 'allowed', match: { level: 0 } } as never, cells: null }]);
+    expect((await jobs.countResults(created.job_id)).processed).toBe(0);
+    expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('a field that came after the people changes the job: the early one is abandoned and the job committed from the spool', async () => {
+    const { intake, jobs, published } = overlapped();
+    const streamed = await intake.spoolAndPublish(batches(people, 2), () => spec());
+    const job = await intake.seal(streamed, spec({ policy: 'strict' }));
+    await streamed.discard();
+    expect(job.id).not.toBe(streamed.early!.job.id);
+    expect(job).toMatchObject({ row_count: 5, options: { policy: 'strict' } });
+    expect((await jobs.getJobById(streamed.early!.job.id))?.status).toBe('deleted');
+    const chunksOfNew = published.filter((e) => e.type === 'RowsChunk' && (e.value as { job_id: string }).job_id === job.id);
+    expect(chunksOfNew.every((e) => (e.value as { policy: string }).policy === 'strict')).toBe(true);
+    expect(chunksOfNew.flatMap((e) => (e.value as { rows: unknown[] }).rows)).toHaveLength(5);
+  });
+
+  it('below the threshold nothing is published before seal (a small input behaves as spool + commit)', async () => {
+    const base = setup();
+    const intake = createJobIntake({
+      jobs: base.jobs, events: { publish: async (e) => void base.published.push(...(Array.isArray(e) ? e : [e])) },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: base.spoolDir, overlapAfterRows: 100,
+    });
+    const streamed = await intake.spoolAndPublish(batches(people, 2), () => spec());
+    expect(streamed.early).toBeNull();
+    expect(base.published).toEqual([]);
+    const job = await intake.seal(streamed, spec());
+    await streamed.discard();
+    expect(job.row_count).toBe(5);
+  });
+});
+
 describe('drafts and file rows', () => {
   const fileRows = people.map((person, i) => ({ person, cells: [`c${i}`, null, `=x${i}`] }));
   async function* rowBatches() {

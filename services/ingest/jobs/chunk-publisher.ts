@@ -1,0 +1,97 @@
+/**
+ * A job's events on the log (docs/architecture.md "Pipeline events"): JobCreated, the rows in
+ * RowsChunks, RowsComplete. Rows are added in any batch size; chunks are cut at `chunkRows` rows
+ * or 256 KB of row JSON, and one append holds at most 8 chunks and 768 KB: Kafka refuses a record
+ * batch over `message.max.bytes` (1 MB by default), and one append's messages for a partition
+ * travel as one batch; 200-character values in every field would make a 2,000-row chunk ~5 MB.
+ * Used from the spool (a job published after its input was read) and while the input is still
+ * being read (the overlapped intake).
+ */
+import type { Locale, PersonInput } from '../../domain/types.ts';
+import type { JobRecord } from '../../platform/store/jobs-port.ts';
+import { toAvroPerson, type PipelineEvent } from '../../pipeline/events.ts';
+
+export const MAX_CHUNK_BYTES = 256 * 1024;
+const MAX_APPEND_BYTES = 768 * 1024;
+const MAX_CHUNKS_PER_APPEND = 8;
+
+type Cells = Array<string | null> | null;
+
+export interface ChunkPublisher {
+  created(): Promise<void>;
+  /** Adds rows (each with its cells and JSON size); publishes whole appends as they fill. */
+  add(people: PersonInput[], cells: Cells[], sizes: number[]): Promise<void>;
+  /** Publishes what is left, then RowsComplete; returns the counts. */
+  complete(inputSha256: string, completedAt: string): Promise<{ rows: number; chunks: number }>;
+  readonly rows: number;
+}
+
+export function createChunkPublisher(options: {
+  job: JobRecord;
+  locale: Locale;
+  chunkRows: number;
+  publish: (events: PipelineEvent | PipelineEvent[]) => Promise<void>;
+}): ChunkPublisher {
+  const { job, locale, chunkRows, publish } = options;
+  const policy = job.options.policy ?? 'standard';
+  const stopLevel = job.options.stop_level ?? 1;
+  const listVersionId = job.mode === 'test' ? null : (job.list_version?.id ?? null);
+  let chunk = 0;
+  let row = 0;
+  let rows: Array<{ row: number; person: ReturnType<typeof toAvroPerson>; cells: Cells }> = [];
+  let chunkBytes = 0;
+  let pending: PipelineEvent[] = [];
+  let pendingBytes = 0;
+
+  async function flush(): Promise<void> {
+    if (pending.length === 0) return;
+    const events = pending;
+    pending = [];
+    pendingBytes = 0;
+    await publish(events);
+  }
+
+  async function closeChunk(): Promise<void> {
+    if (rows.length === 0) return;
+    if (pending.length > 0 && pendingBytes + chunkBytes > MAX_APPEND_BYTES) await flush();
+    pendingBytes += chunkBytes;
+    pending.push({
+      type: 'RowsChunk',
+      value: { job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy, stop_level: stopLevel, locale, rows },
+    });
+    chunk += 1;
+    rows = [];
+    chunkBytes = 0;
+    if (pending.length >= MAX_CHUNKS_PER_APPEND) await flush();
+  }
+
+  return {
+    get rows() {
+      return row;
+    },
+    async created() {
+      await publish({
+        type: 'JobCreated',
+        value: {
+          job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, list_version_id: listVersionId,
+          policy, stop_level: stopLevel, check_people: true, check_companies: false, check_phones: false,
+          use_private_list: false, row_count: job.row_count, delete_after: job.delete_after, created_at: job.created_at,
+        },
+      });
+    },
+    async add(people, cells, sizes) {
+      for (let i = 0; i < people.length; i++) {
+        if (rows.length > 0 && chunkBytes + sizes[i] > MAX_CHUNK_BYTES) await closeChunk();
+        rows.push({ row: row++, person: toAvroPerson(people[i]), cells: cells[i] });
+        chunkBytes += sizes[i];
+        if (rows.length >= chunkRows) await closeChunk();
+      }
+    },
+    async complete(inputSha256, completedAt) {
+      await closeChunk();
+      await flush();
+      await publish({ type: 'RowsComplete', value: { job_id: job.id, row_count: row, chunk_count: chunk, input_sha256: inputSha256, completed_at: completedAt } });
+      return { rows: row, chunks: chunk };
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * File uploads and the overlapped intake end to end (issue 7), on the embedded default (API in
+ * this process, matcher and projection in worker threads, as npm start runs them) and on Kafka +
+ * ClickHouse (API in this process, two matcher processes, one projection process):
+ * - a 1,000,000-row CSV upload (`options.start: true`) → done, and a 200,000-row xlsx (exceljs)
+ *   upload → done, with the peak RSS of this process (embedded: API and workers; distributed: the
+ *   API alone);
+ * - the 1,000,000-row result file (GET …/file: time, RSS), against paging the same results as
+ *   JSON (10,000 per page) in the same run;
+ * - the 1,000,000-row JSON job with the overlapped intake, stage by stage, against the same job
+ *   spooled whole first (a second API on the same deployment with the overlap off).
+ * Every figure also as a ratio to something measured in the same run.
+ * UPLOADS_BENCH_ROWS: a smaller run (the report uses 1,000,000); UPLOADS_BENCH_ONLY=embedded|distributed.
+ */
+import ExcelJS from 'exceljs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PersonInput } from '../../services/domain/types.ts';
+import { loadConfig, type Config } from '../../services/platform/config.ts';
+import { silentLogger } from '../../services/platform/logger.ts';
+import type { Platform } from '../../services/platform/open-platform.ts';
+import { createServiceContext, startApi } from '../../services/processes.ts';
+import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
+import { startDistributed, startEmbedded, TEST_ENV } from '../support/deployments.ts';
+import { multipartBody } from '../support/multipart.ts';
+import type { Bench, BenchMetric, BenchSection } from './types.ts';
+
+const ROWS = Number(process.env.UPLOADS_BENCH_ROWS ?? 1_000_000);
+const XLSX_ROWS = Math.round(ROWS / 5);
+const LIST_ENTRIES = 200_000;
+const CHUNK_ROWS = 2000;
+const SEED = 13;
+const FIELDS = ['id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door', 'postal_code', 'city'] as const;
+const HEADER = ['Kundenr.', 'Navn', 'Fornavn', 'Efternavn', 'Adresse', 'Vejnavn', 'Husnr.', 'Etage', 'Dør', 'Postnr.', 'By'];
+
+function people(): PersonInput[] {
+  const out: PersonInput[] = [];
+  let id = 0;
+  for (const entry of generateListEntries(Math.round(ROWS * 0.2), SEED)) {
+    const { previous: _previous, ...person } = entry;
+    out.push({ id: `r${id++}`, ...person });
+  }
+  for (let batch = 0; out.length < ROWS; batch++) {
+    for (const p of generatePeople(Math.min(100_000, ROWS - out.length), `${SEED}-${batch}`)) out.push({ ...p, id: `r${id++}` });
+  }
+  return out;
+}
+
+const cellsOf = (p: PersonInput) => FIELDS.map((f) => p[f] ?? null);
+
+function csvOf(all: PersonInput[]): Buffer {
+  const quote = (v: string | null) => (v === null ? '' : /[;"\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  const lines = [HEADER.join(';')];
+  for (const p of all) lines.push(cellsOf(p).map(quote).join(';'));
+  return Buffer.from(`\ufeff${lines.join('\r\n')}\r\n`);
+}
+
+async function xlsxOf(all: PersonInput[]): Promise<Buffer> {
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('Kunder');
+  sheet.addRow(HEADER);
+  for (const p of all) sheet.addRow(cellsOf(p).map((c) => c ?? undefined));
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+interface Target {
+  baseUrl: string;
+  liveKey: string;
+}
+
+async function call(t: Target, method: string, path: string, body?: Buffer | string, contentType = 'application/json') {
+  const response = await fetch(new URL(path, t.baseUrl), { method, headers: { Authorization: `Bearer ${t.liveKey}`, ...(body ? { 'Content-Type': contentType } : {}) }, body });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : null };
+}
+
+async function waitDone(t: Target, id: string): Promise<any> {
+  const end = Date.now() + 900_000;
+  for (;;) {
+    const { json } = await call(t, 'GET', `/v2/check-jobs/${id}`);
+    if (json.status === 'done' || json.status === 'failed') return json;
+    if (Date.now() > end) throw new Error(`job not done: ${json.status} ${json.processed_count}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Peak RSS of this process while `work` runs (sampled every 50 ms), and the RSS before it. */
+async function withPeakRss<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number; beforeMb: number }> {
+  const beforeMb = process.memoryUsage.rss() / 2 ** 20;
+  let peak = beforeMb;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss() / 2 ** 20);
+  }, 50);
+  try {
+    const value = await work();
+    peak = Math.max(peak, process.memoryUsage.rss() / 2 ** 20);
+    return { value, peakMb: Math.round(peak), beforeMb: Math.round(beforeMb) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** POST (JSON or upload) → 202 → done: the stage times in seconds from the start of the POST. */
+async function jobToDone(t: Target, body: Buffer, contentType: string, rows: number) {
+  const started = performance.now();
+  const created = await call(t, 'POST', '/v2/check-jobs', body, contentType);
+  const accepted = performance.now();
+  if (created.status !== 202) throw new Error(`POST answered ${created.status}: ${JSON.stringify(created.json)}`);
+  const job = await waitDone(t, created.json.id);
+  const done = performance.now();
+  if (job.status !== 'done' || job.processed_count !== rows) throw new Error(`job ended ${job.status} with ${job.processed_count} rows`);
+  return { id: job.id as string, accepted: (accepted - started) / 1000, done: (done - started) / 1000 };
+}
+
+async function upload(bytes: Buffer, filename: string) {
+  return multipartBody([{ name: 'file', value: { bytes, filename } }, { name: 'options', value: '{"start":true}' }]);
+}
+
+async function measure(label: string, t: Target, spoolFirst: Target, inputs: { json: Buffer; csv: Buffer; xlsx: Buffer }) {
+  const warm = await call(t, 'POST', '/v2/check-jobs', JSON.stringify({ people: [{ name: 'Anne Hansen', address: 'Vestergade 3, 5000 Odense' }] }));
+  await waitDone(t, warm.json.id);
+  const metrics: BenchMetric[] = [];
+  const r = (n: number) => Math.round(n * 10) / 10;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+
+  const jsonSpooled = await jobToDone(spoolFirst, inputs.json, 'application/json', ROWS);
+  const json = await withPeakRss(() => jobToDone(t, inputs.json, 'application/json', ROWS));
+  metrics.push(
+    { name: `${label}: JSON job, overlapped intake: submit → done`, value: r(json.value.done), unit: 's', note: `${ratio(json.value.done, jsonSpooled.done)} of the same job spooled whole first (${r(jsonSpooled.done)} s)` },
+    { name: `${label}: JSON job, overlapped: POST → 202`, value: r(json.value.accepted), unit: 's', note: `spooled first: ${r(jsonSpooled.accepted)} s; done ${r(json.value.done - json.value.accepted)} s after the 202 (spooled first: ${r(jsonSpooled.done - jsonSpooled.accepted)} s)` },
+  );
+
+  const csvBody = await upload(inputs.csv, 'kunder.csv');
+  const csv = await withPeakRss(() => jobToDone(t, csvBody.body, csvBody.contentType, ROWS));
+  metrics.push(
+    { name: `${label}: ${ROWS.toLocaleString('en')}-row CSV upload → done`, value: r(csv.value.done), unit: 's', note: `${ratio(csv.value.done, json.value.done)} of the JSON job; upload → 202 (file read twice, spooled, rows on the log) ${r(csv.value.accepted)} s` },
+    { name: `${label}: peak RSS during the CSV upload job`, value: csv.peakMb, unit: 'MB', goal: { op: '<=', value: 400 }, note: `${ratio(csv.peakMb, csv.beforeMb)} of the RSS before it (${csv.beforeMb} MB)${label === 'embedded' ? '; API and the matcher/projection workers together' : '; the API process'}` },
+  );
+
+  const xlsxBody = await upload(inputs.xlsx, 'kunder.xlsx');
+  const xlsx = await withPeakRss(() => jobToDone(t, xlsxBody.body, xlsxBody.contentType, XLSX_ROWS));
+  metrics.push(
+    { name: `${label}: ${XLSX_ROWS.toLocaleString('en')}-row xlsx upload → done`, value: r(xlsx.value.done), unit: 's', note: `${Math.round(XLSX_ROWS / xlsx.value.done).toLocaleString('en')} rows/s, ${ratio(XLSX_ROWS / xlsx.value.done, ROWS / csv.value.done)} of the CSV upload's rate` },
+    { name: `${label}: peak RSS during the xlsx upload job`, value: xlsx.peakMb, unit: 'MB', goal: { op: '<=', value: 400 }, note: `${ratio(xlsx.peakMb, xlsx.beforeMb)} of the RSS before it` },
+  );
+
+  const file = await withPeakRss(async () => {
+    const started = performance.now();
+    const response = await fetch(new URL(`/v2/check-jobs/${csv.value.id}/file`, t.baseUrl), { headers: { Authorization: `Bearer ${t.liveKey}` } });
+    let bytes = 0;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+    return { seconds: (performance.now() - started) / 1000, bytes };
+  });
+  const pagesStarted = performance.now();
+  let cursor: string | null = null;
+  let paged = 0;
+  do {
+    const page: { json: { results: unknown[]; next_cursor: string | null } } = await call(t, 'GET', `/v2/check-jobs/${csv.value.id}/results?limit=10000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    paged += page.json.results.length;
+    cursor = page.json.next_cursor;
+  } while (cursor);
+  const pagesSeconds = (performance.now() - pagesStarted) / 1000;
+  if (paged !== ROWS) throw new Error(`paged ${paged} results`);
+  metrics.push(
+    { name: `${label}: ${ROWS.toLocaleString('en')}-row result file (csv)`, value: r(file.value.seconds), unit: 's', note: `${Math.round(file.value.bytes / 2 ** 20)} MB; ${ratio(file.value.seconds, pagesSeconds)} of paging the same results as JSON (${r(pagesSeconds)} s)` },
+    { name: `${label}: peak RSS while writing the result file`, value: file.peakMb, unit: 'MB', goal: { op: '<=', value: 400 }, note: `${ratio(file.peakMb, file.beforeMb)} of the RSS before it` },
+  );
+  return metrics;
+}
+
+/** A second API on the same deployment with the overlap off: the floor the overlap is compared with. */
+async function spoolFirstApi(platform: Platform, config: Config) {
+  return startApi(createServiceContext(platform, { ...config, PORT: 0 }, silentLogger(), { jobChunkRows: CHUNK_ROWS, overlapIntake: false }));
+}
+
+const bench: Bench = async (): Promise<BenchSection> => {
+  const only = process.env.UPLOADS_BENCH_ONLY;
+  const listEntries = [...generateListEntries(LIST_ENTRIES, SEED)];
+  const all = people();
+  const inputs = { json: Buffer.from(JSON.stringify({ people: all })), csv: csvOf(all), xlsx: await xlsxOf(all.slice(0, XLSX_ROWS)) };
+  const metrics: BenchMetric[] = [];
+  const notes = [
+    `${ROWS.toLocaleString('en')} people (20% list members; JSON ${Math.round(inputs.json.length / 2 ** 20)} MB, CSV UTF-8 BOM ; ${Math.round(inputs.csv.length / 2 ** 20)} MB), xlsx of the first ${XLSX_ROWS.toLocaleString('en')} by exceljs (${Math.round(inputs.xlsx.length / 2 ** 20)} MB); ${LIST_ENTRIES.toLocaleString('en')}-entry list; uploads with options.start true`,
+    'RSS: this process, sampled every 50 ms; embedded it holds the API and the matcher/projection worker threads, distributed only the API',
+  ];
+  const env = { PROJECTION_COUNT_INTERVAL_MS: '1000' };
+  if (only !== 'distributed') {
+    const d = await startEmbedded(null, { listEntries, jobChunkRows: CHUNK_ROWS, env, workers: true });
+    const floor = await spoolFirstApi(d.platform, loadConfig({ ...TEST_ENV, ...env, PORT: '0', DATA_DIR: d.dataDir }));
+    try {
+      metrics.push(...(await measure('embedded', d, { baseUrl: floor.address, liveKey: d.liveKey }, inputs)));
+    } finally {
+      await floor.stop();
+      await d.stop();
+    }
+  }
+  if (only !== 'embedded') {
+    const d = await startDistributed(null, { matchers: 2, listEntries, jobChunkRows: CHUNK_ROWS, env });
+    const floor = await spoolFirstApi(d.platform, d.config);
+    try {
+      metrics.push(...(await measure('Kafka + ClickHouse', d, { baseUrl: floor.address, liveKey: d.liveKey }, inputs)));
+    } finally {
+      await floor.stop();
+      await d.stop();
+    }
+  }
+  return { title: 'Uploads: CSV/xlsx upload → done, result file, overlapped JSON intake', metrics, notes };
+};
+
+export default bench;
+
+if (import.meta.main) {
+  const scratch = mkdtempSync(join(tmpdir(), 'uploads-bench-'));
+  try {
+    console.log(JSON.stringify(await bench(), null, 2));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
