@@ -1,7 +1,7 @@
 import type { ListEntry, PersonInput } from './domain/types.ts';
 import { seedDemoIfEmpty, type DemoSeed } from './admin/demo-seed.ts';
 import { runEntryPoint } from './entry-point.ts';
-import { createServiceContext, startApi, startServiceInWorker } from './processes.ts';
+import { createServiceContext, startApi, startInbound, startServiceInWorker } from './processes.ts';
 import { generateCprFileChunks } from './synthetic/generate.ts';
 
 /**
@@ -28,6 +28,10 @@ await runEntryPoint({
     running.push(await startServiceInWorker('matcher', config));
     const api = await startApi(context);
     running.push(api);
+    // The inbound channels run when configured: SFTP drop folders need the key that seals their
+    // credentials, email needs the mailbox (docs/inbound.md).
+    if (config.INBOUND_SECRET_KEY) running.push(await startInbound('sftp', context));
+    if (config.IMAP_HOST) running.push(await startInbound('email', context));
     printBanner(api.address, platform.databasePath, seed);
   },
 });

@@ -31,8 +31,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export type ServiceName = 'api' | 'matcher' | 'projection';
-export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection'];
+export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email';
+export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection', 'sftp', 'email'];
 
 export interface ServiceContext {
   platform: Platform;
@@ -56,6 +56,8 @@ export interface ServiceOverrides {
   /** Row chunks per matcher batch, messages per projection batch. */
   matcherBatchChunks?: number;
   projectionBatchSize?: number;
+  /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
+  inboundClock?: () => Date;
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
@@ -213,7 +215,30 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
       return startMatcher(context);
     case 'projection':
       return startProjection(context);
+    case 'sftp':
+    case 'email':
+      return startInbound(name, context);
   }
+}
+
+/**
+ * An inbound channel (DECISIONS §15): SFTP drop folders or the ingest mailbox, making jobs through
+ * the same file ingest as the API's uploads (services/ingest/inbound).
+ */
+export async function startInbound(name: 'sftp' | 'email', context: ServiceContext): Promise<RunningService> {
+  const { platform, config, logger } = context;
+  // Loaded on demand: the SSH, IMAP and SMTP libraries cost every other process start-up time.
+  const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
+  const { startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
+  const spoolDir = spoolDirOf(config);
+  const fileJobs = createIngestFileJobs({
+    jobs: platform.jobs, lists: platform.lists, logger,
+    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
+    spoolDir, draftDir: uploadDirOf(config),
+    ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
+  });
+  const deps = { platform, config, logger, fileJobs, spoolDir, ...(context.overrides.inboundClock ? { now: context.overrides.inboundClock } : {}) };
+  return name === 'sftp' ? startSftpIngest(deps) : startEmailIngest(deps);
 }
 
 /**

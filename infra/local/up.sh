@@ -3,7 +3,8 @@
 # a server already running and healthy costs one health check.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-for server in chdb kafka libreoffice; do
+# dovecot before postfix: Postfix delivers into Dovecot over LMTP.
+for server in chdb kafka libreoffice sshd dovecot postfix; do
   bash "$here/$server.sh" start
 done
 # Not a server: the API fuzzer of test/e2e/api-fuzz.test.ts, installed here once so that the

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { openPlatform, openStores, platformKind, type Stores } from '../platform/open-platform.ts';
 import { createPipelineEvents, type PipelineEvents } from '../pipeline/events.ts';
+import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
 import { runAdminCommand, USAGE, type Flags } from './commands.ts';
 import { AdminInputError } from './organisations.ts';
 
@@ -44,6 +45,18 @@ async function main(argv: string[]): Promise<number> {
         activate: { type: 'boolean' },
         job: { type: 'string' },
         month: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        user: { type: 'string' },
+        'key-file': { type: 'string' },
+        'password-file': { type: 'string' },
+        'host-key': { type: 'string' },
+        'host-key-file': { type: 'string' },
+        path: { type: 'string' },
+        locale: { type: 'string' },
+        mapping: { type: 'string' },
+        options: { type: 'string' },
+        address: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -92,12 +105,17 @@ async function main(argv: string[]): Promise<number> {
       {
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys,
         jobs: stores.jobs, usage: stores.usage, logger, ...(events ? { events } : {}),
+        inbound: { inbound: stores.inbound, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
       },
       group, action, args, parsed.values as Flags,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   } catch (error) {
+    if (error instanceof SecretKeyError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return EXIT_CONFIG;
+    }
     if (error instanceof AdminInputError) {
       process.stderr.write(`error: ${error.message}\n\n${USAGE}\n`);
       return EXIT_USAGE;

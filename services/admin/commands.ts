@@ -10,6 +10,7 @@ import type { PipelineEvents } from '../pipeline/events.ts';
 import { recordPayment } from '../billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
+import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbound.ts';
 import { issueApiKey } from './keys.ts';
 import type { AddressStore } from '../platform/store/addresses-port.ts';
 import { ADDRESSES_USAGE, runAddressCommand } from './addresses.ts';
@@ -32,8 +33,8 @@ export interface AdminDeps {
   lists: ListStore;
   /** The service's own keys (certificate signing keys). */
   keys: KeyRing;
-  jobs: JobStore;
-  /** The event log, for `payments record` only. */
+  /** The job store and the event log, for `payments record` only. */
+  jobs?: JobStore;
   events?: Pick<PipelineEvents, 'publish'>;
   /** Billable usage (the usage command). */
   usage?: UsageStore;
@@ -43,6 +44,8 @@ export interface AdminDeps {
   registers?: RegisterStore;
   logger: Logger;
   now?: () => Date;
+  /** Drop folders and email senders (services/admin/inbound.ts). */
+  inbound?: Omit<InboundAdminDeps, 'accounts'>;
 }
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -80,6 +83,8 @@ Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for 
   certificate-keys list       kid and creation time of every stored key
 
 ${REGISTER_USAGE}
+
+${INBOUND_USAGE}
 
 Options: --json prints machine-readable JSON.
 Works on the stores the services use: the database in DATA_DIR (default ./data), or ClickHouse
@@ -206,7 +211,7 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
     }
     case 'payments record': {
       const jobId = requireString(flags, 'job');
-      if (!deps.events) throw new Error('payments need the event log');
+      if (!deps.events || !deps.jobs) throw new Error('payments need the job store and the event log');
       const outcome = await recordPayment({ jobs: deps.jobs, events: deps.events, now }, { jobId });
       if (outcome !== 'recorded' && outcome !== 'already_paid') throw new Error(`payment not recorded: ${outcome.replaceAll('_', ' ')}`);
       return json ? [JSON.stringify({ job_id: jobId, outcome })] : [`payment ${outcome.replaceAll('_', ' ')}: ${jobId}`];
@@ -240,8 +245,12 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
       if (json) return [JSON.stringify(versions.map((v) => ({ ...v, active: activeIds.has(v.id) })))];
       return versions.length === 0 ? ['no list versions'] : versions.map((v) => formatVersion(v, activeIds.has(v.id)));
     }
-    default:
+    default: {
+      const command = `${group} ${action ?? ''}`.trim();
+      const lines = deps.inbound ? await runInboundCommand({ ...deps.inbound, accounts: deps.accounts }, command, args, flags, now()) : null;
+      if (lines) return lines;
       throw new AdminInputError(`unknown command: ${[group, action].filter(Boolean).join(' ') || '(none)'}`);
+    }
   }
 }
 

@@ -106,9 +106,10 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     return503OnClosing: false,
     // A certificate token travels in the path (GET /v2/certificates/{token}); fastify's default
     // of 100 characters would make every real token a 404. The router takes any parameter that
-    // fits in a request line (Node refuses request heads over 16 KiB with 431), so a too long one
-    // reaches its route and gets the route's documented 422, not a bare 400 of the router.
+    // fits in the request head (beyond MAX_REQUEST_HEAD_BYTES Node answers 431), so a too long
+    // one reaches its route and gets the route's documented 422, not a bare 400 of the router.
     routerOptions: { maxParamLength: MAX_REQUEST_HEAD_BYTES },
+    http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
     // Errors found before routing (a malformed URL) get the contract's body too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });

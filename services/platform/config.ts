@@ -86,6 +86,36 @@ export const configSchema = z.object({
   CERTIFICATE_KEYS: z.string().regex(/^[A-Za-z0-9_-]+( *, *[A-Za-z0-9_-]+)*$/, 'comma-separated base64url DER keys').optional(),
   /** HMAC secret of results cursors, shared by every API process; unset: a key of the store. */
   CURSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  // Inbound channels: SFTP drop folders and emailed spreadsheets (DECISIONS §15, docs/inbound.md).
+  /** 32 random bytes, base64: seals the stored SFTP credentials (AES-256-GCM). Needed by sftp and by `drop-folders add`. */
+  INBOUND_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, '32 bytes, base64 (openssl rand -base64 32)').optional(),
+  /** How often every drop folder is listed. */
+  SFTP_POLL_MS: positiveInt.default(5000),
+  /** A dropped file is claimed once its size and mtime have not changed for this long. */
+  SFTP_STABLE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Drop folders visited at once. */
+  SFTP_CONCURRENCY: positiveInt.max(64).default(4),
+  /** Longest visit of one drop folder (connection included); a slower server counts as failing. */
+  SFTP_VISIT_TIMEOUT_MS: positiveInt.default(120_000),
+  /** The ingest mailbox (one per deployment); the email service runs when IMAP_HOST is set. */
+  IMAP_HOST: z.string().min(1).optional(),
+  IMAP_PORT: port.default(993),
+  /** true: TLS from the first byte (port 993); false: plain, for a loopback test server only. */
+  IMAP_SECURE: z.enum(['true', 'false']).transform((v) => v === 'true').default(true),
+  IMAP_USER: z.string().min(1).optional(),
+  IMAP_PASSWORD: z.string().min(1).optional(),
+  /** The SMTP server replies are sent through. */
+  SMTP_HOST: z.string().min(1).optional(),
+  SMTP_PORT: port.default(587),
+  SMTP_SECURE: z.enum(['true', 'false']).transform((v) => v === 'true').default(false),
+  SMTP_USER: z.string().min(1).optional(),
+  SMTP_PASSWORD: z.string().min(1).optional(),
+  /** The From address of replies; IMAP_USER when unset. */
+  MAIL_FROM: z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/, 'an email address').optional(),
+  /** How often the mailbox is read besides IMAP IDLE notices (jobs finishing need no notice). */
+  EMAIL_POLL_MS: positiveInt.default(5000),
+  /** Days a quarantined message (unknown sender) is kept before it is expunged. */
+  EMAIL_QUARANTINE_DAYS: z.coerce.number().int().min(1).max(90).default(30),
 }).refine((c) => !c.PHONE_DIRECTORY_URL || c.PHONE_DIRECTORY_KEY, {
   path: ['PHONE_DIRECTORY_KEY'], message: 'required when PHONE_DIRECTORY_URL is set',
 });

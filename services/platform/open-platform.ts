@@ -14,6 +14,7 @@ import { openClickHouseStores, type ClickHouseStores } from './store/clickhouse/
 import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
+import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedUsageStore } from './store/embedded/usage.ts';
@@ -21,6 +22,7 @@ import { createEmbeddedListStore } from './store/embedded/lists.ts';
 import { createEmbeddedAddressStore } from './store/embedded/addresses.ts';
 import type { AddressStore } from './store/addresses-port.ts';
 import type { IdempotencyStore } from './store/idempotency-port.ts';
+import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
 import type { UsageStore } from './store/usage-port.ts';
@@ -67,6 +69,8 @@ export interface Stores {
   /** Address register versions (issue 13). */
   addresses: AddressStore;
   jobs: JobStore;
+  /** SFTP drop folders, email senders and inbound claims (DECISIONS §15). */
+  inbound: InboundStore;
   /** Company register and phone directory versions. */
   registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
@@ -91,14 +95,15 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   const stores = await openDistributedStores(config, logger);
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
-    keys: stores.keys, usage: stores.usage, registers: stores.registers, close: () => stores.close(),
+    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'usage'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'usage'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
-    addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db), usage: createEmbeddedUsageStore(db),
+    addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
+    inbound: createEmbeddedInboundStore(db), usage: createEmbeddedUsageStore(db),
   };
 }
 
@@ -140,7 +145,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys, usage: stores.usage,
-        registers: stores.registers,
+        registers: stores.registers, inbound: stores.inbound,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

@@ -3,7 +3,9 @@ import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
+import { deadLetterTopicOf } from '../../infra/topics.ts';
 import { createPipelineEvents, topicNames, type PipelineEvent } from '../pipeline/events.ts';
+import { decodeAt, poisonSafe, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
 import { createCallbackSender, type CallbackSenderDeps } from './callbacks/index.ts';
 import { createProjection, type Projection } from './projection.ts';
 
@@ -65,7 +67,7 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
 
   async function handleBatch(values: Buffer[]): Promise<void> {
     const decoded: PipelineEvent[] = [];
-    for (const value of values) decoded.push(await events.decode(value));
+    for (const [index, value] of values.entries()) decoded.push(await decodeAt((v) => events.decode(v), value, index));
     await projection.handle(decoded);
   }
 
@@ -78,7 +80,8 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
         group: `${prefix}projection`,
         topics: deps.usage ? [topics.checksResults, topics.jobsEvents, topics.usageEvents] : [topics.checksResults, topics.jobsEvents],
         maxBatchSize: deps.maxBatchSize ?? DEFAULT_PROJECTION_BATCH,
-        handleBatch: (batch) => handleBatch(batch.messages.flatMap((m) => (m.value ? [m.value] : []))),
+        handleBatch: poisonSafe(handleBatch, (jobId) => projection.fail(jobId, UNREADABLE_MESSAGE)),
+        deadLetterTopicOf,
       });
       deps.logger.child({ module: 'projection' }).info({ group: `${prefix}projection` }, 'projection.started');
     },

@@ -23,6 +23,8 @@ import { createRetentionSweeper } from './retention.ts';
  * of each topic owns it; within the process, work on one job is serialised.
  */
 export interface Projection {
+  /** Fails a job for a reason found outside its events (an unreadable message); idempotent. */
+  fail(jobId: string, error: string): Promise<void>;
   /** Applies one batch of decoded events, in order; resolves when they are durable. */
   handle(events: PipelineEvent[]): Promise<void>;
   /** Resumes pending callback deliveries and starts the timers (count refresh, retention). */
@@ -171,6 +173,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
 
   return {
     handle,
+    fail: (jobId, error) => serializer.run(jobId, () => tracker.onFailed(jobId, error)),
     sweepRetention: sweep,
     sweepStalledIntakes: sweepIntakes,
     async start() {

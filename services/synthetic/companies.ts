@@ -20,12 +20,17 @@ const PROTECTED_SHARE = 0.08;
 
 const period = (from: string, to: string | null) => ({ gyldigFra: from, gyldigTil: to });
 
-function cvrAt(i: number, rng: Rng): string {
-  // 7 digits from 1000000 up, then the check digit; skip numbers without one.
-  for (let n = 1_000_000 + ((i * 7919 + rng.int(7919)) % 8_999_999); ; n = n + 1 > 9_999_999 ? 1_000_000 : n + 1) {
-    const cvr = cvrWithCheckDigit(String(n));
+/**
+ * The i-th company's CVR: unique per i (four 7-digit prefixes reserved per company, the first
+ * with a check digit taken; at most one of four consecutive prefixes has none), so an extract
+ * of up to 2,250,000 companies never repeats a CVR, as the register never does.
+ */
+function cvrAt(i: number): string {
+  for (let j = 0; j < 4; j++) {
+    const cvr = cvrWithCheckDigit(String(1_000_000 + i * 4 + j));
     if (cvr) return cvr;
   }
+  throw new RangeError(`no CVR for company ${i}`);
 }
 
 function personParticipant(name: string, current: SyntheticAddress, former: SyntheticAddress | null, ownerFrom: string, ownerTo: string | null) {
@@ -58,7 +63,7 @@ function ownerOf(rng: Rng): { name: string; current: SyntheticAddress; former: S
 const addressText = (a: SyntheticAddress) => `${addressLine(a)}, ${a.postal_code} ${a.city}`;
 
 export function randomCompany(rng: Rng, i: number): SyntheticCompany {
-  const cvr = cvrAt(i, rng);
+  const cvr = cvrAt(i);
   const isProtected = rng.chance(PROTECTED_SHARE);
   const roll = rng.next();
   const form = roll < 0.3 ? 'ENK' : roll < 0.36 ? 'PMV' : rng.pick(OTHER_FORMS);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClickHouseAccountStore } from '../../services/platform/store/clickhouse/accounts.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
+import { createClickHouseInboundStore } from '../../services/platform/store/clickhouse/inbound.ts';
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { createClickHouseKeyRing } from '../../services/platform/store/clickhouse/keyring.ts';
 import { createClickHouseListStore } from '../../services/platform/store/clickhouse/lists.ts';
@@ -10,6 +11,7 @@ import { createClickHouseRegisterStore } from '../../services/platform/store/cli
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
 import { sql, statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
+import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract, makeJob, rows } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { usageStoreContract } from '../contract/usage-store.contract.ts';
@@ -55,6 +57,11 @@ accountsStoreContract('clickhouse', async () => {
 listsStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('lists');
   return { store: createClickHouseListStore(conn), reopen: async () => createClickHouseListStore(reopen()), close };
+});
+
+inboundStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('inbound');
+  return { store: createClickHouseInboundStore(conn), reopen: async () => createClickHouseInboundStore(reopen()), close };
 });
 
 addressesStoreContract('clickhouse', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
+import { createEmbeddedInboundStore } from '../../services/platform/store/embedded/inbound.ts';
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
@@ -11,6 +12,7 @@ import { createEmbeddedAddressStore } from '../../services/platform/store/embedd
 import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
 import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
+import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { usageStoreContract } from '../contract/usage-store.contract.ts';
@@ -53,6 +55,11 @@ accountsStoreContract('embedded', async () => {
 listsStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedListStore(db), reopen: async () => createEmbeddedListStore(reopen()), close };
+});
+
+inboundStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedInboundStore(db), reopen: async () => createEmbeddedInboundStore(reopen()), close };
 });
 
 registersStoreContract('embedded', async () => {

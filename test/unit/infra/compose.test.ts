@@ -82,6 +82,22 @@ describe('docker-compose.yml', () => {
     expect(admin.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/:\/lists:ro$/)]));
   });
 
+  it('has the service\'s own SFTP server: OpenSSH from Debian, run by the script the tests use', () => {
+    const server = services['sftp-server'];
+    expect(server.build?.dockerfile).toBe('infra/docker/sftp-server.Dockerfile');
+    const dockerfile = readFileSync(`${root}infra/docker/sftp-server.Dockerfile`, 'utf8');
+    expect(dockerfile).toMatch(/apt-get install[^\n]*openssh-server/);
+    expect(dockerfile).toMatch(/COPY infra\/local\/sshd\.sh /);
+    expect(dockerfile).toMatch(/CMD \["bash", "\/opt\/robinson\/sshd\.sh", "run"\]/);
+    expect(existsSync(`${root}infra/local/sshd.sh`)).toBe(true);
+    expect(server.ports).toEqual(['2222:22']);
+    // Host key and accounts survive a rebuild: a customer's pinned host key must not change.
+    expect(server.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/^sftp-hostkey:/), expect.stringMatching(/^sftp-folders:/)]));
+    // The poller needs the key that seals SFTP credentials; email runs only when chosen.
+    expect(services.sftp.environment?.INBOUND_SECRET_KEY).toMatch(/^\$\{INBOUND_SECRET_KEY:\?/);
+    expect(services.email.profiles).toEqual(['email']);
+  });
+
   it('every depends_on names a service of the file', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const dependency of Object.keys(service.depends_on ?? {})) {

@@ -24,6 +24,16 @@ describe('loadConfig', () => {
       PRICE_LIST_LARGE_CENTS: 249_500,
       PRICE_CUSTOM_CENTS_PER_1000_ROWS: 2_000,
       PHONE_DIRECTORY_TIMEOUT_MS: 5000,
+      SFTP_POLL_MS: 5000,
+      SFTP_STABLE_MS: 10_000,
+      SFTP_CONCURRENCY: 4,
+      SFTP_VISIT_TIMEOUT_MS: 120_000,
+      IMAP_PORT: 993,
+      IMAP_SECURE: true,
+      SMTP_PORT: 587,
+      SMTP_SECURE: false,
+      EMAIL_POLL_MS: 5000,
+      EMAIL_QUARANTINE_DAYS: 30,
     });
   });
 
@@ -32,6 +42,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PAYMENT_WEBHOOK_SECRET: 'short' })).toThrow(/PAYMENT_WEBHOOK_SECRET/);
     expect(() => loadConfig({ CERTIFICATE_KEYS: 'not base64url!' })).toThrow(/CERTIFICATE_KEYS/);
     expect(() => loadConfig({ CURSOR_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+
+  it('takes the inbound settings and refuses a secret key that is not 32 bytes of base64', () => {
+    expect(loadConfig({ INBOUND_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), IMAP_SECURE: 'false' }))
+      .toMatchObject({ INBOUND_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), IMAP_SECURE: false });
+    expect(() => loadConfig({ INBOUND_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/INBOUND_SECRET_KEY/);
   });
 
   it('needs PHONE_DIRECTORY_KEY with PHONE_DIRECTORY_URL, and never echoes either', () => {

@@ -1,4 +1,5 @@
 import type { AccountStore } from '../accounts-port.ts';
+import type { InboundStore } from '../inbound-port.ts';
 import type { AddressStore } from '../addresses-port.ts';
 import type { JobStore } from '../jobs-port.ts';
 import type { KeyRing } from '../keyring-port.ts';
@@ -8,6 +9,7 @@ import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
 import { createClickHouseAddressStore } from './addresses.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
+import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
 import { createClickHouseUsageStore } from './usage.ts';
@@ -23,6 +25,7 @@ export interface ClickHouseStores {
   lists: ListStore;
   addresses: AddressStore;
   jobs: JobStore;
+  inbound: InboundStore;
   registers: RegisterStore;
   keys: KeyRing;
   usage: UsageStore;
@@ -57,6 +60,7 @@ export async function openClickHouseStores(
     lists: createClickHouseListStore(connection),
     addresses: createClickHouseAddressStore(connection),
     jobs: createClickHouseJobStore(connection),
+    inbound: createClickHouseInboundStore(connection),
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     usage: createClickHouseUsageStore(connection),

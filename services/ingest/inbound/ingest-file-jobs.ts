@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import type { ListVersionRef } from '../../domain/types.ts';
+import { toListVersionRef } from '../../lists/active-index.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { JobStore } from '../../platform/store/jobs-port.ts';
+import type { ListStore } from '../../platform/store/lists-port.ts';
+import type { PipelineEvents } from '../../pipeline/events.ts';
+import {
+  ColumnMappingError, createIngest, FileRefusedError, fileRefusalMessage, JobInputError, ListNotReadyError, resultFileSpec,
+  type FileRefusalCode, type Ingest, type IngestDeps,
+} from '../index.ts';
+import { FILE_REFUSAL_CODES } from '../files/index.ts';
+import { InboundRefusal, type FileJobs } from './file-jobs.ts';
+import { inboundTexts, type InboundMessageCode } from './messages.ts';
+
+/**
+ * FileJobs on the file ingest (services/ingest: createJobFromFile, streamResultFile), the same
+ * entry points the API's uploads use: same readers, mapping, record and events. The job id is
+ * the claim's: the intake is given it as its id source for that one job.
+ *
+ * The version a job pins is read from the list store right before each job (no list index is
+ * built: inbound jobs start at once and have no preview to check).
+ *
+ * Inbound jobs are live jobs without an API key: their `key_hash` (the callback secret) is the
+ * SHA-256 of `inbound:<source>`; they have no callback.
+ */
+export interface IngestFileJobsDeps {
+  jobs: JobStore;
+  events: Pick<PipelineEvents, 'publish'>;
+  lists: ListStore;
+  logger: Logger;
+  spoolDir: string;
+  draftDir: string;
+  chunkRows?: number;
+}
+
+export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
+  let pinned: ListVersionRef | null = null;
+  const base: IngestDeps = {
+    jobs: deps.jobs,
+    events: deps.events,
+    currentListVersion: () => pinned,
+    // Inbound jobs carry no callback URL.
+    checkCallbackUrl: async () => undefined,
+    logger: deps.logger,
+    spoolDir: deps.spoolDir,
+    draftDir: deps.draftDir,
+    // Inbound jobs start at once: no draft, so no preview is ever checked.
+    checkPreview: () => {
+      throw new ListNotReadyError();
+    },
+    ...(deps.chunkRows ? { chunkRows: deps.chunkRows } : {}),
+  };
+  const shared: Ingest = createIngest(base);
+
+  return {
+    async create(spec) {
+      const existing = await deps.jobs.getJobById(spec.id);
+      if (existing) return existing;
+      const active = await deps.lists.getActiveListVersion('cpr', null);
+      pinned = active ? toListVersionRef(active) : null;
+      const ingest = createIngest({ ...base, newId: () => spec.id });
+      try {
+        return await ingest.createJobFromFile({
+          source: spec.source, org: spec.org, mode: 'live',
+          keyHash: createHash('sha256').update(`inbound:${spec.source}`).digest('hex'),
+          filename: spec.filename, path: spec.path, column_mapping: spec.column_mapping, options: spec.options,
+          locale: spec.locale, start: true,
+        });
+      } catch (error) {
+        throw asRefusal(error);
+      }
+    },
+    get: (id) => deps.jobs.getJobById(id),
+    resultExtension: (job) => resultFileSpec(job).format,
+    writeResult: (job, locale, out) => shared.streamResultFile(job, { locale }, out),
+    refusalTexts(code) {
+      if ((FILE_REFUSAL_CODES as string[]).includes(code)) {
+        return { da: fileRefusalMessage(code as FileRefusalCode, 'da'), en: fileRefusalMessage(code as FileRefusalCode, 'en') };
+      }
+      return inboundTexts(code in INBOUND_CODES ? (code as InboundMessageCode) : 'job_failed');
+    },
+  };
+}
+
+const INBOUND_CODES: Record<string, true> = {
+  column_mapping_required: true, column_mapping_invalid: true, invalid_rows: true, invalid_options: true,
+};
+
+/** Refusals for good become InboundRefusal; anything else (no list yet, a store down) stays as it is: transient. */
+function asRefusal(error: unknown): unknown {
+  if (error instanceof FileRefusedError) {
+    return new InboundRefusal(error.code, { da: fileRefusalMessage(error.code, 'da'), en: fileRefusalMessage(error.code, 'en') });
+  }
+  if (error instanceof ColumnMappingError) return new InboundRefusal('column_mapping_invalid', inboundTexts('column_mapping_invalid'));
+  if (error instanceof JobInputError) {
+    const code: InboundMessageCode = error.issues.some((i) => i.problem === 'column_mapping_required') ? 'column_mapping_required'
+      : error.issues.some((i) => i.path.startsWith('options') || i.path === 'policy') ? 'invalid_options'
+      : error.issues.some((i) => i.path.startsWith('column_mapping')) ? 'column_mapping_invalid'
+      : 'invalid_rows';
+    return new InboundRefusal(code, inboundTexts(code));
+  }
+  return error;
+}

@@ -1,0 +1,52 @@
+import type { Locale } from '../../domain/types.ts';
+
+/**
+ * The texts inbound channels send back (SFTP `failed/<base>.error.txt`, email replies), in both
+ * languages. They never quote the file's content; a file name is the customer's own.
+ */
+const catalog = {
+  job_failed: {
+    da: 'Filen blev læst, men tjekket kunne ikke gøres færdigt. Send filen igen; kontakt os, hvis det sker igen.',
+    en: 'The file was read, but the check could not be completed. Send the file again; contact us if it happens again.',
+  },
+  job_deleted: {
+    da: 'Jobbet blev slettet, før resultatet kunne leveres.',
+    en: 'The job was deleted before its result could be delivered.',
+  },
+  column_mapping_required: {
+    da: 'Kolonnerne kunne ikke genkendes. Giv kolonnerne overskrifter som Navn, Adresse og Postnr, eller gem en kolonneopsætning for mappen.',
+    en: 'The columns could not be recognised. Give the columns headers such as Name, Address and Postal code, or save a column mapping for the folder.',
+  },
+  column_mapping_invalid: {
+    da: 'Den gemte kolonneopsætning passer ikke til filens kolonner.',
+    en: "The saved column mapping does not match the file's columns.",
+  },
+  invalid_rows: {
+    da: 'Filen indeholder en række, der ikke kan tjekkes (f.eks. en værdi over 200 tegn).',
+    en: 'The file contains a row that cannot be checked (for example a value over 200 characters).',
+  },
+  invalid_options: {
+    da: 'Mappens gemte indstillinger kan ikke bruges til dette job.',
+    en: "The folder's saved options cannot be used for this job.",
+  },
+} as const satisfies Record<string, Record<Locale, string>>;
+
+export type InboundMessageCode = keyof typeof catalog;
+
+export function inboundMessage(code: InboundMessageCode, locale: Locale): string {
+  return catalog[code][locale];
+}
+
+export function inboundTexts(code: InboundMessageCode): Record<Locale, string> {
+  return { da: catalog[code].da, en: catalog[code].en };
+}
+
+/** The body of an error file / refusal: both languages, the preferred one first. */
+export function refusalText(filename: string, texts: Record<Locale, string>, first: Locale): string {
+  const lines: Record<Locale, string> = {
+    da: `Filen "${filename}" blev ikke tjekket: ${texts.da}`,
+    en: `The file "${filename}" was not checked: ${texts.en}`,
+  };
+  const order: Locale[] = first === 'da' ? ['da', 'en'] : ['en', 'da'];
+  return `${order.map((l) => lines[l]).join('\n\n')}\n`;
+}

@@ -1,0 +1,133 @@
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../../platform/config.ts';
+import { ConfigError } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Platform } from '../../platform/open-platform.ts';
+import { openImapMailbox, type Mailbox } from '../email/mailbox.ts';
+import { runMailPass } from '../email/processor.ts';
+import { createSmtpReplySender } from '../email/reply.ts';
+import { createSftpPoller } from '../sftp/poller.ts';
+import type { FileJobs } from './file-jobs.ts';
+import { createSecretBox, parseSecretKey, SecretKeyError } from './secrets.ts';
+
+/**
+ * Starting and stopping the inbound channels (`npm run service -- sftp|email`, and inside
+ * `npm start` when configured). Each gets a local work directory for files in transit
+ * (`<spool>/inbound-<channel>`, personal data): what a killed process left there is removed at
+ * start, before anything else.
+ */
+export interface InboundServiceDeps {
+  platform: Platform;
+  config: Config;
+  logger: Logger;
+  fileJobs: FileJobs;
+  spoolDir: string;
+  now?: () => Date;
+}
+
+export interface RunningInbound {
+  name: 'sftp' | 'email';
+  stop(): Promise<void>;
+}
+
+async function freshWorkDir(spoolDir: string, channel: string): Promise<string> {
+  const dir = join(spoolDir, `inbound-${channel}`);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const name of await readdir(dir)) await rm(join(dir, name), { force: true, recursive: true });
+  return dir;
+}
+
+export async function startSftpIngest(deps: InboundServiceDeps): Promise<RunningInbound> {
+  const { config, platform } = deps;
+  let secrets;
+  try {
+    secrets = createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY));
+  } catch (error) {
+    if (error instanceof SecretKeyError) throw new ConfigError(error.message);
+    throw error;
+  }
+  const poller = createSftpPoller({
+    inbound: platform.inbound, accounts: platform.accounts, fileJobs: deps.fileJobs, secrets, logger: deps.logger,
+    workDir: await freshWorkDir(deps.spoolDir, 'sftp'),
+    pollMs: config.SFTP_POLL_MS, stableMs: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY,
+    visitTimeoutMs: config.SFTP_VISIT_TIMEOUT_MS,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  poller.start();
+  deps.logger.info({ poll_ms: config.SFTP_POLL_MS, stable_ms: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY }, 'sftp drop-folder poller started');
+  return { name: 'sftp', stop: () => poller.stop() };
+}
+
+/** The email service's settings, or a ConfigError naming what is missing. */
+export function emailSettings(config: Config) {
+  const missing = (['IMAP_HOST', 'IMAP_USER', 'IMAP_PASSWORD', 'SMTP_HOST'] as const).filter((name) => !config[name]);
+  if (missing.length > 0) throw new ConfigError(`the email service needs ${missing.join(', ')}`);
+  const user = config.IMAP_USER as string;
+  return {
+    imap: { host: config.IMAP_HOST as string, port: config.IMAP_PORT, secure: config.IMAP_SECURE, user, password: config.IMAP_PASSWORD as string },
+    smtp: { host: config.SMTP_HOST as string, port: config.SMTP_PORT, secure: config.SMTP_SECURE, user: config.SMTP_USER, password: config.SMTP_PASSWORD },
+    from: config.MAIL_FROM ?? user,
+    mailboxName: user.toLowerCase(),
+  };
+}
+
+export async function startEmailIngest(deps: InboundServiceDeps): Promise<RunningInbound> {
+  const { config, platform } = deps;
+  const settings = emailSettings(config);
+  const logger = deps.logger.child({ module: 'ingest.email' });
+  const workDir = await freshWorkDir(deps.spoolDir, 'email');
+  const mailbox: Mailbox = await openImapMailbox(settings.imap, logger);
+  const replies = createSmtpReplySender(settings.smtp);
+  let stopped = false;
+  let again = false;
+  let passing: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  const pass = async () => {
+    const outcome = await runMailPass({
+      mailbox, mailboxName: settings.mailboxName, inbound: platform.inbound, accounts: platform.accounts,
+      fileJobs: deps.fileJobs, replies, from: settings.from, quarantineDays: config.EMAIL_QUARANTINE_DAYS,
+      workDir, logger, now: deps.now ?? (() => new Date()),
+    });
+    if (outcome.quarantined + outcome.claimed + outcome.replied + outcome.deleted > 0) logger.info(outcome, 'mailbox pass');
+    await mailbox.idle();
+  };
+  /** One pass at a time; a notice during a pass asks for one more right after. */
+  const trigger = () => {
+    if (stopped) return;
+    if (passing) {
+      again = true;
+      return;
+    }
+    passing = pass()
+      .catch((error: unknown) => logger.warn({ err_name: (error as Error).name }, 'mailbox pass failed'))
+      .finally(() => {
+        passing = null;
+        if (again) {
+          again = false;
+          trigger();
+        }
+      });
+  };
+  mailbox.watch(trigger);
+  const schedule = () => {
+    timer = setTimeout(() => {
+      trigger();
+      if (!stopped) schedule();
+    }, config.EMAIL_POLL_MS);
+  };
+  trigger();
+  schedule();
+  logger.info({ poll_ms: config.EMAIL_POLL_MS }, 'email ingest started (IMAP IDLE and polling)');
+  return {
+    name: 'email',
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await passing;
+      await mailbox.close();
+      replies.close();
+    },
+  };
+}

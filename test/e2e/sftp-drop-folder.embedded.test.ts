@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import type SftpClient from 'ssh2-sftp-client';
+import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
+import { addDropFolder, INBOUND_TEST_ENV, startInboundEmbedded, type InboundEmbedded } from '../support/inbound.ts';
+import { createSftpAccount, namesIn, type SftpAccount } from '../support/sftp.ts';
+import { readResultFile, UPLOAD_HEADER, uploadRows } from './uploads-scenarios.ts';
+
+/**
+ * SFTP drop folders end to end (issue 8, DECISIONS §15) on the embedded deployment: a customer
+ * drops a CSV (as Excel writes it) and an xlsx (exceljs) into inbox/ of a chrooted account on
+ * OpenSSH's sshd; the poller claims them, makes one `source: sftp` job each, and the result files
+ * come back in outbox/ with every row checked; the originals go to archive/.
+ */
+describe('SFTP drop folder (embedded deployment, OpenSSH)', () => {
+  let d: InboundEmbedded;
+  let account: SftpAccount;
+  let customer: SftpClient;
+  let folderId: string;
+
+  beforeAll(async () => {
+    account = await createSftpAccount();
+    d = await startInboundEmbedded();
+    folderId = await addDropFolder(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, account, { locale: 'en' });
+    await d.startInbound('sftp');
+    customer = await account.customer();
+  }, 60_000);
+  afterAll(async () => {
+    await d?.stop();
+    await account?.remove();
+  });
+
+  it('a CSV and an xlsx dropped by an SFTP client come back in outbox/ with every row checked', async () => {
+    const { rows, levels } = uploadRows(41);
+    const dir = await scratchDir('sftp-e2e');
+    const [csv, xlsx] = await makeSpreadsheets(dir, [
+      { name: 'kunder uge 12.csv', rows, via: 'excel-1252-semicolon' },
+      { name: 'kunder.xlsx', rows, via: 'exceljs' },
+    ]);
+    await customer.put(await readFile(csv), '/inbox/kunder uge 12.csv');
+    await customer.put(await readFile(xlsx), '/inbox/kunder.xlsx');
+
+    const outbox = await waitForNames(customer, '/outbox', ['kunder uge 12.result.csv', 'kunder.result.xlsx']);
+    expect(outbox).toEqual(['kunder uge 12.result.csv', 'kunder.result.xlsx']);
+    expect(await namesIn(customer, '/inbox')).toEqual([]);
+    expect(await namesIn(customer, '/archive')).toEqual(['kunder uge 12.csv', 'kunder.xlsx']);
+    expect(await namesIn(customer, '/failed')).toEqual([]);
+
+    const data = rows.slice(1);
+    const fromCsv = await readResultFile((await customer.get('/outbox/kunder uge 12.result.csv')) as Buffer, { encoding: 'windows-1252', bom: false, delimiter: ';' });
+    const fromXlsx = await readResultFile((await customer.get('/outbox/kunder.result.xlsx')) as Buffer, 'xlsx');
+    for (const back of [fromCsv, fromXlsx]) {
+      expect(back[0]).toEqual([...UPLOAD_HEADER, 'status', 'match_level', 'match_code', 'reasons', 'list_version']);
+      expect(back).toHaveLength(rows.length);
+      expect(back.slice(1).map((r) => r[0])).toEqual(data.map((r) => r[0]));
+      expect(back.slice(1).map((r) => (r[5] === '' ? null : Number(r[5])))).toEqual(levels);
+      expect(back.slice(1).every((r) => ['allowed', 'blocked', 'manual'].includes(r[4]) && r[8] === d.listVersionId)).toBe(true);
+    }
+
+    // One job per file, from the drop folder, with the file's name; each claim delivered.
+    const claims = (await d.platform.inbound.listClaimsDue('9999-01-01T00:00:00.000Z', 100)).filter((c) => c.source_ref === folderId);
+    expect(claims).toHaveLength(2);
+    for (const claim of claims) {
+      expect(claim.state).toBe('delivered');
+      const job = await d.platform.jobs.getJobById(claim.id);
+      expect(job).toMatchObject({ source: 'sftp', status: 'done', row_count: data.length, org_id: d.orgId });
+      expect(['kunder uge 12.csv', 'kunder.xlsx']).toContain(job?.filename);
+    }
+  }, 90_000);
+
+  it('a file that is not a spreadsheet is refused into failed/ with the reason in English and Danish', async () => {
+    await customer.put(Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x00, 0x13]), '/inbox/noise.csv');
+    await waitForNames(customer, '/failed', ['noise.csv', 'noise.error.txt']);
+    const text = ((await customer.get('/failed/noise.error.txt')) as Buffer).toString('utf8');
+    expect(text).toMatch(/^The file "noise.csv" was not checked: .+\n\nFilen "noise.csv" blev ikke tjekket: .+\n$/);
+    expect(await namesIn(customer, '/inbox')).toEqual([]);
+  }, 60_000);
+
+  it('an upload still being written is never claimed half-way', async () => {
+    const { rows, levels } = uploadRows(600);
+    const bytes = Buffer.from(`${rows.map((r) => r.map((c) => c ?? '').join(';')).join('\r\n')}\r\n`, 'utf8');
+    // Written in 12 pieces, 250 ms apart (the stability interval is 600 ms): the file keeps growing.
+    const piece = Math.ceil(bytes.length / 12);
+    let writing = true;
+    const slowly = Readable.from((async function* () {
+      for (let at = 0; at < bytes.length; at += piece) {
+        yield bytes.subarray(at, at + piece);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })());
+    const upload = customer.put(slowly, '/inbox/slow.csv').finally(() => { writing = false; });
+    const seenWhileWriting = new Set<string>();
+    while (writing) {
+      for (const name of await namesIn(customer, '/inbox')) seenWhileWriting.add(name);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await upload;
+    expect([...seenWhileWriting], 'never claimed while growing').toEqual(['slow.csv']);
+    await waitForNames(customer, '/outbox', ['kunder uge 12.result.csv', 'kunder.result.xlsx', 'slow.result.csv']);
+    const back = await readResultFile((await customer.get('/outbox/slow.result.csv')) as Buffer, { encoding: 'utf-8', bom: false, delimiter: ';' });
+    expect(back).toHaveLength(rows.length);
+    expect(back.slice(1).map((r) => (r[5] === '' ? null : Number(r[5])))).toEqual(levels);
+  }, 60_000);
+
+  it('shows the folder with its last success in the admin list', async () => {
+    const status = await d.platform.inbound.getFolderStatus(folderId);
+    expect(status).toMatchObject({ failures: 0, last_error: null });
+    expect(status?.last_ok_at).not.toBeNull();
+  });
+});
+
+/** Lists `folder` until exactly `names` are there (the result's arrival is the signal), 60 s at most. */
+async function waitForNames(client: SftpClient, folder: string, names: string[]): Promise<string[]> {
+  const want = [...names].sort();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const seen = await namesIn(client, folder);
+    if (JSON.stringify(seen) === JSON.stringify(want)) return seen;
+    if (Date.now() > deadline) throw new Error(`${folder} holds ${JSON.stringify(seen)}, expected ${JSON.stringify(want)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
