@@ -7,6 +7,7 @@ import type { CertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { createCursorSeal, type CursorSeal } from '../platform/keys/cursor-seal.ts';
 import { createEmbeddedKeyRing } from '../platform/store/embedded/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { PriceTable } from '../domain/pricing.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
@@ -78,6 +79,10 @@ export interface CheckJobsDeps {
   chunkRows?: number;
   /** Seals results cursors; default a secret of this process only (an in-memory key ring). */
   cursors?: CursorSeal;
+  /** Pay-per-list prices (DECISIONS §8); absent: no job waits for payment. */
+  prices?: PriceTable;
+  /** PAYMENT_WEBHOOK_SECRET; absent: POST /v2/payments/webhook is not served. */
+  paymentWebhookSecret?: string;
 }
 
 /** The default request body limit; POST /v2/checks raises its own to 5 MB (DECISIONS §11). */
@@ -171,7 +176,11 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     ...(deps.companyRegister ? { companyRegister: deps.companyRegister } : {}),
     ...(deps.phoneDirectory ? { phoneDirectory: deps.phoneDirectory } : {}),
   };
-  registerRoutes(app, context, deps.checkJobs ? checkJobsContext(deps, deps.checkJobs, clock) : undefined, deps.certificates);
+  const jobs = deps.checkJobs;
+  registerRoutes(
+    app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
+    jobs?.paymentWebhookSecret ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret } : undefined,
+  );
   return app;
 }
 
@@ -202,6 +211,7 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
       return people.map((person) => checkPerson(active.index, person, options));
     },
     ...(jobsDeps.chunkRows ? { chunkRows: jobsDeps.chunkRows } : {}),
+    ...(jobsDeps.prices ? { prices: jobsDeps.prices } : {}),
   });
   return {
     jobs: jobsDeps.jobs,
