@@ -36,10 +36,26 @@ const definitions: readonly TopicDefinition[] = [
   { name: TOPIC_NAMES.usageEvents, partitions: 6, retentionMs: 14 * DAY, compacted: false },
 ];
 
+/** The consumed topics whose unrecoverable messages are dead-lettered (matcher, projection). */
+const DEAD_LETTERED: readonly string[] = [TOPIC_NAMES.jobsEvents, TOPIC_NAMES.checksRows, TOPIC_NAMES.checksResults];
+
+/** The dead-letter topic of a (prefixed) topic: `<topic>.dlq`. */
+export function deadLetterTopicOf(topic: string): string {
+  return `${topic}.dlq`;
+}
+
+/**
+ * Dead-letter topics hold messages as they arrived (checks.* ones: names and addresses), so each
+ * keeps exactly its source's retention; one partition, since only a poison message lands there.
+ */
+const deadLetterDefinitions: readonly TopicDefinition[] = definitions
+  .filter((definition) => DEAD_LETTERED.includes(definition.name))
+  .map((definition) => ({ ...definition, name: deadLetterTopicOf(definition.name), partitions: 1 }));
+
 /**
  * Every pipeline topic, names prefixed by `prefix` (config KAFKA_TOPIC_PREFIX) so deployments and
  * test runs can share one broker.
  */
 export function pipelineTopics(prefix = ''): TopicDefinition[] {
-  return definitions.map((definition) => ({ ...definition, name: prefix + definition.name }));
+  return [...definitions, ...deadLetterDefinitions].map((definition) => ({ ...definition, name: prefix + definition.name }));
 }

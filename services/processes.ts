@@ -10,6 +10,7 @@ import { sweepDraftFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
+import type { PriceTable } from './domain/pricing.ts';
 import { createCertificateKeys, type CertificateKeys } from './platform/keys/certificate-keys.ts';
 import { createCursorSeal } from './platform/keys/cursor-seal.ts';
 import type { Logger } from './platform/logger.ts';
@@ -65,6 +66,15 @@ export function createServiceContext(platform: Platform, config: Config, logger:
     platform, config, logger, overrides,
     activeIndex: createActiveListIndex({ listStore: platform.lists, logger, addresses }),
     registers: createRegisters(platform.registers, logger, config),
+  };
+}
+
+/** The pay-per-list price table of the configuration (DECISIONS §8). */
+export function pricesOf(config: Config): PriceTable {
+  return {
+    list_small_cents: config.PRICE_LIST_SMALL_CENTS,
+    list_large_cents: config.PRICE_LIST_LARGE_CENTS,
+    custom_cents_per_1000_rows: config.PRICE_CUSTOM_CENTS_PER_1000_ROWS,
   };
 }
 
@@ -127,6 +137,8 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       callbackAllowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
       spoolDir,
       draftDir,
+      prices: pricesOf(config),
+      ...(config.PAYMENT_WEBHOOK_SECRET ? { paymentWebhookSecret: config.PAYMENT_WEBHOOK_SECRET } : {}),
       cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
       ...(context.overrides.overlapIntake === false ? { overlapIntake: false } : {}),
@@ -189,6 +201,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     retentionIntervalMs: config.RETENTION_SWEEP_SECONDS * 1000,
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
+    usage: platform.usage,
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
-import { openStores, platformKind, type Stores } from '../platform/open-platform.ts';
+import { openPlatform, openStores, platformKind, type Stores } from '../platform/open-platform.ts';
+import { createPipelineEvents, type PipelineEvents } from '../pipeline/events.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
 import { runAdminCommand, USAGE, type Flags } from './commands.ts';
 import { AdminInputError } from './organisations.ts';
@@ -42,6 +43,8 @@ async function main(argv: string[]): Promise<number> {
         'published-on': { type: 'string' },
         'max-skipped-lines': { type: 'string' },
         activate: { type: 'boolean' },
+        job: { type: 'string' },
+        month: { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
         user: { type: 'string' },
@@ -81,8 +84,17 @@ async function main(argv: string[]): Promise<number> {
   // Logs go to stderr so that stdout holds only the command's answer (keys, ids, JSON).
   const logger = createLogger({ name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, stderr: true });
   let stores: Stores;
+  let events: Pick<PipelineEvents, 'publish'> | undefined;
   try {
-    stores = await openStores(config, logger);
+    if (group === 'payments') {
+      // A payment is an event on jobs.events (services/billing/payments.ts): this command alone
+      // opens the event log too (the embedded one in DATA_DIR, or Kafka).
+      const platform = await openPlatform(config, logger, { clientId: 'robinson-admin' });
+      events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
+      stores = platform;
+    } else {
+      stores = await openStores(config, logger);
+    }
   } catch (error) {
     // ClickHouse unreachable or refusing the credentials, unreadable database file.
     process.stderr.write(`error: cannot open the stores: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -91,7 +103,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     const lines = await runAdminCommand(
       {
-        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys, logger,
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys,
+        jobs: stores.jobs, usage: stores.usage, logger, ...(events ? { events } : {}),
         inbound: { inbound: stores.inbound, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
       },
       group, action, args, parsed.values as Flags,

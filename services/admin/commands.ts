@@ -4,6 +4,10 @@ import type { Logger } from '../platform/logger.ts';
 import type { AccountStore, ApiKeyRecord, Organisation } from '../platform/store/accounts-port.ts';
 import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 import type { KeyRing } from '../platform/store/keyring-port.ts';
+import type { JobStore } from '../platform/store/jobs-port.ts';
+import type { UsageStore } from '../platform/store/usage-port.ts';
+import type { PipelineEvents } from '../pipeline/events.ts';
+import { recordPayment } from '../billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
 import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbound.ts';
@@ -29,6 +33,11 @@ export interface AdminDeps {
   lists: ListStore;
   /** The service's own keys (certificate signing keys). */
   keys: KeyRing;
+  /** The job store and the event log, for `payments record` only. */
+  jobs?: JobStore;
+  events?: Pick<PipelineEvents, 'publish'>;
+  /** Billable usage (the usage command). */
+  usage?: UsageStore;
   /** Address register versions (issue 13); the addresses commands need it. */
   addresses?: AddressStore;
   /** Company register and phone directory versions (the companies and phones commands). */
@@ -64,6 +73,10 @@ List versions
   lists list
 
 ${ADDRESSES_USAGE}
+
+Payments and usage (DECISIONS §8)
+  payments record --job JOB_ID   the job's price was paid: it leaves awaiting_payment
+  usage --month YYYY-MM [--org ID]   live checks and live job rows per organisation (never test keys)
 
 Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for signing)
   certificate-keys rotate     a new signing key; certificates of older keys keep verifying
@@ -195,6 +208,23 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
     case 'lists activate': {
       const version = await activateListVersion({ listStore: deps.lists, logger: deps.logger, now }, requireArg(args, 'list version id'));
       return json ? [JSON.stringify(version)] : [`list version ${version.id} activated`, formatVersion(version, true)];
+    }
+    case 'payments record': {
+      const jobId = requireString(flags, 'job');
+      if (!deps.events || !deps.jobs) throw new Error('payments need the job store and the event log');
+      const outcome = await recordPayment({ jobs: deps.jobs, events: deps.events, now }, { jobId });
+      if (outcome !== 'recorded' && outcome !== 'already_paid') throw new Error(`payment not recorded: ${outcome.replaceAll('_', ' ')}`);
+      return json ? [JSON.stringify({ job_id: jobId, outcome })] : [`payment ${outcome.replaceAll('_', ' ')}: ${jobId}`];
+    }
+    case 'usage': {
+      const month = requireString(flags, 'month');
+      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new AdminInputError('--month must be YYYY-MM');
+      if (!deps.usage) throw new Error('usage needs the usage store');
+      const org = optionalString(flags, 'org');
+      const totals = (await deps.usage.monthly(month)).filter((t) => org === undefined || t.org_id === org);
+      if (json) return [JSON.stringify(totals)];
+      if (totals.length === 0) return [`no usage in ${month}`];
+      return totals.map((t) => `${t.org_id}  ${t.kind}  ${t.count} (${t.entries} ${t.kind === 'job_row' ? 'jobs' : 'requests'})`);
     }
     case 'certificate-keys rotate': {
       const kid = await createCertificateKeys({ keyring: deps.keys, now }).rotate();

@@ -7,6 +7,7 @@ import type { CertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { createCursorSeal, type CursorSeal } from '../platform/keys/cursor-seal.ts';
 import { createEmbeddedKeyRing } from '../platform/store/embedded/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { PriceTable } from '../domain/pricing.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
@@ -78,6 +79,10 @@ export interface CheckJobsDeps {
   chunkRows?: number;
   /** Seals results cursors; default a secret of this process only (an in-memory key ring). */
   cursors?: CursorSeal;
+  /** Pay-per-list prices (DECISIONS §8); absent: no job waits for payment. */
+  prices?: PriceTable;
+  /** PAYMENT_WEBHOOK_SECRET; absent: POST /v2/payments/webhook is not served. */
+  paymentWebhookSecret?: string;
 }
 
 /** The default request body limit; POST /v2/checks raises its own to 5 MB (DECISIONS §11). */
@@ -101,9 +106,10 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     return503OnClosing: false,
     // A certificate token travels in the path (GET /v2/certificates/{token}); fastify's default
     // of 100 characters would make every real token a 404. The router takes any parameter that
-    // fits in a request line (Node refuses request heads over 16 KiB with 431), so a too long one
-    // reaches its route and gets the route's documented 422, not a bare 400 of the router.
+    // fits in the request head (beyond MAX_REQUEST_HEAD_BYTES Node answers 431), so a too long
+    // one reaches its route and gets the route's documented 422, not a bare 400 of the router.
     routerOptions: { maxParamLength: MAX_REQUEST_HEAD_BYTES },
+    http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
     // Errors found before routing (a malformed URL) get the contract's body too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });
@@ -170,7 +176,11 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     ...(deps.companyRegister ? { companyRegister: deps.companyRegister } : {}),
     ...(deps.phoneDirectory ? { phoneDirectory: deps.phoneDirectory } : {}),
   };
-  registerRoutes(app, context, deps.checkJobs ? checkJobsContext(deps, deps.checkJobs, clock) : undefined, deps.certificates);
+  const jobs = deps.checkJobs;
+  registerRoutes(
+    app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
+    jobs?.paymentWebhookSecret ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret } : undefined,
+  );
   return app;
 }
 
@@ -201,6 +211,7 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
       return people.map((person) => checkPerson(active.index, person, options));
     },
     ...(jobsDeps.chunkRows ? { chunkRows: jobsDeps.chunkRows } : {}),
+    ...(jobsDeps.prices ? { prices: jobsDeps.prices } : {}),
   });
   return {
     jobs: jobsDeps.jobs,

@@ -106,6 +106,19 @@ const catalog = {
     da: 'Certifikatets underskrift passer ikke: certifikatet er ændret efter udstedelsen og er ikke gyldigt.',
     en: 'The certificate signature does not match: it was changed after it was issued and is not valid.',
   },
+  webhook_signature_invalid: {
+    da: 'Signaturen i Payment-Signature mangler, passer ikke eller er for gammel.',
+    en: 'The Payment-Signature is missing, does not match or is too old.',
+  },
+  payment_not_found: { da: 'Jobbet findes ikke.', en: 'The job was not found.' },
+  payment_not_payable: {
+    da: 'Jobbet venter ikke på betaling (det er slettet, fejlet eller har ingen pris).',
+    en: 'The job is not awaiting payment (it was deleted, failed or has no price).',
+  },
+  payment_amount_mismatch: {
+    da: 'Beløbet eller valutaen svarer ikke til jobbets pris.',
+    en: "The amount or currency does not match the job's price.",
+  },
   internal_error: {
     da: 'Der opstod en intern fejl. Oplys request_id, hvis du kontakter os.',
     en: 'An internal error occurred. Quote the request_id if you contact us.',

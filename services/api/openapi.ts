@@ -8,8 +8,13 @@ const ref = (schema: z.ZodType): object => {
   return meta ? { $ref: `#/components/schemas/${meta.id}` } : stripDialect(z.toJSONSchema(schema));
 };
 
-/** Node's HTTP parser refuses a request head (request line and headers) over this with a bare 431. */
-export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+/**
+ * Largest request head (request line and headers) the HTTP server reads; beyond it Node answers
+ * 431 itself. 64 KiB rather than Node's 16 KiB, so that the longest parameter a route accepts,
+ * plus one character, percent-encoded as 4-byte UTF-8 (12 bytes a character), still reaches the
+ * route and gets its documented 422 (a 2,049-character certificate token is 24.6 KB).
+ */
+export const MAX_REQUEST_HEAD_BYTES = 64 * 1024;
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request: the body is not valid JSON (or multipart/form-data), or the path could not be read (details.reason bad_request)',

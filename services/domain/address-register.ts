@@ -80,6 +80,8 @@ export interface AddressRegisterData {
   unitKeys: Map<string, number>;
   /** Streets by postal code (full and addressing names), for the closest-street rule. */
   streets: StreetIndex;
+  /** nameKey of each postal name (same ids as `postalNames`): compared on every resolution. */
+  postalNameKeys: string[];
   /** Skeleton of a folded postal name ("koebenhavn v") → postal ids with that name. */
   postalByName: Map<string, number[]>;
   /** Postal code → postal id. */
@@ -279,7 +281,7 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
           buildings, buildingAccess: buildingAccess.done(), kvhxBuildings, kvhxAccess: kvhxAccess.done(),
           accessStreet: accessStreet.done(), accessHouse: accessHouse.done(), accessPostal: accessPostal.done(),
           accessTown: accessTown.done(), unitStart, unitKey: sortedKey, unitFloor: sortedFloor, unitDoor: sortedDoor,
-          ...strings, townKeys: strings.towns.map(nameKey), unitKeys, streets: streets.build(), postalByName,
+          ...strings, townKeys: strings.towns.map(nameKey), postalNameKeys: strings.postalNames.map(nameKey), unitKeys, streets: streets.build(), postalByName,
           postalByCode,
         },
       };

@@ -95,7 +95,7 @@ export function resolveParsed(register: AddressRegister, parsed: ParsedAddress |
       town = found.town;
     } else if (parsed.city !== null) {
       const id = d.postalByCode.get(postal);
-      unknownWords = id === undefined || nameKey(parsed.city) !== nameKey(d.postalNames[id]);
+      unknownWords = id === undefined || nameKey(parsed.city) !== d.postalNameKeys[id];
     }
     access = accessByText(d, parsed.streetKey, parsed.houseNumber, postal);
     if (access < 0) {

@@ -2,7 +2,9 @@ import type { ActiveListIndex } from '../lists/active-index.ts';
 import type { EventLog, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
+import { deadLetterTopicOf } from '../../infra/topics.ts';
 import { createPipelineEvents, topicNames } from '../pipeline/events.ts';
+import { poisonSafe } from '../pipeline/poison.ts';
 import { createMatcherCore } from './matcher.ts';
 
 /**
@@ -41,7 +43,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         group: `${prefix}matcher`,
         topics: [topicNames(prefix).checksRows],
         maxBatchSize: deps.maxBatchChunks ?? DEFAULT_MATCHER_BATCH_CHUNKS,
-        handleBatch: (batch) => core.handleBatch(batch.messages.flatMap((m) => (m.value ? [m.value] : []))),
+        handleBatch: poisonSafe((values) => core.handleBatch(values), (jobId) => core.failUnreadable(jobId)),
+        deadLetterTopicOf,
       });
       deps.logger.child({ module: 'matcher' }).info({ group: `${prefix}matcher` }, 'matcher.started');
     },

@@ -4,6 +4,7 @@ import { ListVersionNeverActivatedError } from '../lists/active-index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
 import type { PipelineEvent, PipelineEvents, RowsChunkEvent } from '../pipeline/events.ts';
+import { decodeAt, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
 import { matchChunk, unmatchableReason } from './match-chunk.ts';
 
 /**
@@ -21,7 +22,10 @@ import { matchChunk, unmatchableReason } from './match-chunk.ts';
  * (the store does not answer) throws, and the batch is retried.
  */
 export interface MatcherCore {
+  /** Throws UnreadableEventError (pipeline/poison.ts) for a value that can never be decoded. */
   handleBatch(values: Buffer[]): Promise<void>;
+  /** Fails a job one of whose chunks cannot be read; once per job and process. */
+  failUnreadable(jobId: string): Promise<void>;
 }
 
 export interface MatcherCoreDeps {
@@ -42,7 +46,7 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
     return deps.activeIndex.forVersion(chunk.list_version_id as string);
   }
 
-  function failure(chunk: RowsChunkEvent, error: string): PipelineEvent[] {
+  function failure(chunk: Pick<RowsChunkEvent, 'job_id' | 'org_id' | 'chunk' | 'list_version_id'>, error: string): PipelineEvent[] {
     if (failed.has(chunk.job_id)) return [];
     failed.add(chunk.job_id);
     if (failed.size > 10_000) failed.clear();
@@ -50,6 +54,8 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
     return [{
       type: 'JobStateChanged',
       value: {
+        // org_id is not needed to fail a job (the projection finds it by id); unknown when the
+        // chunk could not be read.
         job_id: chunk.job_id, org_id: chunk.org_id ?? '', status: 'failed', error, changed_at: now().toISOString(),
         processed_count: 0, finished_at: null,
       },
@@ -72,12 +78,17 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
   }
 
   return {
+    async failUnreadable(jobId) {
+      const events = failure({ job_id: jobId, org_id: null, chunk: -1, list_version_id: null }, UNREADABLE_MESSAGE);
+      if (events.length > 0) await deps.events.publish(events);
+    },
+
     async handleBatch(values) {
       const started = performance.now();
       const out: PipelineEvent[] = [];
       let rows = 0;
-      for (const value of values) {
-        const event = await deps.events.decode(value);
+      for (const [index, value] of values.entries()) {
+        const event = await decodeAt((v) => deps.events.decode(v), value, index);
         if (event.type !== 'RowsChunk') {
           logger.warn({ type: event.type }, 'matcher.unexpected_event');
           continue;

@@ -8,7 +8,7 @@
 import type { JobSource, JobStatus } from '../domain/check-job.ts';
 import type { CheckResult, Locale, MatchPolicy, PersonInput } from '../domain/types.ts';
 import { TOPIC_NAMES } from '../../infra/topics.ts';
-import { subjectOf, type SchemaRegistry } from '../platform/schema-registry/port.ts';
+import { subjectOf, UnknownSchemaIdError, WireFormatError, type SchemaRegistry } from '../platform/schema-registry/port.ts';
 
 /** The topics pipeline events go to (lists.versions is not one of them). */
 export const TOPICS = {
@@ -205,6 +205,30 @@ function fromAvroResult(result: CheckResult): CheckResult {
   if (lookup.name != null) phone_lookup.name = lookup.name;
   if (lookup.address != null) phone_lookup.address = lookup.address;
   return { ...result, phone_lookup: phone_lookup as unknown as CheckResult['phone_lookup'] };
+}
+
+/**
+ * The job a message belongs to, read from its key alone (so also for a message that cannot be
+ * decoded): `<job_id>` on jobs.events and checks.results, `<job_id>:<chunk>` on checks.rows.
+ * Null for keys of other shapes (usage.events is keyed by organisation).
+ */
+export function jobIdOfKey(key: string | null): string | null {
+  const id = key?.split(':')[0] ?? '';
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id : null;
+}
+
+/**
+ * Whether a decode failure is for good (unrecoverable, style.md §9): not in the wire format, a
+ * schema id no registry knows, a subject that is no pipeline event, or Avro bytes that do not
+ * read with their schema (WireFormatError too). Anything else (the registry not answering) is
+ * transient.
+ */
+export function isUnreadableEvent(error: unknown): boolean {
+  return (
+    error instanceof WireFormatError ||
+    error instanceof UnknownSchemaIdError ||
+    error instanceof UnknownEventError
+  );
 }
 
 export class UnknownEventError extends Error {

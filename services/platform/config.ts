@@ -66,6 +66,13 @@ export const configSchema = z.object({
   PHONE_DIRECTORY_TIMEOUT_MS: positiveInt.default(5000),
   /** Where the API spools job bodies while reading them; `<DATA_DIR>/spool` when unset. */
   SPOOL_DIR: z.string().min(1).optional(),
+  // Pay-per-list prices in øre (DKK cents), DECISIONS §8 (services/domain/pricing.ts).
+  PRICE_LIST_SMALL_CENTS: z.coerce.number().int().min(0).default(49_500),
+  PRICE_LIST_LARGE_CENTS: z.coerce.number().int().min(0).default(249_500),
+  /** `custom` (over 100,000 rows): the large price plus this per started 1,000 rows beyond. */
+  PRICE_CUSTOM_CENTS_PER_1000_ROWS: z.coerce.number().int().min(0).default(2_000),
+  /** HMAC secret of the payment provider's webhook; unset: POST /v2/payments/webhook is not served. */
+  PAYMENT_WEBHOOK_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   /**
    * Where drafts keep their uploaded file until started or deleted (DECISIONS §14); `<DATA_DIR>/uploads`
    * when unset. API processes serving the same jobs must share it.

@@ -17,6 +17,7 @@ import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts'
 import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
+import { createEmbeddedUsageStore } from './store/embedded/usage.ts';
 import { createEmbeddedListStore } from './store/embedded/lists.ts';
 import { createEmbeddedAddressStore } from './store/embedded/addresses.ts';
 import type { AddressStore } from './store/addresses-port.ts';
@@ -24,6 +25,7 @@ import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
+import type { UsageStore } from './store/usage-port.ts';
 import type { ListStore } from './store/lists-port.ts';
 import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
 import type { RegisterStore } from './store/registers-port.ts';
@@ -73,6 +75,8 @@ export interface Stores {
   registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
   keys: KeyRing;
+  /** Billable usage per organisation and month (kept by the projection). */
+  usage: UsageStore;
   close(): Promise<void>;
 }
 
@@ -91,15 +95,15 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   const stores = await openDistributedStores(config, logger);
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
-    keys: stores.keys, registers: stores.registers, inbound: stores.inbound, close: () => stores.close(),
+    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'usage'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
-    inbound: createEmbeddedInboundStore(db),
+    inbound: createEmbeddedInboundStore(db), usage: createEmbeddedUsageStore(db),
   };
 }
 
@@ -140,7 +144,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys,
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys, usage: stores.usage,
         registers: stores.registers, inbound: stores.inbound,
       };
     }

@@ -2,7 +2,10 @@ import type { EventLog, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
+import type { UsageStore } from '../platform/store/usage-port.ts';
+import { deadLetterTopicOf } from '../../infra/topics.ts';
 import { createPipelineEvents, topicNames, type PipelineEvent } from '../pipeline/events.ts';
+import { decodeAt, poisonSafe, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
 import { createCallbackSender, type CallbackSenderDeps } from './callbacks/index.ts';
 import { createProjection, type Projection } from './projection.ts';
 
@@ -37,6 +40,8 @@ export interface ProjectionServiceDeps {
   clock?: () => Date;
   /** Signs done jobs' certificates; absent: done jobs get none. */
   signCertificate?: (claims: object) => Promise<string>;
+  /** Billable usage; with it the service also consumes usage.events. */
+  usage?: UsageStore;
 }
 
 export const DEFAULT_PROJECTION_BATCH = 16;
@@ -56,12 +61,13 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
     ...(deps.retentionIntervalMs !== undefined ? { retentionIntervalMs: deps.retentionIntervalMs } : {}),
     ...(deps.intakeStaleMs !== undefined ? { intakeStaleMs: deps.intakeStaleMs } : {}),
     ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
+    ...(deps.usage ? { usage: deps.usage } : {}),
   });
   let subscription: Subscription | null = null;
 
   async function handleBatch(values: Buffer[]): Promise<void> {
     const decoded: PipelineEvent[] = [];
-    for (const value of values) decoded.push(await events.decode(value));
+    for (const [index, value] of values.entries()) decoded.push(await decodeAt((v) => events.decode(v), value, index));
     await projection.handle(decoded);
   }
 
@@ -72,9 +78,10 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
       await projection.start();
       subscription = await deps.log.subscribe({
         group: `${prefix}projection`,
-        topics: [topics.checksResults, topics.jobsEvents],
+        topics: deps.usage ? [topics.checksResults, topics.jobsEvents, topics.usageEvents] : [topics.checksResults, topics.jobsEvents],
         maxBatchSize: deps.maxBatchSize ?? DEFAULT_PROJECTION_BATCH,
-        handleBatch: (batch) => handleBatch(batch.messages.flatMap((m) => (m.value ? [m.value] : []))),
+        handleBatch: poisonSafe(handleBatch, (jobId) => projection.fail(jobId, UNREADABLE_MESSAGE)),
+        deadLetterTopicOf,
       });
       deps.logger.child({ module: 'projection' }).info({ group: `${prefix}projection` }, 'projection.started');
     },

@@ -4,6 +4,7 @@ import { isTerminal, transition, type JobCounts } from '../domain/job-state.ts';
 import type { JobStatus } from '../domain/check-job.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { JobPatch, JobRecord, JobStore, ResultCounts, ResultRow } from '../platform/store/jobs-port.ts';
+import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { JobStateChangedEvent, RowsCompleteEvent } from '../pipeline/events.ts';
 import { initialDeliveryState, type CallbackEvent } from './callbacks/index.ts';
 
@@ -32,6 +33,11 @@ export interface JobTracker {
   onRowsComplete(event: RowsCompleteEvent): Promise<void>;
   /** Another part of the pipeline (intake, matcher) failed the job. */
   onFailed(jobId: string, error: string): Promise<void>;
+  /**
+   * A payment was recorded (webhook or admin tool): an awaiting_payment job moves to queued and,
+   * when its rows are all in already, to done. Anything else is left as it is (a replay).
+   */
+  onPaid(jobId: string): Promise<void>;
   /** The trailing count of a job whose rows stopped arriving (called by the throttle timer). */
   refreshIfStale(jobId: string): Promise<void>;
   /** Jobs with a refresh still to do, and when it is due (epoch ms). */
@@ -51,6 +57,8 @@ export interface JobTrackerDeps {
   onFinished: (job: JobRecord) => void;
   /** Signs a done job's certificate (DECISIONS §10); absent: done jobs get none. */
   signCertificate?: (claims: object) => Promise<string>;
+  /** Where a live job's checked rows are counted for billing (DECISIONS §8); absent: nowhere. */
+  usage?: UsageStore;
 }
 
 interface Tracked {
@@ -139,7 +147,8 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     // next progress count waits ten times as long, so counting never costs more than a tenth of
     // the projection's time, whatever the job's size. Completion is still seen at once.
     t.nextCountAt = countedAt + Math.max(deps.countIntervalMs, 10 * (countedAt - started));
-    if (rowsComplete(t.job) && counts.processed >= t.job.row_count) {
+    // An unpaid job's rows are matched and stored, but it completes only once paid (onPaid).
+    if (rowsComplete(t.job) && counts.processed >= t.job.row_count && t.job.status !== 'awaiting_payment') {
       await finish(t, 'done', countsPatch(counts), null);
       return;
     }
@@ -160,6 +169,13 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     // The certificate is part of the completing write: a done job never shows without it.
     const claims = status === 'done' ? certificateClaims({ ...t.job, ...counts }, finishedAt) : null;
     const certificate = claims && deps.signCertificate ? await deps.signCertificate(claims) : null;
+    // Usage before the completing write: a crash in between redelivers, and the entry is
+    // idempotent on the job id. Test jobs are never counted (DECISIONS §3).
+    if (status === 'done' && t.job.mode === 'live' && deps.usage) {
+      await deps.usage.record({
+        org_id: t.job.org_id, month: finishedAt.slice(0, 7), kind: 'job_row', count: counts.processed_count ?? t.job.processed_count, ref: t.job.id,
+      });
+    }
     await write(t, {
       ...counts,
       status,
@@ -218,6 +234,20 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
       if (!t || isTerminal(t.job.status) || !(await stillOpen(t))) return;
       const counts = await jobs.countResults(jobId);
       await finish(t, 'failed', countsPatch(counts), error);
+    },
+
+    async onPaid(jobId) {
+      // Read again: this process may hold a copy from before the payment.
+      tracked.delete(jobId);
+      const t = await load(jobId);
+      if (!t || t.job.status !== 'awaiting_payment') return;
+      const paid = transition(t.job.status, 'pay');
+      if (!paid.ok) return;
+      await write(t, { status: paid.status });
+      if ((t.job.status as JobStatus) !== 'queued') return; // deleted meanwhile
+      // No JobStateChanged of its own: the payer's `queued` event is the record of the payment.
+      logger.info({ job_id: jobId }, 'job.paid');
+      await count(t);
     },
 
     async refreshIfStale(jobId) {

@@ -1,4 +1,5 @@
 import type { Logger } from '../platform/logger.ts';
+import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { JobRecord, JobStore, ResultRow } from '../platform/store/jobs-port.ts';
 import type { JobStateChangedEvent, PipelineEvent, PipelineEvents } from '../pipeline/events.ts';
 import { createCallbackDispatcher } from './callback-dispatcher.ts';
@@ -22,6 +23,8 @@ import { createRetentionSweeper } from './retention.ts';
  * of each topic owns it; within the process, work on one job is serialised.
  */
 export interface Projection {
+  /** Fails a job for a reason found outside its events (an unreadable message); idempotent. */
+  fail(jobId: string, error: string): Promise<void>;
   /** Applies one batch of decoded events, in order; resolves when they are durable. */
   handle(events: PipelineEvent[]): Promise<void>;
   /** Resumes pending callback deliveries and starts the timers (count refresh, retention). */
@@ -54,6 +57,8 @@ export interface ProjectionDeps {
   intakeStaleMs?: number;
   /** Signs done jobs' certificates (platform/keys/certificate-keys.ts); absent: none. */
   signCertificate?: (claims: object) => Promise<string>;
+  /** Billable usage: live jobs' rows at completion, CheckUsage events of usage.events. */
+  usage?: UsageStore;
 }
 
 export const DEFAULT_INTAKE_STALE_MS = 600_000;
@@ -72,6 +77,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
   const tracker = createJobTracker({
     jobs: deps.jobs, logger, now, countIntervalMs, onStateChanged: publishState, onFinished: (job) => dispatcher.dispatch(job),
     ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
+    ...(deps.usage ? { usage: deps.usage } : {}),
   });
   const retention = createRetentionSweeper({ jobs: deps.jobs, serializer, logger, now, onDeleted: publishState });
   const intakeStaleMs = deps.intakeStaleMs ?? DEFAULT_INTAKE_STALE_MS;
@@ -94,12 +100,24 @@ export function createProjection(deps: ProjectionDeps): Projection {
         await serializer.run(event.value.job_id, () => tracker.onRowsComplete(event.value));
         return;
       case 'JobStateChanged':
-        // Only failures reported by other parts move a job; the projection's own events echo back.
+        // Only failures and payments reported by other parts move a job; the projection's own
+        // events (running, done, failed, deleted; never queued) echo back and change nothing.
         if (event.value.status === 'failed') {
           const { job_id, error } = event.value;
           await serializer.run(job_id, () => tracker.onFailed(job_id, error ?? 'failed'));
         }
+        if (event.value.status === 'queued') {
+          const { job_id } = event.value;
+          await serializer.run(job_id, () => tracker.onPaid(job_id));
+        }
         return;
+      case 'CheckUsage': {
+        // Synchronous checks' usage (published by the API before it answers); idempotent on the request.
+        const { org_id, kind, count, at, request_id, job_id } = event.value;
+        const ref = request_id ?? job_id;
+        if (deps.usage && ref) await deps.usage.record({ org_id, month: at.slice(0, 7), kind, count, ref });
+        return;
+      }
       default:
         // JobCreated: the record exists already (the intake creates it before publishing).
         return;
@@ -155,6 +173,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
 
   return {
     handle,
+    fail: (jobId, error) => serializer.run(jobId, () => tracker.onFailed(jobId, error)),
     sweepRetention: sweep,
     sweepStalledIntakes: sweepIntakes,
     async start() {

@@ -3,8 +3,8 @@
  * this process, matcher and projection in worker threads, as npm start runs them) and on Kafka +
  * ClickHouse (API in this process, two matcher processes, one projection process):
  * - a 1,000,000-row CSV upload (`options.start: true`) → done, and a 200,000-row xlsx (exceljs)
- *   upload → done, with the peak RSS of this process (embedded: API and workers; distributed: the
- *   API alone);
+ *   upload → done, with the RSS growth of this process during each (it also holds the inputs and
+ *   the list, so not the API's own RSS: see the notes);
  * - the 1,000,000-row result file (GET …/file: time, RSS), against paging the same results as
  *   JSON (10,000 per page) in the same run;
  * - the 1,000,000-row JSON job with the overlapped intake, stage by stage, against the same job
@@ -135,14 +135,14 @@ async function measure(label: string, t: Target, spoolFirst: Target, inputs: { j
   const csv = await withPeakRss(() => jobToDone(t, csvBody.body, csvBody.contentType, ROWS));
   metrics.push(
     { name: `${label}: ${ROWS.toLocaleString('en')}-row CSV upload → done`, value: r(csv.value.done), unit: 's', note: `${ratio(csv.value.done, json.value.done)} of the JSON job; upload → 202 (file read twice, spooled, rows on the log) ${r(csv.value.accepted)} s` },
-    { name: `${label}: peak RSS during the CSV upload job`, value: csv.peakMb, unit: 'MB', goal: { op: '<=', value: 400 }, note: `${ratio(csv.peakMb, csv.beforeMb)} of the RSS before it (${csv.beforeMb} MB)${label === 'embedded' ? '; API and the matcher/projection workers together' : '; the API process'}` },
+    { name: `${label}: RSS growth during the CSV upload job`, value: csv.peakMb - csv.beforeMb, unit: 'MB', note: `peak ${csv.peakMb} MB, ${ratio(csv.peakMb, csv.beforeMb)} of the RSS before it (${csv.beforeMb} MB)` },
   );
 
   const xlsxBody = await upload(inputs.xlsx, 'kunder.xlsx');
   const xlsx = await withPeakRss(() => jobToDone(t, xlsxBody.body, xlsxBody.contentType, XLSX_ROWS));
   metrics.push(
     { name: `${label}: ${XLSX_ROWS.toLocaleString('en')}-row xlsx upload → done`, value: r(xlsx.value.done), unit: 's', note: `${Math.round(XLSX_ROWS / xlsx.value.done).toLocaleString('en')} rows/s, ${ratio(XLSX_ROWS / xlsx.value.done, ROWS / csv.value.done)} of the CSV upload's rate` },
-    { name: `${label}: peak RSS during the xlsx upload job`, value: xlsx.peakMb, unit: 'MB', goal: { op: '<=', value: 400 }, note: `${ratio(xlsx.peakMb, xlsx.beforeMb)} of the RSS before it` },
+    { name: `${label}: RSS growth during the xlsx upload job`, value: xlsx.peakMb - xlsx.beforeMb, unit: 'MB', note: `peak ${xlsx.peakMb} MB, ${ratio(xlsx.peakMb, xlsx.beforeMb)} of the RSS before it` },
   );
 
   const file = await withPeakRss(async () => {
@@ -164,7 +164,7 @@ async function measure(label: string, t: Target, spoolFirst: Target, inputs: { j
   if (paged !== ROWS) throw new Error(`paged ${paged} results`);
   metrics.push(
     { name: `${label}: ${ROWS.toLocaleString('en')}-row result file (csv)`, value: r(file.value.seconds), unit: 's', note: `${Math.round(file.value.bytes / 2 ** 20)} MB; ${ratio(file.value.seconds, pagesSeconds)} of paging the same results as JSON (${r(pagesSeconds)} s)` },
-    { name: `${label}: peak RSS while writing the result file`, value: file.peakMb, unit: 'MB', goal: { op: '<=', value: 400 }, note: `${ratio(file.peakMb, file.beforeMb)} of the RSS before it` },
+    { name: `${label}: RSS growth while writing the result file`, value: file.peakMb - file.beforeMb, unit: 'MB', note: `peak ${file.peakMb} MB, ${ratio(file.peakMb, file.beforeMb)} of the RSS before it` },
   );
   return metrics;
 }
@@ -182,7 +182,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
   const metrics: BenchMetric[] = [];
   const notes = [
     `${ROWS.toLocaleString('en')} people (20% list members; JSON ${Math.round(inputs.json.length / 2 ** 20)} MB, CSV UTF-8 BOM ; ${Math.round(inputs.csv.length / 2 ** 20)} MB), xlsx of the first ${XLSX_ROWS.toLocaleString('en')} by exceljs (${Math.round(inputs.xlsx.length / 2 ** 20)} MB); ${LIST_ENTRIES.toLocaleString('en')}-entry list; uploads with options.start true`,
-    'RSS: this process, sampled every 50 ms; embedded it holds the API and the matcher/projection worker threads, distributed only the API',
+    'RSS: this process, sampled every 50 ms. It also holds the inputs, the generated list and (embedded) the matcher/projection workers, so the figure is the growth during each job, not the API\'s own RSS: the ≤ 400 MB goal needs the API in a process of its own (as api-intake.bench.ts does), not done yet',
   ];
   const env = { PROJECTION_COUNT_INTERVAL_MS: '1000' };
   if (only !== 'distributed') {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventLog, LogMessage, TopicDefinition } from '../../services/platform/log/port.ts';
+import { DEAD_LETTER_HEADERS, UnrecoverableMessageError, type EventLog, type LogMessage, type TopicDefinition } from '../../services/platform/log/port.ts';
 import { recorder, uniqueName, waitFor } from '../support/event-log.ts';
 
 /**
@@ -95,6 +95,79 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLog>)
       expect(failures).toBe(2);
       expect(attempts.filter((v) => v === '4').length).toBe(3);
       expect([...new Set(handled)]).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    });
+
+    it('dead-letters an unrecoverable message as it arrived, with its origin and error, and the partition flows on', async () => {
+      const log = await client();
+      const name = await topic(log, 1);
+      const dlq = `${name}.dlq`;
+      await log.createTopics([{ name: dlq, partitions: 1, retentionMs: 3_600_000, compacted: false }]);
+      const poison = Buffer.from([0xff, 0x00, 0x13, 0x37]);
+      await log.publish(name, [
+        ...Array.from({ length: 5 }, (_, i) => ({ key: 'job-1', value: String(i) })),
+        { key: 'job-1', value: poison, headers: { type: 'RowsChunk' } },
+        ...Array.from({ length: 4 }, (_, i) => ({ key: 'job-1', value: String(i + 5) })),
+      ]);
+      const handled: string[] = [];
+      let poisonSeen = 0;
+      await log.subscribe({
+        group: uniqueName('g'),
+        topics: [name],
+        maxBatchSize: 4,
+        retryDelayMs: 50,
+        deadLetterTopicOf: (source) => `${source}.dlq`,
+        handleBatch: async (batch) => {
+          const bad = batch.messages.find((m) => m.value?.equals(poison));
+          if (bad) {
+            poisonSeen++;
+            throw new UnrecoverableMessageError(bad, 'wire_format');
+          }
+          handled.push(...batch.messages.map((m) => m.value!.toString()));
+        },
+      });
+      await waitFor('the messages after the poison one', () => handled.includes('8'));
+      expect([...new Set(handled)]).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8']);
+      expect(poisonSeen).toBe(1);
+
+      const letters: LogMessage[] = [];
+      await log.subscribe({ group: uniqueName('dlq'), topics: [dlq], handleBatch: async (b) => void letters.push(...b.messages) });
+      await waitFor('the dead letter', () => letters.length >= 1);
+      const [letter] = letters;
+      expect(letter.key).toBe('job-1');
+      expect(letter.value).toEqual(poison);
+      expect(letter.headers).toMatchObject({
+        type: 'RowsChunk',
+        [DEAD_LETTER_HEADERS.topic]: name,
+        [DEAD_LETTER_HEADERS.partition]: '0',
+        [DEAD_LETTER_HEADERS.offset]: '5',
+        [DEAD_LETTER_HEADERS.key]: 'job-1',
+        [DEAD_LETTER_HEADERS.error]: 'UnrecoverableMessageError',
+        [DEAD_LETTER_HEADERS.reason]: 'wire_format',
+      });
+      expect(Date.parse(letter.headers[DEAD_LETTER_HEADERS.failedAt])).toBeGreaterThan(Date.now() - 60_000);
+    });
+
+    it('retries a transient failure with a backoff that doubles, and retries an unrecoverable one without a dead-letter topic', async () => {
+      const log = await client();
+      const name = await topic(log, 1);
+      await log.publish(name, [{ key: 'k', value: 'only' }]);
+      const attempts: number[] = [];
+      await log.subscribe({
+        group: uniqueName('g'),
+        topics: [name],
+        retryDelayMs: 100,
+        handleBatch: async (batch) => {
+          attempts.push(performance.now());
+          if (attempts.length === 1) throw new Error('store unavailable');
+          if (attempts.length < 4) throw new UnrecoverableMessageError(batch.messages[0], 'no_dead_letter_topic');
+        },
+      });
+      await waitFor('the fourth attempt', () => attempts.length >= 4);
+      const gaps = attempts.slice(1).map((t, i) => t - attempts[i]);
+      // At least 100, 200 and 400 ms apart (the pauses), whatever else slowed the attempts.
+      expect(gaps[0]).toBeGreaterThanOrEqual(95);
+      expect(gaps[1]).toBeGreaterThanOrEqual(195);
+      expect(gaps[2]).toBeGreaterThanOrEqual(395);
     });
 
     it('resumes a group after its last commit, in a new client', async () => {

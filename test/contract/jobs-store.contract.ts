@@ -262,6 +262,24 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(await store().getJobById(early.id)).toEqual(early);
     });
 
+    it('keeps a file job\'s fields (draft → queued): format, columns, mapping, CSV dialect, preview cells; results with cells', async () => {
+      const draft = makeJob({
+        status: 'draft', source: 'upload', filename: 'kunder.csv', file_format: 'csv', columns: ['Kundenr.', 'Navn', ''],
+        column_mapping: { header_row: 0, external_id: 'Kundenr.', name: 1 }, csv_dialect: { encoding: 'windows-1252', delimiter: ';' },
+        preview: [{ cells: ['K-1', 'Åse Ørsted', null], result: result(0, 'allowed', 0) }], list_version: null,
+      });
+      await store().createJob(draft);
+      expect(await store().getJobById(draft.id)).toEqual(draft);
+      // A draft has no open intake: the stalled-intake sweep never lists it.
+      expect(await store().listStalledIntakes('9999-01-01T00:00:00.000Z', 100)).toEqual([]);
+      const queued = await store().updateJob(draft.id, { status: 'queued', column_mapping: { header_row: -1, name: 2 }, preview: [] });
+      expect(queued).toMatchObject({ status: 'queued', csv_dialect: { encoding: 'windows-1252', delimiter: ';' }, column_mapping: { header_row: -1, name: 2 } });
+      expect(await store().getJobById(draft.id)).toEqual(queued);
+      const fileRows: ResultRow[] = [0, 1, 2].map((i) => ({ row: i, result: result(i, 'allowed', 0), cells: [`K-${i}`, '=1+2', null, 'æøå'] }));
+      await store().putResults(draft.id, draft.delete_after, fileRows);
+      expect((await store().readResults(draft.id, { limit: 10 })).rows).toEqual(fileRows);
+    });
+
     it('round-trips hostile text in results and records unchanged', async () => {
       const hostile = "O'Brien \\ \u0000 '; DROP TABLE check_jobs; -- Søren 😀";
       const job = makeJob({ filename: hostile, external_ref: hostile, error: hostile });

@@ -21,6 +21,7 @@ import {
   createJob, expectCompleteResults, expectOneCallback, getJob, isFinished, waitForJob, type Deployment,
 } from './pipeline-scenarios.ts';
 import { certificateScenario } from './certificate-scenario.ts';
+import { billingScenario } from './billing-scenario.ts';
 import { createCertificateKeys } from '../../services/platform/keys/certificate-keys.ts';
 
 const run = promisify(execFile);
@@ -62,6 +63,10 @@ describe('check jobs on Kafka + ClickHouse, two matchers and a projection proces
   it('a done job carries a certificate that verifies (API, openssl), survives rotation and deletion', async () => {
     await certificateScenario(d, () => createCertificateKeys({ keyring: deployment.platform.keys }).rotate());
   }, 90_000);
+
+  it('pay-per-list: priced jobs wait for payment; forged/replayed webhooks change nothing; a signed one or the admin tool releases them', async () => {
+    await billingScenario(d, deployment.platform, deployment.env);
+  }, 180_000);
 
   it('a test-key job gets the fixed answers and the fixed test list version', async () => {
     const rows = mixedTestRows(500);

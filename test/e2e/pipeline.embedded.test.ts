@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_LIST_VERSION } from '../../services/domain/index.ts';
@@ -22,6 +22,7 @@ import {
   allResults, createJob, expectCompleteResults, expectOneCallback, getJob, isFinished, waitForJob, type Deployment,
 } from './pipeline-scenarios.ts';
 import { certificateScenario } from './certificate-scenario.ts';
+import { billingScenario } from './billing-scenario.ts';
 import { createCertificateKeys } from '../../services/platform/keys/certificate-keys.ts';
 
 let receiver: CallbackReceiver;
@@ -54,6 +55,10 @@ describe('check jobs on the embedded default', () => {
   it('a done job carries a certificate that verifies (API, openssl), survives rotation and deletion', async () => {
     await certificateScenario(d, () => createCertificateKeys({ keyring: deployment.platform.keys }).rotate());
   });
+
+  it('pay-per-list: priced jobs wait for payment; forged/replayed webhooks change nothing; a signed one or the admin tool releases them', async () => {
+    await billingScenario(d, deployment.platform, { DATA_DIR: dirname(deployment.platform.databasePath) });
+  }, 180_000);
 
   it('a test-key job gets the fixed answers and the fixed test list version', async () => {
     const rows = mixedTestRows(500);

@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
+
+const { utils } = ssh2;
 import { connectRemoteFolder, HostKeyMismatchError, type RemoteFolder } from '../../services/ingest/sftp/remote-folder.ts';
 import { createSftpAccount, namesIn, type SftpAccount } from '../support/sftp.ts';
 

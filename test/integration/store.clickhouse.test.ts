@@ -14,6 +14,8 @@ import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract, makeJob, rows } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
+import { usageStoreContract } from '../contract/usage-store.contract.ts';
+import { createClickHouseUsageStore } from '../../services/platform/store/clickhouse/usage.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
 import { registersStoreContract } from '../contract/registers-store.contract.ts';
 import { openTestClickHouse } from '../support/clickhouse.ts';
@@ -75,6 +77,11 @@ registersStoreContract('clickhouse', async () => {
 keyRingContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('keys');
   return { keys: createClickHouseKeyRing(conn), reopen: async () => createClickHouseKeyRing(reopen()), close };
+});
+
+usageStoreContract('clickhouse', async () => {
+  const { conn, close } = await openWithReopen('usage');
+  return { usage: createClickHouseUsageStore(conn), close };
 });
 
 describe('ClickHouse migrations', () => {

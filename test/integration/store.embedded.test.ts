@@ -15,6 +15,8 @@ import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
+import { usageStoreContract } from '../contract/usage-store.contract.ts';
+import { createEmbeddedUsageStore } from '../../services/platform/store/embedded/usage.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
 import { registersStoreContract } from '../contract/registers-store.contract.ts';
 
@@ -73,4 +75,9 @@ keyRingContract('embedded', async () => {
 addressesStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedAddressStore(db), reopen: async () => createEmbeddedAddressStore(reopen()), close };
+});
+
+usageStoreContract('embedded', async () => {
+  const { db, close } = freshDatabase();
+  return { usage: createEmbeddedUsageStore(db), close };
 });

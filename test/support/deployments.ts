@@ -26,8 +26,12 @@ import { servers, startHint } from './servers.ts';
 
 export const RUN_SERVICE = join(import.meta.dirname, '../../services/run-service.ts');
 
+/** The payment provider test double's webhook secret (test/e2e/billing-scenario.ts). */
+export const TEST_PAYMENT_WEBHOOK_SECRET = 'test-double-payment-provider-secret';
+
 /** Settings every pipeline test uses: short callback schedule, fast counts, loopback receiver. */
 export const TEST_ENV = {
+  PAYMENT_WEBHOOK_SECRET: TEST_PAYMENT_WEBHOOK_SECRET,
   LOG_LEVEL: 'warn',
   DEMO_SEED: 'false',
   CALLBACK_ALLOW_HOSTS: '127.0.0.1',

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import SftpClient from 'ssh2-sftp-client';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
+
+const { utils } = ssh2;
 import { fingerprintOfPublicKeyLine } from '../../services/ingest/sftp/remote-folder.ts';
 import { servers, startHint } from './servers.ts';
 

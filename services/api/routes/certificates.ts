@@ -7,9 +7,9 @@ import { registerRoute } from './register.ts';
 import type { RouteContext, RouteSpec } from './route-spec.ts';
 
 /**
- * Longest token accepted in the path; a real one is well under 1,000 characters. At most 2,048,
- * so that even a token one character too long, percent-encoded, fits in Node's 16 KiB request
- * head and is answered 422 by the route (not 431 by the HTTP parser).
+ * Longest token accepted in the path; a real one is well under 1,000 characters. Small enough
+ * that a token one character too long, percent-encoded, fits in the request head the server
+ * reads (MAX_REQUEST_HEAD_BYTES) and is answered 422 by the route, not 431 by the HTTP parser.
  */
 export const MAX_CERTIFICATE_LENGTH = 2048;
 

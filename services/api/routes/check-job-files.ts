@@ -137,6 +137,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
             ...(parsed.data.column_mapping ? { column_mapping: parsed.data.column_mapping } : {}),
             ...(parsed.data.options ? { options: parsed.data.options } : {}),
             locale: localeFrom(request.headers['accept-language']),
+            plan: org.plan,
             addons: org.addons,
           });
           return { status: 202, body: renderCheckJob(started) };

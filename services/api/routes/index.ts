@@ -8,24 +8,28 @@ import { registerOpenApiRoute } from './openapi.ts';
 import { checkJobSpecs, registerCheckJobRoutes } from './check-jobs.ts';
 import { certificateSpecs, registerCertificateRoutes } from './certificates.ts';
 import type { CertificateKeys } from '../../platform/keys/certificate-keys.ts';
+import { paymentWebhookSpec, registerPaymentRoutes, type PaymentsContext } from './payments.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
 export const routeSpecs: RouteSpec[] = [
-  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, ...checkJobSpecs, ...certificateSpecs,
+  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, ...checkJobSpecs, ...certificateSpecs, paymentWebhookSpec,
   getCurrentListVersionSpec, resolveAddressesSpec,
 ];
 
 /**
  * The check-job routes exist only when a job store and an intake are wired (`jobs`), the
- * certificate routes only with certificate keys.
+ * certificate routes only with certificate keys, the payment webhook only with its secret.
  */
-export function registerRoutes(app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext, certificates?: CertificateKeys): void {
+export function registerRoutes(
+  app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext, certificates?: CertificateKeys, payments?: PaymentsContext,
+): void {
   registerChecksRoutes(app, ctx);
   registerCompanyChecksRoutes(app, ctx);
   registerPhoneChecksRoutes(app, ctx);
   if (jobs) registerCheckJobRoutes(app, ctx, jobs);
   if (certificates) registerCertificateRoutes(app, ctx, certificates);
+  if (payments) registerPaymentRoutes(app, ctx, payments);
   registerListVersionRoutes(app, ctx);
   registerAddressRoutes(app, ctx);
   registerOpenApiRoute(app, routeSpecs);

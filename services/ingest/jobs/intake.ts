@@ -13,9 +13,10 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  emptyLevelCounts, type CheckJobOptions, type ColumnMapping, type JobSource, type PreviewRow,
+  emptyLevelCounts, type CheckJobOptions, type ColumnMapping, type JobPrice, type JobSource, type PreviewRow,
 } from '../../domain/check-job.ts';
 import { TEST_LIST_VERSION } from '../../domain/index.ts';
+import { needsPayment, priceFor, type PriceTable } from '../../domain/pricing.ts';
 import type { ListVersionRef, Locale, MatchPolicy, PersonInput } from '../../domain/types.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
@@ -59,13 +60,15 @@ export interface JobIntakeDeps {
   overlapAfterRows?: number;
   clock?: () => Date;
   newId?: () => string;
+  /** Pay-per-list prices (DECISIONS §8); absent: every job starts queued without a price. */
+  prices?: PriceTable;
 }
 
 /** Everything about a job except its people. */
 export interface JobSpec {
   source: JobSource;
   /** `addons` absent: none (company and phone options are then refused with AddonRequiredError). */
-  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days'> & Partial<Pick<Organisation, 'addons'>>;
+  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days' | 'plan'> & Partial<Pick<Organisation, 'addons'>>;
   mode: 'live' | 'test';
   /** Hex SHA-256 of the API key that created the job: the callback signing secret. */
   keyHash: string;
@@ -185,11 +188,22 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     return version;
   }
 
+  /**
+   * Where a job with rows goes (DECISIONS §7, §8): a live job of a pay-per-list organisation waits
+   * in awaiting_payment with its price; its rows are published anyway (docs/privacy-and-proof.md
+   * "Billing": matched at once, released on payment).
+   */
+  function readyState(spec: JobSpec, rowCount: number): { status: 'queued' | 'awaiting_payment'; price: JobPrice | null } {
+    if (!deps.prices || !needsPayment(spec.org.plan, spec.mode)) return { status: 'queued', price: null };
+    return { status: 'awaiting_payment', price: priceFor(rowCount, deps.prices) };
+  }
+
   function newRecord(
     rows: { rowCount: number; sha256: string },
     spec: JobSpec,
     version: ListVersionRef | null,
-    status: 'queued' | 'draft' = 'queued',
+    status: 'queued' | 'draft' | 'awaiting_payment' = 'queued',
+    price: JobPrice | null = null,
   ): JobRecord {
     const now = clock();
     const options = resolvedOptions(spec);
@@ -212,7 +226,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       column_mapping: spec.column_mapping ?? null,
       options,
       preview: [],
-      price: null,
+      price,
       list_version: version,
       certificate_token: null,
       error: null,
@@ -268,7 +282,8 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   async function commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
     await checkFields(spec);
     const version = pinnedVersion(spec.mode);
-    const job = newRecord(spooled, spec, version);
+    const ready = readyState(spec, spooled.rowCount);
+    const job = newRecord(spooled, spec, version, ready.status, ready.price);
     await deps.jobs.createJob(job);
     return publishQueued(job, spooled, spec.locale);
   }
@@ -289,7 +304,9 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
           const spec = early();
           const held = waiting;
           waiting = [];
-          if (!spec) return;
+          // A job that will wait for payment is priced on its final row count: no overlap for it
+          // (seal commits it from the spool, awaiting_payment with its price).
+          if (!spec || readyState(spec, 0).status === 'awaiting_payment') return;
           await checkFields(spec);
           // No final row count and no input hash yet: the projection cannot complete the job
           // before seal writes both and RowsComplete confirms them (job-tracker.ts rowsComplete).
@@ -391,8 +408,10 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     // never listed (listStalledIntakes wants queued/running), while a queued job without an
     // intake would never be swept.
     await deps.jobs.touchIntake(draft.id, { at: now, closed: false });
+    const ready = readyState(spec, spooled.rowCount);
     const queued = await deps.jobs.updateJob(draft.id, {
-      status: 'queued',
+      status: ready.status,
+      price: ready.price,
       list_version: version,
       options,
       column_mapping: spec.column_mapping ?? draft.column_mapping,

@@ -52,6 +52,12 @@ export interface VisitOutcome {
 }
 
 const TERMINAL: ReadonlySet<JobRecord['status']> = new Set(['done', 'failed', 'deleted']);
+/**
+ * Work of one visit: new files claimed, and open claims moved on (oldest first). A visit stays
+ * short (well inside the visit time limit) however many files a folder holds; the rest waits for
+ * the next visit, a poll interval later.
+ */
+export const CLAIMS_PER_VISIT = 10;
 
 export async function visitDropFolder(ctx: VisitContext, due: InboundClaim[]): Promise<VisitOutcome> {
   const outcome: VisitOutcome = { claimed: 0, delivered: 0, deleted: 0 };
@@ -64,11 +70,11 @@ export async function visitDropFolder(ctx: VisitContext, due: InboundClaim[]): P
   await adoptProcessingFiles(ctx, inbox.map((e) => e.name));
   if (ctx.org && !ctx.org.suspended) {
     const ready = ctx.tracker.observe(ctx.folder.id, inbox.filter((e) => isClaimable(e.name)), ctx.now().getTime());
-    for (const name of ready) {
+    for (const name of ready.slice(0, CLAIMS_PER_VISIT)) {
       if (await claimFile(ctx, name)) outcome.claimed++;
     }
   }
-  for (const claim of await ctx.inbound.listOpenClaims('sftp', ctx.folder.id)) {
+  for (const claim of (await ctx.inbound.listOpenClaims('sftp', ctx.folder.id)).slice(0, CLAIMS_PER_VISIT)) {
     if (await advanceClaim(ctx, claim)) outcome.delivered++;
   }
   return outcome;

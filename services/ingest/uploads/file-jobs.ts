@@ -38,7 +38,7 @@ export interface FileIngestDeps {
 
 export interface FileJobSpec {
   source: JobSource;
-  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days'> & Partial<Pick<Organisation, 'addons'>>;
+  org: Pick<Organisation, 'id' | 'stop_level' | 'retention_days' | 'plan'> & Partial<Pick<Organisation, 'addons'>>;
   mode: 'live' | 'test';
   keyHash: string;
   /** The name the customer gave the file: shown on the job; the format is sniffed from the bytes. */
@@ -61,6 +61,8 @@ export interface StartChanges {
   column_mapping?: ColumnMapping;
   options?: CheckJobOptions;
   locale: Locale;
+  /** The organisation's plan now: a pay-per-list draft starts awaiting_payment (DECISIONS §8). */
+  plan: Organisation['plan'];
   /** The starting organisation's add-ons (company and phone options need theirs); absent: none. */
   addons?: Organisation['addons'];
 }
@@ -172,7 +174,7 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
       const spec: JobSpec = {
         source: draft.source,
         org: {
-          id: draft.org_id, stop_level: options.stop_level ?? 1, retention_days: options.retention_days ?? 30,
+          id: draft.org_id, stop_level: options.stop_level ?? 1, retention_days: options.retention_days ?? 30, plan: changes.plan,
           ...(changes.addons ? { addons: changes.addons } : {}),
         },
         mode: draft.mode,

@@ -1,11 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.ts';
+import { createBackoff, deliverBatch, type PublishOne } from './dead-letter.ts';
 import { createEmbeddedLogStorage, type EmbeddedLogStorage } from './embedded-storage.ts';
 import {
   DEFAULT_MAX_BATCH_SIZE,
-  DEFAULT_RETRY_DELAY_MS,
   type EventLog,
+  type OutgoingMessage,
   type SubscribeOptions,
   type Subscription,
 } from './port.ts';
@@ -35,6 +36,7 @@ interface Member {
   options: SubscribeOptions;
   /** Batches this member's handler is processing now. */
   inFlight: Set<Promise<void>>;
+  backoff: ReturnType<typeof createBackoff>;
   left?: Promise<void>;
 }
 
@@ -111,19 +113,23 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
         continue;
       }
       // Handling and committing are one unit: `close` waits for both.
+      const backoff = owner.backoff;
       const processing = Promise.resolve()
-        .then(() => owner.options.handleBatch({ topic, partition, messages }))
+        .then(() => deliverBatch({ topic, partition, messages }, owner.options, publishOne))
         .then(
-          () => {
+          ({ deadLettered }) => {
+            if (deadLettered > 0) logger.warn({ group: group.name, topic, partition, dead_lettered: deadLettered }, 'messages dead-lettered');
             storage.commit(group.name, topic, partition, Number(messages[messages.length - 1].offset) + 1);
-            return true;
+            backoff.succeeded(topic, partition);
+            return 0;
           },
           (error: unknown) => {
+            const delay = backoff.failed(topic, partition);
             logger.warn(
-              { err_name: (error as Error)?.name, group: group.name, topic, partition, offset: messages[0].offset },
+              { err_name: (error as Error)?.name, group: group.name, topic, partition, offset: messages[0].offset, retry_in_ms: delay },
               'batch handler failed; redelivering',
             );
-            return false;
+            return delay;
           },
         );
       const tracked = processing.then(
@@ -131,9 +137,9 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
         () => undefined,
       );
       owner.inFlight.add(tracked);
-      const handled = await processing;
+      const retryInMs = await processing;
       owner.inFlight.delete(tracked);
-      if (!handled) await sleep(owner.options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
+      if (retryInMs > 0) await sleep(retryInMs);
     }
   }
 
@@ -155,22 +161,25 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
     return member.left;
   }
 
+  async function publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (closed) throw new Error('event log is closed');
+    if (messages.length === 0) return;
+    const at = now();
+    storage.append(topic, messages, at);
+    if (at - lastPrune >= pruneIntervalMs) {
+      lastPrune = at;
+      storage.prune(at);
+    }
+    wakeAll();
+  }
+  const publishOne: PublishOne = (topic, message) => publish(topic, [message]);
+
   return {
     async createTopics(definitions) {
       for (const definition of definitions) storage.createTopic(definition);
     },
 
-    async publish(topic, messages) {
-      if (closed) throw new Error('event log is closed');
-      if (messages.length === 0) return;
-      const at = now();
-      storage.append(topic, messages, at);
-      if (at - lastPrune >= pruneIntervalMs) {
-        lastPrune = at;
-        storage.prune(at);
-      }
-      wakeAll();
-    },
+    publish,
 
     async subscribe(subscribeOptions) {
       if (closed) throw new Error('event log is closed');
@@ -180,7 +189,7 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
         group = { name: subscribeOptions.group, members: [], owners: new Map(), workers: new Set() };
         groups.set(group.name, group);
       }
-      const member: Member = { id: nextMemberId++, options: subscribeOptions, inFlight: new Set() };
+      const member: Member = { id: nextMemberId++, options: subscribeOptions, inFlight: new Set(), backoff: createBackoff(subscribeOptions) };
       group.members.push(member);
       rebalance(group);
       const joined = group;

@@ -12,9 +12,9 @@ import {
   type Producer,
 } from 'kafkajs';
 import type { Logger } from '../logger.ts';
+import { createBackoff, deliverBatch, type PublishOne } from './dead-letter.ts';
 import {
   DEFAULT_MAX_BATCH_SIZE,
-  DEFAULT_RETRY_DELAY_MS,
   UnknownTopicError,
   type EventLog,
   type LogMessage,
@@ -99,6 +99,18 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     return admin;
   }
 
+  async function publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const client = await producerClient();
+    try {
+      await client.send({ topic, acks: -1, messages: messages.map(toKafkaMessage) });
+    } catch (error) {
+      if (errorType(error) === 'UNKNOWN_TOPIC_OR_PARTITION') throw new UnknownTopicError(topic);
+      throw error;
+    }
+  }
+  const publishOne: PublishOne = (topic, message) => publish(topic, [message]);
+
   return {
     async createTopics(definitions) {
       if (definitions.length === 0) return;
@@ -115,16 +127,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
       });
     },
 
-    async publish(topic, messages) {
-      if (messages.length === 0) return;
-      const client = await producerClient();
-      try {
-        await client.send({ topic, acks: -1, messages: messages.map(toKafkaMessage) });
-      } catch (error) {
-        if (errorType(error) === 'UNKNOWN_TOPIC_OR_PARTITION') throw new UnknownTopicError(topic);
-        throw error;
-      }
-    },
+    publish,
 
     async subscribe(subscribeOptions) {
       const consumer = kafka.consumer({
@@ -136,6 +139,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
         maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
       });
       const joined = firstJoin(consumer, options.joinTimeoutMs ?? 60_000);
+      const backoff = createBackoff(subscribeOptions);
       const group = subscribeOptions.group;
       consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
         const partitions = Object.values(payload.memberAssignment).reduce((sum, list) => sum + list.length, 0);
@@ -153,7 +157,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
         await consumer.run({
           autoCommit: false,
           eachBatchAutoResolve: false,
-          eachBatch: (payload) => handleBatch(payload, subscribeOptions, logger, options.heartbeatIntervalMs ?? 3000),
+          eachBatch: (payload) => handleBatch(payload, subscribeOptions, { logger, heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000, backoff, publishOne }),
         });
         await joined;
       } catch (error) {
@@ -190,9 +194,9 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
 async function handleBatch(
   payload: EachBatchPayload,
   options: SubscribeOptions,
-  logger: Logger,
-  heartbeatIntervalMs: number,
+  context: { logger: Logger; heartbeatIntervalMs: number; backoff: ReturnType<typeof createBackoff>; publishOne: PublishOne },
 ): Promise<void> {
+  const { logger, heartbeatIntervalMs, backoff } = context;
   const { batch } = payload;
   const max = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
   for (let start = 0; start < batch.messages.length; start += max) {
@@ -202,13 +206,18 @@ async function handleBatch(
     // kafkajs heartbeats only between fetches: keep the membership alive through a slow handler.
     const heartbeats = setInterval(() => void payload.heartbeat().catch(() => undefined), heartbeatIntervalMs);
     try {
-      await options.handleBatch({ topic: batch.topic, partition: batch.partition, messages });
+      const { deadLettered } = await deliverBatch({ topic: batch.topic, partition: batch.partition, messages }, options, context.publishOne);
+      if (deadLettered > 0) {
+        logger.warn({ group: options.group, topic: batch.topic, partition: batch.partition, dead_lettered: deadLettered }, 'messages dead-lettered');
+      }
+      backoff.succeeded(batch.topic, batch.partition);
     } catch (error) {
+      const delay = backoff.failed(batch.topic, batch.partition);
       logger.warn(
-        { err_name: (error as Error)?.name, group: options.group, topic: batch.topic, partition: batch.partition, offset: slice[0].offset },
+        { err_name: (error as Error)?.name, group: options.group, topic: batch.topic, partition: batch.partition, offset: slice[0].offset, retry_in_ms: delay },
         'batch handler failed; redelivering',
       );
-      await sleep(options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
+      await sleep(delay);
       return;
     } finally {
       clearInterval(heartbeats);

@@ -19,10 +19,18 @@
  * - `createTopics` creates the topics that do not exist yet and leaves existing ones unchanged.
  * - `close` stops every subscription (waiting for batches in flight) and releases connections.
  *
- * What it does not promise: exactly-once, dead-lettering (a handler that never succeeds blocks
- * its partition; catch and publish elsewhere if a message may be poison), transactions across
- * topics, or order across partitions. Retention deletes messages by age whether or not a group
- * has read them.
+ * - Errors are classified by type (style.md §9). Any error a handler throws is transient: the
+ *   batch is delivered again, after a delay that doubles with each consecutive failure of the
+ *   partition (`retryDelayMs` up to `maxRetryDelayMs`). An `UnrecoverableMessageError` names one
+ *   message that can never be handled (it cannot be decoded, its schema is unknown, it breaks an
+ *   invariant): with `deadLetterTopicOf` set, that message goes to its dead-letter topic as it
+ *   arrived (key, value bytes and headers) plus `dlq.*` headers naming its origin and the error
+ *   (see DEAD_LETTER_HEADERS), the other messages of the batch are handled without it, and the
+ *   partition moves on. Without `deadLetterTopicOf` it is retried like any other error.
+ *   Dead-lettering is at least once too: a batch retried after it may dead-letter again.
+ *
+ * What it does not promise: exactly-once, transactions across topics, or order across
+ * partitions. Retention deletes messages by age whether or not a group has read them.
  */
 
 /** One topic of the pipeline (infra/topics.ts lists them). */
@@ -79,8 +87,15 @@ export interface SubscribeOptions {
   startAt?: 'earliest' | 'latest';
   /** Most messages handed to one `handleBatch` call; default 500. */
   maxBatchSize?: number;
-  /** Pause before redelivering a batch whose handler threw; default 1000 ms. */
+  /** Pause before redelivering a batch whose handler threw; default 1000 ms, doubled per consecutive failure. */
   retryDelayMs?: number;
+  /** Longest pause between redeliveries of a failing partition; default 5,000 ms. */
+  maxRetryDelayMs?: number;
+  /**
+   * The dead-letter topic of a source topic (it must exist, like any topic). Without it an
+   * UnrecoverableMessageError is retried like a transient error.
+   */
+  deadLetterTopicOf?: (topic: string) => string;
 }
 
 export interface Subscription {
@@ -101,6 +116,36 @@ export interface EventLog {
 
 export const DEFAULT_MAX_BATCH_SIZE = 500;
 export const DEFAULT_RETRY_DELAY_MS = 1000;
+export const DEFAULT_MAX_RETRY_DELAY_MS = 5_000;
+
+/** Headers a dead-lettered message carries besides its own (all strings, no message content). */
+export const DEAD_LETTER_HEADERS = {
+  topic: 'dlq.origin.topic',
+  partition: 'dlq.origin.partition',
+  offset: 'dlq.origin.offset',
+  /** The original key, also kept as the message key; `-` for a null key. */
+  key: 'dlq.origin.key',
+  error: 'dlq.error',
+  reason: 'dlq.reason',
+  failedAt: 'dlq.failed_at',
+} as const;
+
+/**
+ * A message that can never be handled (not retriable): thrown by a `handleBatch` for the message
+ * `offending` of its batch. `reason` is a short machine-readable text without message content
+ * (no personal data: it goes into the dead letter's headers and the logs).
+ */
+export class UnrecoverableMessageError extends Error {
+  override readonly name = 'UnrecoverableMessageError';
+  readonly retriable = false;
+  readonly offending: LogMessage;
+  readonly reason: string;
+  constructor(offending: LogMessage, reason: string, options?: { cause?: unknown }) {
+    super(`unrecoverable message at ${offending.topic}/${offending.partition}@${offending.offset}: ${reason}`, options);
+    this.offending = offending;
+    this.reason = reason;
+  }
+}
 
 /** Publishing to a topic that was never created (topics are created from definitions only). */
 export class UnknownTopicError extends Error {

@@ -1,7 +1,7 @@
 import type avro from 'avsc';
 import { loadSchemaCatalog, type SchemaCatalog } from './catalog.ts';
 import {
-  frame, SchemaValidationError, unframe, UnknownSchemaIdError, UnknownSubjectError, type SchemaRegistry,
+  frame, SchemaValidationError, unframe, UnknownSchemaIdError, WireFormatError, UnknownSubjectError, type SchemaRegistry,
 } from './port.ts';
 
 /**
@@ -23,15 +23,17 @@ export function createStaticSchemaRegistry(catalog: SchemaCatalog = loadSchemaCa
       const writer = catalog.byId.get(id);
       if (!writer) throw new UnknownSchemaIdError(id);
       const reader = catalog.latest(writer.subject)!;
-      if (reader.id === writer.id) {
-        return { subject: writer.subject, version: reader.version, value: reader.type.fromBuffer(payload) };
-      }
-      let resolver = resolvers.get(id);
-      if (!resolver) {
+      let resolver = reader.id === writer.id ? undefined : resolvers.get(id);
+      if (reader.id !== writer.id && !resolver) {
         resolver = reader.type.createResolver(writer.type);
         resolvers.set(id, resolver);
       }
-      return { subject: writer.subject, version: reader.version, value: reader.type.fromBuffer(payload, resolver) };
+      try {
+        return { subject: writer.subject, version: reader.version, value: reader.type.fromBuffer(payload, resolver) };
+      } catch (error) {
+        // avsc's message may quote the bytes it choked on: only its name is kept.
+        throw new WireFormatError(`the Avro payload does not read with schema ${id} (${(error as Error)?.name ?? 'error'})`);
+      }
     },
   };
 }

@@ -53,13 +53,14 @@ function setup(options: { failPublishAt?: number; version?: typeof LIVE | null; 
     spoolDir,
     chunkRows: 2,
     clock: () => NOW,
+    prices: { list_small_cents: 100, list_large_cents: 1000, custom_cents_per_1000_rows: 10 },
   });
   return { jobs, intake, published, spoolDir };
 }
 
 const spec = (patch: Partial<JobSpec> = {}): JobSpec => ({
   source: 'sftp',
-  org: { id: 'org-1', stop_level: 2, retention_days: 14 },
+  org: { id: 'org-1', stop_level: 2, retention_days: 14, plan: 'annual' },
   mode: 'live',
   keyHash: 'ab'.repeat(32),
   locale: 'da',
@@ -81,6 +82,19 @@ describe('job intake', () => {
     expect(chunks.map((c) => c.rows.map((r) => r.row))).toEqual([[0, 1], [2, 3], [4]]);
     expect(published.at(-1)?.value).toMatchObject({ row_count: 5, chunk_count: 3, input_sha256: job.input_sha256 });
     expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('pay_per_list: a live job waits in awaiting_payment with its price, rows published; a test job is never billed', async () => {
+    const { intake, jobs, published } = setup();
+    const payPerList = { id: 'org-2', stop_level: 1, retention_days: 30, plan: 'pay_per_list' as const };
+    const job = await intake.createJob({ ...spec({ org: payPerList }), people: batches(people) });
+    expect(job).toMatchObject({ status: 'awaiting_payment', price: { product: 'list_small', amount_cents: 100, currency: 'DKK' } });
+    expect((await jobs.getJobById(job.id))?.status).toBe('awaiting_payment');
+    expect(published.filter((e) => e.type === 'RowsChunk')).toHaveLength(3);
+    const test = await intake.createJob({ ...spec({ org: payPerList, mode: 'test' }), people: batches(people) });
+    expect(test).toMatchObject({ status: 'queued', price: null });
+    const annual = await intake.createJob({ ...spec(), people: batches(people) });
+    expect(annual).toMatchObject({ status: 'queued', price: null });
   });
 
   it('options: retention_days and stop_level override the organisation; top-level policy wins over options.policy', async () => {
@@ -116,7 +130,7 @@ describe('job intake', () => {
     const error = await intake
       .createJob({
         ...spec({ callback_url: 'https://10.0.0.1/x', options: { check_phones: true } }),
-        org: { id: 'org-1', stop_level: 2, retention_days: 14, addons: ['phone'] },
+        org: { id: 'org-1', stop_level: 2, retention_days: 14, plan: 'annual', addons: ['phone'] },
         people: batches(people),
       })
       .catch((e: unknown) => e);

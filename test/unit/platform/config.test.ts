@@ -20,6 +20,9 @@ describe('loadConfig', () => {
       PROJECTION_COUNT_INTERVAL_MS: 1000,
       RETENTION_SWEEP_SECONDS: 60,
       INTAKE_STALE_SECONDS: 600,
+      PRICE_LIST_SMALL_CENTS: 49_500,
+      PRICE_LIST_LARGE_CENTS: 249_500,
+      PRICE_CUSTOM_CENTS_PER_1000_ROWS: 2_000,
       PHONE_DIRECTORY_TIMEOUT_MS: 5000,
       SFTP_POLL_MS: 5000,
       SFTP_STABLE_MS: 10_000,
@@ -32,6 +35,13 @@ describe('loadConfig', () => {
       EMAIL_POLL_MS: 5000,
       EMAIL_QUARANTINE_DAYS: 30,
     });
+  });
+
+  it('refuses short secrets and malformed certificate keys, never echoing them', () => {
+    expect(() => loadConfig({ CURSOR_SECRET: 'short-secret' })).toThrow(/CURSOR_SECRET/);
+    expect(() => loadConfig({ PAYMENT_WEBHOOK_SECRET: 'short' })).toThrow(/PAYMENT_WEBHOOK_SECRET/);
+    expect(() => loadConfig({ CERTIFICATE_KEYS: 'not base64url!' })).toThrow(/CERTIFICATE_KEYS/);
+    expect(() => loadConfig({ CURSOR_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
   });
 
   it('takes the inbound settings and refuses a secret key that is not 32 bytes of base64', () => {

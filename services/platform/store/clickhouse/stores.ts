@@ -3,6 +3,7 @@ import type { InboundStore } from '../inbound-port.ts';
 import type { AddressStore } from '../addresses-port.ts';
 import type { JobStore } from '../jobs-port.ts';
 import type { KeyRing } from '../keyring-port.ts';
+import type { UsageStore } from '../usage-port.ts';
 import type { ListStore } from '../lists-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
@@ -11,6 +12,7 @@ import { createClickHouseConnection, type ClickHouseConnection } from './connect
 import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
+import { createClickHouseUsageStore } from './usage.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
 import { createClickHouseRegisterStore } from './registers.ts';
@@ -26,6 +28,7 @@ export interface ClickHouseStores {
   inbound: InboundStore;
   registers: RegisterStore;
   keys: KeyRing;
+  usage: UsageStore;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,7 @@ export async function openClickHouseStores(
     inbound: createClickHouseInboundStore(connection),
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
+    usage: createClickHouseUsageStore(connection),
     close: () => connection.close(),
   };
 }
