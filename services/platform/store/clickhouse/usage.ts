@@ -3,7 +3,7 @@ import type { ClickHouseConnection } from './connection.ts';
 import { sql } from './sql.ts';
 
 /**
- * UsageStore on ClickHouse (migration 008_usage_entries.sql). The sort key holds (kind, ref), so
+ * UsageStore on ClickHouse (migration 009_usage_entries.sql). The sort key holds (kind, ref), so
  * a usage event recorded twice is one row after FINAL; month and org lead it for the monthly sum.
  * An entry's org and month never change for a ref, so the duplicates always share one key.
  */
