@@ -81,7 +81,7 @@ export interface CheckJobsDeps {
   cursors?: CursorSeal;
   /** Pay-per-list prices (DECISIONS §8); absent: no job waits for payment. */
   prices?: PriceTable;
-  /** PAYMENT_WEBHOOK_SECRET; absent: POST /v2/payments/webhook is not served. */
+  /** PAYMENT_WEBHOOK_SECRET; absent: POST /v2/payments/webhook answers 404. */
   paymentWebhookSecret?: string;
 }
 
@@ -179,7 +179,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   const jobs = deps.checkJobs;
   registerRoutes(
     app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
-    jobs?.paymentWebhookSecret ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret } : undefined,
+    jobs ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret ?? null } : undefined,
   );
   return app;
 }

@@ -19,7 +19,8 @@ export const routeSpecs: RouteSpec[] = [
 
 /**
  * The check-job routes exist only when a job store and an intake are wired (`jobs`), the
- * certificate routes only with certificate keys, the payment webhook only with its secret.
+ * certificate routes only with certificate keys, the payment webhook with the
+ * check jobs (404 without its secret).
  */
 export function registerRoutes(
   app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext, certificates?: CertificateKeys, payments?: PaymentsContext,

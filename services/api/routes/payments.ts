@@ -45,17 +45,19 @@ export const paymentWebhookSpec: RouteSpec = {
   summary: "The payment provider's webhook: a paid pay-per-list job starts",
   description:
     'Signed by the provider (`Payment-Signature`), not by an API key. 401 for a missing, wrong or stale signature; ' +
-    '422 for an unknown job, an amount that is not the price, or a job that cannot be paid; the same event id again replays the first answer.',
+    '422 for an unknown job, an amount that is not the price, or a job that cannot be paid; the same event id again replays the first answer. ' +
+    '404 on a deployment that takes no payment webhooks (no PAYMENT_WEBHOOK_SECRET configured).',
   authenticated: false,
   body: PaymentEventSchema,
   success: { status: 200, description: 'The payment was recorded (or had been)', schema: PaymentReceiptSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
-  errors: [400, 401, 422, 500],
+  errors: [400, 401, 404, 422, 500],
 };
 
 export interface PaymentsContext {
   jobs: JobStore;
   events: Pick<PipelineEvents, 'publish'>;
-  secret: string;
+  /** Null: this deployment takes no payment webhooks; the route answers 404 (but still 405 for other methods). */
+  secret: string | null;
 }
 
 const signatureRefused = (reason: string) =>
@@ -67,6 +69,7 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: RouteContext, p
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     registerRoute(scope, { ...paymentWebhookSpec, body: undefined }, [], async (request, reply) => {
+      if (payments.secret === null) throw new ApiError({ code: 'not_found', messageKey: 'not_found' });
       const raw = (request.body as Buffer).toString('utf8');
       const header = request.headers[PAYMENT_SIGNATURE_HEADER];
       const check = verifyCallbackSignature(
