@@ -170,7 +170,9 @@ format_if_needed() {
   fi
   [[ -f "$data_dir/meta.properties" ]] && return 0
   local cluster_id
-  cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+  # Base64 of 16 random bytes without '-': an id that starts with '-' is read by kafka-storage as
+  # an option ("--cluster-id: expected one argument"), which failed about one start in 64.
+  cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' 'AB' | tr -d '=')"
   java_args
   if ! java "${java_opts[@]}" kafka.tools.StorageTool format --standalone -t "$cluster_id" \
     -c "$conf_dir/server.properties" >"$log_dir/format.log" 2>&1; then
