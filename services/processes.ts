@@ -119,7 +119,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   await sweepDrafts();
   await activeIndex.refresh();
   await registers.refresh();
-  const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
+  const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, dataKeys: platform.jobKeys });
   const app = buildApp({
     config,
     logger,
@@ -173,7 +173,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
   const { platform, logger, activeIndex } = context;
   const matcher = createMatcher({
-    log: platform.log, registry: platform.registry, activeIndex, logger, topicPrefix: platform.topicPrefix,
+    log: platform.log, registry: platform.registry, dataKeys: platform.jobKeys, activeIndex, logger, topicPrefix: platform.topicPrefix,
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
   });
   await matcher.start();
@@ -186,6 +186,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
   const service = createProjectionService({
     log: platform.log,
     registry: platform.registry,
+    dataKeys: platform.jobKeys,
     jobs: platform.jobs,
     renderJob: renderCheckJob,
     logger,
@@ -233,7 +234,7 @@ export async function startInbound(name: 'sftp' | 'email', context: ServiceConte
   const spoolDir = spoolDirOf(config);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
-    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
+    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, dataKeys: platform.jobKeys }),
     spoolDir, draftDir: uploadDirOf(config),
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });

@@ -3,7 +3,7 @@ import type { EventLog, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
-import { createPipelineEvents, topicNames } from '../pipeline/events.ts';
+import { createPipelineEvents, topicNames, type PipelineDataKeys } from '../pipeline/events.ts';
 import { poisonSafe } from '../pipeline/poison.ts';
 import { createMatcherCore } from './matcher.ts';
 
@@ -25,6 +25,8 @@ export interface MatcherDeps {
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
   logger: Logger;
   topicPrefix?: string;
+  /** The job data keys rows and results are sealed with (the platform's). */
+  dataKeys?: PipelineDataKeys;
   /** Row chunks per batch (each up to 2,000 rows); small, so a batch's results go out soon. */
   maxBatchChunks?: number;
 }
@@ -33,7 +35,7 @@ const DEFAULT_MATCHER_BATCH_CHUNKS = 4;
 
 export function createMatcher(deps: MatcherDeps): Matcher {
   const prefix = deps.topicPrefix ?? '';
-  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix });
+  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix, ...(deps.dataKeys ? { dataKeys: deps.dataKeys } : {}) });
   const core = createMatcherCore({ events, activeIndex: deps.activeIndex, logger: deps.logger });
   let subscription: Subscription | null = null;
   return {

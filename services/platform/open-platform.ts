@@ -25,6 +25,9 @@ import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
+import type { DataKeyStore } from './store/data-keys-port.ts';
+import { createEmbeddedDataKeyStore } from './store/embedded/data-keys.ts';
+import { createJobDataKeys, type JobDataKeys } from './keys/data-keys.ts';
 import type { UsageStore } from './store/usage-port.ts';
 import type { ListStore } from './store/lists-port.ts';
 import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
@@ -47,11 +50,13 @@ export interface Platform extends Stores {
   topicPrefix: string;
   /** Where the embedded database is (embedded: everything; distributed: idempotency only). */
   databasePath: string;
+  /** The jobs' data keys, cached (rows and results on the topics are sealed with them). */
+  jobKeys: JobDataKeys;
 }
 
 type PlatformConfig = Pick<Config,
   'DATA_DIR' | 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER'
-  | 'CLICKHOUSE_PASSWORD' | 'SCHEMA_REGISTRY_URL' | 'KAFKA_SESSION_TIMEOUT_MS'>;
+  | 'CLICKHOUSE_PASSWORD' | 'SCHEMA_REGISTRY_URL' | 'KAFKA_SESSION_TIMEOUT_MS' | 'DATA_MASTER_KEYS'>;
 
 export function platformKind(config: PlatformConfig): 'embedded' | 'distributed' {
   if (config.KAFKA_BROKERS && config.CLICKHOUSE_URL) return 'distributed';
@@ -77,6 +82,8 @@ export interface Stores {
   keys: KeyRing;
   /** Billable usage per organisation and month (kept by the projection). */
   usage: UsageStore;
+  /** The jobs' wrapped data keys (crypto-shredding); `jobs.purgeJob` deletes a job's keys first. */
+  dataKeys: DataKeyStore;
   close(): Promise<void>;
 }
 
@@ -94,14 +101,32 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   }
   const stores = await openDistributedStores(config, logger);
   return {
-    kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
+    kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses,
+    jobs: forgettingKeysOnPurge(stores.jobs, (id) => stores.dataKeys.deleteJobKeys(id)), dataKeys: stores.dataKeys,
     keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'usage'> {
+/**
+ * The job store whose purgeJob first deletes the job's data keys (crypto-shredding): every purge
+ * (DELETE, delete_after, an abandoned intake, a deleted draft) makes the job's rows and results on
+ * the topics unreadable at once, before its stored rows go. Keys first: should the purge fail
+ * half-way, the log is already unreadable, and the purge is retried as before.
+ */
+export function forgettingKeysOnPurge(jobs: JobStore, forget: (jobId: string) => Promise<void>): JobStore {
+  return Object.assign(Object.create(jobs) as JobStore, {
+    async purgeJob(id: string, at: string) {
+      await forget(id);
+      return jobs.purgeJob(id, at);
+    },
+  });
+}
+
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'usage' | 'dataKeys'> {
+  const dataKeys = createEmbeddedDataKeyStore(db);
   return {
-    accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
+    dataKeys, accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db),
+    jobs: forgettingKeysOnPurge(createEmbeddedJobStore(db), (id) => dataKeys.deleteJobKeys(id)),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
     inbound: createEmbeddedInboundStore(db), usage: createEmbeddedUsageStore(db),
   };
@@ -129,8 +154,11 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
     if (kind === 'embedded') {
       const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200 });
       closers.push(() => log.close());
+      const stores = embeddedStores(db);
+      const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath, ...embeddedStores(db),
+        kind, idempotency, registry, log, topicPrefix, databasePath, ...stores, jobKeys,
+        jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
       };
     } else {
       const stores = await openDistributedStores(config, logger);
@@ -142,10 +170,12 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
         heartbeatIntervalMs: Math.min(3000, Math.floor(config.KAFKA_SESSION_TIMEOUT_MS / 3)),
       });
       closers.push(() => log.close());
+      const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys, usage: stores.usage,
+        kind, idempotency, registry, log, topicPrefix, databasePath, jobKeys, dataKeys: stores.dataKeys,
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, usage: stores.usage,
         registers: stores.registers, inbound: stores.inbound,
+        jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

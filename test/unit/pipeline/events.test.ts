@@ -69,14 +69,14 @@ describe('pipeline events', () => {
     expect(decoded.value.results[1].result.phone_lookup).toEqual({ outcome: 'unlisted' });
   });
 
-  it('reads a v1 RowsChunk with the v2 defaults', async () => {
+  it('reads a v1 RowsChunk with the v2 and v3 defaults (nothing sealed)', async () => {
     const [v1] = catalog.bySubject.get('checks.rows-dk.robinson.checks.RowsChunk')!;
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const old = { job_id: 'j', chunk: 3, rows: [] };
     const decoded = await events.decode(frame(v1.id, v1.type.toBuffer(old)));
     expect(decoded).toEqual({
       type: 'RowsChunk',
-      value: { ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da' },
+      value: { ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da', data_key_id: null, sealed_rows: null },
     });
   });
 

@@ -176,6 +176,11 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       await conn.command(sql`DELETE FROM ${results} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
       const partition = utcDay(purged.delete_after).replaceAll('-', '');
       await conn.command(sql`ALTER TABLE ${results} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
+      // Earlier revisions of the record (ReplacingMergeTree keeps them until a merge) still hold
+      // the preview: they go the same way. Parts rewritten by either mask stay on disk, inactive,
+      // for the tables' old_parts_lifetime (migration 012 shortens it).
+      await conn.command(sql`DELETE FROM ${jobs} WHERE id = ${id} AND revision < (SELECT max(revision) FROM ${jobs} WHERE id = ${id})`, { lightweight_deletes_sync: '2' });
+      await conn.command(sql`ALTER TABLE ${jobs} APPLY DELETED MASK`, { mutations_sync: '0' });
       return purged;
     },
 

@@ -12,6 +12,8 @@ import { createClickHouseConnection, type ClickHouseConnection } from './connect
 import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
+import { createClickHouseDataKeyStore } from './data-keys.ts';
+import type { DataKeyStore } from '../data-keys-port.ts';
 import { createClickHouseUsageStore } from './usage.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
@@ -29,6 +31,7 @@ export interface ClickHouseStores {
   registers: RegisterStore;
   keys: KeyRing;
   usage: UsageStore;
+  dataKeys: DataKeyStore;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export async function openClickHouseStores(
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     usage: createClickHouseUsageStore(connection),
+    dataKeys: createClickHouseDataKeyStore(connection),
     close: () => connection.close(),
   };
 }
