@@ -9,6 +9,7 @@ import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
 import { sweepDraftFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
+import type { JobDataKeys } from './platform/keys/data-keys.ts';
 import type { Config } from './platform/config.ts';
 import type { PriceTable } from './domain/pricing.ts';
 import { createCertificateKeys, type CertificateKeys } from './platform/keys/certificate-keys.ts';
@@ -58,6 +59,16 @@ export interface ServiceOverrides {
   projectionBatchSize?: number;
   /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
   inboundClock?: () => Date;
+  /**
+   * false: rows and results go on the log unsealed (no job data keys). Only for the bench that
+   * measures what sealing costs; deliberately not configuration, so no deployment can turn it off.
+   */
+  sealChunks?: boolean;
+}
+
+/** The job data keys rows and results are sealed with (none when a bench turned sealing off). */
+function dataKeysOf(context: ServiceContext): { dataKeys?: JobDataKeys } {
+  return context.overrides.sealChunks === false ? {} : { dataKeys: context.platform.jobKeys };
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
@@ -119,7 +130,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   await sweepDrafts();
   await activeIndex.refresh();
   await registers.refresh();
-  const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, dataKeys: platform.jobKeys });
+  const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) });
   const app = buildApp({
     config,
     logger,
@@ -173,7 +184,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
   const { platform, logger, activeIndex } = context;
   const matcher = createMatcher({
-    log: platform.log, registry: platform.registry, dataKeys: platform.jobKeys, activeIndex, logger, topicPrefix: platform.topicPrefix,
+    log: platform.log, registry: platform.registry, ...dataKeysOf(context), activeIndex, logger, topicPrefix: platform.topicPrefix,
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
   });
   await matcher.start();
@@ -186,7 +197,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
   const service = createProjectionService({
     log: platform.log,
     registry: platform.registry,
-    dataKeys: platform.jobKeys,
+    ...dataKeysOf(context),
     jobs: platform.jobs,
     renderJob: renderCheckJob,
     logger,
@@ -234,7 +245,7 @@ export async function startInbound(name: 'sftp' | 'email', context: ServiceConte
   const spoolDir = spoolDirOf(config);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
-    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, dataKeys: platform.jobKeys }),
+    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) }),
     spoolDir, draftDir: uploadDirOf(config),
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });
