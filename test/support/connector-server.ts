@@ -17,6 +17,8 @@ export interface ExportServer {
   /** Requests seen per path, with the Authorization header they carried. */
   requests(path: string): Array<{ authorization: string | undefined; answered: number }>;
   cert: string;
+  /** The certificate's file, for NODE_EXTRA_CA_CERTS of a service process. */
+  certFile: string;
   down(): Promise<void>;
   up(): Promise<void>;
   close(): Promise<void>;
@@ -65,6 +67,7 @@ export async function startExportServer(expectedAuthorization: string): Promise<
   await up();
   return {
     cert,
+    certFile: join(dir, 'cert.pem'),
     serve(path, body, contentType) {
       bodies.set(path, { body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'), contentType });
       return `https://127.0.0.1:${port}/${path}`;
