@@ -15,6 +15,8 @@ import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
 import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
+import { createEmbeddedConnectorStore } from './store/embedded/connectors.ts';
+import type { ConnectorStore } from './store/connectors-port.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedUsageStore } from './store/embedded/usage.ts';
@@ -76,6 +78,8 @@ export interface Stores {
   jobs: JobStore;
   /** SFTP drop folders, email senders and inbound claims (DECISIONS §15). */
   inbound: InboundStore;
+  /** Scheduled HTTPS pulls and their last outcome (DECISIONS §16, docs/connectors.md). */
+  connectors: ConnectorStore;
   /** Company register and phone directory versions. */
   registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
@@ -103,7 +107,7 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses,
     jobs: forgettingKeysOnPurge(stores.jobs, (id) => stores.dataKeys.deleteJobKeys(id)), dataKeys: stores.dataKeys,
-    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, close: () => stores.close(),
+    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, close: () => stores.close(),
   };
 }
 
@@ -122,13 +126,13 @@ export function forgettingKeysOnPurge(jobs: JobStore, forget: (jobId: string) =>
   });
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'usage' | 'dataKeys'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage' | 'dataKeys'> {
   const dataKeys = createEmbeddedDataKeyStore(db);
   return {
     dataKeys, accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db),
     jobs: forgettingKeysOnPurge(createEmbeddedJobStore(db), (id) => dataKeys.deleteJobKeys(id)),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
-    inbound: createEmbeddedInboundStore(db), usage: createEmbeddedUsageStore(db),
+    inbound: createEmbeddedInboundStore(db), connectors: createEmbeddedConnectorStore(db), usage: createEmbeddedUsageStore(db),
   };
 }
 
@@ -174,7 +178,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath, jobKeys, dataKeys: stores.dataKeys,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, usage: stores.usage,
-        registers: stores.registers, inbound: stores.inbound,
+        registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
         jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
       };
     }
