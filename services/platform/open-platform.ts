@@ -41,7 +41,8 @@ import type { RegisterStore } from './store/registers-port.ts';
  *   idempotency records and the event log; every service runs in the one process (services/main.ts);
  * - distributed (KAFKA_BROKERS and CLICKHOUSE_URL set): Kafka for the event log, ClickHouse for
  *   accounts, lists, jobs and results, the Confluent registry when SCHEMA_REGISTRY_URL is set
- *   (else the static one, same bytes); idempotency records stay in DATA_DIR (see
+ *   (else the static one, same bytes); idempotency records in ClickHouse too, shared by every API
+ *   process (docs/privacy-and-proof.md); DATA_DIR keeps only a database file nothing uses (see
  *   docs/platform-clickhouse-registry.md). Each service may run as its own process.
  * Topics of the pipeline are created (idempotently) before anything is returned.
  */
@@ -50,7 +51,7 @@ export interface Platform extends Stores {
   log: EventLog;
   registry: SchemaRegistry;
   topicPrefix: string;
-  /** Where the embedded database is (embedded: everything; distributed: idempotency only). */
+  /** Where the embedded database is (embedded: everything; distributed: opened, unused by the stores). */
   databasePath: string;
   /** The jobs' data keys, cached (rows and results on the topics are sealed with them). */
   jobKeys: JobDataKeys;
@@ -150,7 +151,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
     for (const closeOne of closers.splice(0).reverse()) await closeOne();
   };
   try {
-    const idempotency = createEmbeddedIdempotencyStore(db);
+    let idempotency: IdempotencyStore = createEmbeddedIdempotencyStore(db);
     const registry = config.SCHEMA_REGISTRY_URL
       ? createConfluentSchemaRegistry({ url: config.SCHEMA_REGISTRY_URL, logger })
       : createStaticSchemaRegistry();
@@ -175,6 +176,9 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       });
       closers.push(() => log.close());
       const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });
+      // One store of idempotency records for every API process: the same key sent to two of them
+      // at once gives one job (a file in each process's DATA_DIR gave one per process).
+      idempotency = stores.idempotency;
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath, jobKeys, dataKeys: stores.dataKeys,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, usage: stores.usage,

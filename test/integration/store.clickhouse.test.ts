@@ -15,6 +15,8 @@ import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract, makeJob, rows } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
+import { idempotencyStoreContract } from '../contract/idempotency-store.contract.ts';
+import { createClickHouseIdempotencyStore } from '../../services/platform/store/clickhouse/idempotency.ts';
 import { createClickHouseDataKeyStore } from '../../services/platform/store/clickhouse/data-keys.ts';
 import { usageStoreContract } from '../contract/usage-store.contract.ts';
 import { createClickHouseUsageStore } from '../../services/platform/store/clickhouse/usage.ts';
@@ -93,6 +95,11 @@ dataKeyStoreContract('clickhouse', async () => {
     rawContent: async () => conn.text(sql`SELECT * FROM ${conn.table('job_data_keys')} SETTINGS apply_deleted_mask = 0`, 'TabSeparatedRaw'),
     close,
   };
+});
+
+idempotencyStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('idempotency');
+  return { store: createClickHouseIdempotencyStore(conn), reopen: async () => createClickHouseIdempotencyStore(reopen()), close };
 });
 
 usageStoreContract('clickhouse', async () => {

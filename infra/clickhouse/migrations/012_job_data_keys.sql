@@ -18,3 +18,26 @@ CREATE TABLE IF NOT EXISTS {database}.job_data_keys (
 ALTER TABLE {database}.job_data_keys MODIFY SETTING old_parts_lifetime = 10;
 ALTER TABLE {database}.check_results MODIFY SETTING old_parts_lifetime = 10;
 ALTER TABLE {database}.check_jobs MODIFY SETTING old_parts_lifetime = 10;
+
+-- Idempotency records shared by every API process (DECISIONS §6, docs/privacy-and-proof.md
+-- "Idempotency across API processes"). Append-only events of (scope, key): a claim of
+-- generation `epoch` (kind 'claim', with its owner), its answer ('done') or its release
+-- ('abandon'). One winner per generation: every claim row is inserted with
+-- insert_deduplication_token = scope/key/epoch, and this table remembers the last 100,000 tokens
+-- (non_replicated_deduplication_window), so of concurrent claims of one generation exactly one
+-- row is stored and its owner is the winner. The body may hold personal data (resolved
+-- addresses): purgeExpired (run by the API) deletes records past expires_ms. No TTL: rows with
+-- expiry times in the past would vanish on the next merge, before purgeExpired counts them.
+CREATE TABLE IF NOT EXISTS {database}.idempotency_events (
+  scope String,
+  key String,
+  epoch UInt64,
+  kind Enum8('claim' = 1, 'done' = 2, 'abandon' = 3),
+  owner String,
+  fingerprint String,
+  status UInt16,
+  body String,
+  expires_ms Int64,
+  lease_ms Int64
+) ENGINE = MergeTree() ORDER BY (scope, key, epoch)
+SETTINGS non_replicated_deduplication_window = 100000, old_parts_lifetime = 10;

@@ -15,6 +15,8 @@ import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
 import { createClickHouseDataKeyStore } from './data-keys.ts';
+import { createClickHouseIdempotencyStore } from './idempotency.ts';
+import type { IdempotencyStore } from '../idempotency-port.ts';
 import type { DataKeyStore } from '../data-keys-port.ts';
 import { createClickHouseUsageStore } from './usage.ts';
 import { createClickHouseListStore } from './lists.ts';
@@ -35,6 +37,8 @@ export interface ClickHouseStores {
   keys: KeyRing;
   usage: UsageStore;
   dataKeys: DataKeyStore;
+  /** Idempotency records shared by every API process. */
+  idempotency: IdempotencyStore;
   close(): Promise<void>;
 }
 
@@ -72,6 +76,7 @@ export async function openClickHouseStores(
     keys: createClickHouseKeyRing(connection),
     usage: createClickHouseUsageStore(connection),
     dataKeys: createClickHouseDataKeyStore(connection),
+    idempotency: createClickHouseIdempotencyStore(connection),
     close: () => connection.close(),
   };
 }
