@@ -1,4 +1,6 @@
 import { createActiveAddressRegister } from './addresses/active-register.ts';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
@@ -140,6 +142,9 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     lists: platform.lists,
     activeIndex,
     idempotency: platform.idempotency,
+    ...(platform.kind === 'distributed'
+      ? { rateSharing: { store: platform.rateUsage, process: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, intervalMs: config.RATE_LIMIT_SYNC_MS } }
+      : {}),
     events,
     companyRegister: registers.companies,
     phoneDirectory: registers.directory,

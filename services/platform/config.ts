@@ -17,6 +17,12 @@ export const configSchema = z.object({
   /** DECISIONS §11: POST /v2/checks, per key. */
   RATE_LIMIT_PER_SECOND: positiveInt.default(20),
   RATE_LIMIT_BURST: positiveInt.default(40),
+  /**
+   * How often an API process of the distributed deployment exchanges its rate-limit counts with
+   * the others (ClickHouse), so a key's rate holds across processes; a request let through by one
+   * reaches the others' buckets within about this long.
+   */
+  RATE_LIMIT_SYNC_MS: positiveInt.min(50).max(10_000).default(250),
   /** How often a running process looks for a newly activated list version (admin CLI). */
   LIST_REFRESH_SECONDS: positiveInt.default(30),
   /** `npm start` seeds a demo organisation and list into an empty database; `false` turns it off. */

@@ -28,6 +28,8 @@ import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
 import type { DataKeyStore } from './store/data-keys-port.ts';
+import type { RateUsageStore } from './store/rate-usage-port.ts';
+import { createEmbeddedRateUsageStore } from './store/embedded/rate-usage.ts';
 import { createEmbeddedDataKeyStore } from './store/embedded/data-keys.ts';
 import { createJobDataKeys, type JobDataKeys } from './keys/data-keys.ts';
 import type { UsageStore } from './store/usage-port.ts';
@@ -55,6 +57,8 @@ export interface Platform extends Stores {
   databasePath: string;
   /** The jobs' data keys, cached (rows and results on the topics are sealed with them). */
   jobKeys: JobDataKeys;
+  /** Rate-limit counts shared by the API processes (used by the distributed deployment). */
+  rateUsage: RateUsageStore;
 }
 
 type PlatformConfig = Pick<Config,
@@ -162,7 +166,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       const stores = embeddedStores(db);
       const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath, ...stores, jobKeys,
+        kind, idempotency, registry, log, topicPrefix, databasePath, ...stores, jobKeys, rateUsage: createEmbeddedRateUsageStore(db),
         jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
       };
     } else {
@@ -180,7 +184,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       // at once gives one job (a file in each process's DATA_DIR gave one per process).
       idempotency = stores.idempotency;
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath, jobKeys, dataKeys: stores.dataKeys,
+        kind, idempotency, registry, log, topicPrefix, databasePath, jobKeys, dataKeys: stores.dataKeys, rateUsage: stores.rateUsage,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, usage: stores.usage,
         registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
         jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),

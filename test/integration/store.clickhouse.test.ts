@@ -15,6 +15,8 @@ import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract, makeJob, rows } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
+import { rateUsageStoreContract } from '../contract/rate-usage.contract.ts';
+import { createClickHouseRateUsageStore } from '../../services/platform/store/clickhouse/rate-usage.ts';
 import { idempotencyStoreContract } from '../contract/idempotency-store.contract.ts';
 import { createClickHouseIdempotencyStore } from '../../services/platform/store/clickhouse/idempotency.ts';
 import { createClickHouseDataKeyStore } from '../../services/platform/store/clickhouse/data-keys.ts';
@@ -100,6 +102,11 @@ dataKeyStoreContract('clickhouse', async () => {
 idempotencyStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('idempotency');
   return { store: createClickHouseIdempotencyStore(conn), reopen: async () => createClickHouseIdempotencyStore(reopen()), close };
+});
+
+rateUsageStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('rateusage');
+  return { store: createClickHouseRateUsageStore(conn), reopen: async () => createClickHouseRateUsageStore(reopen()), close };
 });
 
 usageStoreContract('clickhouse', async () => {

@@ -16,6 +16,8 @@ import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
+import { rateUsageStoreContract } from '../contract/rate-usage.contract.ts';
+import { createEmbeddedRateUsageStore } from '../../services/platform/store/embedded/rate-usage.ts';
 import { createEmbeddedDataKeyStore } from '../../services/platform/store/embedded/data-keys.ts';
 import { usageStoreContract } from '../contract/usage-store.contract.ts';
 import { createEmbeddedUsageStore } from '../../services/platform/store/embedded/usage.ts';
@@ -87,6 +89,11 @@ dataKeyStoreContract('embedded', async () => {
     rawContent: async () => raw(path) + raw(`${path}-wal`),
     close,
   };
+});
+
+rateUsageStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedRateUsageStore(db), reopen: async () => createEmbeddedRateUsageStore(reopen()), close };
 });
 
 addressesStoreContract('embedded', async () => {

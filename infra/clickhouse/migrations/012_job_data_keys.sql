@@ -41,3 +41,15 @@ CREATE TABLE IF NOT EXISTS {database}.idempotency_events (
   lease_ms Int64
 ) ENGINE = MergeTree() ORDER BY (scope, key, epoch)
 SETTINGS non_replicated_deduplication_window = 100000, old_parts_lifetime = 10;
+
+-- Rate-limit consumption shared by the API processes (docs/privacy-and-proof.md "Rate limits
+-- across API processes"): each process writes, a few times a second, how many requests it has
+-- let through per API key since it started (a growing total, so a lost or repeated row changes
+-- nothing); each reads the other processes' latest totals. Rows matter for a minute.
+CREATE TABLE IF NOT EXISTS {database}.rate_usage (
+  key String,
+  process String,
+  total UInt64,
+  at_ms Int64
+) ENGINE = MergeTree() ORDER BY (key, process, at_ms)
+TTL toDateTime(intDiv(at_ms, 1000)) + INTERVAL 10 MINUTE;

@@ -16,6 +16,8 @@ import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
 import { createClickHouseDataKeyStore } from './data-keys.ts';
 import { createClickHouseIdempotencyStore } from './idempotency.ts';
+import { createClickHouseRateUsageStore } from './rate-usage.ts';
+import type { RateUsageStore } from '../rate-usage-port.ts';
 import type { IdempotencyStore } from '../idempotency-port.ts';
 import type { DataKeyStore } from '../data-keys-port.ts';
 import { createClickHouseUsageStore } from './usage.ts';
@@ -39,6 +41,8 @@ export interface ClickHouseStores {
   dataKeys: DataKeyStore;
   /** Idempotency records shared by every API process. */
   idempotency: IdempotencyStore;
+  /** Rate-limit counts shared by the API processes. */
+  rateUsage: RateUsageStore;
   close(): Promise<void>;
 }
 
@@ -77,6 +81,7 @@ export async function openClickHouseStores(
     usage: createClickHouseUsageStore(connection),
     dataKeys: createClickHouseDataKeyStore(connection),
     idempotency: createClickHouseIdempotencyStore(connection),
+    rateUsage: createClickHouseRateUsageStore(connection),
     close: () => connection.close(),
   };
 }
