@@ -58,6 +58,8 @@ export interface ServiceOverrides {
   projectionBatchSize?: number;
   /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
   inboundClock?: () => Date;
+  /** The projection's clock (retention sweep, finished_at); tests move it past delete_after. */
+  projectionClock?: () => Date;
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
@@ -202,6 +204,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
     usage: platform.usage,
+    ...(context.overrides.projectionClock ? { clock: context.overrides.projectionClock } : {}),
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };
