@@ -6,7 +6,7 @@ import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
-import { sweepDraftFiles } from './ingest/index.ts';
+import { sweepDraftFiles, useSpoolForXlsxTempFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
@@ -113,6 +113,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
   if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
+  useSpoolForXlsxTempFiles(spoolDir);
   const draftDir = uploadDirOf(config);
   const sweepDrafts = async () => {
     const gone = await sweepDraftFiles(draftDir, platform.jobs);
@@ -234,6 +235,10 @@ export async function startInbound(name: 'sftp' | 'email', context: ServiceConte
   const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
   const { startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
+  // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the API's.
+  const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
+  if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped process');
+  useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
     events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
