@@ -6,7 +6,7 @@ import { buildApp } from './api/app.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
-import { sweepDraftFiles } from './ingest/index.ts';
+import { sweepDraftFiles, useSpoolForXlsxTempFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createPrivateListIndexes, type PrivateListIndexes } from './lists/private-indexes.ts';
 import { createMatcher } from './matcher/index.ts';
@@ -61,6 +61,8 @@ export interface ServiceOverrides {
   projectionBatchSize?: number;
   /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
   inboundClock?: () => Date;
+  /** The projection's clock (retention sweep, finished_at); tests move it past delete_after. */
+  projectionClock?: () => Date;
   /** Extra CA certificates connectors trust (a test server's own certificate). */
   connectorCa?: string;
 }
@@ -117,6 +119,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
   if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
+  useSpoolForXlsxTempFiles(spoolDir);
   const draftDir = uploadDirOf(config);
   const sweepDrafts = async () => {
     const gone = await sweepDraftFiles(draftDir, platform.jobs);
@@ -209,6 +212,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
     usage: platform.usage,
+    ...(context.overrides.projectionClock ? { clock: context.overrides.projectionClock } : {}),
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };
@@ -240,6 +244,10 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
   const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
   const { startConnectorIngest, startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
+  // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the API's.
+  const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
+  if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped process');
+  useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
     events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
