@@ -27,7 +27,9 @@ export function previewTable(texts: Texts, job: CheckJob): HTMLElement {
       h('th', { scope: 'row' }, index + 1),
       ...job.columns.map((_column, i) => h('td', {}, row.cells[i] ?? '')),
       h('td', { class: `verdict verdict-${row.result.status}` }, texts.t(`result_${row.result.status}`)),
-      h('td', {}, row.result.match.level === null ? '–' : `${row.result.match.level}: `, row.result.match.label ?? row.result.reasons.join(', '))))));
+      h('td', {}, row.result.match.level === null
+        ? texts.t('level_unread')
+        : `${row.result.match.level}: ${row.result.match.label ?? texts.level(row.result.match.level)}`)))));
   return scrollingTable(texts.t('preview_title'), table);
 }
 
@@ -82,6 +84,8 @@ export function draftView(app: App, job: CheckJob): HTMLElement {
   };
 
   startButton.addEventListener('click', () => void busy(async () => {
+    // A large file is read and queued before the answer comes: say so meanwhile.
+    changedNote.textContent = texts.t('starting');
     app.showJob(await app.api.start(job.id, chosenMapping()));
     void app.refreshJobs();
   }));
