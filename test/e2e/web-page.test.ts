@@ -86,10 +86,11 @@ async function expectAccessible(page: Page, step: string): Promise<void> {
 async function tabTo(page: Page, selector: string, text?: string): Promise<void> {
   for (let i = 0; i < 80; i++) {
     await page.keyboard.press('Tab');
-    const found = await page.evaluate(([s, t]) => {
+    // Browser-side code as text: this file is type-checked against Node, not the DOM.
+    const found = await page.evaluate(`(() => {
       const active = document.activeElement;
-      return !!active && active.matches(s!) && (t === undefined || active.textContent?.trim() === t);
-    }, [selector, text] as const);
+      return !!active && active.matches(${JSON.stringify(selector)}) && (${JSON.stringify(text ?? null)} === null || active.textContent.trim() === ${JSON.stringify(text ?? null)});
+    })()`);
     if (found) return;
   }
   throw new Error(`Tab never reached ${selector} ${text ?? ''}`);
@@ -200,7 +201,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.locator('#map-name').inputValue()).toBe('1');
     await tabTo(page, 'button', 'Update preview');
     await page.keyboard.press('Enter');
-    await page.waitForFunction((old) => !location.hash.endsWith(old), firstDraft);
+    await page.waitForFunction(`!location.hash.endsWith(${JSON.stringify(firstDraft)})`);
     await page.getByTestId('draft').waitFor();
     const draft = jobIdOf(page)!;
     const verdicts = await page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents();
@@ -256,21 +257,21 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
 
     // A drop as a file manager makes it: a DataTransfer holding the file.
     const bytes = readFileSync(files.csv).toString('base64');
-    await page.evaluate(([base64, name]) => {
-      const data = Uint8Array.from(atob(base64!), (c) => c.charCodeAt(0));
+    await page.evaluate(`(() => {
+      const data = Uint8Array.from(atob(${JSON.stringify(bytes)}), (c) => c.charCodeAt(0));
       const transfer = new DataTransfer();
-      transfer.items.add(new File([data], name!, { type: 'text/csv' }));
-      const zone = document.getElementById('dropzone')!;
+      transfer.items.add(new File([data], 'kunder.csv', { type: 'text/csv' }));
+      const zone = document.getElementById('dropzone');
       zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
       zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-    }, [bytes, 'kunder.csv'] as const);
+    })()`);
     await page.getByTestId('draft').waitFor();
     expect(await page.locator('#map-name').inputValue()).toBe('1');
     expect(await page.locator('h2.view-title').textContent()).toBe('Kolonner og forhåndsvisning');
     const verdicts = await page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents();
     expect(verdicts).toContain('blokeret');
     // Nothing wider than the screen: wide tables scroll inside their own region.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     await screenshot(page, '08-draft-da-360');
     await expectAccessible(page, 'draft at 360 px');
 
@@ -278,7 +279,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await waitForStatus(page, 'done');
     const id = jobIdOf(page)!;
     expect(await page.getByTestId('progress-text').textContent()).toBe('7 af 7 rækker tjekket');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     await screenshot(page, '09-done-da-360');
     await expectAccessible(page, 'done at 360 px');
 
@@ -356,7 +357,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.getByTestId('progress-text').textContent()).toBe('150.000 af 150.000 rækker tjekket');
     await screenshot(page, '15-done-after-reload-da');
     // The key lives in this tab's sessionStorage only: not in the URL, localStorage or a cookie.
-    const storage = await page.evaluate(() => ({ session: sessionStorage.getItem('robinson.apiKey'), local: JSON.stringify(localStorage) }));
+    const storage = await page.evaluate(`({ session: sessionStorage.getItem('robinson.apiKey'), local: JSON.stringify(localStorage) })`) as { session: string; local: string };
     expect(storage.session).toBe(testKey);
     expect(storage.local).not.toContain('rl_test_');
     expect(await context.cookies()).toEqual([]);
