@@ -32,8 +32,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email';
-export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection', 'sftp', 'email'];
+export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors';
+export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection', 'sftp', 'email', 'connectors'];
 
 export interface ServiceContext {
   platform: Platform;
@@ -59,6 +59,8 @@ export interface ServiceOverrides {
   projectionBatchSize?: number;
   /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
   inboundClock?: () => Date;
+  /** Extra CA certificates connectors trust (a test server's own certificate). */
+  connectorCa?: string;
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
@@ -219,19 +221,21 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
       return startProjection(context);
     case 'sftp':
     case 'email':
+    case 'connectors':
       return startInbound(name, context);
   }
 }
 
 /**
- * An inbound channel (DECISIONS §15): SFTP drop folders or the ingest mailbox, making jobs through
- * the same file ingest as the API's uploads (services/ingest/inbound).
+ * An inbound channel (DECISIONS §15, §16): SFTP drop folders, the ingest mailbox or the
+ * connectors' scheduled pulls, making jobs through the same ingest as the API's uploads
+ * (services/ingest/inbound, services/ingest/connector).
  */
-export async function startInbound(name: 'sftp' | 'email', context: ServiceContext): Promise<RunningService> {
+export async function startInbound(name: 'sftp' | 'email' | 'connectors', context: ServiceContext): Promise<RunningService> {
   const { platform, config, logger } = context;
   // Loaded on demand: the SSH, IMAP and SMTP libraries cost every other process start-up time.
   const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
-  const { startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
+  const { startConnectorIngest, startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
@@ -239,7 +243,12 @@ export async function startInbound(name: 'sftp' | 'email', context: ServiceConte
     spoolDir, draftDir: uploadDirOf(config),
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });
-  const deps = { platform, config, logger, fileJobs, spoolDir, ...(context.overrides.inboundClock ? { now: context.overrides.inboundClock } : {}) };
+  const deps = {
+    platform, config, logger, fileJobs, spoolDir,
+    ...(context.overrides.inboundClock ? { now: context.overrides.inboundClock } : {}),
+    ...(context.overrides.connectorCa ? { connectorCa: context.overrides.connectorCa } : {}),
+  };
+  if (name === 'connectors') return startConnectorIngest(deps);
   return name === 'sftp' ? startSftpIngest(deps) : startEmailIngest(deps);
 }
 

@@ -118,7 +118,7 @@ export interface DistributedDeployment extends Seeded {
    * Starts `node services/run-service.ts <name>` with this deployment's environment (plus `env`;
    * an `api` needs its PORT there).
    */
-  spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email', env?: Record<string, string>): Promise<ServiceProcess>;
+  spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors', env?: Record<string, string>): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -162,7 +162,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
   const seeded = await seedAccountAndList(platform, options.listEntries);
   const processes: ServiceProcess[] = [];
 
-  async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
+  async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
     const child = spawn(process.execPath, [RUN_SERVICE, name], {
       // info: the process logs `services started` once its consumer joined the group (or it listens).
       env: { ...process.env, ...env, LOG_LEVEL: 'info', ...(receiver ? { NODE_EXTRA_CA_CERTS: receiver.certFile } : {}), ...extraEnv },
