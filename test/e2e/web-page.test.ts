@@ -201,7 +201,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.locator('#map-name').inputValue()).toBe('1');
     await tabTo(page, 'button', 'Update preview');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(`!location.hash.endsWith(${JSON.stringify(firstDraft)})`);
+    await expect.poll(() => jobIdOf(page), { timeout: 30_000 }).not.toBe(firstDraft);
     await page.getByTestId('draft').waitFor();
     const draft = jobIdOf(page)!;
     const verdicts = await page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents();
@@ -364,6 +364,16 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(errors).toEqual([]);
     await context.close();
   }, 300_000);
+
+  it('the accessibility check can fail: axe finds an unlabelled field and low contrast on a page made to have them', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.setContent('<html lang="en"><body><main><h1>x</h1><input type="text"><p class="c">faint</p></main></body></html>');
+    await page.addStyleTag({ content: '.c { color: #ccc; background: #fff; }' });
+    const ids = (await seriousAxeViolations(page)).map((v) => v.id).sort();
+    expect(ids).toEqual(expect.arrayContaining(['color-contrast', 'label']));
+    await context.close();
+  });
 
   it('never put the key in a URL or in the server\'s logs', () => {
     expect(requestedUrls.length).toBeGreaterThan(20);
