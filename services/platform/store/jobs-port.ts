@@ -69,6 +69,12 @@ export interface JobRecord {
    * §14). Internal (never rendered); absent on records of jobs created before files.
    */
   csv_dialect?: CsvDialectRecord | null;
+  /**
+   * The organisation's private list version pinned when the job was queued with
+   * `use_private_list` (DECISIONS §16; docs/matching.md "Private lists"). Internal (never
+   * rendered); absent/null: the national list only.
+   */
+  private_list_version_id?: string | null;
   updated_at: string;
 }
 
