@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
+import { buildWebPage } from './web/assets.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
-import { sweepDraftFiles } from './ingest/index.ts';
+import { sweepDraftFiles, useSpoolForXlsxTempFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
+import { createPrivateListIndexes, type PrivateListIndexes } from './lists/private-indexes.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { JobDataKeys } from './platform/keys/data-keys.ts';
 import type { Config } from './platform/config.ts';
@@ -43,6 +45,8 @@ export interface ServiceContext {
   logger: Logger;
   /** Shared by the API and the matcher when both run in one process (one index per version). */
   activeIndex: ActiveListIndex;
+  /** Organisations' private list indexes, shared likewise (bounded by PRIVATE_LIST_CACHE_ENTRIES). */
+  privateLists: PrivateListIndexes;
   /** Company register and phone directory, shared like the list index. */
   registers: Registers;
   /** What tests and benches set beyond configuration. */
@@ -61,6 +65,8 @@ export interface ServiceOverrides {
   projectionBatchSize?: number;
   /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
   inboundClock?: () => Date;
+  /** The projection's clock (retention sweep, finished_at); tests move it past delete_after. */
+  projectionClock?: () => Date;
   /** Extra CA certificates connectors trust (a test server's own certificate). */
   connectorCa?: string;
   /**
@@ -80,6 +86,7 @@ export function createServiceContext(platform: Platform, config: Config, logger:
   return {
     platform, config, logger, overrides,
     activeIndex: createActiveListIndex({ listStore: platform.lists, logger, addresses }),
+    privateLists: createPrivateListIndexes({ listStore: platform.lists, logger, maxEntries: config.PRIVATE_LIST_CACHE_ENTRIES, addresses }),
     registers: createRegisters(platform.registers, logger, config),
   };
 }
@@ -126,6 +133,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
   if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
+  useSpoolForXlsxTempFiles(spoolDir);
   const draftDir = uploadDirOf(config);
   const sweepDrafts = async () => {
     const gone = await sweepDraftFiles(draftDir, platform.jobs);
@@ -141,6 +149,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     accounts: platform.accounts,
     lists: platform.lists,
     activeIndex,
+    privateLists: context.privateLists,
     idempotency: platform.idempotency,
     ...(platform.kind === 'distributed'
       ? { rateSharing: { store: platform.rateUsage, process: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, intervalMs: config.RATE_LIMIT_SYNC_MS } }
@@ -149,6 +158,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     companyRegister: registers.companies,
     phoneDirectory: registers.directory,
     certificates: certificateKeysOf(context),
+    webPage: buildWebPage(),
     checkJobs: {
       jobs: platform.jobs,
       events,
@@ -191,7 +201,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
   const { platform, logger, activeIndex } = context;
   const matcher = createMatcher({
-    log: platform.log, registry: platform.registry, ...dataKeysOf(context), activeIndex, logger, topicPrefix: platform.topicPrefix,
+    log: platform.log, registry: platform.registry, ...dataKeysOf(context), activeIndex, privateLists: context.privateLists, logger, topicPrefix: platform.topicPrefix,
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
   });
   await matcher.start();
@@ -221,6 +231,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
     usage: platform.usage,
+    ...(context.overrides.projectionClock ? { clock: context.overrides.projectionClock } : {}),
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };
@@ -252,6 +263,10 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
   const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
   const { startConnectorIngest, startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
+  // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the API's.
+  const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
+  if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped process');
+  useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
     events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) }),

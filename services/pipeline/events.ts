@@ -79,8 +79,10 @@ export interface RowsChunkEvent {
   policy: MatchPolicy;
   stop_level: number;
   locale: Locale;
+  /** RowsChunk v3: the organisation's private list version the job pinned (use_private_list); null: none. */
+  private_list_version_id: string | null;
   /**
-   * The job data key the rows travel sealed with (RowsChunk v3). Publishers leave it unset: the
+   * The job data key the rows travel sealed with (RowsChunk v4). Publishers leave it unset: the
    * process's key of the job is taken. Decoded chunks carry it, and the matcher seals the results
    * with the same key.
    */

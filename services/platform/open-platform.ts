@@ -145,7 +145,7 @@ function openDistributedStores(config: PlatformConfig, logger: Logger): Promise<
   return openClickHouseStores({ ...config, CLICKHOUSE_URL: config.CLICKHOUSE_URL as string }, { logger });
 }
 
-export async function openPlatform(config: PlatformConfig, logger: Logger, options: { clientId?: string } = {}): Promise<Platform> {
+export async function openPlatform(config: PlatformConfig, logger: Logger, options: { clientId?: string; clock?: () => Date } = {}): Promise<Platform> {
   const kind = platformKind(config);
   const topicPrefix = config.KAFKA_TOPIC_PREFIX;
   const databasePath = embeddedDatabasePath(config.DATA_DIR);
@@ -161,7 +161,9 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       : createStaticSchemaRegistry();
     let platform: Omit<Platform, 'close'>;
     if (kind === 'embedded') {
-      const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200 });
+      // The clock dates messages and expires them (retention); tests move it past retention.
+      const clock = options.clock;
+      const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200, ...(clock ? { now: () => clock().getTime() } : {}) });
       closers.push(() => log.close());
       const stores = embeddedStores(db);
       const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });

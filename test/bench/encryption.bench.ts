@@ -85,7 +85,7 @@ function chunksOf(people: ReturnType<typeof peopleOf>, listEntries: ReturnType<t
     const slice = people.slice(chunk * CHUNK_ROWS, (chunk + 1) * CHUNK_ROWS);
     const rows: RowsChunkEvent = {
       job_id: jobId, chunk, org_id: 'org', mode: 'live', list_version_id: '00000000-0000-4000-8000-000000000001',
-      policy: 'standard', stop_level: 1, locale: 'da',
+      policy: 'standard', stop_level: 1, locale: 'da', private_list_version_id: null,
       rows: slice.map((p, i) => ({ row: chunk * CHUNK_ROWS + i, person: toAvroPerson(p), cells: null })),
     };
     const results: ResultsChunkEvent = {

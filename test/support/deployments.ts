@@ -73,16 +73,19 @@ export interface EmbeddedOptions {
   overrides?: ServiceOverrides;
   /** The services' logger (default silent); the canary captures every line. */
   logger?: Logger;
+  /** The event log's and the projection's clock (not with workers): tests move it past retention. */
+  clock?: () => Date;
 }
 
 /** npm start's wiring (API + matcher + projection, one process, embedded adapters), in this process. */
 export async function startEmbedded(receiver: CallbackReceiver | null, options: EmbeddedOptions = {}): Promise<EmbeddedDeployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pipeline-embedded-'));
   const config = loadConfig({ ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, ...options.env });
-  const platform = await openPlatform(config, silentLogger());
+  const platform = await openPlatform(config, silentLogger(), options.clock ? { clock: options.clock } : {});
   const seeded = await seedAccountAndList(platform, options.listEntries);
   const context = createServiceContext(platform, config, options.logger ?? silentLogger(), {
-    ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250, ...options.overrides,
+    ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250,
+    ...(options.clock ? { projectionClock: options.clock } : {}), ...options.overrides,
   });
   const running: RunningService[] = options.workers
     ? [await startServiceInWorker('projection', config, context.overrides), await startServiceInWorker('matcher', config, context.overrides)]

@@ -55,9 +55,12 @@ export interface InboundEmbedded extends EmbeddedDeployment {
   ): Promise<RunningService>;
 }
 
-/** The embedded deployment (in this process) with the inbound channels available. */
-export async function startInboundEmbedded(env: Record<string, string> = {}): Promise<InboundEmbedded> {
-  const deployment = await startEmbedded(null, { env: { ...INBOUND_TEST_ENV, ...env } });
+/**
+ * The embedded deployment (in this process) with the inbound channels available. `clock` (also
+ * the event log's and the projection's) lets a test move time past delete_after.
+ */
+export async function startInboundEmbedded(env: Record<string, string> = {}, clock?: () => Date): Promise<InboundEmbedded> {
+  const deployment = await startEmbedded(null, { env: { ...INBOUND_TEST_ENV, ...env }, ...(clock ? { clock } : {}) });
   const started: RunningService[] = [];
   return {
     ...deployment,

@@ -1,11 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DataKeyStore, StoredDataKey } from '../data-keys-port.ts';
-import { forgetFreedPages } from './database.ts';
+import { flushDeleted } from './database.ts';
 
 /**
  * DataKeyStore on the embedded database (see data-keys-port.ts). The database runs with
  * secure_delete (database.ts), so a deleted key's bytes are zeroed in its page; the WAL still
- * holds the page as it was until a checkpoint, so deletion ends with one (forgetFreedPages).
+ * holds the page as it was until a checkpoint, so deletion ends with one (flushDeleted).
  */
 export function createEmbeddedDataKeyStore(db: DatabaseSync): DataKeyStore {
   db.exec(`CREATE TABLE IF NOT EXISTS job_data_keys (
@@ -32,7 +32,7 @@ export function createEmbeddedDataKeyStore(db: DatabaseSync): DataKeyStore {
       return (selectJob.all(jobId) as unknown as StoredDataKey[]).map((row) => ({ ...row }));
     },
     async deleteJobKeys(jobId) {
-      if (Number(remove.run(jobId).changes) > 0) forgetFreedPages(db);
+      if (Number(remove.run(jobId).changes) > 0) flushDeleted(db);
     },
   };
 }
