@@ -85,7 +85,7 @@ describe('pipeline events', () => {
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const old = { job_id: 'j', chunk: 0, rows: [], org_id: 'o', mode: 'live', list_version_id: 'v', policy: 'strict', stop_level: 2, locale: 'en' };
     const decoded = await events.decode(frame(v2.id, v2.type.toBuffer(old)));
-    expect(decoded).toEqual({ type: 'RowsChunk', value: { ...old, private_list_version_id: null } });
+    expect(decoded).toEqual({ type: 'RowsChunk', value: { ...old, private_list_version_id: null, data_key_id: null, sealed_rows: null } });
   });
 
   it('refuses a message of another subject', async () => {

@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_SECOND: 20,
       RATE_LIMIT_BURST: 40,
+      RATE_LIMIT_SYNC_MS: 250,
       LIST_REFRESH_SECONDS: 30,
       DEMO_SEED: true,
       CALLBACK_TIMEOUT_MS: 5000,
@@ -34,6 +35,12 @@ describe('loadConfig', () => {
       SMTP_SECURE: false,
       EMAIL_POLL_MS: 5000,
       EMAIL_QUARANTINE_DAYS: 30,
+      CONNECTOR_CONCURRENCY: 4,
+      CONNECTOR_MAX_MB: 100,
+      CONNECTOR_MIN_INTERVAL_SECONDS: 300,
+      CONNECTOR_TICK_MS: 5000,
+      CONNECTOR_TIMEOUT_MS: 120_000,
+      PRIVATE_LIST_CACHE_ENTRIES: 1_000_000,
     });
   });
 
