@@ -23,6 +23,7 @@ export { ColumnMappingError, FileRefusedError, fileRefusalMessage, type FileRefu
 export { sweepDraftFiles, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
 export { resultFileSpec, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
 export { removeStaleSpoolFiles, uploadFileName } from './jobs/spool.ts';
+export { readPeopleFromFile, type FilePeople } from './uploads/file-people.ts';
 export { DEFAULT_SPOOL_DIR, type JobIntake, type JobIntakeDeps, type JobSpec } from './jobs/intake.ts';
 export { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeErrorCode } from './people/index.ts';
 

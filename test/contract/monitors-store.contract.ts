@@ -99,6 +99,10 @@ export function monitorsStoreContract(adapter: string, open: () => Promise<Monit
         { block: 0, keys: ['a'], sealed: 'MA==' }, { block: 1, keys: ['b'], sealed: 'MQ==' },
       ]);
       expect(await store.readContactBlocks(m.id, 1, { from: 1, to: 2 })).toEqual([{ block: 1, keys: ['b'], sealed: 'MQ==' }]);
+      await store.putContactBlocks(m.id, 3, [{ block: 0, keys: ['e'], sealed: 'Mw==' }]);
+      await store.dropContactGeneration(m.id, 3);
+      expect(await store.readContactBlocks(m.id, 3, { from: 0, to: 1 })).toEqual([]);
+      expect(await store.readContactBlocks(m.id, 2, { from: 0, to: 1 })).toHaveLength(1);
       await store.dropContactGenerations(m.id, [2]);
       expect(await store.readContactBlocks(m.id, 1, { from: 0, to: 2 })).toEqual([]);
       expect(await store.readContactBlocks(m.id, 2, { from: 0, to: 1 })).toHaveLength(1);

@@ -111,6 +111,8 @@ export interface MonitorStore {
   readContactBlocks(monitorId: string, generation: number, range: { from: number; to: number }): Promise<ContactBlock[]>;
   /** Every generation's blocks except those in `keep` go (old generations after a replacement). */
   dropContactGenerations(monitorId: string, keep: number[]): Promise<void>;
+  /** One generation's blocks go (a replacement whose input was refused half-way). */
+  dropContactGeneration(monitorId: string, generation: number): Promise<void>;
 
   /** Idempotent on (job, key). */
   putRunRows(monitorId: string, jobId: string, rows: RunRow[]): Promise<void>;

@@ -91,6 +91,10 @@ export function createClickHouseMonitorStore(conn: ClickHouseConnection): Monito
       await conn.command(sql`DELETE FROM ${blocks} WHERE monitor_id = ${monitorId} AND NOT has(${keep.length ? keep.map((g) => BigInt(g)) : [-1n]}, toInt64(generation))`, SYNC_DELETE);
     },
 
+    async dropContactGeneration(monitorId, generation) {
+      await conn.command(sql`DELETE FROM ${blocks} WHERE monitor_id = ${monitorId} AND generation = ${generation}`, SYNC_DELETE);
+    },
+
     async putRunRows(monitorId, jobId, rows) {
       let text = '';
       for (const r of rows) {

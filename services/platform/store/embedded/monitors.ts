@@ -128,6 +128,10 @@ export function createEmbeddedMonitorStore(db: DatabaseSync): MonitorStore {
       });
     },
 
+    async dropContactGeneration(monitorId, generation) {
+      deleteGeneration.run(monitorId, generation);
+    },
+
     async putRunRows(monitorId, jobId, rows) {
       inTransaction(db, () => {
         for (const r of rows) insertRunRow.run(monitorId, jobId, r.key, r.row, r.status, r.level, r.change);
