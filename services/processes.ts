@@ -144,6 +144,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
       ...(context.overrides.overlapIntake === false ? { overlapIntake: false } : {}),
+      monitors: platform.monitors,
     },
   });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
@@ -230,7 +231,7 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
  * The monitor service (docs/monitors.md): keeps every monitor checked against the active list
  * version, starting `source: monitor` jobs through the common intake. Run one per deployment.
  */
-export async function startMonitorService(context: ServiceContext): Promise<RunningService> {
+export async function startMonitorService(context: ServiceContext): Promise<RunningService & { tick(): Promise<void> }> {
   const { platform, config, logger } = context;
   const allowHosts = parseAllowHosts(config.CALLBACK_ALLOW_HOSTS);
   const service = createMonitorService({
@@ -246,7 +247,7 @@ export async function startMonitorService(context: ServiceContext): Promise<Runn
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });
   await service.start();
-  return { name: 'monitor', stop: () => service.stop() };
+  return { name: 'monitor', stop: () => service.stop(), tick: () => service.tick() };
 }
 
 /**

@@ -118,11 +118,23 @@ async function writeGeneration(store: MonitorStore, monitor: { id: string; data_
   }
 }
 
-export async function createMonitor(deps: MonitorContactsDeps, spec: MonitorSpec, source: ContactSource): Promise<MonitorRecord> {
-  const now = (deps.clock ?? (() => new Date()))();
-  const retentionDays = spec.retention_days ?? DEFAULT_MONITOR_RETENTION_DAYS;
+/**
+ * Creates a monitor from its contacts. `specOf` is asked once every contact was read (a JSON body
+ * may name its fields after `people`); when it throws (a refused callback URL), the contacts
+ * written go again and nothing is created.
+ */
+export async function createMonitor(deps: MonitorContactsDeps, specOf: () => Promise<MonitorSpec>, source: ContactSource): Promise<MonitorRecord> {
   const draft = { id: randomUUID(), data_key: newDataKey() };
   const count = await writeGeneration(deps.monitors, draft, 1, source);
+  let spec: MonitorSpec;
+  try {
+    spec = await specOf();
+  } catch (error) {
+    await deps.monitors.dropContactGeneration(draft.id, 1).catch(() => undefined);
+    throw error;
+  }
+  const now = (deps.clock ?? (() => new Date()))();
+  const retentionDays = spec.retention_days ?? DEFAULT_MONITOR_RETENTION_DAYS;
   const monitor: MonitorRecord = {
     ...draft,
     org_id: spec.org.id,

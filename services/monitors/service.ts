@@ -72,6 +72,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let stopped = false;
+  let walks = 0;
 
   async function* contactsOf(m: MonitorRecord, generation: number): AsyncGenerator<PersonInput[]> {
     const blocks = Math.ceil(m.contact_count / CONTACT_BLOCK_SIZE);
@@ -181,7 +182,21 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     await startCheck(m, target);
   }
 
-  async function tick(): Promise<void> {
+  /** Walks never overlap (a check must not be started twice): each waits for the one before. */
+  let chain: Promise<void> = Promise.resolve();
+  function tick(): Promise<void> {
+    const next = chain.then(walk);
+    chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async function walk(): Promise<void> {
+    await walkMonitors();
+    // The service's own signal that one whole walk is behind it (tests wait on it, never on time).
+    logger.debug({ walks: ++walks }, 'monitor.walk_done');
+  }
+
+  async function walkMonitors(): Promise<void> {
     const version = await deps.lists.getActiveListVersion('cpr', null);
     const active = version ? toListVersionRef(version) : null;
     let after: string | null = null;

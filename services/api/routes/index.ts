@@ -10,10 +10,11 @@ import { certificateSpecs, registerCertificateRoutes } from './certificates.ts';
 import type { CertificateKeys } from '../../platform/keys/certificate-keys.ts';
 import { paymentWebhookSpec, registerPaymentRoutes, type PaymentsContext } from './payments.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
+import { monitorSpecs, registerMonitorRoutes, type MonitorsContext } from './monitors.ts';
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
 export const routeSpecs: RouteSpec[] = [
-  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, ...checkJobSpecs, ...certificateSpecs, paymentWebhookSpec,
+  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, ...checkJobSpecs, ...monitorSpecs, ...certificateSpecs, paymentWebhookSpec,
   getCurrentListVersionSpec, resolveAddressesSpec,
 ];
 
@@ -24,11 +25,13 @@ export const routeSpecs: RouteSpec[] = [
  */
 export function registerRoutes(
   app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext, certificates?: CertificateKeys, payments?: PaymentsContext,
+  monitors?: MonitorsContext,
 ): void {
   registerChecksRoutes(app, ctx);
   registerCompanyChecksRoutes(app, ctx);
   registerPhoneChecksRoutes(app, ctx);
   if (jobs) registerCheckJobRoutes(app, ctx, jobs);
+  if (monitors) registerMonitorRoutes(app, ctx, monitors);
   if (certificates) registerCertificateRoutes(app, ctx, certificates);
   if (payments) registerPaymentRoutes(app, ctx, payments);
   registerListVersionRoutes(app, ctx);

@@ -486,7 +486,8 @@ function resolvedOptions(spec: JobSpec): CheckJobOptions {
   };
 }
 
-function callbackProblem(error: unknown): JobInputIssue['problem'] {
+/** A refused callback URL as the issue a job (or monitor) field gets; other errors pass on. */
+export function callbackProblem(error: unknown): JobInputIssue['problem'] {
   const reason = (error as { reason?: unknown } | null)?.reason;
   switch (reason) {
     case 'not_https':
