@@ -28,23 +28,27 @@ export function createMonitorRunResults(deps: { monitors: MonitorStore; logger: 
   // The keys of the last blocks read (a chunk's rows lie in one or two blocks; chunks of a job
   // mostly come in order): a small cache, never the whole contact set.
   const cached = new Map<string, string[]>();
-  const CACHE_BLOCKS = 8;
+  const CACHE_BLOCKS = 32;
 
+  /** The contact key of every row, or null when a block is missing (the monitor was deleted). */
   async function keysOf(monitorId: string, generation: number, rows: number[]): Promise<Map<number, string> | null> {
-    const first = Math.floor(Math.min(...rows) / CONTACT_BLOCK_SIZE);
-    const last = Math.floor(Math.max(...rows) / CONTACT_BLOCK_SIZE);
-    const missing: number[] = [];
-    for (let b = first; b <= last; b++) if (!cached.has(`${monitorId}/${generation}/${b}`)) missing.push(b);
+    const needed = new Map<number, string[] | undefined>();
+    for (const row of rows) {
+      const block = Math.floor(row / CONTACT_BLOCK_SIZE);
+      if (!needed.has(block)) needed.set(block, cached.get(`${monitorId}/${generation}/${block}`));
+    }
+    const missing = [...needed].filter(([, keys]) => keys === undefined).map(([block]) => block);
     if (missing.length > 0) {
-      const blocks = await deps.monitors.readContactBlocks(monitorId, generation, { from: Math.min(...missing), to: Math.max(...missing) + 1 });
-      for (const block of blocks) {
+      const read = await deps.monitors.readContactKeys(monitorId, generation, { from: Math.min(...missing), to: Math.max(...missing) + 1 });
+      for (const block of read) {
+        if (needed.has(block.block)) needed.set(block.block, block.keys);
         cached.set(`${monitorId}/${generation}/${block.block}`, block.keys);
         if (cached.size > CACHE_BLOCKS) cached.delete(cached.keys().next().value as string);
       }
     }
     const keys = new Map<number, string>();
     for (const row of rows) {
-      const key = cached.get(`${monitorId}/${generation}/${Math.floor(row / CONTACT_BLOCK_SIZE)}`)?.[row % CONTACT_BLOCK_SIZE];
+      const key = needed.get(Math.floor(row / CONTACT_BLOCK_SIZE))?.[row % CONTACT_BLOCK_SIZE];
       if (key === undefined) return null;
       keys.set(row, key);
     }

@@ -99,6 +99,7 @@ export function monitorsStoreContract(adapter: string, open: () => Promise<Monit
         { block: 0, keys: ['a'], sealed: 'MA==' }, { block: 1, keys: ['b'], sealed: 'MQ==' },
       ]);
       expect(await store.readContactBlocks(m.id, 1, { from: 1, to: 2 })).toEqual([{ block: 1, keys: ['b'], sealed: 'MQ==' }]);
+      expect(await store.readContactKeys(m.id, 1, { from: 0, to: 5 })).toEqual([{ block: 0, keys: ['a'] }, { block: 1, keys: ['b'] }]);
       await store.putContactBlocks(m.id, 3, [{ block: 0, keys: ['e'], sealed: 'Mw==' }]);
       await store.dropContactGeneration(m.id, 3);
       expect(await store.readContactBlocks(m.id, 3, { from: 0, to: 1 })).toEqual([]);
@@ -126,6 +127,11 @@ export function monitorsStoreContract(adapter: string, open: () => Promise<Monit
       expect(await store.countRunChanges(m.id, j1)).toEqual({ newly_blocked: 2, released: 1, changed_level: 1 });
       const verdicts = await (await reopen()).readVerdicts(m.id, j1, ['k0', 'k2', 'missing']);
       expect(Object.fromEntries(verdicts)).toEqual({ k0: { status: 'blocked', level: 5 }, k2: { status: 'manual', level: null } });
+      // Many keys at once (a projection batch of 16 chunks): every one found.
+      const many = Array.from({ length: 3000 }, (_, i) => run(10 + i, `many-${i}-${'x'.repeat(16)}`, { status: 'blocked', level: 5 }));
+      await store.putRunRows(m.id, j2, many);
+      const manyFound = await store.readVerdicts(m.id, j2, many.map((r) => r.key));
+      expect(manyFound.size).toBe(3000);
       await store.dropRuns(m.id, [j2]);
       expect((await store.readVerdicts(m.id, j1, ['k0'])).size).toBe(0);
       expect(await store.countRunChanges(m.id, j1)).toEqual({ newly_blocked: 0, released: 0, changed_level: 0 });

@@ -109,6 +109,8 @@ export interface MonitorStore {
   putContactBlocks(monitorId: string, generation: number, blocks: ContactBlock[]): Promise<void>;
   /** Blocks of one generation in block order, `from` (inclusive) to `to` (exclusive). */
   readContactBlocks(monitorId: string, generation: number, range: { from: number; to: number }): Promise<ContactBlock[]>;
+  /** The contact keys of blocks `from` (inclusive) to `to` (exclusive), in block order (no sealed people). */
+  readContactKeys(monitorId: string, generation: number, range: { from: number; to: number }): Promise<Array<{ block: number; keys: string[] }>>;
   /** Every generation's blocks except those in `keep` go (old generations after a replacement). */
   dropContactGenerations(monitorId: string, keep: number[]): Promise<void>;
   /** One generation's blocks go (a replacement whose input was refused half-way). */
@@ -116,7 +118,7 @@ export interface MonitorStore {
 
   /** Idempotent on (job, key). */
   putRunRows(monitorId: string, jobId: string, rows: RunRow[]): Promise<void>;
-  /** The verdicts of these contact keys in the run of `jobId` (absent keys: not in that run). */
+  /** The verdicts of these contact keys (any number) in the run of `jobId` (absent keys: not in that run). */
   readVerdicts(monitorId: string, jobId: string, keys: string[]): Promise<Map<string, MonitorVerdict>>;
   /** Distinct contacts of the run per change. */
   countRunChanges(monitorId: string, jobId: string): Promise<MonitorChangeCounts>;

@@ -12,6 +12,7 @@ import { sql } from './sql.ts';
  */
 const RUN_COLUMNS = ['monitor_id', 'job_id', 'key', 'row', 'status', 'level', 'change'] as const;
 const SYNC_DELETE = { lightweight_deletes_sync: '2' } as const;
+const VERDICT_KEYS_PER_QUERY = 500;
 
 export function createClickHouseMonitorStore(conn: ClickHouseConnection): MonitorStore {
   const monitors = conn.table('monitors');
@@ -87,6 +88,12 @@ export function createClickHouseMonitorStore(conn: ClickHouseConnection): Monito
         GROUP BY block ORDER BY block`);
       return rows.map((r) => ({ block: Number(r.block), keys: JSON.parse(r.keys) as string[], sealed: r.sealed }));
     },
+    async readContactKeys(monitorId, generation, range) {
+      const rows = await conn.rows<{ block: number; keys: string }>(sql`SELECT block, any(keys) AS keys
+        FROM ${blocks} WHERE monitor_id = ${monitorId} AND generation = ${generation} AND block >= ${range.from} AND block < ${range.to}
+        GROUP BY block ORDER BY block`);
+      return rows.map((r) => ({ block: Number(r.block), keys: JSON.parse(r.keys) as string[] }));
+    },
     async dropContactGenerations(monitorId, keep) {
       await conn.command(sql`DELETE FROM ${blocks} WHERE monitor_id = ${monitorId} AND NOT has(${keep.length ? keep.map((g) => BigInt(g)) : [-1n]}, toInt64(generation))`, SYNC_DELETE);
     },
@@ -104,11 +111,14 @@ export function createClickHouseMonitorStore(conn: ClickHouseConnection): Monito
     },
     async readVerdicts(monitorId, jobId, keys) {
       const found = new Map<string, MonitorVerdict>();
-      if (keys.length === 0) return found;
-      // Duplicates of a run row carry the same values (monitors-port.ts), so no FINAL is needed.
-      const rows = await conn.rows<{ key: string; status: Status; level: number | null }>(sql`SELECT key, any(status) AS status, any(level) AS level
-        FROM ${runs} WHERE monitor_id = ${monitorId} AND job_id = ${jobId} AND key IN ${keys} GROUP BY key`);
-      for (const r of rows) found.set(r.key, { status: r.status, level: r.level === null ? null : Number(r.level) });
+      // Keys travel as a query parameter (in the URL): a few hundred at a time keeps it short.
+      for (let i = 0; i < keys.length; i += VERDICT_KEYS_PER_QUERY) {
+        const some = keys.slice(i, i + VERDICT_KEYS_PER_QUERY);
+        // Duplicates of a run row carry the same values (monitors-port.ts), so no FINAL is needed.
+        const rows = await conn.rows<{ key: string; status: Status; level: number | null }>(sql`SELECT key, any(status) AS status, any(level) AS level
+          FROM ${runs} WHERE monitor_id = ${monitorId} AND job_id = ${jobId} AND key IN ${some} GROUP BY key`);
+        for (const r of rows) found.set(r.key, { status: r.status, level: r.level === null ? null : Number(r.level) });
+      }
       return found;
     },
     async countRunChanges(monitorId, jobId) {

@@ -50,6 +50,8 @@ export function createEmbeddedMonitorStore(db: DatabaseSync): MonitorStore {
     VALUES (?, ?, ?, ?, ?)`);
   const selectBlocks = db.prepare(`SELECT block, keys, sealed FROM monitor_contact_blocks
     WHERE monitor_id = ? AND generation = ? AND block >= ? AND block < ? ORDER BY block`);
+  const selectKeys = db.prepare(`SELECT block, keys FROM monitor_contact_blocks
+    WHERE monitor_id = ? AND generation = ? AND block >= ? AND block < ? ORDER BY block`);
   const generations = db.prepare('SELECT DISTINCT generation FROM monitor_contact_blocks WHERE monitor_id = ?');
   const deleteGeneration = db.prepare('DELETE FROM monitor_contact_blocks WHERE monitor_id = ? AND generation = ?');
   const deleteBlocks = db.prepare('DELETE FROM monitor_contact_blocks WHERE monitor_id = ?');
@@ -119,6 +121,10 @@ export function createEmbeddedMonitorStore(db: DatabaseSync): MonitorStore {
     async readContactBlocks(monitorId, generation, range) {
       return (selectBlocks.all(monitorId, generation, range.from, range.to) as Array<{ block: number; keys: string; sealed: string }>)
         .map((r): ContactBlock => ({ block: Number(r.block), keys: JSON.parse(r.keys) as string[], sealed: r.sealed }));
+    },
+    async readContactKeys(monitorId, generation, range) {
+      return (selectKeys.all(monitorId, generation, range.from, range.to) as Array<{ block: number; keys: string }>)
+        .map((r) => ({ block: Number(r.block), keys: JSON.parse(r.keys) as string[] }));
     },
     async dropContactGenerations(monitorId, keep) {
       inTransaction(db, () => {
