@@ -121,6 +121,17 @@ export const configSchema = z.object({
   EMAIL_POLL_MS: positiveInt.default(5000),
   /** Days a quarantined message (unknown sender) is kept before it is expunged. */
   EMAIL_QUARANTINE_DAYS: z.coerce.number().int().min(1).max(90).default(30),
+  // Connectors: scheduled HTTPS pulls (DECISIONS §16, docs/connectors.md); auth headers sealed with INBOUND_SECRET_KEY.
+  /** How often the connector service looks for connectors whose schedule slot is due. */
+  CONNECTOR_TICK_MS: positiveInt.default(5000),
+  /** Pulls running at once. */
+  CONNECTOR_CONCURRENCY: positiveInt.max(64).default(4),
+  /** Longest pull (connection, TLS and the whole answer); slower counts as failed (`timeout`). */
+  CONNECTOR_TIMEOUT_MS: positiveInt.default(120_000),
+  /** Largest answer accepted, in MB (the upload limit of DECISIONS §14); larger fails with `too_large`. */
+  CONNECTOR_MAX_MB: positiveInt.max(1024).default(100),
+  /** Shortest schedule interval `connectors add` accepts (tests use 1). */
+  CONNECTOR_MIN_INTERVAL_SECONDS: positiveInt.default(300),
 }).refine((c) => !c.PHONE_DIRECTORY_URL || c.PHONE_DIRECTORY_KEY, {
   path: ['PHONE_DIRECTORY_KEY'], message: 'required when PHONE_DIRECTORY_URL is set',
 });

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Status } from '../../../domain/types.ts';
 import type { JobRecord, JobStore, ResultRow } from '../jobs-port.ts';
-import { inTransaction } from './database.ts';
+import { flushDeleted, inTransaction } from './database.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, decodeCursor, encodeCursor,
   JobExistsError, storedLevel, timestampMs, utcDay,
@@ -158,7 +158,7 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     },
 
     async purgeJob(id, at) {
-      return inTransaction(db, () => {
+      const purged = inTransaction(db, () => {
         const current = read(id);
         if (!current) return null;
         const next = applyJobPatch(current, { status: 'deleted', preview: [], updated_at: at }, at);
@@ -166,11 +166,13 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
         deleteResults.run(id);
         return next;
       });
+      if (purged) flushDeleted(db);
+      return purged;
     },
 
     async dropResultsDueBefore(day) {
       utcDay(`${day}T00:00:00Z`);
-      deleteResultsBefore.run(day);
+      if (Number(deleteResultsBefore.run(day).changes) > 0) flushDeleted(db);
     },
   };
 }
