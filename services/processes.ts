@@ -8,6 +8,7 @@ import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
 import { sweepDraftFiles, useSpoolForXlsxTempFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
+import { createPrivateListIndexes, type PrivateListIndexes } from './lists/private-indexes.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
 import type { PriceTable } from './domain/pricing.ts';
@@ -42,6 +43,8 @@ export interface ServiceContext {
   logger: Logger;
   /** Shared by the API and the matcher when both run in one process (one index per version). */
   activeIndex: ActiveListIndex;
+  /** Organisations' private list indexes, shared likewise (bounded by PRIVATE_LIST_CACHE_ENTRIES). */
+  privateLists: PrivateListIndexes;
   /** Company register and phone directory, shared like the list index. */
   registers: Registers;
   /** What tests and benches set beyond configuration. */
@@ -71,6 +74,7 @@ export function createServiceContext(platform: Platform, config: Config, logger:
   return {
     platform, config, logger, overrides,
     activeIndex: createActiveListIndex({ listStore: platform.lists, logger, addresses }),
+    privateLists: createPrivateListIndexes({ listStore: platform.lists, logger, maxEntries: config.PRIVATE_LIST_CACHE_ENTRIES, addresses }),
     registers: createRegisters(platform.registers, logger, config),
   };
 }
@@ -133,6 +137,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     accounts: platform.accounts,
     lists: platform.lists,
     activeIndex,
+    privateLists: context.privateLists,
     idempotency: platform.idempotency,
     events,
     companyRegister: registers.companies,
@@ -181,7 +186,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
   const { platform, logger, activeIndex } = context;
   const matcher = createMatcher({
-    log: platform.log, registry: platform.registry, activeIndex, logger, topicPrefix: platform.topicPrefix,
+    log: platform.log, registry: platform.registry, activeIndex, privateLists: context.privateLists, logger, topicPrefix: platform.topicPrefix,
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
   });
   await matcher.start();

@@ -19,6 +19,11 @@ export const configSchema = z.object({
   RATE_LIMIT_BURST: positiveInt.default(40),
   /** How often a running process looks for a newly activated list version (admin CLI). */
   LIST_REFRESH_SECONDS: positiveInt.default(30),
+  /**
+   * Private lists (DECISIONS §16): entries of organisations' private list indexes one process
+   * keeps in memory (least recently used versions go first; ~55 bytes per entry, docs/matching.md).
+   */
+  PRIVATE_LIST_CACHE_ENTRIES: positiveInt.default(1_000_000),
   /** `npm start` seeds a demo organisation and list into an empty database; `false` turns it off. */
   DEMO_SEED: z.enum(['true', 'false']).transform((v) => v === 'true').default(true),
   // Distributed deployment (docker-compose.yml). Each unset: the embedded adapter is used.

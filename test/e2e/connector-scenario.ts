@@ -22,10 +22,12 @@ import { uploadRows } from './uploads-scenarios.ts';
 export const CONNECTOR_AUTH = 'Bearer connector-test-token-7f3a';
 export const CONNECTOR_INTERVAL_SECONDS = 2;
 
-export async function addConnector(platform: Platform, secretKey: string, orgId: string, url: string, extra: Record<string, string> = {}): Promise<string> {
+export async function addConnector(
+  platform: Platform, secretKey: string, orgId: string, url: string, extra: Record<string, string> = {}, authorization = CONNECTOR_AUTH,
+): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'robinson-admin-connector-'));
   try {
-    await writeFile(join(dir, 'auth'), `Authorization: ${CONNECTOR_AUTH}\n`, { mode: 0o600 });
+    await writeFile(join(dir, 'auth'), `Authorization: ${authorization}\n`, { mode: 0o600 });
     const lines = await runAdminCommand({
       accounts: platform.accounts, lists: platform.lists, keys: platform.keys, logger: silentLogger(),
       connectors: {

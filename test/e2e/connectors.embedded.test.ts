@@ -12,7 +12,9 @@ import { INBOUND_TEST_ENV, startInboundEmbedded, type InboundEmbedded } from '..
 import {
   addConnector, CONNECTOR_AUTH, downThenUp, expectJobLevels, exportCsv, slotJobId, waitForJobDone, waitForStatus,
 } from './connector-scenario.ts';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
+import { uploadRows } from './uploads-scenarios.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -61,6 +63,21 @@ describe('connectors (embedded deployment, HTTPS export server on loopback)', ()
     const status = await waitForStatus(d.platform, id, (s) => s.last_job_id !== null, 'a JSON job');
     const job = await waitForJobDone(d.platform, status.last_job_id as string);
     await expectJobLevels(d.platform, job, [5, 0]);
+  }, 60_000);
+
+  it('an xlsx export (written by exceljs) becomes a job through the file readers; a wrong auth header is a visible 401', async () => {
+    const { rows } = uploadRows(41);
+    const [xlsx] = await makeSpreadsheets(await scratchDir('connector-xlsx'), [{ name: 'kunder.xlsx', rows, via: 'exceljs' }]);
+    const url = server.serve('kunder.xlsx', await readFile(xlsx), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    const id = await addConnector(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, url);
+    const status = await waitForStatus(d.platform, id, (s) => s.last_job_id !== null, 'an xlsx job');
+    const job = await waitForJobDone(d.platform, status.last_job_id as string);
+    await expectJobLevels(d.platform, job, levels);
+    expect(job).toMatchObject({ filename: 'kunder.xlsx', file_format: 'xlsx' });
+
+    const wrong = await addConnector(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, url, {}, 'Bearer not-the-token');
+    const refused = await waitForStatus(d.platform, wrong, (s) => s.failures > 0, 'a refused pull');
+    expect(refused).toMatchObject({ last_error: 'http_status:401', last_job_id: null, last_ok_at: null });
   }, 60_000);
 
   it('a slot pulled twice (killed after making its job, before recording it) still makes one job', async () => {

@@ -40,6 +40,7 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
     jobs: deps.jobs,
     events: deps.events,
     currentListVersion: () => pinned,
+    privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
     // Inbound jobs carry no callback URL.
     checkCallbackUrl: async () => undefined,
     logger: deps.logger,

@@ -72,6 +72,12 @@ export interface JobRecord {
   csv_dialect?: CsvDialectRecord | null;
   /** A monitor's re-check (`source: monitor`): which contacts it checks and, once done, what changed. */
   monitor?: JobMonitorRef | null;
+  /**
+   * The organisation's private list version pinned when the job was queued with
+   * `use_private_list` (DECISIONS §16; docs/matching.md "Private lists"). Internal (never
+   * rendered); absent/null: the national list only.
+   */
+  private_list_version_id?: string | null;
   updated_at: string;
 }
 
