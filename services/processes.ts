@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
+import { buildWebPage } from './web/assets.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
@@ -141,6 +142,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     companyRegister: registers.companies,
     phoneDirectory: registers.directory,
     certificates: certificateKeysOf(context),
+    webPage: buildWebPage(),
     checkJobs: {
       jobs: platform.jobs,
       events,

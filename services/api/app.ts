@@ -35,6 +35,8 @@ import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
 import { registerRoutes } from './routes/index.ts';
+import type { WebPage } from '../web/assets.ts';
+import { registerWebPage } from '../web/routes.ts';
 
 export interface ApiDeps {
   config: Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'>;
@@ -58,6 +60,8 @@ export interface ApiDeps {
   checkJobs?: CheckJobsDeps;
   /** Job certificate keys; without them /v2/certificates and the JWKS are not registered. */
   certificates?: CertificateKeys;
+  /** The web page (services/web, docs/web.md) served at `/`; absent: `/` is the API's 404. */
+  webPage?: WebPage;
 }
 
 export interface CheckJobsDeps {
@@ -185,6 +189,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
     jobs ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret ?? null } : undefined,
   );
+  if (deps.webPage) registerWebPage(app, deps.webPage);
   return app;
 }
 
