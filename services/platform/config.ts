@@ -21,7 +21,7 @@ export const configSchema = z.object({
   LIST_REFRESH_SECONDS: positiveInt.default(30),
   /**
    * Private lists (DECISIONS §16): entries of organisations' private list indexes one process
-   * keeps in memory (least recently used versions go first; ~55 bytes per entry, docs/matching.md).
+   * keeps in memory (least recently used versions go first; ~70 bytes per entry, docs/matching.md).
    */
   PRIVATE_LIST_CACHE_ENTRIES: positiveInt.default(1_000_000),
   /** `npm start` seeds a demo organisation and list into an empty database; `false` turns it off. */
