@@ -34,6 +34,8 @@ import { createEmbeddedDataKeyStore } from './store/embedded/data-keys.ts';
 import { createJobDataKeys, type JobDataKeys } from './keys/data-keys.ts';
 import type { UsageStore } from './store/usage-port.ts';
 import type { ListStore } from './store/lists-port.ts';
+import type { MonitorStore } from './store/monitors-port.ts';
+import { createEmbeddedMonitorStore } from './store/embedded/monitors.ts';
 import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
 import type { RegisterStore } from './store/registers-port.ts';
 
@@ -93,6 +95,8 @@ export interface Stores {
   usage: UsageStore;
   /** The jobs' wrapped data keys (crypto-shredding); `jobs.purgeJob` deletes a job's keys first. */
   dataKeys: DataKeyStore;
+  /** Monitored contact sets and their re-checks (DECISIONS §16). */
+  monitors: MonitorStore;
   close(): Promise<void>;
 }
 
@@ -112,7 +116,8 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses,
     jobs: forgettingKeysOnPurge(stores.jobs, (id) => stores.dataKeys.deleteJobKeys(id)), dataKeys: stores.dataKeys,
-    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, close: () => stores.close(),
+    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
+    monitors: stores.monitors, close: () => stores.close(),
   };
 }
 
@@ -131,13 +136,14 @@ export function forgettingKeysOnPurge(jobs: JobStore, forget: (jobId: string) =>
   });
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage' | 'dataKeys'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage' | 'monitors' | 'dataKeys'> {
   const dataKeys = createEmbeddedDataKeyStore(db);
   return {
     dataKeys, accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db),
     jobs: forgettingKeysOnPurge(createEmbeddedJobStore(db), (id) => dataKeys.deleteJobKeys(id)),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
     inbound: createEmbeddedInboundStore(db), connectors: createEmbeddedConnectorStore(db), usage: createEmbeddedUsageStore(db),
+    monitors: createEmbeddedMonitorStore(db),
   };
 }
 
@@ -188,7 +194,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath, jobKeys, dataKeys: stores.dataKeys, rateUsage: stores.rateUsage,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, usage: stores.usage,
-        registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
+        registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, monitors: stores.monitors,
         jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
       };
     }

@@ -64,7 +64,7 @@ export const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit-Limit', 'RateL
  * request, check the response and are published, so the three cannot drift apart.
  */
 export interface RouteSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   operationId: string;
   summary: string;

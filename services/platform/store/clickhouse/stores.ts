@@ -6,6 +6,7 @@ import type { JobStore } from '../jobs-port.ts';
 import type { KeyRing } from '../keyring-port.ts';
 import type { UsageStore } from '../usage-port.ts';
 import type { ListStore } from '../lists-port.ts';
+import type { MonitorStore } from '../monitors-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
 import { createClickHouseAddressStore } from './addresses.ts';
@@ -23,6 +24,7 @@ import type { DataKeyStore } from '../data-keys-port.ts';
 import { createClickHouseUsageStore } from './usage.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
+import { createClickHouseMonitorStore } from './monitors.ts';
 import { createClickHouseRegisterStore } from './registers.ts';
 import type { RegisterStore } from '../registers-port.ts';
 
@@ -43,6 +45,7 @@ export interface ClickHouseStores {
   idempotency: IdempotencyStore;
   /** Rate-limit counts shared by the API processes. */
   rateUsage: RateUsageStore;
+  monitors: MonitorStore;
   close(): Promise<void>;
 }
 
@@ -82,6 +85,7 @@ export async function openClickHouseStores(
     dataKeys: createClickHouseDataKeyStore(connection),
     idempotency: createClickHouseIdempotencyStore(connection),
     rateUsage: createClickHouseRateUsageStore(connection),
+    monitors: createClickHouseMonitorStore(connection),
     close: () => connection.close(),
   };
 }
