@@ -32,3 +32,4 @@ export {
   normalisePhone, phoneCheckResult, createPhoneIndexBuilder, type DirectoryEntry, type PhoneIndex,
 } from './phone.ts';
 export type * from './types.ts';
+export { applyPrivateList } from './private-list.ts';

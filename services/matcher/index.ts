@@ -1,3 +1,4 @@
+import type { PrivateListIndexes } from '../lists/private-indexes.ts';
 import type { ActiveListIndex } from '../lists/active-index.ts';
 import type { EventLog, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -23,6 +24,8 @@ export interface MatcherDeps {
   registry: SchemaRegistry;
   /** Builds (and caches) the index of a pinned version from the list store. */
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
+  /** Organisations' private list indexes (jobs with use_private_list); absent: such jobs fail (`private_list_unavailable`). */
+  privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
   logger: Logger;
   topicPrefix?: string;
   /** Row chunks per batch (each up to 2,000 rows); small, so a batch's results go out soon. */
@@ -34,7 +37,9 @@ const DEFAULT_MATCHER_BATCH_CHUNKS = 4;
 export function createMatcher(deps: MatcherDeps): Matcher {
   const prefix = deps.topicPrefix ?? '';
   const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix });
-  const core = createMatcherCore({ events, activeIndex: deps.activeIndex, logger: deps.logger });
+  const core = createMatcherCore({
+    events, activeIndex: deps.activeIndex, logger: deps.logger, ...(deps.privateLists ? { privateLists: deps.privateLists } : {}),
+  });
   let subscription: Subscription | null = null;
   return {
     async start() {

@@ -1,13 +1,15 @@
-import { checkPerson, testModeCheck, TEST_LIST_VERSION, type ListIndex } from '../domain/index.ts';
+import { applyPrivateList, checkPerson, testModeCheck, TEST_LIST_VERSION, type ListIndex } from '../domain/index.ts';
 import type { CheckOptions } from '../domain/types.ts';
 import { fromAvroPerson, type ResultsChunkEvent, type RowResult, type RowsChunkEvent } from '../pipeline/events.ts';
 
 /**
  * One chunk of input rows → its results: pure, no I/O. A test-mode chunk gets the fixed test
  * answers (DECISIONS §3) and names the fixed test list version; a live chunk is checked against
- * the index of the version the job pinned. Every row gives exactly one result, in the chunk's order.
+ * the index of the version the job pinned, and, when the job pinned a private list version of its
+ * organisation (`privateIndex`), against that too (DECISIONS §16: on it → blocked). Every row gives
+ * exactly one result, in the chunk's order.
  */
-export function matchChunk(chunk: RowsChunkEvent, index: ListIndex | null): ResultsChunkEvent {
+export function matchChunk(chunk: RowsChunkEvent, index: ListIndex | null, privateIndex: ListIndex | null = null): ResultsChunkEvent {
   const options: CheckOptions = { policy: chunk.policy, stopLevel: chunk.stop_level, locale: chunk.locale };
   const test = chunk.mode === 'test';
   if (!test && (index === null || chunk.list_version_id === null)) {
@@ -17,7 +19,8 @@ export function matchChunk(chunk: RowsChunkEvent, index: ListIndex | null): Resu
   for (let i = 0; i < chunk.rows.length; i++) {
     const input = chunk.rows[i];
     const person = fromAvroPerson(input.person);
-    const result = test ? testModeCheck(person, options) : checkPerson(index as ListIndex, person, options);
+    let result = test ? testModeCheck(person, options) : checkPerson(index as ListIndex, person, options);
+    if (!test && privateIndex) result = applyPrivateList(result, checkPerson(privateIndex, person, options));
     results[i] = { row: input.row, cells: input.cells, result };
   }
   return {

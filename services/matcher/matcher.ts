@@ -1,5 +1,6 @@
 import type { ListIndex } from '../domain/index.ts';
 import type { ActiveListIndex } from '../lists/active-index.ts';
+import { PrivateListNotCustomerError, type PrivateListIndexes } from '../lists/private-indexes.ts';
 import { ListVersionNeverActivatedError } from '../lists/active-index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
@@ -31,6 +32,8 @@ export interface MatcherCore {
 export interface MatcherCoreDeps {
   events: Pick<PipelineEvents, 'publish' | 'decode'>;
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
+  /** Organisations' private list indexes (chunks with a private_list_version_id, DECISIONS §16). */
+  privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
   logger: Logger;
   now?: () => Date;
 }
@@ -65,16 +68,24 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
   async function matchOne(chunk: RowsChunkEvent): Promise<PipelineEvent[]> {
     const unmatchable = unmatchableReason(chunk);
     if (unmatchable) return failure(chunk, unmatchable);
-    let index: ListIndex | null;
+    let index: ListIndex | null = null;
+    let privateIndex: ListIndex | null = null;
+    let stage: 'list_version_unavailable' | 'private_list_unavailable' = 'list_version_unavailable';
     try {
       index = await indexFor(chunk);
+      stage = 'private_list_unavailable';
+      if (chunk.mode === 'live' && chunk.private_list_version_id) {
+        // A job that pinned a private list is never checked without it.
+        if (!deps.privateLists) return failure(chunk, 'private_list_unavailable');
+        privateIndex = await deps.privateLists.forVersion(chunk.private_list_version_id);
+      }
     } catch (error) {
-      if (error instanceof ListVersionNotFoundError || error instanceof ListVersionNeverActivatedError) {
-        return failure(chunk, 'list_version_unavailable');
+      if (error instanceof ListVersionNotFoundError || error instanceof ListVersionNeverActivatedError || error instanceof PrivateListNotCustomerError) {
+        return failure(chunk, stage);
       }
       throw error;
     }
-    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index) }];
+    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, privateIndex) }];
   }
 
   return {

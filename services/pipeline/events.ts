@@ -75,6 +75,8 @@ export interface RowsChunkEvent {
   policy: MatchPolicy;
   stop_level: number;
   locale: Locale;
+  /** RowsChunk v3: the organisation's private list version the job pinned (use_private_list); null: none. */
+  private_list_version_id: string | null;
 }
 
 export interface RowsCompleteEvent {

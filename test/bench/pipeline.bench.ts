@@ -118,10 +118,10 @@ async function watchResults(platform: Platform) {
   };
 }
 
-/** JSON.parse of the job's body (bytes to objects), in ms: the parsing half of the floor. */
-async function parseFloorMs(body: Buffer): Promise<number> {
+/** JSON.parse of the job's body (bytes to objects), in ms: the parsing half of the floor (uploads.bench.ts uses it too). */
+export async function parseFloorMs(body: Buffer, rows = ROWS): Promise<number> {
   const { ms, result } = await timed(() => (JSON.parse(body.toString('utf8')) as { people: unknown[] }).people.length);
-  if (result !== ROWS) throw new Error(`the body parsed to ${result} people`);
+  if (result !== rows) throw new Error(`the body parsed to ${result} people`);
   return ms;
 }
 
@@ -130,7 +130,7 @@ async function parseFloorMs(body: Buffer): Promise<number> {
  * (`template`) under a new id, and removes them again; in ms. The rows are the job's own first
  * results, repeated with new row numbers, so they are as large as the real ones.
  */
-async function insertFloorMs(d: Deployment, templateId: string): Promise<number> {
+export async function insertFloorMs(d: Pick<Deployment, 'platform'>, templateId: string, rows = ROWS): Promise<number> {
   const store = d.platform.jobs;
   const template = await store.getJobById(templateId);
   if (!template) throw new Error(`job ${templateId} is gone`);
@@ -139,14 +139,14 @@ async function insertFloorMs(d: Deployment, templateId: string): Promise<number>
   await store.createJob({ ...template, id, status: 'running', processed_count: 0 });
   try {
     const { ms } = await timed(async () => {
-      for (let from = 0; from < ROWS; from += FLOOR_INSERT_ROWS) {
-        const rows: ResultRow[] = [];
-        for (let row = from; row < Math.min(ROWS, from + FLOOR_INSERT_ROWS); row++) rows.push({ ...sample[row % sample.length], row });
-        await store.putResults(id, template.delete_after, rows);
+      for (let from = 0; from < rows; from += FLOOR_INSERT_ROWS) {
+        const batch: ResultRow[] = [];
+        for (let row = from; row < Math.min(rows, from + FLOOR_INSERT_ROWS); row++) batch.push({ ...sample[row % sample.length], row });
+        await store.putResults(id, template.delete_after, batch);
       }
     });
     const stored = await store.countResults(id);
-    if (stored.processed !== ROWS) throw new Error(`the floor insert stored ${stored.processed} rows`);
+    if (stored.processed !== rows) throw new Error(`the floor insert stored ${stored.processed} rows`);
     return ms;
   } finally {
     await store.purgeJob(id, new Date().toISOString());

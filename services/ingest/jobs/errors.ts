@@ -10,6 +10,7 @@ export type JobInputProblem =
   | 'callback_refused'
   | 'callback_unresolvable'
   | 'option_unsupported'
+  | 'private_list_missing'
   | 'value_too_long'
   | 'column_mapping_required'
   | 'retention_fixed_at_upload';
@@ -25,6 +26,10 @@ const TEXTS: Record<JobInputProblem, Record<Locale, string>> = {
   option_unsupported: {
     da: 'Understøttes ikke for job med personer; skal være false.',
     en: 'Not supported for jobs of people; must be false.',
+  },
+  private_list_missing: {
+    da: 'Organisationen har ingen aktiv egen spærreliste; importér og aktivér den først, eller sæt use_private_list til false.',
+    en: 'The organisation has no active private list; import and activate one first, or set use_private_list to false.',
   },
   value_too_long: { da: 'Må højst være 200 tegn.', en: 'Must be at most 200 characters.' },
   column_mapping_required: {
