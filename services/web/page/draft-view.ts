@@ -13,23 +13,23 @@ function indexOf(columns: string[], value: number | string | undefined): number 
   return index >= 0 ? index : null;
 }
 
-/** The preview: the file's own cells, then the verdict as the result file will carry it. */
+/** The preview: the verdict first (seen without scrolling on a phone), then the file's own cells. */
 export function previewTable(texts: Texts, job: CheckJob): HTMLElement {
   const [statusHeader, levelHeader] = texts.verdictHeaders();
   const table = h('table', { class: 'preview', 'data-testid': 'preview' },
     h('caption', {}, texts.t('preview_title')),
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, texts.t('preview_row')),
-      ...job.columns.map((column) => h('th', { scope: 'col' }, column)),
       h('th', { scope: 'col' }, statusHeader),
-      h('th', { scope: 'col' }, levelHeader))),
+      h('th', { scope: 'col' }, levelHeader),
+      ...job.columns.map((column) => h('th', { scope: 'col' }, column)))),
     h('tbody', {}, ...job.preview.map((row, index) => h('tr', {},
       h('th', { scope: 'row' }, index + 1),
-      ...job.columns.map((_column, i) => h('td', {}, row.cells[i] ?? '')),
       h('td', { class: `verdict verdict-${row.result.status}` }, texts.t(`result_${row.result.status}`)),
       h('td', {}, row.result.match.level === null
         ? texts.t('level_unread')
-        : `${row.result.match.level}: ${row.result.match.label ?? texts.level(row.result.match.level)}`)))));
+        : `${row.result.match.level}: ${row.result.match.label ?? texts.level(row.result.match.level)}`),
+      ...job.columns.map((_column, i) => h('td', {}, row.cells[i] ?? ''))))));
   return scrollingTable(texts.t('preview_title'), table);
 }
 
