@@ -86,6 +86,11 @@ export interface CheckResult {
   stop_level: number;
   address: ResolvedAddress | null;
   phone_lookup: PhoneLookup | null;
+  /**
+   * Only in the results of a monitor's re-check (source `monitor`): what changed for this contact
+   * since the monitor's last check (domain/monitor-change.ts); null: nothing.
+   */
+  change?: 'newly_blocked' | 'released' | 'changed_level' | null;
 }
 
 export interface ListVersionRef {

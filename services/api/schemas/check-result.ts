@@ -27,6 +27,10 @@ export const CheckResultSchema = named(
     stop_level: z.int().min(0).max(5).describe('The stop line applied'),
     address: ResolvedAddressSchema.nullable(),
     phone_lookup: PhoneLookupSchema.nullable(),
+    change: z.enum(['newly_blocked', 'released', 'changed_level']).nullable().optional()
+      .describe('Only in results of a monitor re-check (source monitor): what changed for this contact since the ' +
+        "monitor's last check; null: nothing. newly_blocked: blocked now, not before (or first check); released: " +
+        'blocked before, not now; changed_level: same side of blocked, other match level'),
   }),
   'The answer for one person.',
 );
