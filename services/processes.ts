@@ -130,6 +130,8 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     events,
     companyRegister: registers.companies,
     phoneDirectory: registers.directory,
+    phoneDirectoryPin: registers.phoneDirectoryPin,
+    phoneRegister: registers.phones,
     certificates: certificateKeysOf(context),
     checkJobs: {
       jobs: platform.jobs,
@@ -171,9 +173,10 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 }
 
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
-  const { platform, logger, activeIndex } = context;
+  const { platform, logger, activeIndex, registers } = context;
   const matcher = createMatcher({
     log: platform.log, registry: platform.registry, activeIndex, logger, topicPrefix: platform.topicPrefix,
+    registers: { companies: registers.companies, phones: registers.phones, directory: registers.directory },
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
   });
   await matcher.start();

@@ -5,7 +5,7 @@ import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
 import { createPipelineEvents, topicNames } from '../pipeline/events.ts';
 import { poisonSafe } from '../pipeline/poison.ts';
-import { createMatcherCore } from './matcher.ts';
+import { createMatcherCore, type MatcherRegisters } from './matcher.ts';
 
 /**
  * The matcher process's service: one member of the consumer group `<prefix>matcher` on
@@ -23,6 +23,8 @@ export interface MatcherDeps {
   registry: SchemaRegistry;
   /** Builds (and caches) the index of a pinned version from the list store. */
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
+  /** Company register and phone directory for jobs with company or phone checks. */
+  registers?: MatcherRegisters;
   logger: Logger;
   topicPrefix?: string;
   /** Row chunks per batch (each up to 2,000 rows); small, so a batch's results go out soon. */
@@ -34,7 +36,9 @@ const DEFAULT_MATCHER_BATCH_CHUNKS = 4;
 export function createMatcher(deps: MatcherDeps): Matcher {
   const prefix = deps.topicPrefix ?? '';
   const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix });
-  const core = createMatcherCore({ events, activeIndex: deps.activeIndex, logger: deps.logger });
+  const core = createMatcherCore({
+    events, activeIndex: deps.activeIndex, logger: deps.logger, ...(deps.registers ? { registers: deps.registers } : {}),
+  });
   let subscription: Subscription | null = null;
   return {
     async start() {

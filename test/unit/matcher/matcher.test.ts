@@ -39,6 +39,7 @@ function setup() {
 function chunk(jobId: string, n: number, rows: MixedRow[], first: number, overrides: Partial<RowsChunkEvent>): RowsChunkEvent {
   return {
     job_id: jobId, chunk: n, org_id: randomUUID(), mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'en',
+    check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
     rows: rows.map((r, i) => ({ row: first + i, person: toAvroPerson(r.person), cells: null })), ...overrides,
   };
 }
