@@ -62,7 +62,7 @@ describe('job rows in test mode (DECISIONS §3 fixed answers)', () => {
   it('a check the row gives nothing to is skipped; a row that gives nothing to any check is never allowed', () => {
     // check_people is on, but a row with only a number is a phone check (not no_name).
     expect(checkJobRow({ phone: '12345678' }, ALL, test, options)).toMatchObject({ status: 'allowed', phone_lookup: { outcome: 'found' } });
-    expect(checkJobRow({}, ALL, test, options)).toMatchObject({ status: 'manual', reasons: ['no_name', 'address_unreadable'], phone_lookup: null });
+    expect(checkJobRow({}, ALL, test, options)).toMatchObject({ status: 'manual', reasons: ['address_unreadable', 'no_name'], phone_lookup: null });
     expect(checkJobRow({}, PHONES, test, options)).toMatchObject({ status: 'manual', reasons: ['phone_not_found'] });
     const company = checkJobRow({ id: 'e' }, COMPANIES, test, options);
     expect(company).toMatchObject({ status: 'manual', reasons: [], company: { id: 'e', cvr: null, name: null, status: 'manual', company_form: null } });
