@@ -31,6 +31,8 @@ await runEntryPoint({
     // The inbound channels run when configured: SFTP drop folders need the key that seals their
     // credentials, email needs the mailbox (docs/inbound.md).
     if (config.INBOUND_SECRET_KEY) running.push(await startInbound('sftp', context));
+    // Connectors' auth headers are sealed with the same key (docs/connectors.md).
+    if (config.INBOUND_SECRET_KEY) running.push(await startInbound('connectors', context));
     if (config.IMAP_HOST) running.push(await startInbound('email', context));
     printBanner(api.address, platform.databasePath, seed);
   },

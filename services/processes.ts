@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
+import { buildWebPage } from './web/assets.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
-import { sweepDraftFiles } from './ingest/index.ts';
+import { sweepDraftFiles, useSpoolForXlsxTempFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
+import { createPrivateListIndexes, type PrivateListIndexes } from './lists/private-indexes.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { Config } from './platform/config.ts';
 import type { PriceTable } from './domain/pricing.ts';
@@ -31,8 +33,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email';
-export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection', 'sftp', 'email'];
+export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors';
+export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection', 'sftp', 'email', 'connectors'];
 
 export interface ServiceContext {
   platform: Platform;
@@ -40,6 +42,8 @@ export interface ServiceContext {
   logger: Logger;
   /** Shared by the API and the matcher when both run in one process (one index per version). */
   activeIndex: ActiveListIndex;
+  /** Organisations' private list indexes, shared likewise (bounded by PRIVATE_LIST_CACHE_ENTRIES). */
+  privateLists: PrivateListIndexes;
   /** Company register and phone directory, shared like the list index. */
   registers: Registers;
   /** What tests and benches set beyond configuration. */
@@ -58,6 +62,10 @@ export interface ServiceOverrides {
   projectionBatchSize?: number;
   /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
   inboundClock?: () => Date;
+  /** The projection's clock (retention sweep, finished_at); tests move it past delete_after. */
+  projectionClock?: () => Date;
+  /** Extra CA certificates connectors trust (a test server's own certificate). */
+  connectorCa?: string;
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
@@ -65,6 +73,7 @@ export function createServiceContext(platform: Platform, config: Config, logger:
   return {
     platform, config, logger, overrides,
     activeIndex: createActiveListIndex({ listStore: platform.lists, logger, addresses }),
+    privateLists: createPrivateListIndexes({ listStore: platform.lists, logger, maxEntries: config.PRIVATE_LIST_CACHE_ENTRIES, addresses }),
     registers: createRegisters(platform.registers, logger, config),
   };
 }
@@ -111,6 +120,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
   if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
+  useSpoolForXlsxTempFiles(spoolDir);
   const draftDir = uploadDirOf(config);
   const sweepDrafts = async () => {
     const gone = await sweepDraftFiles(draftDir, platform.jobs);
@@ -126,6 +136,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     accounts: platform.accounts,
     lists: platform.lists,
     activeIndex,
+    privateLists: context.privateLists,
     idempotency: platform.idempotency,
     events,
     companyRegister: registers.companies,
@@ -133,6 +144,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     phoneDirectoryPin: registers.phoneDirectoryPin,
     phoneRegister: registers.phones,
     certificates: certificateKeysOf(context),
+    webPage: buildWebPage(),
     checkJobs: {
       jobs: platform.jobs,
       events,
@@ -175,7 +187,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
   const { platform, logger, activeIndex, registers } = context;
   const matcher = createMatcher({
-    log: platform.log, registry: platform.registry, activeIndex, logger, topicPrefix: platform.topicPrefix,
+    log: platform.log, registry: platform.registry, activeIndex, privateLists: context.privateLists, logger, topicPrefix: platform.topicPrefix,
     registers: { companies: registers.companies, phones: registers.phones, directory: registers.directory },
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
   });
@@ -205,6 +217,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
     usage: platform.usage,
+    ...(context.overrides.projectionClock ? { clock: context.overrides.projectionClock } : {}),
   });
   await service.start();
   return { name: 'projection', stop: () => service.stop() };
@@ -220,27 +233,38 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
       return startProjection(context);
     case 'sftp':
     case 'email':
+    case 'connectors':
       return startInbound(name, context);
   }
 }
 
 /**
- * An inbound channel (DECISIONS §15): SFTP drop folders or the ingest mailbox, making jobs through
- * the same file ingest as the API's uploads (services/ingest/inbound).
+ * An inbound channel (DECISIONS §15, §16): SFTP drop folders, the ingest mailbox or the
+ * connectors' scheduled pulls, making jobs through the same ingest as the API's uploads
+ * (services/ingest/inbound, services/ingest/connector).
  */
-export async function startInbound(name: 'sftp' | 'email', context: ServiceContext): Promise<RunningService> {
+export async function startInbound(name: 'sftp' | 'email' | 'connectors', context: ServiceContext): Promise<RunningService> {
   const { platform, config, logger } = context;
   // Loaded on demand: the SSH, IMAP and SMTP libraries cost every other process start-up time.
   const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
-  const { startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
+  const { startConnectorIngest, startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
+  // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the API's.
+  const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
+  if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped process');
+  useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
     events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
     spoolDir, draftDir: uploadDirOf(config),
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });
-  const deps = { platform, config, logger, fileJobs, spoolDir, ...(context.overrides.inboundClock ? { now: context.overrides.inboundClock } : {}) };
+  const deps = {
+    platform, config, logger, fileJobs, spoolDir,
+    ...(context.overrides.inboundClock ? { now: context.overrides.inboundClock } : {}),
+    ...(context.overrides.connectorCa ? { connectorCa: context.overrides.connectorCa } : {}),
+  };
+  if (name === 'connectors') return startConnectorIngest(deps);
   return name === 'sftp' ? startSftpIngest(deps) : startEmailIngest(deps);
 }
 

@@ -5,6 +5,7 @@ import { openPlatform, openStores, platformKind, type Stores } from '../platform
 import { createPipelineEvents, type PipelineEvents } from '../pipeline/events.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
 import { runAdminCommand, USAGE, type Flags } from './commands.ts';
+import { parseAllowHosts } from '../projection/callbacks/index.ts';
 import { AdminInputError } from './organisations.ts';
 
 /**
@@ -57,6 +58,10 @@ async function main(argv: string[]): Promise<number> {
         mapping: { type: 'string' },
         options: { type: 'string' },
         address: { type: 'string' },
+        url: { type: 'string' },
+        every: { type: 'string' },
+        'auth-header-file': { type: 'string' },
+        monitor: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -106,6 +111,10 @@ async function main(argv: string[]): Promise<number> {
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys,
         jobs: stores.jobs, usage: stores.usage, logger, ...(events ? { events } : {}),
         inbound: { inbound: stores.inbound, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
+        connectors: {
+          connectors: stores.connectors, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)),
+          allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS), minIntervalSeconds: config.CONNECTOR_MIN_INTERVAL_SECONDS,
+        },
       },
       group, action, args, parsed.values as Flags,
     );

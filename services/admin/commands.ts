@@ -11,6 +11,7 @@ import { recordPayment } from '../billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
 import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbound.ts';
+import { CONNECTORS_USAGE, runConnectorCommand, type ConnectorAdminDeps } from './connectors.ts';
 import { issueApiKey } from './keys.ts';
 import type { AddressStore } from '../platform/store/addresses-port.ts';
 import { ADDRESSES_USAGE, runAddressCommand } from './addresses.ts';
@@ -46,6 +47,8 @@ export interface AdminDeps {
   now?: () => Date;
   /** Drop folders and email senders (services/admin/inbound.ts). */
   inbound?: Omit<InboundAdminDeps, 'accounts'>;
+  /** Connectors (services/admin/connectors.ts). */
+  connectors?: Omit<ConnectorAdminDeps, 'accounts'>;
 }
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -85,6 +88,8 @@ Certificate keys (stored keys; CERTIFICATE_KEYS, when set, takes precedence for 
 ${REGISTER_USAGE}
 
 ${INBOUND_USAGE}
+
+${CONNECTORS_USAGE}
 
 Options: --json prints machine-readable JSON.
 Works on the stores the services use: the database in DATA_DIR (default ./data), or ClickHouse
@@ -249,6 +254,8 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
       const command = `${group} ${action ?? ''}`.trim();
       const lines = deps.inbound ? await runInboundCommand({ ...deps.inbound, accounts: deps.accounts }, command, args, flags, now()) : null;
       if (lines) return lines;
+      const connectorLines = deps.connectors ? await runConnectorCommand({ ...deps.connectors, accounts: deps.accounts }, command, args, flags, now()) : null;
+      if (connectorLines) return connectorLines;
       throw new AdminInputError(`unknown command: ${[group, action].filter(Boolean).join(' ') || '(none)'}`);
     }
   }

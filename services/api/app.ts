@@ -12,6 +12,7 @@ import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
+import { createPrivateListIndexes, DEFAULT_PRIVATE_LIST_CACHE_ENTRIES, type PrivateListIndexes } from '../lists/private-indexes.ts';
 import { createIngest, DEFAULT_SPOOL_DIR, ListNotReadyError } from '../ingest/index.ts';
 import {
   checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, type ListIndex, type PhoneIndex, type RowLookups,
@@ -37,6 +38,8 @@ import { createRateLimiter } from './rate-limiter.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
 import { registerRoutes } from './routes/index.ts';
+import type { WebPage } from '../web/assets.ts';
+import { registerWebPage } from '../web/routes.ts';
 
 export interface ApiDeps {
   config: Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'>;
@@ -45,6 +48,8 @@ export interface ApiDeps {
   lists: ListStore;
   /** The in-memory index of the active cpr list version; the API only reads `current()`. */
   activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
+  /** Organisations' private list indexes (use_private_list on POST /v2/checks); absent: built from `lists` with the default bound. */
+  privateLists?: PrivateListIndexes;
   clock?: () => Date;
   /** Where Idempotency-Key responses are remembered; default an in-memory sqlite (this process only). */
   idempotency?: IdempotencyStore;
@@ -62,6 +67,8 @@ export interface ApiDeps {
   checkJobs?: CheckJobsDeps;
   /** Job certificate keys; without them /v2/certificates and the JWKS are not registered. */
   certificates?: CertificateKeys;
+  /** The web page (services/web, docs/web.md) served at `/`; absent: `/` is the API's 404. */
+  webPage?: WebPage;
 }
 
 export interface CheckJobsDeps {
@@ -177,6 +184,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
       logger,
     }),
     activeIndex: deps.activeIndex,
+    privateLists: deps.privateLists ?? createPrivateListIndexes({ listStore: deps.lists, logger, maxEntries: DEFAULT_PRIVATE_LIST_CACHE_ENTRIES }),
     logger,
     clock,
     ...(deps.events ? { events: deps.events } : {}),
@@ -188,6 +196,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
     jobs ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret ?? null } : undefined,
   );
+  if (deps.webPage) registerWebPage(app, deps.webPage);
   return app;
 }
 
@@ -202,6 +211,7 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     },
     currentCompanyRegisterVersion: () => deps.companyRegister?.current()?.version.id ?? null,
     ...(deps.phoneDirectoryPin ? { currentPhoneDirectory: deps.phoneDirectoryPin } : {}),
+    privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
     checkCallbackUrl: (url) =>
       checkCallbackUrl(url, {
         allowHosts: jobsDeps.callbackAllowHosts ?? [],

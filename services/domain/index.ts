@@ -33,3 +33,4 @@ export {
 } from './phone.ts';
 export { checkJobRow, testRowLookups, type JobRowInput, type JobChecks, type RowLookups } from './job-row.ts';
 export type * from './types.ts';
+export { applyPrivateList } from './private-list.ts';

@@ -1,3 +1,4 @@
+import type { PrivateListIndexes } from '../lists/private-indexes.ts';
 import type { ActiveListIndex } from '../lists/active-index.ts';
 import type { EventLog, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -25,6 +26,8 @@ export interface MatcherDeps {
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
   /** Company register and phone directory for jobs with company or phone checks. */
   registers?: MatcherRegisters;
+  /** Organisations' private list indexes (jobs with use_private_list); absent: such jobs fail (`private_list_unavailable`). */
+  privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
   logger: Logger;
   topicPrefix?: string;
   /** Row chunks per batch (each up to 2,000 rows); small, so a batch's results go out soon. */
@@ -37,7 +40,8 @@ export function createMatcher(deps: MatcherDeps): Matcher {
   const prefix = deps.topicPrefix ?? '';
   const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix });
   const core = createMatcherCore({
-    events, activeIndex: deps.activeIndex, logger: deps.logger, ...(deps.registers ? { registers: deps.registers } : {}),
+    events, activeIndex: deps.activeIndex, logger: deps.logger, ...(deps.privateLists ? { privateLists: deps.privateLists } : {}),
+    ...(deps.registers ? { registers: deps.registers } : {}),
   });
   let subscription: Subscription | null = null;
   return {

@@ -1,8 +1,8 @@
 import {
-  checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, TEST_LIST_VERSION, type CompanyIndex, type DirectoryEntry, type JobChecks, type ListIndex,
-  type RowLookups,
+  applyPrivateList, checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, TEST_LIST_VERSION, type CompanyIndex,
+  type DirectoryEntry, type JobChecks, type ListIndex, type RowLookups,
 } from '../domain/index.ts';
-import type { CheckOptions } from '../domain/types.ts';
+import type { CheckOptions, CheckResult, PersonInput } from '../domain/types.ts';
 import { fromAvroPerson, type ResultsChunkEvent, type RowResult, type RowsChunkEvent } from '../pipeline/events.ts';
 
 /**
@@ -30,12 +30,18 @@ export function chunkPhoneNumbers(chunk: RowsChunkEvent): string[] {
   return [...numbers];
 }
 
-function liveLookups(chunk: RowsChunkEvent, index: ListIndex, registers: ChunkRegisters, options: CheckOptions): RowLookups {
+function liveLookups(
+  chunk: RowsChunkEvent, index: ListIndex, privateIndex: ListIndex | null, registers: ChunkRegisters, options: CheckOptions,
+): RowLookups {
   const { companies, phones } = registers;
   if (chunk.check_companies && companies === null) throw new TypeError('a live chunk with company checks needs its pinned company register');
   if (chunk.check_phones && phones === null) throw new TypeError('a live chunk with phone checks needs the directory answers');
+  const check = (person: PersonInput): CheckResult => {
+    const result = checkPerson(index, person, options);
+    return privateIndex ? applyPrivateList(result, checkPerson(privateIndex, person, options)) : result;
+  };
   return {
-    checkPerson: (person) => checkPerson(index, person, options),
+    checkPerson: check,
     findCompany: (input) => (companies ? findCompany(companies.index, input) : null),
     companySyncedAt: companies?.syncedAt ?? null,
     phoneEntry: (phone) => {
@@ -48,10 +54,14 @@ function liveLookups(chunk: RowsChunkEvent, index: ListIndex, registers: ChunkRe
 /**
  * One chunk of input rows → its results: pure, no I/O. A test-mode chunk gets the fixed test
  * answers (DECISIONS §3) and names the fixed test list version; a live chunk is checked against
- * the index of the version the job pinned, and its company and phone checks against `registers`.
- * Every row gives exactly one result (checkJobRow), in the chunk's order.
+ * the index of the version the job pinned, and, when the job pinned a private list version of its
+ * organisation (`privateIndex`), against that too (DECISIONS §16: on it → blocked; this holds for
+ * every person a row checks: its own, a sole proprietor, the holder of a number). Its company and
+ * phone checks read `registers`. Every row gives exactly one result (checkJobRow), in the chunk's order.
  */
-export function matchChunk(chunk: RowsChunkEvent, index: ListIndex | null, registers: ChunkRegisters = NO_CHUNK_REGISTERS): ResultsChunkEvent {
+export function matchChunk(
+  chunk: RowsChunkEvent, index: ListIndex | null, privateIndex: ListIndex | null = null, registers: ChunkRegisters = NO_CHUNK_REGISTERS,
+): ResultsChunkEvent {
   const options: CheckOptions = { policy: chunk.policy, stopLevel: chunk.stop_level, locale: chunk.locale };
   const test = chunk.mode === 'test';
   if (!test && (index === null || chunk.list_version_id === null)) {
@@ -59,7 +69,7 @@ export function matchChunk(chunk: RowsChunkEvent, index: ListIndex | null, regis
   }
   const checks: JobChecks = { people: chunk.check_people, companies: chunk.check_companies, phones: chunk.check_phones };
   const personOnly = checks.people && !checks.companies && !checks.phones;
-  const lookups = test ? testRowLookups(options) : liveLookups(chunk, index as ListIndex, registers, options);
+  const lookups = test ? testRowLookups(options) : liveLookups(chunk, index as ListIndex, privateIndex, registers, options);
   const results: RowResult[] = new Array(chunk.rows.length);
   for (let i = 0; i < chunk.rows.length; i++) {
     const input = chunk.rows[i];

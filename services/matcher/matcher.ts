@@ -4,6 +4,7 @@ import type { CompanyIndex, DirectoryEntry, ListIndex, PhoneIndex } from '../dom
 import type { ActiveListIndex } from '../lists/active-index.ts';
 import { DirectoryUnavailableError, type PhoneDirectory } from '../phones/directory-port.ts';
 import { RegisterVersionNotFoundError } from '../platform/store/registers-port.ts';
+import { PrivateListNotCustomerError, type PrivateListIndexes } from '../lists/private-indexes.ts';
 import { ListVersionNeverActivatedError } from '../lists/active-index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
@@ -20,8 +21,8 @@ import { chunkPhoneNumbers, matchChunk, NO_CHUNK_REGISTERS, unmatchableReason, t
  * killed at any moment leaves its chunks to be matched again by another one (at least once;
  * the projection absorbs duplicates on (job_id, row)).
  *
- * Stateless: a chunk carries everything needed (RowsChunk v3), so any matcher can take any chunk.
- * Company and phone checks (v3) read the register versions the job pinned, built from the same
+ * Stateless: a chunk carries everything needed (RowsChunk v4), so any matcher can take any chunk.
+ * Company and phone checks (v4) read the register versions the job pinned, built from the same
  * store, and the phone provider's API when the job pinned no directory version.
  * A chunk that can never be matched (its pinned version is gone, or a live chunk names none)
  * fails its job with a JobStateChanged instead of blocking the partition; a transient failure
@@ -50,6 +51,8 @@ export interface MatcherCoreDeps {
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
   /** Absent: a live chunk with company or phone checks fails its job (the register is unavailable). */
   registers?: MatcherRegisters;
+  /** Organisations' private list indexes (chunks with a private_list_version_id, DECISIONS §16). */
+  privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
   logger: Logger;
   now?: () => Date;
 }
@@ -125,18 +128,26 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
   async function matchOne(chunk: RowsChunkEvent): Promise<PipelineEvent[]> {
     const unmatchable = unmatchableReason(chunk);
     if (unmatchable) return failure(chunk, unmatchable);
-    let index: ListIndex | null;
+    let index: ListIndex | null = null;
+    let privateIndex: ListIndex | null = null;
+    let stage: 'list_version_unavailable' | 'private_list_unavailable' = 'list_version_unavailable';
     try {
       index = await indexFor(chunk);
+      stage = 'private_list_unavailable';
+      if (chunk.mode === 'live' && chunk.private_list_version_id) {
+        // A job that pinned a private list is never checked without it.
+        if (!deps.privateLists) return failure(chunk, 'private_list_unavailable');
+        privateIndex = await deps.privateLists.forVersion(chunk.private_list_version_id);
+      }
     } catch (error) {
-      if (error instanceof ListVersionNotFoundError || error instanceof ListVersionNeverActivatedError) {
-        return failure(chunk, 'list_version_unavailable');
+      if (error instanceof ListVersionNotFoundError || error instanceof ListVersionNeverActivatedError || error instanceof PrivateListNotCustomerError) {
+        return failure(chunk, stage);
       }
       throw error;
     }
     const registers = await registersFor(chunk);
     if (typeof registers === 'string') return failure(chunk, registers);
-    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, registers) }];
+    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, privateIndex, registers) }];
   }
 
   return {

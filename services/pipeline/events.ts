@@ -76,7 +76,9 @@ export interface RowsChunkEvent {
   policy: MatchPolicy;
   stop_level: number;
   locale: Locale;
-  /** RowsChunk v3: the checks the job asked for (v2 chunks read as a person check only). */
+  /** RowsChunk v3: the organisation's private list version the job pinned (use_private_list); null: none. */
+  private_list_version_id: string | null;
+  /** RowsChunk v4: the checks the job asked for (older chunks read as a person check only). */
   check_people: boolean;
   check_companies: boolean;
   check_phones: boolean;

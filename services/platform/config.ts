@@ -19,6 +19,11 @@ export const configSchema = z.object({
   RATE_LIMIT_BURST: positiveInt.default(40),
   /** How often a running process looks for a newly activated list version (admin CLI). */
   LIST_REFRESH_SECONDS: positiveInt.default(30),
+  /**
+   * Private lists (DECISIONS §16): entries of organisations' private list indexes one process
+   * keeps in memory (least recently used versions go first; ~70 bytes per entry, docs/matching.md).
+   */
+  PRIVATE_LIST_CACHE_ENTRIES: positiveInt.default(1_000_000),
   /** `npm start` seeds a demo organisation and list into an empty database; `false` turns it off. */
   DEMO_SEED: z.enum(['true', 'false']).transform((v) => v === 'true').default(true),
   // Distributed deployment (docker-compose.yml). Each unset: the embedded adapter is used.
@@ -116,6 +121,17 @@ export const configSchema = z.object({
   EMAIL_POLL_MS: positiveInt.default(5000),
   /** Days a quarantined message (unknown sender) is kept before it is expunged. */
   EMAIL_QUARANTINE_DAYS: z.coerce.number().int().min(1).max(90).default(30),
+  // Connectors: scheduled HTTPS pulls (DECISIONS §16, docs/connectors.md); auth headers sealed with INBOUND_SECRET_KEY.
+  /** How often the connector service looks for connectors whose schedule slot is due. */
+  CONNECTOR_TICK_MS: positiveInt.default(5000),
+  /** Pulls running at once. */
+  CONNECTOR_CONCURRENCY: positiveInt.max(64).default(4),
+  /** Longest pull (connection, TLS and the whole answer); slower counts as failed (`timeout`). */
+  CONNECTOR_TIMEOUT_MS: positiveInt.default(120_000),
+  /** Largest answer accepted, in MB (the upload limit of DECISIONS §14); larger fails with `too_large`. */
+  CONNECTOR_MAX_MB: positiveInt.max(1024).default(100),
+  /** Shortest schedule interval `connectors add` accepts (tests use 1). */
+  CONNECTOR_MIN_INTERVAL_SECONDS: positiveInt.default(300),
 }).refine((c) => !c.PHONE_DIRECTORY_URL || c.PHONE_DIRECTORY_KEY, {
   path: ['PHONE_DIRECTORY_KEY'], message: 'required when PHONE_DIRECTORY_URL is set',
 });

@@ -15,6 +15,8 @@ import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
 import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
+import { createEmbeddedConnectorStore } from './store/embedded/connectors.ts';
+import type { ConnectorStore } from './store/connectors-port.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedUsageStore } from './store/embedded/usage.ts';
@@ -71,6 +73,8 @@ export interface Stores {
   jobs: JobStore;
   /** SFTP drop folders, email senders and inbound claims (DECISIONS §15). */
   inbound: InboundStore;
+  /** Scheduled HTTPS pulls and their last outcome (DECISIONS §16, docs/connectors.md). */
+  connectors: ConnectorStore;
   /** Company register and phone directory versions. */
   registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
@@ -95,15 +99,15 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   const stores = await openDistributedStores(config, logger);
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
-    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, close: () => stores.close(),
+    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'usage'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
-    inbound: createEmbeddedInboundStore(db), usage: createEmbeddedUsageStore(db),
+    inbound: createEmbeddedInboundStore(db), connectors: createEmbeddedConnectorStore(db), usage: createEmbeddedUsageStore(db),
   };
 }
 
@@ -111,7 +115,7 @@ function openDistributedStores(config: PlatformConfig, logger: Logger): Promise<
   return openClickHouseStores({ ...config, CLICKHOUSE_URL: config.CLICKHOUSE_URL as string }, { logger });
 }
 
-export async function openPlatform(config: PlatformConfig, logger: Logger, options: { clientId?: string } = {}): Promise<Platform> {
+export async function openPlatform(config: PlatformConfig, logger: Logger, options: { clientId?: string; clock?: () => Date } = {}): Promise<Platform> {
   const kind = platformKind(config);
   const topicPrefix = config.KAFKA_TOPIC_PREFIX;
   const databasePath = embeddedDatabasePath(config.DATA_DIR);
@@ -127,7 +131,9 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       : createStaticSchemaRegistry();
     let platform: Omit<Platform, 'close'>;
     if (kind === 'embedded') {
-      const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200 });
+      // The clock dates messages and expires them (retention); tests move it past retention.
+      const clock = options.clock;
+      const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200, ...(clock ? { now: () => clock().getTime() } : {}) });
       closers.push(() => log.close());
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath, ...embeddedStores(db),
@@ -145,7 +151,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys, usage: stores.usage,
-        registers: stores.registers, inbound: stores.inbound,
+        registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

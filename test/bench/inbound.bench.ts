@@ -17,6 +17,7 @@ import { createMailUser, messagesIn, openImap, sendMail } from '../support/mail.
 import { servers } from '../support/servers.ts';
 import { createSftpAccount, namesIn } from '../support/sftp.ts';
 import { uploadRows } from '../e2e/uploads-scenarios.ts';
+import { relativeTo, type Reference } from './reference.ts';
 import type { Bench, BenchSection } from './types.ts';
 
 const FILES = Number(process.env.BENCH_INBOUND_FILES ?? 100);
@@ -63,17 +64,17 @@ const bench: Bench = async (): Promise<BenchSection> => {
     while ((await messagesIn(imap, 'INBOX')).length < EMAILS) await new Promise((r) => setTimeout(r, 500));
     const emailS = (performance.now() - sendStart) / 1000;
     await imap.logout();
+    const upload: Reference = { name: "the customer's own SFTP upload of the files", value: round(uploadS), unit: 's' };
+    const send: Reference = { name: 'SMTP accepting the messages', value: round(sendS), unit: 's' };
 
     return {
       title: `Inbound channels: ${FILES} files × ${ROWS.toLocaleString('en')} rows by SFTP, ${EMAILS} emails × ${ROWS.toLocaleString('en')} rows (embedded)`,
       metrics: [
-        { name: 'sftp: all results in outbox/', value: round(sftpS), unit: 's', note: `from the moment all ${FILES} files appeared in inbox/ (stability interval 1 s included)` },
-        { name: 'sftp: files per minute', value: round((FILES / sftpS) * 60), unit: 'files/min' },
+        relativeTo({ name: 'sftp: all results in outbox/', value: round(sftpS), unit: 's', note: `from the moment all ${FILES} files appeared in inbox/ (stability interval 1 s included)` }, upload),
+        { name: 'sftp: files per minute', value: round((FILES / sftpS) * 60), unit: 'files/min', ratio: { value: round(uploadS / sftpS), of: "the rate of the customer's own SFTP upload" } },
         { name: 'sftp: rows per second', value: Math.round((FILES * ROWS) / sftpS), unit: 'rows/s' },
-        { name: 'sftp: time ÷ the customer\'s own upload of the same files', value: round(sftpS / uploadS), unit: '×', note: `upload took ${round(uploadS)} s` },
-        { name: 'email: all replies in the sender\'s mailbox', value: round(emailS), unit: 's', note: 'from the first message sent' },
-        { name: 'email: messages per minute', value: round((EMAILS / emailS) * 60), unit: 'emails/min' },
-        { name: 'email: time ÷ SMTP accepting the messages', value: round(emailS / sendS), unit: '×', note: `sending took ${round(sendS)} s` },
+        relativeTo({ name: 'email: all replies in the sender\'s mailbox', value: round(emailS), unit: 's', note: 'from the first message sent' }, send),
+        { name: 'email: messages per minute', value: round((EMAILS / emailS) * 60), unit: 'emails/min', ratio: { value: round(sendS / emailS), of: 'the rate SMTP accepted them' } },
       ],
       notes: [
         `File: ${ROWS} rows of name + address + 2 other columns, ${Math.round(bytes.length / 1024)} KiB CSV. SFTP_CONCURRENCY 4 (default), one drop folder (the poller handles one folder's files one after the other in a visit).`,

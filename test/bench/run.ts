@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage } from './child.ts';
+import { CALIBRATION_RECORDS, calibrationRatio } from './reference.ts';
 import type { BenchMetric, BenchSection } from './types.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -38,6 +39,11 @@ export interface SectionResult {
   duration_s: number;
   /** 1-minute load average when the bench started and ended: other work on the machine skews timings. */
   load_average?: [number, number];
+  /**
+   * The calibration (reference.ts, a fixed CPU workload) in ms, measured in the bench's process
+   * before and after it; their mean is the reference of the ratios the runner adds.
+   */
+  calibration_ms?: [number, number];
   status: 'ok' | 'error';
   error?: string;
   title: string;
@@ -60,6 +66,18 @@ export interface Report {
   machine: MachineInfo;
   filter: string[];
   sections: SectionResult[];
+}
+
+/**
+ * The section's metrics with their goals judged, and a ratio to the calibration added to every
+ * time and rate figure that has no same-run ratio of its own.
+ */
+export function judgeMetrics(metrics: BenchMetric[], calibrationMs: [number, number] | undefined): MetricResult[] {
+  const reference = calibrationMs ? (calibrationMs[0] + calibrationMs[1]) / 2 : 0;
+  return metrics.map((m) => {
+    const ratio = m.ratio ?? calibrationRatio(m, reference) ?? undefined;
+    return { ...m, ...(ratio ? { ratio } : {}), pass: meetsGoal(m) };
+  });
 }
 
 export function meetsGoal(metric: BenchMetric): boolean | null {
@@ -116,8 +134,9 @@ function runOne(file: string): Promise<SectionResult> {
       duration_s,
       load_average,
       status: 'ok',
+      calibration_ms: message.calibration_ms,
       title: section.title,
-      metrics: section.metrics.map((m) => ({ ...m, pass: meetsGoal(m) })),
+      metrics: judgeMetrics(section.metrics, message.calibration_ms),
       notes: section.notes ?? [],
     };
   };
@@ -145,6 +164,10 @@ function goalText(m: BenchMetric): string {
   return m.goal ? `${m.goal.op === '<=' ? '≤' : '≥'} ${formatValue(m.goal.value)}` : '';
 }
 
+function ratioText(m: BenchMetric): string {
+  return m.ratio ? `${formatValue(m.ratio.value)}× ${m.ratio.of}` : '';
+}
+
 function resultText(m: MetricResult): string {
   return m.pass === null ? '' : m.pass ? 'pass' : 'FAIL';
 }
@@ -153,16 +176,16 @@ function rows(report: Report): string[][] {
   const out: string[][] = [];
   for (const s of report.sections) {
     if (s.status === 'error') {
-      out.push([s.file, 'bench crashed', '', '', '', 'FAIL']);
+      out.push([s.file, 'bench crashed', '', '', '', '', 'FAIL']);
       continue;
     }
-    for (const m of s.metrics) out.push([s.file, m.name, formatValue(m.value), m.unit, goalText(m), resultText(m)]);
+    for (const m of s.metrics) out.push([s.file, m.name, formatValue(m.value), m.unit, ratioText(m), goalText(m), resultText(m)]);
   }
   return out;
 }
 
 function consoleTable(report: Report): string {
-  const header = ['bench', 'metric', 'value', 'unit', 'goal', 'result'];
+  const header = ['bench', 'metric', 'value', 'unit', 'same-run ratio', 'goal', 'result'];
   const body = rows(report);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => (i === 2 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
@@ -187,18 +210,28 @@ export function markdown(report: Report): string {
     '',
     `Goals: ${passed} met, ${failed} missed.`,
     '',
+    'Absolute figures do not carry from one machine to another, so every figure is also given as a ' +
+      'multiple of something measured in the same process run (test/bench/README.md): a floor or ' +
+      'baseline the bench measures itself, or else the calibration, a fixed CPU workload ' +
+      `(test/bench/reference.ts, ${CALIBRATION_RECORDS.toLocaleString('en')} records) measured before and after each bench. ` +
+      'A time "× calibration" is that many calibration times; a rate "× calibration" is that many ' +
+      "times the calibration's records per second.",
+    '',
   ];
   for (const s of report.sections) {
     const load = s.load_average ? `, load average ${s.load_average[0]} → ${s.load_average[1]} on ${m.cores} cores` : '';
-    lines.push(`## ${escapeCell(s.title)}`, '', `\`${s.file}\`, measured ${s.ran_at}, ${s.duration_s} s${load}.`, '');
+    const calibration = s.calibration_ms
+      ? `; calibration ${s.calibration_ms[0]} ms before, ${s.calibration_ms[1]} ms after`
+      : '; measured before the runner had a calibration (no same-run ratios unless the bench gave them)';
+    lines.push(`## ${escapeCell(s.title)}`, '', `\`${s.file}\`, measured ${s.ran_at}, ${s.duration_s} s${load}${calibration}.`, '');
     if (s.status === 'error') {
       lines.push('**The bench crashed:**', '', '```', s.error ?? '', '```', '');
       continue;
     }
-    lines.push('| metric | value | unit | goal | result | note |', '|---|---:|---|---|---|---|');
+    lines.push('| metric | value | unit | same-run ratio | goal | result | note |', '|---|---:|---|---:|---|---|---|');
     for (const metric of s.metrics) {
       lines.push(
-        `| ${escapeCell(metric.name)} | ${formatValue(metric.value)} | ${escapeCell(metric.unit)} | ${goalText(metric)} | ` +
+        `| ${escapeCell(metric.name)} | ${formatValue(metric.value)} | ${escapeCell(metric.unit)} | ${escapeCell(ratioText(metric))} | ${goalText(metric)} | ` +
           `${resultText(metric)} | ${escapeCell(metric.note ?? '')} |`,
       );
     }

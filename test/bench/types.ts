@@ -10,6 +10,11 @@ export interface BenchMetric {
   /** The goal from the issue, e.g. { op: '>=', value: 200000 }. */
   goal?: { op: '<=' | '>='; value: number };
   note?: string;
+  /**
+   * The figure as a multiple of a reference measured in the same run ("3.2× the floor"); see
+   * reference.ts. When absent, the runner adds one to the calibration for times and rates.
+   */
+  ratio?: { value: number; of: string };
 }
 
 export interface BenchSection {

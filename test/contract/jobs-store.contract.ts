@@ -174,6 +174,25 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(await store().purgeJob(randomUUID(), '2026-03-01T00:00:00.000Z')).toBeNull();
     });
 
+    it('lists an organisation\'s recent jobs of one mode, newest first, deleted ones included', async () => {
+      const org = randomUUID();
+      const at = (minute: number) => `2026-02-01T09:${String(minute).padStart(2, '0')}:00.000Z`;
+      const oldest = makeJob({ org_id: org, created_at: at(1) });
+      const middle = makeJob({ org_id: org, created_at: at(2), status: 'draft' });
+      const newest = makeJob({ org_id: org, created_at: at(3) });
+      const testMode = makeJob({ org_id: org, created_at: at(4), mode: 'test' });
+      const otherOrg = makeJob({ created_at: at(5) });
+      for (const job of [middle, oldest, newest, testMode, otherOrg]) await store().createJob(job);
+      await store().purgeJob(oldest.id, at(6));
+      await store().updateJob(middle.id, { status: 'queued' });
+      const live = await store().listRecentJobs({ org_id: org, mode: 'live' }, 10);
+      expect(live.map((j) => [j.id, j.status])).toEqual([[newest.id, 'queued'], [middle.id, 'queued'], [oldest.id, 'deleted']]);
+      expect((await store().listRecentJobs({ org_id: org, mode: 'live' }, 2)).map((j) => j.id)).toEqual([newest.id, middle.id]);
+      expect((await store().listRecentJobs({ org_id: org, mode: 'test' }, 10)).map((j) => j.id)).toEqual([testMode.id]);
+      expect(await store().listRecentJobs({ org_id: randomUUID(), mode: 'live' }, 10)).toEqual([]);
+      await expect(store().listRecentJobs({ org_id: org, mode: 'live' }, 0)).rejects.toBeInstanceOf(RangeError);
+    });
+
     it('lists jobs due for deletion, oldest first, never deleted ones', async () => {
       const org = randomUUID();
       // Far-past dates keep jobs of other tests (delete_after 2026) out of this window.

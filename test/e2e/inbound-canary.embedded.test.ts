@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import type SftpClient from 'ssh2-sftp-client';
@@ -20,12 +21,14 @@ const DAY_MS = 86_400_000;
  * The canary (issue 8, DECISIONS §10): a made-up person's name in a dropped file and in an emailed
  * file is found nowhere after the jobs' delete_after: not in the drop folder (read on disk, as
  * root, inside the chroot), the ingest mailbox (Dovecot's Maildir, every folder), Postfix's spool,
- * the service's local spool and work dirs, the inbound services' logs (debug level), nor the job
- * store. First it is found where it must be (so the search can fail). Time passes by the inbound
- * services' clock moving past delete_after; the jobs' own purge is the projection's retention
- * sweep (its own tests), called here as it would run.
+ * the service's local spool and work dirs, the inbound services' logs (debug level), the bytes of
+ * the embedded database file (with its WAL) nor the messages of the embedded event log. First it
+ * is found where it must be (so the search can fail). Time passes by one clock (the inbound
+ * services', the projection's and the event log's) moving past delete_after; the jobs are purged
+ * by the projection's own retention sweep (every second here) and the rows and results on the log
+ * expire by the log's own retention.
  */
-describe('canary: a name dropped and emailed is gone everywhere after delete_after', () => {
+describe('canary: a name dropped and emailed is gone everywhere after delete_after, by the real retention', () => {
   const CANARY = `Zqx${Math.random().toString(36).slice(2, 8)}kanarie`;
   let d: InboundEmbedded;
   let account: SftpAccount;
@@ -34,12 +37,13 @@ describe('canary: a name dropped and emailed is gone everywhere after delete_aft
   let sender: MailUser;
   let logFile: string;
   let offsetMs = 0;
+  const clock = () => new Date(Date.now() + offsetMs);
 
   beforeAll(async () => {
     account = await createSftpAccount();
     ingest = await createMailUser('ingest', 'robinson.test');
     sender = await createMailUser('kunde', 'customer.test');
-    d = await startInboundEmbedded();
+    d = await startInboundEmbedded({ RETENTION_SWEEP_SECONDS: '1' }, clock);
     await addDropFolder(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, account);
     await runAdminCommand({
       accounts: d.platform.accounts, lists: d.platform.lists, keys: d.platform.keys, logger: silentLogger(),
@@ -47,7 +51,6 @@ describe('canary: a name dropped and emailed is gone everywhere after delete_aft
     }, 'senders', 'add', [], { org: d.orgId, address: sender.address });
     logFile = join(await scratchDir('canary-logs'), 'inbound.log');
     const logger = pino({ level: 'debug' }, pino.destination({ dest: logFile, sync: true }));
-    const clock = () => new Date(Date.now() + offsetMs);
     await d.startInbound('sftp', {}, { clock, logger });
     await d.startInbound('email', {
       IMAP_HOST: servers.imap.host, IMAP_PORT: String(servers.imap.port), IMAP_SECURE: 'false',
@@ -83,28 +86,30 @@ describe('canary: a name dropped and emailed is gone everywhere after delete_aft
     const places = [account.localDir, join(ingestMailDir(), ingest.address), await postfixSpool(), d.dataDir];
     expect(await filesHolding(account.localDir, CANARY), 'the archive and the result hold it').not.toEqual([]);
     expect(await filesHolding(join(ingestMailDir(), ingest.address), CANARY), 'the Processed message holds it').not.toEqual([]);
+    const database = d.platform.databasePath;
+    expect(await databaseFilesHolding(database, CANARY), 'the database file holds it').not.toEqual([]);
+    expect(logMessagesHolding(database, CANARY), 'rows and results on the event log hold it').toBeGreaterThan(0);
 
-    // delete_after passes: the jobs are purged (the projection's sweep) and the inbound clock moves on.
+    // delete_after passes: one clock moves on; the projection's retention sweep purges the jobs.
     for (const id of jobIds) {
       const job = await d.platform.jobs.getJobById(id);
       expect(new Date(job!.delete_after).getTime()).toBeLessThan(Date.now() + 91 * DAY_MS);
-      await d.platform.jobs.purgeJob(id, new Date().toISOString());
     }
     offsetMs = 92 * DAY_MS;
     const gone = Date.now() + 60_000;
+    const statuses = async () => Promise.all(jobIds.map(async (id) => (await d.platform.jobs.getJobById(id))?.status));
     while ((await namesIn(customer, '/outbox')).length + (await namesIn(customer, '/archive')).length > 0
-      || (await messagesIn(ingestImap, 'Processed')).length > 0) {
+      || (await messagesIn(ingestImap, 'Processed')).length > 0
+      || (await statuses()).some((s) => s !== 'deleted')) {
       if (Date.now() > gone) throw new Error('files or messages still there after delete_after');
       await new Promise((r) => setTimeout(r, 200));
     }
     await senderImap.logout();
     await ingestImap.logout();
 
-    for (const place of places) {
-      // The embedded database file is searched through its store below, not byte by byte.
-      const found = (await filesHolding(place, CANARY)).filter((f) => !/robinson\.(db|sqlite)(-wal|-shm)?$/.test(f));
-      expect(found, place).toEqual([]);
-    }
+    for (const place of places) expect(await filesHolding(place, CANARY), place).toEqual([]);
+    expect(await databaseFilesHolding(database, CANARY), 'the database file and its WAL').toEqual([]);
+    expect(logMessagesHolding(database, CANARY), 'the event log').toBe(0);
     expect(await filesHolding(logFile, CANARY), 'inbound logs').toEqual([]);
     expect((await readFile(logFile, 'utf8')).length, 'the services did log').toBeGreaterThan(0);
     for (const id of jobIds) {
@@ -117,6 +122,28 @@ describe('canary: a name dropped and emailed is gone everywhere after delete_aft
     expect(states).toEqual([]);
   }, 180_000);
 });
+
+/** The database file and its WAL, byte by byte (deleted rows must not linger in free space). */
+async function databaseFilesHolding(database: string, needle: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of [database, `${database}-wal`]) found.push(...(await filesHolding(path, needle)));
+  return found;
+}
+
+/** Messages of the embedded event log (every topic) whose value holds `needle` (Avro keeps strings as UTF-8). */
+function logMessagesHolding(database: string, needle: string): number {
+  const db = new DatabaseSync(database, { readOnly: true });
+  try {
+    const bytes = Buffer.from(needle, 'utf8');
+    let count = 0;
+    for (const row of db.prepare('SELECT value FROM log_messages').iterate() as Iterable<{ value: Uint8Array | null }>) {
+      if (row.value && Buffer.from(row.value).includes(bytes)) count++;
+    }
+    return count;
+  } finally {
+    db.close();
+  }
+}
 
 function ingestMailDir(): string {
   return join(process.env.ROBINSON_LOCAL ?? join(process.env.TMPDIR ?? '/tmp', 'robinson-local'), 'dovecot', 'mail');

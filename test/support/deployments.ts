@@ -80,16 +80,19 @@ export interface EmbeddedOptions {
   /** Matcher and projection in worker threads, as npm start runs them. */
   workers?: boolean;
   overrides?: ServiceOverrides;
+  /** The event log's and the projection's clock (not with workers): tests move it past retention. */
+  clock?: () => Date;
 }
 
 /** npm start's wiring (API + matcher + projection, one process, embedded adapters), in this process. */
 export async function startEmbedded(receiver: CallbackReceiver | null, options: EmbeddedOptions = {}): Promise<EmbeddedDeployment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pipeline-embedded-'));
   const config = loadConfig({ ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, ...options.env });
-  const platform = await openPlatform(config, silentLogger());
+  const platform = await openPlatform(config, silentLogger(), options.clock ? { clock: options.clock } : {});
   const seeded = await seedAccountAndList(platform, options.listEntries, options.registers);
   const context = createServiceContext(platform, config, silentLogger(), {
-    ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250, ...options.overrides,
+    ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250,
+    ...(options.clock ? { projectionClock: options.clock } : {}), ...options.overrides,
   });
   const running: RunningService[] = options.workers
     ? [await startServiceInWorker('projection', config, context.overrides), await startServiceInWorker('matcher', config, context.overrides)]
@@ -127,7 +130,7 @@ export interface DistributedDeployment extends Seeded {
    * Starts `node services/run-service.ts <name>` with this deployment's environment (plus `env`;
    * an `api` needs its PORT there).
    */
-  spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email', env?: Record<string, string>): Promise<ServiceProcess>;
+  spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors', env?: Record<string, string>): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -173,7 +176,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
   const seeded = await seedAccountAndList(platform, options.listEntries, options.registers);
   const processes: ServiceProcess[] = [];
 
-  async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
+  async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
     const child = spawn(process.execPath, [RUN_SERVICE, name], {
       // info: the process logs `services started` once its consumer joined the group (or it listens).
       env: { ...process.env, ...env, LOG_LEVEL: 'info', ...(receiver ? { NODE_EXTRA_CA_CERTS: receiver.certFile } : {}), ...extraEnv },

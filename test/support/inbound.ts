@@ -50,19 +50,27 @@ export async function addDropFolder(platform: Platform, secretKey: string, orgId
 export interface InboundEmbedded extends EmbeddedDeployment {
   orgId: string;
   /** Starts an inbound channel on this deployment (as npm start does when configured). */
-  startInbound(name: 'sftp' | 'email', env?: Record<string, string>, options?: { clock?: () => Date; logger?: Logger }): Promise<RunningService>;
+  startInbound(
+    name: 'sftp' | 'email' | 'connectors', env?: Record<string, string>, options?: { clock?: () => Date; logger?: Logger; connectorCa?: string },
+  ): Promise<RunningService>;
 }
 
-/** The embedded deployment (in this process) with the inbound channels available. */
-export async function startInboundEmbedded(env: Record<string, string> = {}): Promise<InboundEmbedded> {
-  const deployment = await startEmbedded(null, { env: { ...INBOUND_TEST_ENV, ...env } });
+/**
+ * The embedded deployment (in this process) with the inbound channels available. `clock` (also
+ * the event log's and the projection's) lets a test move time past delete_after.
+ */
+export async function startInboundEmbedded(env: Record<string, string> = {}, clock?: () => Date): Promise<InboundEmbedded> {
+  const deployment = await startEmbedded(null, { env: { ...INBOUND_TEST_ENV, ...env }, ...(clock ? { clock } : {}) });
   const started: RunningService[] = [];
   return {
     ...deployment,
     orgId: await seededOrgId(deployment.platform),
     async startInbound(name, extraEnv = {}, options = {}) {
       const config = loadConfig({ ...TEST_ENV, ...INBOUND_TEST_ENV, PORT: '0', DATA_DIR: deployment.dataDir, ...env, ...extraEnv });
-      const context = createServiceContext(deployment.platform, config, options.logger ?? silentLogger(), options.clock ? { inboundClock: options.clock } : {});
+      const context = createServiceContext(deployment.platform, config, options.logger ?? silentLogger(), {
+        ...(options.clock ? { inboundClock: options.clock } : {}),
+        ...(options.connectorCa ? { connectorCa: options.connectorCa } : {}),
+      });
       const service = await startInbound(name, context);
       started.push(service);
       return service;

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { checkPerson, TEST_LIST_VERSION, testModeCheck } from '../../domain/index.ts';
+import { applyPrivateList, checkPerson, TEST_LIST_VERSION, testModeCheck, type ListIndex } from '../../domain/index.ts';
+import { jobInputIssue } from '../../ingest/jobs/errors.ts';
 import type { CheckOptions } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import { authOf } from '../auth.ts';
-import { listNotReady } from '../errors.ts';
+import { listNotReady, validationFailed } from '../errors.ts';
 import { idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
@@ -41,17 +42,31 @@ export const createChecksSpec: RouteSpec = {
   errors: [400, 401, 402, 409, 413, 422, 429, 500, 503],
 };
 
-function checkPeople(ctx: RouteContext, mode: 'live' | 'test', body: CreateChecksRequest, options: CheckOptions): CreateChecksResponse {
+function checkPeople(
+  ctx: RouteContext, mode: 'live' | 'test', body: CreateChecksRequest, options: CheckOptions, privateIndex: ListIndex | null,
+): CreateChecksResponse {
   if (mode === 'test') {
-    // Test keys never read the live list (DECISIONS §3).
+    // Test keys never read the live list (DECISIONS §3), nor an organisation's private list.
     return { list_version: TEST_LIST_VERSION, results: body.people.map((person) => testModeCheck(person, options)) };
   }
   const active = ctx.activeIndex.current();
   if (!active) throw listNotReady();
-  return {
-    list_version: toListVersionRef(active.version),
-    results: body.people.map((person) => checkPerson(active.index, person, options)),
-  };
+  const check = privateIndex
+    ? (person: CreateChecksRequest['people'][number]) => applyPrivateList(checkPerson(active.index, person, options), checkPerson(privateIndex, person, options))
+    : (person: CreateChecksRequest['people'][number]) => checkPerson(active.index, person, options);
+  return { list_version: toListVersionRef(active.version), results: body.people.map(check) };
+}
+
+/**
+ * The organisation's private list index when the call asks for it (live keys only): 422 at
+ * `use_private_list` when the organisation has no active private list (DECISIONS §16), rather
+ * than answering without the list the caller relies on.
+ */
+async function privateIndexFor(ctx: RouteContext, orgId: string, mode: 'live' | 'test', body: CreateChecksRequest): Promise<ListIndex | null> {
+  if (body.use_private_list !== true || mode === 'test') return null;
+  const versionId = await ctx.privateLists.activeVersionOf(orgId);
+  if (versionId === null) throw validationFailed([jobInputIssue('use_private_list', 'private_list_missing')]);
+  return ctx.privateLists.forVersion(versionId);
 }
 
 export function registerChecksRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -69,7 +84,7 @@ export function registerChecksRoutes(app: FastifyInstance, ctx: RouteContext): v
       Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey,
       body,
       async () => {
-        const response = checkPeople(ctx, mode, body, options);
+        const response = checkPeople(ctx, mode, body, options, await privateIndexFor(ctx, org.id, mode, body));
         // Billable usage (live keys only, DECISIONS §3): counts and ids, no personal data. Published
         // before answering, so an answered check is always counted; a replay is not counted again.
         if (mode === 'live' && ctx.events) {

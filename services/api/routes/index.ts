@@ -6,6 +6,7 @@ import { getCurrentListVersionSpec, registerListVersionRoutes } from './list-ver
 import { registerAddressRoutes, resolveAddressesSpec } from './addresses.ts';
 import { registerOpenApiRoute } from './openapi.ts';
 import { checkJobSpecs, registerCheckJobRoutes } from './check-jobs.ts';
+import { listCheckJobsSpec, registerCheckJobListRoute } from './check-job-list.ts';
 import { certificateSpecs, registerCertificateRoutes } from './certificates.ts';
 import type { CertificateKeys } from '../../platform/keys/certificate-keys.ts';
 import { paymentWebhookSpec, registerPaymentRoutes, type PaymentsContext } from './payments.ts';
@@ -13,7 +14,7 @@ import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts'
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
 export const routeSpecs: RouteSpec[] = [
-  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, ...checkJobSpecs, ...certificateSpecs, paymentWebhookSpec,
+  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, listCheckJobsSpec, ...checkJobSpecs, ...certificateSpecs, paymentWebhookSpec,
   getCurrentListVersionSpec, resolveAddressesSpec,
 ];
 
@@ -28,7 +29,10 @@ export function registerRoutes(
   registerChecksRoutes(app, ctx);
   registerCompanyChecksRoutes(app, ctx);
   registerPhoneChecksRoutes(app, ctx);
-  if (jobs) registerCheckJobRoutes(app, ctx, jobs);
+  if (jobs) {
+    registerCheckJobRoutes(app, ctx, jobs);
+    registerCheckJobListRoute(app, ctx, jobs);
+  }
   if (certificates) registerCertificateRoutes(app, ctx, certificates);
   if (payments) registerPaymentRoutes(app, ctx, payments);
   registerListVersionRoutes(app, ctx);

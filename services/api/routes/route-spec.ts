@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { PrivateListIndexes } from '../../lists/private-indexes.ts';
 import type { ActiveListIndex } from '../../lists/active-index.ts';
 import type { ActiveRegister } from '../../companies/active-register.ts';
 import type { CompanyIndex } from '../../domain/index.ts';
@@ -19,6 +20,8 @@ export interface RouteContext {
   idempotency: Idempotency;
   /** `addressRegister` (issue 13) is optional: without it, addresses are parsed only. */
   activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
+  /** Organisations' private list indexes (use_private_list, DECISIONS §16). */
+  privateLists: PrivateListIndexes;
   logger: Logger;
   /** Publishes usage events of live checks; absent: none are published. */
   events?: Pick<PipelineEvents, 'publish'>;

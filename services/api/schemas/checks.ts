@@ -13,6 +13,10 @@ export const CreateChecksRequestSchema = named(
     people: z.array(PersonInputSchema).min(1).max(MAX_PEOPLE_PER_CHECK),
     policy: MatchPolicySchema.optional(),
     stop_level: z.int().min(1).max(5).optional().describe("Overrides the organisation's stop line for this call"),
+    use_private_list: z.boolean().optional().describe(
+      "Default false. Also check against the organisation's own active private list (source customer); a person on it is blocked " +
+      'whatever the national result (422 when the organisation has no active private list). Test keys: accepted, no effect.',
+    ),
   }),
 );
 export type CreateChecksRequest = z.infer<typeof CreateChecksRequestSchema>;

@@ -40,7 +40,7 @@ export interface ResultFileRow {
   list_version_id: string;
 }
 
-const VERDICT_HEADERS = {
+export const VERDICT_HEADERS = {
   da: ['Status', 'Matchniveau', 'Matchkode', 'Årsager', 'Listeversion'],
   en: ['status', 'match_level', 'match_code', 'reasons', 'list_version'],
 } as const;

@@ -1,5 +1,5 @@
 import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
-import type { Locale } from '../../domain/types.ts';
+import type { Locale, PersonInput } from '../../domain/types.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 
@@ -20,7 +20,7 @@ import type { JobRecord } from '../../platform/store/jobs-port.ts';
  */
 export interface InboundFileSpec {
   id: string;
-  source: 'sftp' | 'email';
+  source: 'sftp' | 'email' | 'connector';
   org: Organisation;
   /** The name the customer gave the file (shown on the job; the format is sniffed). */
   filename: string;
@@ -31,8 +31,17 @@ export interface InboundFileSpec {
   locale: Locale;
 }
 
+/** People already read from JSON/NDJSON (a connector's answer): the same record and events as a file. */
+export interface InboundPeopleSpec extends Omit<InboundFileSpec, 'path' | 'column_mapping' | 'filename'> {
+  filename: string | null;
+  /** Batches from readPeopleFromJson / readPeopleFromNdjson: they throw on a bad person (nothing is created). */
+  people: AsyncIterable<PersonInput[]>;
+}
+
 export interface FileJobs {
   create(spec: InboundFileSpec): Promise<JobRecord>;
+  /** As `create`, for people read from JSON or NDJSON; a bad body is an InboundRefusal (`invalid_rows`). */
+  createFromPeople(spec: InboundPeopleSpec): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | null>;
   resultExtension(job: JobRecord): 'csv' | 'xlsx';
   writeResult(job: JobRecord, locale: Locale, out: NodeJS.WritableStream): Promise<void>;

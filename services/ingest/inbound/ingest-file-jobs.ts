@@ -6,7 +6,7 @@ import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { ListStore } from '../../platform/store/lists-port.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
 import {
-  ColumnMappingError, createIngest, FileRefusedError, fileRefusalMessage, JobInputError, ListNotReadyError, resultFileSpec,
+  ColumnMappingError, createIngest, FileRefusedError, fileRefusalMessage, IntakeError, JobInputError, ListNotReadyError, resultFileSpec,
   type FileRefusalCode, type Ingest, type IngestDeps,
 } from '../index.ts';
 import { FILE_REFUSAL_CODES } from '../files/index.ts';
@@ -40,6 +40,7 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
     jobs: deps.jobs,
     events: deps.events,
     currentListVersion: () => pinned,
+    privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
     // Inbound jobs carry no callback URL.
     checkCallbackUrl: async () => undefined,
     logger: deps.logger,
@@ -53,19 +54,37 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
   };
   const shared: Ingest = createIngest(base);
 
+  /** The ingest for one job: the given id, the active version pinned right now. */
+  async function ingestFor(id: string): Promise<Ingest> {
+    const active = await deps.lists.getActiveListVersion('cpr', null);
+    pinned = active ? toListVersionRef(active) : null;
+    return createIngest({ ...base, newId: () => id });
+  }
+  const keyHashOf = (source: string) => createHash('sha256').update(`inbound:${source}`).digest('hex');
+
   return {
     async create(spec) {
       const existing = await deps.jobs.getJobById(spec.id);
       if (existing) return existing;
-      const active = await deps.lists.getActiveListVersion('cpr', null);
-      pinned = active ? toListVersionRef(active) : null;
-      const ingest = createIngest({ ...base, newId: () => spec.id });
+      const ingest = await ingestFor(spec.id);
       try {
         return await ingest.createJobFromFile({
-          source: spec.source, org: spec.org, mode: 'live',
-          keyHash: createHash('sha256').update(`inbound:${spec.source}`).digest('hex'),
+          source: spec.source, org: spec.org, mode: 'live', keyHash: keyHashOf(spec.source),
           filename: spec.filename, path: spec.path, column_mapping: spec.column_mapping, options: spec.options,
           locale: spec.locale, start: true,
+        });
+      } catch (error) {
+        throw asRefusal(error);
+      }
+    },
+    async createFromPeople(spec) {
+      const existing = await deps.jobs.getJobById(spec.id);
+      if (existing) return existing;
+      const ingest = await ingestFor(spec.id);
+      try {
+        return await ingest.createJobFromPeople({
+          source: spec.source, org: spec.org, mode: 'live', keyHash: keyHashOf(spec.source),
+          filename: spec.filename, options: spec.options, locale: spec.locale, people: spec.people,
         });
       } catch (error) {
         throw asRefusal(error);
@@ -89,6 +108,8 @@ const INBOUND_CODES: Record<string, true> = {
 
 /** Refusals for good become InboundRefusal; anything else (no list yet, a store down) stays as it is: transient. */
 function asRefusal(error: unknown): unknown {
+  // A JSON/NDJSON body that is not JSON, has no people or a bad person: refused for good.
+  if (error instanceof IntakeError) return new InboundRefusal('invalid_rows', inboundTexts('invalid_rows'));
   if (error instanceof FileRefusedError) {
     return new InboundRefusal(error.code, { da: fileRefusalMessage(error.code, 'da'), en: fileRefusalMessage(error.code, 'en') });
   }

@@ -8,6 +8,8 @@ import { openImapMailbox, type Mailbox } from '../email/mailbox.ts';
 import { runMailPass } from '../email/processor.ts';
 import { createSmtpReplySender } from '../email/reply.ts';
 import { createSftpPoller } from '../sftp/poller.ts';
+import { createConnectorService } from '../connector/service.ts';
+import { parseAllowHosts } from '../../projection/callbacks/index.ts';
 import type { FileJobs } from './file-jobs.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from './secrets.ts';
 
@@ -24,10 +26,12 @@ export interface InboundServiceDeps {
   fileJobs: FileJobs;
   spoolDir: string;
   now?: () => Date;
+  /** Extra certificates the connectors trust (a test server's own); else the system's CAs. */
+  connectorCa?: string;
 }
 
 export interface RunningInbound {
-  name: 'sftp' | 'email';
+  name: 'sftp' | 'email' | 'connectors';
   stop(): Promise<void>;
 }
 
@@ -38,15 +42,19 @@ async function freshWorkDir(spoolDir: string, channel: string): Promise<string> 
   return dir;
 }
 
-export async function startSftpIngest(deps: InboundServiceDeps): Promise<RunningInbound> {
-  const { config, platform } = deps;
-  let secrets;
+/** The box that seals inbound credentials, or a ConfigError when INBOUND_SECRET_KEY is missing. */
+function secretBoxOf(config: Config) {
   try {
-    secrets = createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY));
+    return createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY));
   } catch (error) {
     if (error instanceof SecretKeyError) throw new ConfigError(error.message);
     throw error;
   }
+}
+
+export async function startSftpIngest(deps: InboundServiceDeps): Promise<RunningInbound> {
+  const { config, platform } = deps;
+  const secrets = secretBoxOf(config);
   const poller = createSftpPoller({
     inbound: platform.inbound, accounts: platform.accounts, fileJobs: deps.fileJobs, secrets, logger: deps.logger,
     workDir: await freshWorkDir(deps.spoolDir, 'sftp'),
@@ -130,4 +138,21 @@ export async function startEmailIngest(deps: InboundServiceDeps): Promise<Runnin
       replies.close();
     },
   };
+}
+
+/** Scheduled HTTPS pulls (docs/connectors.md): their auth headers are sealed like SFTP secrets. */
+export async function startConnectorIngest(deps: InboundServiceDeps): Promise<RunningInbound> {
+  const { config, platform } = deps;
+  const service = createConnectorService({
+    connectors: platform.connectors, accounts: platform.accounts, fileJobs: deps.fileJobs, secrets: secretBoxOf(config),
+    workDir: await freshWorkDir(deps.spoolDir, 'connector'),
+    allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
+    timeoutMs: config.CONNECTOR_TIMEOUT_MS, maxBytes: config.CONNECTOR_MAX_MB * 1024 * 1024,
+    tickMs: config.CONNECTOR_TICK_MS, concurrency: config.CONNECTOR_CONCURRENCY,
+    logger: deps.logger, now: deps.now ?? (() => new Date()),
+    ...(deps.connectorCa ? { ca: deps.connectorCa } : {}),
+  });
+  service.start();
+  deps.logger.info({ tick_ms: config.CONNECTOR_TICK_MS, concurrency: config.CONNECTOR_CONCURRENCY }, 'connector service started');
+  return { name: 'connectors', stop: () => service.stop() };
 }

@@ -56,6 +56,7 @@ export function createChunkPublisher(options: {
   const policy = job.options.policy ?? 'standard';
   const stopLevel = job.options.stop_level ?? 1;
   const listVersionId = job.mode === 'test' ? null : (job.list_version?.id ?? null);
+  const privateListVersionId = job.mode === 'test' ? null : (job.private_list_version_id ?? null);
   let chunk = 0;
   let row = 0;
   let rows: Array<{ row: number; person: ReturnType<typeof toAvroPerson>; cells: Cells }> = [];
@@ -79,6 +80,7 @@ export function createChunkPublisher(options: {
       type: 'RowsChunk',
       value: {
         job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy, stop_level: stopLevel, locale, rows,
+        private_list_version_id: privateListVersionId,
         ...checks, company_register_version_id: pins.company_register_version_id, phone_directory_version_id: pins.phone_directory_version_id,
       },
     });
@@ -98,7 +100,7 @@ export function createChunkPublisher(options: {
         value: {
           job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, list_version_id: listVersionId,
           policy, stop_level: stopLevel, ...checks,
-          use_private_list: false, row_count: job.row_count, delete_after: job.delete_after, created_at: job.created_at,
+          use_private_list: job.options.use_private_list === true, row_count: job.row_count, delete_after: job.delete_after, created_at: job.created_at,
         },
       });
     },

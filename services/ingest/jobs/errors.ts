@@ -11,6 +11,7 @@ export type JobInputProblem =
   | 'callback_unresolvable'
   | 'option_unsupported'
   | 'no_check_asked'
+  | 'private_list_missing'
   | 'value_too_long'
   | 'column_mapping_required'
   | 'retention_fixed_at_upload';
@@ -30,6 +31,10 @@ const TEXTS: Record<JobInputProblem, Record<Locale, string>> = {
   no_check_asked: {
     da: 'Mindst én af check_people, check_companies og check_phones skal være true.',
     en: 'At least one of check_people, check_companies and check_phones must be true.',
+  },
+  private_list_missing: {
+    da: 'Organisationen har ingen aktiv egen spærreliste; importér og aktivér den først, eller sæt use_private_list til false.',
+    en: 'The organisation has no active private list; import and activate one first, or set use_private_list to false.',
   },
   value_too_long: { da: 'Må højst være 200 tegn.', en: 'Must be at most 200 characters.' },
   column_mapping_required: {

@@ -57,6 +57,12 @@ export interface JobIntakeDeps {
    * with the configured allow-list): a CallbackUrlError-like error with a `reason`.
    */
   checkCallbackUrl: (url: string) => Promise<unknown>;
+  /**
+   * The organisation's active private list version id (`source: customer`, DECISIONS §16), or
+   * null when it has none. A live job with `use_private_list` pins it when queued; absent: such
+   * jobs are refused (`option_unsupported`).
+   */
+  privateListVersion?: (orgId: string) => Promise<string | null>;
   logger: Logger;
   /** Where people wait while a body is read; default the system temp directory. */
   spoolDir?: string;
@@ -160,7 +166,6 @@ export interface JobIntake {
   startDraft(draft: JobRecord, spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord>;
 }
 
-const UNSUPPORTED_OPTIONS = ['use_private_list'] as const;
 
 export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   const logger = deps.logger.child({ module: 'ingest.jobs' });
@@ -171,17 +176,26 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   const touchIntervalMs = deps.touchIntervalMs ?? DEFAULT_INTAKE_TOUCH_MS;
   const overlapAfterRows = Math.max(1, deps.overlapAfterRows ?? DEFAULT_OVERLAP_AFTER_ROWS);
 
-  async function checkFields(spec: JobSpec): Promise<void> {
+  /**
+   * Checks the job's fields; returns the private list version a live job with `use_private_list`
+   * pins (null: none asked for, or a test job: test keys never touch real list data, §3).
+   */
+  async function checkFields(spec: JobSpec): Promise<string | null> {
     // DECISIONS §5/§17: the add-on comes first (403), whatever else is wrong with the job.
     if (spec.options?.check_companies === true && !spec.org.addons?.includes('company')) throw new AddonRequiredError('company');
     if (spec.options?.check_phones === true && !spec.org.addons?.includes('phone')) throw new AddonRequiredError('phone');
     const issues: JobInputIssue[] = [];
-    for (const option of UNSUPPORTED_OPTIONS) {
-      if (spec.options?.[option] === true) issues.push(jobInputIssue(`options.${option}`, 'option_unsupported'));
-    }
     // check_people false is a job of companies and/or phones only; a job must check something.
     if (spec.options?.check_people === false && spec.options.check_companies !== true && spec.options.check_phones !== true) {
       issues.push(jobInputIssue('options.check_people', 'no_check_asked'));
+    }
+    let privateList: string | null = null;
+    if (spec.options?.use_private_list === true && spec.mode === 'live') {
+      if (!deps.privateListVersion) issues.push(jobInputIssue('options.use_private_list', 'option_unsupported'));
+      else {
+        privateList = await deps.privateListVersion(spec.org.id);
+        if (privateList === null) issues.push(jobInputIssue('options.use_private_list', 'private_list_missing'));
+      }
     }
     if (spec.callback_url != null) {
       try {
@@ -191,6 +205,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       }
     }
     if (issues.length > 0) throw new JobInputError(issues);
+    return privateList;
   }
 
   function pinnedVersion(mode: 'live' | 'test'): ListVersionRef {
@@ -313,11 +328,11 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   async function commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
-    await checkFields(spec);
+    const privateList = await checkFields(spec);
     const version = pinnedVersion(spec.mode);
     const pins = pinnedRegisters(spec);
     const ready = readyState(spec, spooled.rowCount);
-    const job = newRecord(spooled, spec, version, ready.status, ready.price);
+    const job = { ...newRecord(spooled, spec, version, ready.status, ready.price), private_list_version_id: privateList };
     await deps.jobs.createJob(job);
     return publishQueued(job, spooled, spec.locale, pins);
   }
@@ -341,12 +356,12 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
           // A job that will wait for payment is priced on its final row count: no overlap for it
           // (seal commits it from the spool, awaiting_payment with its price).
           if (!spec || readyState(spec, 0).status === 'awaiting_payment') return;
-          await checkFields(spec);
+          const privateList = await checkFields(spec);
           // No final row count and no input hash yet: the projection cannot complete the job
           // before seal writes both and RowsComplete confirms them (job-tracker.ts rowsComplete).
           const version = pinnedVersion(spec.mode);
           const pins = pinnedRegisters(spec);
-          const job = { ...newRecord({ rowCount: 0, sha256: '' }, spec, version), input_sha256: null };
+          const job = { ...newRecord({ rowCount: 0, sha256: '' }, spec, version), input_sha256: null, private_list_version_id: privateList };
           await deps.jobs.createJob(job);
           const publisher = createChunkPublisher({ job, locale: spec.locale, chunkRows, publish: livePublish(job.id), pins });
           holder.opened = { job, spec, publisher, state: 'open', alive: heartbeat(job.id) };
@@ -436,7 +451,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   async function startDraft(draft: JobRecord, spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
-    await checkFields(spec);
+    const privateList = await checkFields(spec);
     const version = pinnedVersion(spec.mode);
     const pins = pinnedRegisters(spec);
     const options = resolvedOptions(spec);
@@ -450,6 +465,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       status: ready.status,
       price: ready.price,
       list_version: version,
+      private_list_version_id: privateList,
       options,
       column_mapping: spec.column_mapping ?? draft.column_mapping,
       columns: spec.columns ?? draft.columns,

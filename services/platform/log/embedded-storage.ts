@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { inTransaction } from '../store/embedded/database.ts';
+import { flushDeleted, inTransaction } from '../store/embedded/database.ts';
 import { UnknownTopicError, type LogMessage, type OutgoingMessage, type TopicDefinition } from './port.ts';
 
 /**
@@ -196,12 +196,15 @@ export function createEmbeddedLogStorage(db: DatabaseSync): EmbeddedLogStorage {
 
     prune(now) {
       const topics = statements.allTopics.all() as unknown as TopicRow[];
+      let expired = 0;
       inTransaction(db, () => {
         for (const topic of topics) {
-          if (topic.retention_ms !== null) statements.deleteExpired.run(topic.name, now - topic.retention_ms);
+          if (topic.retention_ms !== null) expired += Number(statements.deleteExpired.run(topic.name, now - topic.retention_ms).changes);
           if (topic.compacted) statements.deleteSuperseded.run(topic.name);
         }
       });
+      // Expired rows and results hold personal data: gone from the WAL too, not only from the table.
+      if (expired > 0) flushDeleted(db);
     },
   };
 }

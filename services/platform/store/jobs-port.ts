@@ -69,6 +69,12 @@ export interface JobRecord {
    * §14). Internal (never rendered); absent on records of jobs created before files.
    */
   csv_dialect?: CsvDialectRecord | null;
+  /**
+   * The organisation's private list version pinned when the job was queued with
+   * `use_private_list` (DECISIONS §16; docs/matching.md "Private lists"). Internal (never
+   * rendered); absent/null: the national list only.
+   */
+  private_list_version_id?: string | null;
   updated_at: string;
 }
 
@@ -115,6 +121,12 @@ export interface JobStore {
   getJob(scope: { org_id: string; mode: 'live' | 'test' }, id: string): Promise<JobRecord | null>;
   /** Unscoped read for internal processes (projection, retention). */
   getJobById(id: string): Promise<JobRecord | null>;
+  /**
+   * The organisation's jobs in `scope.mode`, newest `created_at` first (ties by id), at most
+   * `limit` (1..10,000), deleted ones included (they keep their counts). For lists shown to the
+   * organisation (the web page); not a page through every job (no cursor).
+   */
+  listRecentJobs(scope: { org_id: string; mode: 'live' | 'test' }, limit: number): Promise<JobRecord[]>;
   /** Applies `patch` (and `updated_at`) to the latest record; null when no such job. */
   updateJob(id: string, patch: JobPatch): Promise<JobRecord | null>;
   /** Jobs not yet deleted whose delete_after ≤ `now`, oldest delete_after first; limit 1..10,000. */

@@ -49,7 +49,7 @@ function setup(registers?: (store: ReturnType<typeof createEmbeddedRegisterStore
 
 function chunk(jobId: string, n: number, rows: MixedRow[], first: number, overrides: Partial<RowsChunkEvent>): RowsChunkEvent {
   return {
-    job_id: jobId, chunk: n, org_id: randomUUID(), mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'en',
+    job_id: jobId, chunk: n, org_id: randomUUID(), mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'en', private_list_version_id: null,
     check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
     rows: rows.map((r, i) => ({ row: first + i, person: toAvroPerson(r.person), cells: null })), ...overrides,
   };
@@ -124,7 +124,7 @@ describe('matcher', () => {
     await expect(matcher.handleBatch([message.value])).rejects.toThrow('connection reset');
   });
 
-  describe('company and phone checks (RowsChunk v3)', () => {
+  describe('company and phone checks (RowsChunk v4)', () => {
     const fromStore = (store: ReturnType<typeof createEmbeddedRegisterStore>, directory?: MatcherRegisters['directory']): MatcherRegisters => ({
       companies: createActiveRegister<CompanyRecord, CompanyIndex>({ store, kind: 'companies', logger: silentLogger(), createBuilder: createCompanyIndexBuilder }),
       phones: createActiveRegister<DirectoryEntry, PhoneIndex>({ store, kind: 'phones', logger: silentLogger(), createBuilder: createPhoneIndexBuilder }),

@@ -81,6 +81,15 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       return (await readVersioned(id))?.job ?? null;
     },
 
+    async listRecentJobs(scope, limit) {
+      checkPageLimit(limit);
+      // org_id and mode never change between versions, so they may filter inside FINAL.
+      const rows = await conn.rows<{ doc: string }>(sql`SELECT doc FROM
+        (SELECT id, doc FROM ${jobs} FINAL WHERE org_id = ${scope.org_id} AND mode = ${scope.mode})
+        ORDER BY JSONExtractString(doc, 'created_at') DESC, id DESC LIMIT ${limit}`);
+      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
     async updateJob(id, patch) {
       return replace(id, (job) => applyJobPatch(job, patch, new Date().toISOString()));
     },

@@ -1,4 +1,5 @@
 import type { AccountStore } from '../accounts-port.ts';
+import type { ConnectorStore } from '../connectors-port.ts';
 import type { InboundStore } from '../inbound-port.ts';
 import type { AddressStore } from '../addresses-port.ts';
 import type { JobStore } from '../jobs-port.ts';
@@ -9,6 +10,7 @@ import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
 import { createClickHouseAddressStore } from './addresses.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
+import { createClickHouseConnectorStore } from './connectors.ts';
 import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
@@ -26,6 +28,7 @@ export interface ClickHouseStores {
   addresses: AddressStore;
   jobs: JobStore;
   inbound: InboundStore;
+  connectors: ConnectorStore;
   registers: RegisterStore;
   keys: KeyRing;
   usage: UsageStore;
@@ -61,6 +64,7 @@ export async function openClickHouseStores(
     addresses: createClickHouseAddressStore(connection),
     jobs: createClickHouseJobStore(connection),
     inbound: createClickHouseInboundStore(connection),
+    connectors: createClickHouseConnectorStore(connection),
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     usage: createClickHouseUsageStore(connection),

@@ -14,6 +14,10 @@ export function embeddedDatabasePath(dataDir: string): string {
  * Durability: WAL with synchronous=FULL, so a write whose promise resolved survives a power loss,
  * not only a process crash; the adapters batch bulk writes in transactions, so the extra fsync per
  * commit costs little. busy_timeout lets the admin CLI write while the server holds the file.
+ *
+ * Deletion is for real (DECISIONS §10: at delete_after a job's personal data leaves every store):
+ * secure_delete overwrites deleted rows with zeros instead of leaving them in free space, and the
+ * stores that delete personal data call `flushDeleted` afterwards, so no copy stays in the WAL.
  */
 export function openEmbeddedDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -22,7 +26,18 @@ export function openEmbeddedDatabase(path: string): DatabaseSync {
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA foreign_keys = ON');
+  db.exec('PRAGMA secure_delete = ON');
   return db;
+}
+
+/**
+ * After personal data was deleted: copies the WAL into the database file (whose deleted cells
+ * secure_delete has zeroed) and truncates the WAL, which otherwise keeps the pages as they were
+ * before the delete until it is overwritten. Waits for readers up to busy_timeout; a checkpoint
+ * that could not finish (a reader still on an old snapshot) is completed by the next one.
+ */
+export function flushDeleted(db: DatabaseSync): void {
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 }
 
 /** Runs `work` in one transaction (BEGIN IMMEDIATE, so writers queue up instead of failing). */

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Status } from '../../../domain/types.ts';
 import type { JobRecord, JobStore, ResultRow } from '../jobs-port.ts';
-import { inTransaction } from './database.ts';
+import { flushDeleted, inTransaction } from './database.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, decodeCursor, encodeCursor,
   JobExistsError, storedLevel, timestampMs, utcDay,
@@ -23,6 +23,8 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
       doc TEXT NOT NULL
     );
     CREATE INDEX IF NOT EXISTS check_jobs_due ON check_jobs (status, delete_after_ms);
+    -- listRecentJobs: an expression index, so existing databases need no new column.
+    CREATE INDEX IF NOT EXISTS check_jobs_recent ON check_jobs (org_id, mode, json_extract(doc, '$.created_at'));
     CREATE TABLE IF NOT EXISTS check_results (
       job_id TEXT NOT NULL,
       row INTEGER NOT NULL,
@@ -46,6 +48,8 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     (id, org_id, mode, status, delete_after_ms, doc) VALUES (?, ?, ?, ?, ?, ?)`);
   const selectJob = db.prepare('SELECT doc FROM check_jobs WHERE id = ?');
   const selectScoped = db.prepare('SELECT doc FROM check_jobs WHERE id = ? AND org_id = ? AND mode = ?');
+  const selectRecent = db.prepare(`SELECT doc FROM check_jobs WHERE org_id = ? AND mode = ?
+    ORDER BY json_extract(doc, '$.created_at') DESC, id DESC LIMIT ?`);
   const writeJob = db.prepare('UPDATE check_jobs SET status = ?, doc = ? WHERE id = ?');
   const selectDue = db.prepare(`SELECT doc FROM check_jobs WHERE status != 'deleted'
     AND delete_after_ms <= ? ORDER BY delete_after_ms, id LIMIT ?`);
@@ -94,6 +98,12 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
 
     async getJobById(id) {
       return read(id);
+    },
+
+    async listRecentJobs(scope, limit) {
+      checkPageLimit(limit);
+      const rows = selectRecent.all(scope.org_id, scope.mode, limit) as Array<{ doc: string }>;
+      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
     async updateJob(id, patch) {
@@ -158,7 +168,7 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     },
 
     async purgeJob(id, at) {
-      return inTransaction(db, () => {
+      const purged = inTransaction(db, () => {
         const current = read(id);
         if (!current) return null;
         const next = applyJobPatch(current, { status: 'deleted', preview: [], updated_at: at }, at);
@@ -166,11 +176,13 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
         deleteResults.run(id);
         return next;
       });
+      if (purged) flushDeleted(db);
+      return purged;
     },
 
     async dropResultsDueBefore(day) {
       utcDay(`${day}T00:00:00Z`);
-      deleteResultsBefore.run(day);
+      if (Number(deleteResultsBefore.run(day).changes) > 0) flushDeleted(db);
     },
   };
 }

@@ -1,0 +1,36 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+/**
+ * Where exceljs puts its temporary copies of worksheets.
+ *
+ * exceljs's streaming reader (with `sharedStrings: 'emit'`, xlsx-reader.ts) copies each sheet's
+ * XML, the customer's rows, to a temp file made by the `tmp` package and parses it after the whole
+ * zip has been read. `tmp` puts it in the OS temp dir and removes it at exit, which a SIGKILL
+ * skips; exceljs offers no option for the place. So the `tmp` that exceljs loads is told to
+ * create those files in `dir` (the spool directory) under a name from `nameOf`, which the spool's
+ * stale-file sweep recognises (owner host and pid): a killed process's copy is removed like its
+ * spool and upload files, and retention or shredding of the spool covers it.
+ *
+ * Process-wide (exceljs has one `tmp`); calling it again changes the directory.
+ */
+interface TmpModule {
+  file: (...args: unknown[]) => unknown;
+}
+
+const exceljsTmp = createRequire(createRequire(import.meta.url).resolve('exceljs'))('tmp') as TmpModule;
+const originalFile = exceljsTmp.file;
+let target: { dir: string; nameOf: () => string } | null = null;
+
+export function keepXlsxTempFilesIn(dir: string, nameOf: () => string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  target = { dir, nameOf };
+  exceljsTmp.file = (...args: unknown[]) => {
+    if (!target) return originalFile(...args);
+    // exceljs calls tmp.file(callback); options from any other caller are kept, place and name are ours.
+    const [first, ...rest] = args;
+    const options = typeof first === 'function' ? {} : (first as object);
+    const callback = typeof first === 'function' ? first : rest[0];
+    return originalFile({ ...options, tmpdir: target.dir, dir: '', name: target.nameOf(), mode: 0o600 }, callback);
+  };
+}

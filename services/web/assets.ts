@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { stripTypeScriptTypes } from 'node:module';
+import { extname, join } from 'node:path';
+import { matchLabel } from '../domain/status.ts';
+import type { Locale, MatchCode } from '../domain/types.ts';
+
+export type { PageTexts };
+import { ColumnMappingSchema } from '../api/schemas/check-job.ts';
+import { VERDICT_HEADERS } from '../ingest/files/result-file.ts';
+import { pageMessages } from './page-messages.ts';
+import type { PageTexts } from './page/contract.ts';
+
+/** One file of the page, ready to send. */
+export interface WebAsset {
+  contentType: string;
+  body: Buffer;
+  /** Strong validator of `body` (the page is answered with `Cache-Control: no-cache` + ETag). */
+  etag: string;
+}
+
+/** The page's files by URL path: `/` (index.html) and `/app/<file>`. */
+export type WebPage = ReadonlyMap<string, WebAsset>;
+
+export const PAGE_SOURCE_DIR = join(import.meta.dirname, 'page');
+const LEVEL_CODES: MatchCode[] = ['none', 'household', 'surname', 'given_name', 'name_building', 'name_address'];
+const LOCALES: Locale[] = ['da', 'en'];
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+};
+
+export function pageTexts(): PageTexts {
+  const messages = { da: {}, en: {} } as PageTexts['messages'];
+  for (const [key, text] of Object.entries(pageMessages)) for (const locale of LOCALES) messages[locale][key] = text[locale];
+  return {
+    messages,
+    fields: Object.keys(ColumnMappingSchema.shape).filter((field) => field !== 'header_row'),
+    levels: { da: LEVEL_CODES.map((code) => matchLabel(code, 'da')!), en: LEVEL_CODES.map((code) => matchLabel(code, 'en')!) },
+    verdict_headers: VERDICT_HEADERS,
+  };
+}
+
+/**
+ * The page is plain TypeScript modules in services/web/page, turned into browser modules here,
+ * once per process at start, by Node's own type stripping (the same that runs our .ts files):
+ * no bundler, no build step to forget, nothing committed twice. An import of anything but a
+ * sibling module (`./x.ts`) fails the build, so the page never pulls server code in at run time
+ * (`import type` of the API's schemas is erased).
+ */
+export function buildWebPage(dir: string = PAGE_SOURCE_DIR): WebPage {
+  const page = new Map<string, WebAsset>();
+  const add = (path: string, contentType: string, body: Buffer) =>
+    page.set(path, { contentType, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+  for (const name of readdirSync(dir).sort()) {
+    const ext = extname(name);
+    const source = readFileSync(join(dir, name));
+    if (name === 'index.html') add('/', TYPES['.html'], source);
+    else if (ext === '.ts') add(`/app/${name.slice(0, -3)}.js`, TYPES['.js'], Buffer.from(browserModule(name, source.toString('utf8'))));
+    else if (ext === '.css' || ext === '.svg') add(`/app/${name}`, TYPES[ext], source);
+  }
+  add('/app/texts.json', TYPES['.json'], Buffer.from(JSON.stringify(pageTexts())));
+  return page;
+}
+
+const IMPORT_SPECIFIER = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"]+)\2/g;
+
+function browserModule(name: string, source: string): string {
+  const js = stripTypeScriptTypes(source, { mode: 'strip' });
+  return js.replace(IMPORT_SPECIFIER, (_all, lead: string, quote: string, specifier: string) => {
+    const sibling = /^\.\/([a-z0-9-]+)\.ts$/.exec(specifier);
+    if (!sibling) throw new Error(`web page module ${name} imports ${specifier}: only sibling modules (./x.ts) reach the browser`);
+    return `${lead}${quote}./${sibling[1]}.js${quote}`;
+  });
+}

@@ -1,0 +1,72 @@
+import { ApiFailure } from './api.ts';
+import type { Api } from './api.ts';
+import type { CheckJob } from './contract.ts';
+import { byId, h, replace } from './dom.ts';
+import type { Texts } from './texts.ts';
+
+/** What every view gets from main.ts. */
+export interface App {
+  api: Api;
+  texts: Texts;
+  /** The file uploaded last in this tab (a reload forgets it: a browser cannot keep a File). */
+  file: File | null;
+  /** Shows a job in the job area (and opens it in the URL fragment). */
+  showJob(job: CheckJob): void;
+  /** Back to the upload area. */
+  showUpload(): void;
+  refreshJobs(): Promise<void>;
+  /** Shows an error where a screen reader announces it; returns nothing, so callers may end there. */
+  fail(error: unknown): void;
+  clearError(): void;
+}
+
+/** The API's error as it gave it: message, the issues at their fields, the request id. */
+export function renderError(texts: Texts, error: unknown): void {
+  const region = byId('alert');
+  const problem = error instanceof ApiFailure ? error.problem : null;
+  const message = problem && problem.message ? problem.message : texts.t('error_network');
+  const issues = problem?.details?.issues ?? [];
+  replace(
+    region,
+    h('div', { class: 'error' },
+      h('h2', { class: 'error-title' }, texts.t('error_title')),
+      h('p', { 'data-testid': 'error-message' }, message),
+      issues.length > 0 ? h('ul', {}, ...issues.map((issue) => h('li', {}, h('code', {}, issue.path), ': ', issue.message))) : null,
+      problem?.request_id ? h('p', { class: 'muted' }, texts.t('error_request_id', { id: problem.request_id })) : null),
+  );
+  region.hidden = false;
+}
+
+export function clearError(): void {
+  const region = byId('alert');
+  region.replaceChildren();
+  region.hidden = true;
+}
+
+/** A view's heading, focusable, so keyboard and screen-reader users land on the new content. */
+export function heading(text: string): HTMLHeadingElement {
+  return h('h2', { tabindex: -1, class: 'view-title' }, text);
+}
+
+export function focusHeading(container: Element): void {
+  container.querySelector<HTMLElement>('.view-title')?.focus();
+}
+
+export function statusText(texts: Texts, status: string): string {
+  return texts.t(`status_${status}`);
+}
+
+/** Saves bytes the page fetched (with the key in a header) as a download. */
+export function saveBlob(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A table in a region that scrolls sideways on a narrow screen (and can be scrolled by keyboard). */
+export function scrollingTable(label: string, table: HTMLTableElement): HTMLElement {
+  return h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: 0 }, table);
+}

@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
+import { startEmbedded, type EmbeddedDeployment } from '../support/deployments.ts';
+import { importPrivateList, orgIdOfKey, privateListJob, privateListMissing, privateListSyncCheck } from './private-list-scenario.ts';
+
+/** Private lists on the embedded default (npm start's wiring: matcher and projection in worker threads). */
+describe('private lists (embedded deployment)', () => {
+  let d: EmbeddedDeployment & { receiver: CallbackReceiver };
+  let syncResults: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    const receiver = await startCallbackReceiver();
+    d = Object.assign(await startEmbedded(receiver, { workers: true }), { receiver });
+    await importPrivateList(d.platform, await orgIdOfKey(d.platform, d.liveKey));
+  }, 60_000);
+  afterAll(async () => {
+    await d?.stop();
+    await d?.receiver.close();
+  });
+
+  it('POST /v2/checks with use_private_list blocks a person on the private list with the reason of the match', async () => {
+    syncResults = await privateListSyncCheck(d);
+  });
+
+  it('a job with options.use_private_list gets the same answers through the matcher', async () => {
+    await privateListJob(d, syncResults);
+  }, 60_000);
+
+  it('an organisation without an active private list gets 422 at use_private_list and nothing is created', async () => {
+    await privateListMissing(d, d.platform);
+  });
+});
