@@ -1,7 +1,7 @@
 import type { ListEntry, PersonInput } from './domain/types.ts';
 import { seedDemoIfEmpty, type DemoSeed } from './admin/demo-seed.ts';
 import { runEntryPoint } from './entry-point.ts';
-import { createServiceContext, startApi, startInbound, startServiceInWorker } from './processes.ts';
+import { createServiceContext, startApi, startInbound, startMonitorService, startServiceInWorker } from './processes.ts';
 import { generateCprFileChunks } from './synthetic/generate.ts';
 
 /**
@@ -28,6 +28,9 @@ await runEntryPoint({
     running.push(await startServiceInWorker('matcher', config));
     const api = await startApi(context);
     running.push(api);
+    // Monitors (docs/monitors.md): re-checks at every new list version, on the main thread (it
+    // mostly waits; the matching and projecting of its jobs run in the workers).
+    running.push(await startMonitorService(context));
     // The inbound channels run when configured: SFTP drop folders need the key that seals their
     // credentials, email needs the mailbox (docs/inbound.md).
     if (config.INBOUND_SECRET_KEY) running.push(await startInbound('sftp', context));

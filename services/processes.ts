@@ -18,8 +18,10 @@ import { createCursorSeal } from './platform/keys/cursor-seal.ts';
 import type { Logger } from './platform/logger.ts';
 import type { Platform } from './platform/open-platform.ts';
 import { createPipelineEvents } from './pipeline/events.ts';
-import { parseAllowHosts } from './projection/callbacks/index.ts';
+import { checkCallbackUrl, parseAllowHosts } from './projection/callbacks/index.ts';
 import { createProjectionService } from './projection/index.ts';
+import { createMonitorRunResults } from './monitors/run-results.ts';
+import { createMonitorService } from './monitors/service.ts';
 
 /**
  * How each service process is started on a platform (open-platform.ts), shared by the embedded
@@ -33,8 +35,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors';
-export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection', 'sftp', 'email', 'connectors'];
+export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors' | 'monitor';
+export const SERVICE_NAMES: readonly ServiceName[] = ['api', 'matcher', 'projection', 'sftp', 'email', 'connectors', 'monitor'];
 
 export interface ServiceContext {
   platform: Platform;
@@ -156,6 +158,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
       ...(context.overrides.overlapIntake === false ? { overlapIntake: false } : {}),
+      monitors: platform.monitors,
     },
   });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
@@ -217,6 +220,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
     usage: platform.usage,
+    monitorRuns: createMonitorRunResults({ monitors: platform.monitors, logger }),
     ...(context.overrides.projectionClock ? { clock: context.overrides.projectionClock } : {}),
   });
   await service.start();
@@ -235,7 +239,32 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
     case 'email':
     case 'connectors':
       return startInbound(name, context);
+    case 'monitor':
+      return startMonitorService(context);
   }
+}
+
+/**
+ * The monitor service (docs/monitors.md): keeps every monitor checked against the active list
+ * version, starting `source: monitor` jobs through the common intake. Run one per deployment.
+ */
+export async function startMonitorService(context: ServiceContext): Promise<RunningService & { tick(): Promise<void> }> {
+  const { platform, config, logger } = context;
+  const allowHosts = parseAllowHosts(config.CALLBACK_ALLOW_HOSTS);
+  const service = createMonitorService({
+    monitors: platform.monitors,
+    jobs: platform.jobs,
+    lists: platform.lists,
+    accounts: platform.accounts,
+    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
+    logger,
+    checkCallbackUrl: (url) => checkCallbackUrl(url, { allowHosts }),
+    spoolDir: spoolDirOf(config),
+    intervalMs: config.MONITOR_INTERVAL_MS,
+    ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
+  });
+  await service.start();
+  return { name: 'monitor', stop: () => service.stop(), tick: () => service.tick() };
 }
 
 /**

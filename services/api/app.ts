@@ -23,6 +23,9 @@ import type { ActiveRegister } from '../companies/active-register.ts';
 import type { CompanyIndex } from '../domain/index.ts';
 import type { PhoneDirectory } from '../phones/directory-port.ts';
 import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
+import type { MonitorStore } from '../platform/store/monitors-port.ts';
+import { endMonitorJob } from '../monitors/end-run.ts';
+import type { MonitorsContext } from './routes/monitors.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
 import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from '../platform/store/embedded/idempotency.ts';
@@ -97,6 +100,8 @@ export interface CheckJobsDeps {
   prices?: PriceTable;
   /** PAYMENT_WEBHOOK_SECRET; absent: POST /v2/payments/webhook answers 404. */
   paymentWebhookSecret?: string;
+  /** Monitors (docs/monitors.md); absent: the /v2/monitors routes are not registered. */
+  monitors?: MonitorStore;
 }
 
 /** The default request body limit; POST /v2/checks raises its own to 5 MB (DECISIONS §11). */
@@ -195,9 +200,26 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerRoutes(
     app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
     jobs ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret ?? null } : undefined,
+    jobs?.monitors ? monitorsContext(jobs, jobs.monitors, clock) : undefined,
   );
   if (deps.webPage) registerWebPage(app, deps.webPage);
   return app;
+}
+
+function monitorsContext(jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock: () => Date): MonitorsContext {
+  const spoolDir = jobsDeps.spoolDir ?? DEFAULT_SPOOL_DIR;
+  return {
+    monitors,
+    checkCallbackUrl: (url) => checkCallbackUrl(url, {
+      allowHosts: jobsDeps.callbackAllowHosts ?? [],
+      ...(jobsDeps.callbackLookup ? { lookup: jobsDeps.callbackLookup } : {}),
+    }),
+    endRun: (jobId) => endMonitorJob({ jobs: jobsDeps.jobs, events: jobsDeps.events }, jobId, clock().toISOString()),
+    spoolDir,
+    maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
+    maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
+    clock,
+  };
 }
 
 function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => Date) {

@@ -35,6 +35,9 @@ export function toCheckJobJson(record: JobRecord): CheckJob {
     external_ref: record.external_ref,
     callback_url: record.callback_url,
     callback: callback === null ? null : pickCallback(callback),
+    ...(record.monitor
+      ? { monitor: { id: record.monitor.id, previous_job_id: record.monitor.previous_job_id, changes: record.monitor.changes ? { ...record.monitor.changes } : null } }
+      : {}),
   };
 }
 

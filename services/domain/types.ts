@@ -89,6 +89,11 @@ export interface CheckResult {
   phone_lookup: PhoneLookup | null;
   /** Job results of jobs with check_companies only: the row's company check (DECISIONS §17). */
   company?: CompanyCheckResult;
+  /**
+   * Only in the results of a monitor's re-check (source `monitor`): what changed for this contact
+   * since the monitor's last check (domain/monitor-change.ts); null: nothing.
+   */
+  change?: 'newly_blocked' | 'released' | 'changed_level' | null;
 }
 
 export interface ListVersionRef {

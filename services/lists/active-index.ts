@@ -1,6 +1,7 @@
 import type { ActiveAddressRegister } from '../addresses/active-register.ts';
 import type { AddressRegister, ListIndex } from '../domain/index.ts';
 import { createListIndexBuilder } from '../domain/index.ts';
+import { createPreviousAddressDeriver, previousAddressCutoff } from '../domain/previous-addresses.ts';
 import type { ListVersionRef } from '../domain/types.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
@@ -57,14 +58,42 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
     if (version.activated_at === null) throw new ListVersionNeverActivatedError(versionId);
     const started = performance.now();
     const builder = createListIndexBuilder(deps.addresses?.current()?.register ?? null);
+    const earlier = version.source === 'cpr' ? await earlierVersions(version) : [];
+    const previous = earlier.length > 0 ? createPreviousAddressDeriver() : null;
     let count = 0;
     for await (const chunk of listStore.readListEntries(versionId, deps.readChunkSize)) {
-      for (const entry of chunk) builder.add(entry);
+      for (const entry of chunk) {
+        builder.add(entry);
+        previous?.note(entry);
+      }
       count += chunk.length;
     }
+    // Previous addresses from earlier versions (DECISIONS §1): computed here, when the index of a
+    // version is built (at its activation, by every process that checks against it), from the
+    // store's versions, so every process derives the same entries (docs/matching.md).
+    for (const older of earlier) {
+      for await (const chunk of listStore.readListEntries(older.id, deps.readChunkSize)) {
+        for (const entry of previous?.derive(chunk) ?? []) builder.add(entry);
+      }
+    }
     const index = builder.build();
-    logger.info({ list_version_id: versionId, entries: count, ms: Math.round(performance.now() - started) }, 'list index built');
+    logger.info({
+      list_version_id: versionId, entries: count, earlier_versions: earlier.length, previous_addresses: previous?.derived ?? 0,
+      ms: Math.round(performance.now() - started),
+    }, 'list index built');
     return index;
+  }
+
+  /**
+   * The cpr versions that were activated and published before `version`, at most three years
+   * before it, newest first.
+   */
+  async function earlierVersions(version: ListVersion): Promise<ListVersion[]> {
+    const cutoff = previousAddressCutoff(version.published_on);
+    return (await listStore.listListVersions())
+      .filter((v) => v.source === 'cpr' && v.id !== version.id && v.activated_at !== null
+        && v.published_on < version.published_on && v.published_on >= cutoff)
+      .sort((a, b) => (a.published_on < b.published_on ? 1 : a.published_on > b.published_on ? -1 : 0));
   }
 
   function evict(): void {

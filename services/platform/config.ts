@@ -62,6 +62,11 @@ export const configSchema = z.object({
    * start. The intake signs every second while publishing, so at least 5.
    */
   INTAKE_STALE_SECONDS: z.coerce.number().int().min(5).default(600),
+  /**
+   * How often the monitor service walks the monitors (docs/monitors.md): a new list version or new
+   * contacts are picked up within this time; a finished re-check is promoted as well.
+   */
+  MONITOR_INTERVAL_MS: positiveInt.default(5000),
   // Phone checks (docs/companies.md). Unset URL: the directory file imported with the admin tool.
   /** A directory provider's API base URL; when set, phone checks ask it instead of the imported file. */
   PHONE_DIRECTORY_URL: z.url().optional(),

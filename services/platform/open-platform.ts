@@ -29,6 +29,8 @@ import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
 import type { UsageStore } from './store/usage-port.ts';
 import type { ListStore } from './store/lists-port.ts';
+import type { MonitorStore } from './store/monitors-port.ts';
+import { createEmbeddedMonitorStore } from './store/embedded/monitors.ts';
 import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
 import type { RegisterStore } from './store/registers-port.ts';
 
@@ -81,6 +83,8 @@ export interface Stores {
   keys: KeyRing;
   /** Billable usage per organisation and month (kept by the projection). */
   usage: UsageStore;
+  /** Monitored contact sets and their re-checks (DECISIONS §16). */
+  monitors: MonitorStore;
   close(): Promise<void>;
 }
 
@@ -99,15 +103,17 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   const stores = await openDistributedStores(config, logger);
   return {
     kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
-    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, close: () => stores.close(),
+    keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
+    monitors: stores.monitors, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage'> {
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage' | 'monitors'> {
   return {
     accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
     inbound: createEmbeddedInboundStore(db), connectors: createEmbeddedConnectorStore(db), usage: createEmbeddedUsageStore(db),
+    monitors: createEmbeddedMonitorStore(db),
   };
 }
 
@@ -151,7 +157,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       platform = {
         kind, idempotency, registry, log, topicPrefix, databasePath,
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys, usage: stores.usage,
-        registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
+        registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, monitors: stores.monitors,
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

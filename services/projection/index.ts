@@ -3,6 +3,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
+import type { MonitorRunResults } from '../monitors/run-results.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
 import { createPipelineEvents, topicNames, type PipelineEvent } from '../pipeline/events.ts';
 import { decodeAt, poisonSafe, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
@@ -42,6 +43,8 @@ export interface ProjectionServiceDeps {
   signCertificate?: (claims: object) => Promise<string>;
   /** Billable usage; with it the service also consumes usage.events. */
   usage?: UsageStore;
+  /** Monitor re-checks' changes (services/monitors/run-results.ts); absent: monitor jobs are plain jobs. */
+  monitorRuns?: MonitorRunResults;
 }
 
 export const DEFAULT_PROJECTION_BATCH = 16;
@@ -62,6 +65,7 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
     ...(deps.intakeStaleMs !== undefined ? { intakeStaleMs: deps.intakeStaleMs } : {}),
     ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
     ...(deps.usage ? { usage: deps.usage } : {}),
+    ...(deps.monitorRuns ? { monitorRuns: deps.monitorRuns } : {}),
   });
   let subscription: Subscription | null = null;
 

@@ -7,6 +7,7 @@ import type { JobPatch, JobRecord, JobStore, ResultCounts, ResultRow } from '../
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { JobStateChangedEvent, RowsCompleteEvent } from '../pipeline/events.ts';
 import { initialDeliveryState, type CallbackEvent } from './callbacks/index.ts';
+import type { MonitorRunResults } from '../monitors/run-results.ts';
 
 /**
  * The projection's view of each job in progress: stores its results, keeps its counts exact and
@@ -59,6 +60,11 @@ export interface JobTrackerDeps {
   signCertificate?: (claims: object) => Promise<string>;
   /** Where a live job's checked rows are counted for billing (DECISIONS §8); absent: nowhere. */
   usage?: UsageStore;
+  /**
+   * Monitor re-checks (source monitor, docs/monitors.md): each result gets its change before it
+   * is stored, and the completing write the change counts. Absent: monitor jobs are plain jobs.
+   */
+  monitorRuns?: MonitorRunResults;
 }
 
 interface Tracked {
@@ -180,8 +186,11 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
       if (t.job.options.check_companies) await deps.usage.record({ org_id: t.job.org_id, month, kind: 'company_check', count, ref: t.job.id });
       if (t.job.options.check_phones) await deps.usage.record({ org_id: t.job.org_id, month, kind: 'phone_check', count, ref: t.job.id });
     }
+    // A monitor job's change counts are part of the completing write: its callback carries them.
+    const monitorChanges = status === 'done' && t.job.monitor && deps.monitorRuns ? await deps.monitorRuns.count(t.job) : null;
     await write(t, {
       ...counts,
+      ...(monitorChanges && t.job.monitor ? { monitor: { ...t.job.monitor, changes: monitorChanges } } : {}),
       status,
       error,
       preview,
@@ -215,7 +224,8 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
         return;
       }
       if (isTerminal(t.job.status)) return; // a late redelivery: the job's rows are final
-      await jobs.putResults(jobId, t.job.delete_after, rows);
+      const stored = t.job.monitor && deps.monitorRuns ? await deps.monitorRuns.annotate(t.job, rows) : rows;
+      await jobs.putResults(jobId, t.job.delete_after, stored);
       t.written += rows.length;
       t.dirty = true;
       await begin(t);

@@ -1,5 +1,6 @@
 import type { Logger } from '../platform/logger.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
+import type { MonitorRunResults } from '../monitors/run-results.ts';
 import type { JobRecord, JobStore, ResultRow } from '../platform/store/jobs-port.ts';
 import type { JobStateChangedEvent, PipelineEvent, PipelineEvents } from '../pipeline/events.ts';
 import { createCallbackDispatcher } from './callback-dispatcher.ts';
@@ -59,6 +60,8 @@ export interface ProjectionDeps {
   signCertificate?: (claims: object) => Promise<string>;
   /** Billable usage: live jobs' rows at completion, CheckUsage events of usage.events. */
   usage?: UsageStore;
+  /** Monitor re-checks' changes (services/monitors/run-results.ts); absent: monitor jobs are plain jobs. */
+  monitorRuns?: MonitorRunResults;
 }
 
 export const DEFAULT_INTAKE_STALE_MS = 600_000;
@@ -78,6 +81,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
     jobs: deps.jobs, logger, now, countIntervalMs, onStateChanged: publishState, onFinished: (job) => dispatcher.dispatch(job),
     ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
     ...(deps.usage ? { usage: deps.usage } : {}),
+    ...(deps.monitorRuns ? { monitorRuns: deps.monitorRuns } : {}),
   });
   const retention = createRetentionSweeper({ jobs: deps.jobs, serializer, logger, now, onDeleted: publishState });
   const intakeStaleMs = deps.intakeStaleMs ?? DEFAULT_INTAKE_STALE_MS;

@@ -17,6 +17,8 @@ import { keyRingContract } from '../contract/keyring.contract.ts';
 import { usageStoreContract } from '../contract/usage-store.contract.ts';
 import { createClickHouseUsageStore } from '../../services/platform/store/clickhouse/usage.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { monitorsStoreContract } from '../contract/monitors-store.contract.ts';
+import { createClickHouseMonitorStore } from '../../services/platform/store/clickhouse/monitors.ts';
 import { registersStoreContract } from '../contract/registers-store.contract.ts';
 import { openTestClickHouse } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
@@ -52,6 +54,11 @@ jobsStoreContract('clickhouse', async () => {
 accountsStoreContract('clickhouse', async () => {
   const { conn, reopen, close } = await openWithReopen('accounts');
   return { store: createClickHouseAccountStore(conn), reopen: async () => createClickHouseAccountStore(reopen()), close };
+});
+
+monitorsStoreContract('clickhouse', async () => {
+  const { conn, reopen, close } = await openWithReopen('monitors');
+  return { store: createClickHouseMonitorStore(conn), reopen: async () => createClickHouseMonitorStore(reopen()), close };
 });
 
 listsStoreContract('clickhouse', async () => {

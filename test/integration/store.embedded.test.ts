@@ -18,6 +18,8 @@ import { keyRingContract } from '../contract/keyring.contract.ts';
 import { usageStoreContract } from '../contract/usage-store.contract.ts';
 import { createEmbeddedUsageStore } from '../../services/platform/store/embedded/usage.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
+import { monitorsStoreContract } from '../contract/monitors-store.contract.ts';
+import { createEmbeddedMonitorStore } from '../../services/platform/store/embedded/monitors.ts';
 import { registersStoreContract } from '../contract/registers-store.contract.ts';
 
 /**
@@ -80,4 +82,9 @@ addressesStoreContract('embedded', async () => {
 usageStoreContract('embedded', async () => {
   const { db, close } = freshDatabase();
   return { usage: createEmbeddedUsageStore(db), close };
+});
+
+monitorsStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedMonitorStore(db), reopen: async () => createEmbeddedMonitorStore(reopen()), close };
 });

@@ -16,7 +16,7 @@ import { silentLogger } from '../../services/platform/logger.ts';
 import { openPlatform, type Platform } from '../../services/platform/open-platform.ts';
 import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import {
-  createServiceContext, startApi, startMatcher, startProjection, startServiceInWorker, type RunningApi, type RunningService, type ServiceOverrides,
+  createServiceContext, startApi, startMatcher, startMonitorService, startProjection, startServiceInWorker, type RunningApi, type RunningService, type ServiceOverrides,
 } from '../../services/processes.ts';
 import type { ListEntry } from '../../services/domain/types.ts';
 import type { CallbackReceiver } from './callback-receiver.ts';
@@ -68,6 +68,8 @@ export interface EmbeddedDeployment extends Seeded {
   platform: Platform;
   /** DATA_DIR: the database, the spool and the drafts' files. */
   dataDir: string;
+  /** The monitor service, when started (options.monitor): one whole walk per tick(). */
+  monitor: { tick(): Promise<void> } | null;
   stop(): Promise<void>;
 }
 
@@ -80,6 +82,8 @@ export interface EmbeddedOptions {
   /** Matcher and projection in worker threads, as npm start runs them. */
   workers?: boolean;
   overrides?: ServiceOverrides;
+  /** Start the monitor service too (npm start runs it). */
+  monitor?: boolean;
   /** The event log's and the projection's clock (not with workers): tests move it past retention. */
   clock?: () => Date;
 }
@@ -99,10 +103,13 @@ export async function startEmbedded(receiver: CallbackReceiver | null, options: 
     : [await startProjection(context), await startMatcher(context)];
   const api = await startApi(context);
   running.push(api);
+  const monitor = options.monitor ? await startMonitorService(context) : null;
+  if (monitor) running.push(monitor);
   return {
     ...seeded,
     platform,
     dataDir,
+    monitor,
     baseUrl: api.address,
     async stop() {
       for (const service of running.reverse()) await service.stop();
@@ -130,7 +137,7 @@ export interface DistributedDeployment extends Seeded {
    * Starts `node services/run-service.ts <name>` with this deployment's environment (plus `env`;
    * an `api` needs its PORT there).
    */
-  spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors', env?: Record<string, string>): Promise<ServiceProcess>;
+  spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors' | 'monitor', env?: Record<string, string>): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -176,7 +183,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
   const seeded = await seedAccountAndList(platform, options.listEntries, options.registers);
   const processes: ServiceProcess[] = [];
 
-  async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
+  async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors' | 'monitor', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
     const child = spawn(process.execPath, [RUN_SERVICE, name], {
       // info: the process logs `services started` once its consumer joined the group (or it listens).
       env: { ...process.env, ...env, LOG_LEVEL: 'info', ...(receiver ? { NODE_EXTRA_CA_CERTS: receiver.certFile } : {}), ...extraEnv },

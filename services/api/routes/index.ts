@@ -11,10 +11,12 @@ import { certificateSpecs, registerCertificateRoutes } from './certificates.ts';
 import type { CertificateKeys } from '../../platform/keys/certificate-keys.ts';
 import { paymentWebhookSpec, registerPaymentRoutes, type PaymentsContext } from './payments.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
+import { monitorSpecs, registerMonitorRoutes, type MonitorsContext } from './monitors.ts';
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
 export const routeSpecs: RouteSpec[] = [
-  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, listCheckJobsSpec, ...checkJobSpecs, ...certificateSpecs, paymentWebhookSpec,
+  createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, listCheckJobsSpec, ...checkJobSpecs, ...monitorSpecs, ...certificateSpecs,
+  paymentWebhookSpec,
   getCurrentListVersionSpec, resolveAddressesSpec,
 ];
 
@@ -25,6 +27,7 @@ export const routeSpecs: RouteSpec[] = [
  */
 export function registerRoutes(
   app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext, certificates?: CertificateKeys, payments?: PaymentsContext,
+  monitors?: MonitorsContext,
 ): void {
   registerChecksRoutes(app, ctx);
   registerCompanyChecksRoutes(app, ctx);
@@ -33,6 +36,7 @@ export function registerRoutes(
     registerCheckJobRoutes(app, ctx, jobs);
     registerCheckJobListRoute(app, ctx, jobs);
   }
+  if (monitors) registerMonitorRoutes(app, ctx, monitors);
   if (certificates) registerCertificateRoutes(app, ctx, certificates);
   if (payments) registerPaymentRoutes(app, ctx, payments);
   registerListVersionRoutes(app, ctx);

@@ -58,7 +58,7 @@ export type DocumentedHeader = 'Request-Id' | 'Retry-After' | 'Idempotent-Replay
  * request, check the response and are published, so the three cannot drift apart.
  */
 export interface RouteSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   operationId: string;
   summary: string;

@@ -90,6 +90,25 @@ export const CallbackStateSchema = named(
   'Delivery of the completion callback (DECISIONS §9).',
 );
 
+export const MonitorChangesSchema = named(
+  'MonitorChanges',
+  z.strictObject({
+    newly_blocked: z.int().min(0).describe('Contacts blocked now that were not blocked at the last check (or were never checked)'),
+    released: z.int().min(0).describe('Contacts blocked at the last check that are not blocked now'),
+    changed_level: z.int().min(0).describe('Contacts on the same side of blocked whose match level changed'),
+  }),
+  "Contacts per change since the monitor's last check; each result of the job carries its own `change`.",
+);
+
+export const MonitorJobSchema = named(
+  'MonitorJob',
+  z.strictObject({
+    id: z.uuid().describe('The monitor re-checked'),
+    previous_job_id: z.uuid().nullable().describe("The monitor's last completed check this one compares against; null: the first"),
+    changes: MonitorChangesSchema.nullable().describe('Set when the job is done'),
+  }),
+);
+
 export const CheckJobStatusSchema = z.enum(['draft', 'awaiting_payment', 'queued', 'running', 'done', 'failed', 'deleted']);
 
 export const CheckJobSchema = named(
@@ -121,6 +140,7 @@ export const CheckJobSchema = named(
     external_ref: z.string().nullable().describe('As given at creation'),
     callback_url: z.string().nullable(),
     callback: CallbackStateSchema.nullable(),
+    monitor: MonitorJobSchema.optional().describe('Only on jobs with source monitor'),
   }),
   'An asynchronous check job. The completion callback body is this object, as GET answers it.',
 );

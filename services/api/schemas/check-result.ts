@@ -30,6 +30,10 @@ export const CheckResultSchema = named(
     phone_lookup: PhoneLookupSchema.nullable(),
     company: CompanyCheckResultSchema.optional()
       .describe('Check-job results of jobs with options.check_companies: the company check of a row that named a company (cvr or company_name)'),
+    change: z.enum(['newly_blocked', 'released', 'changed_level']).nullable().optional()
+      .describe('Only in results of a monitor re-check (source monitor): what changed for this contact since the ' +
+        "monitor's last check; null: nothing. newly_blocked: blocked now, not before (or first check); released: " +
+        'blocked before, not now; changed_level: same side of blocked, other match level'),
   }),
   'The answer for one person.',
 );

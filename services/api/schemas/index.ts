@@ -12,3 +12,4 @@ export * from './addresses.ts';
 export * from './check-job.ts';
 export * from './companies.ts';
 export * from './phones.ts';
+export * from './monitor.ts';

@@ -20,7 +20,7 @@ import { needsPayment, priceFor, type PriceTable } from '../../domain/pricing.ts
 import type { ListVersionRef, Locale, MatchPolicy, PersonInput } from '../../domain/types.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
-import type { CsvDialectRecord, JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
+import type { CsvDialectRecord, JobMonitorRef, JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import type { PipelineEvent, PipelineEvents } from '../../pipeline/events.ts';
 import { createChunkPublisher, MAX_CHUNK_BYTES, NO_REGISTER_PINS, type ChunkPublisher, type RegisterPins } from './chunk-publisher.ts';
 import {
@@ -103,6 +103,8 @@ export interface JobSpec {
   columns?: string[];
   column_mapping?: ColumnMapping | null;
   csv_dialect?: CsvDialectRecord | null;
+  /** A monitor's re-check: the contacts' monitor and generation (docs/monitors.md). */
+  monitor?: JobMonitorRef | null;
 }
 
 /** What spoolAndPublish read: the spool, and the job it created early (null when none). */
@@ -287,6 +289,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       key_hash: spec.keyHash,
       input_sha256: spec.inputSha256 ?? rows.sha256,
       csv_dialect: spec.csv_dialect ?? null,
+      ...(spec.monitor ? { monitor: spec.monitor } : {}),
       updated_at: now.toISOString(),
     };
   }
@@ -536,7 +539,8 @@ function resolvedOptions(spec: JobSpec): CheckJobOptions {
   };
 }
 
-function callbackProblem(error: unknown): JobInputIssue['problem'] {
+/** A refused callback URL as the issue a job (or monitor) field gets; other errors pass on. */
+export function callbackProblem(error: unknown): JobInputIssue['problem'] {
   const reason = (error as { reason?: unknown } | null)?.reason;
   switch (reason) {
     case 'not_https':

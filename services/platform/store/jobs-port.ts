@@ -2,6 +2,7 @@ import type {
   CallbackOutcome, CheckJobOptions, ColumnMapping, FileFormat, JobPrice, JobSource, JobStatus,
   LevelCounts, PreviewRow,
 } from '../../domain/check-job.ts';
+import type { MonitorChangeCounts } from '../../domain/monitor-change.ts';
 import type { CheckResult, ListVersionRef } from '../../domain/types.ts';
 
 /**
@@ -69,6 +70,8 @@ export interface JobRecord {
    * §14). Internal (never rendered); absent on records of jobs created before files.
    */
   csv_dialect?: CsvDialectRecord | null;
+  /** A monitor's re-check (`source: monitor`): which contacts it checks and, once done, what changed. */
+  monitor?: JobMonitorRef | null;
   /**
    * The organisation's private list version pinned when the job was queued with
    * `use_private_list` (DECISIONS §16; docs/matching.md "Private lists"). Internal (never
@@ -76,6 +79,16 @@ export interface JobRecord {
    */
   private_list_version_id?: string | null;
   updated_at: string;
+}
+
+export interface JobMonitorRef {
+  id: string;
+  /** The contact generation checked: row i is contact i of it. */
+  generation: number;
+  /** The monitor's last completed check, whose verdicts this one compares against; null: the first. */
+  previous_job_id: string | null;
+  /** Set by the completing write: contacts per change since the previous check. */
+  changes: MonitorChangeCounts | null;
 }
 
 export interface CsvDialectRecord {

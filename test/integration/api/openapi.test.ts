@@ -39,7 +39,8 @@ describe('GET /v2/openapi.json', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}',
       '/v2/check-jobs/{id}/file', '/v2/check-jobs/{id}/results', '/v2/check-jobs/{id}/start', '/v2/checks',
-      '/v2/company-checks', '/v2/list-versions/current', '/v2/openapi.json', '/v2/payments/webhook', '/v2/phone-checks',
+      '/v2/company-checks', '/v2/list-versions/current', '/v2/monitors', '/v2/monitors/{id}', '/v2/monitors/{id}/contacts',
+      '/v2/openapi.json', '/v2/payments/webhook', '/v2/phone-checks',
     ]);
     // Files (DECISIONS §14): the multipart body, /start with an optional body, /file as csv or xlsx.
     const create = doc.paths['/v2/check-jobs'].post as { requestBody: { content: Record<string, { schema: Json & { properties: Record<string, Json> } }> } };

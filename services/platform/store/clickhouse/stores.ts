@@ -6,6 +6,7 @@ import type { JobStore } from '../jobs-port.ts';
 import type { KeyRing } from '../keyring-port.ts';
 import type { UsageStore } from '../usage-port.ts';
 import type { ListStore } from '../lists-port.ts';
+import type { MonitorStore } from '../monitors-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
 import { createClickHouseAddressStore } from './addresses.ts';
@@ -17,6 +18,7 @@ import { createClickHouseKeyRing } from './keyring.ts';
 import { createClickHouseUsageStore } from './usage.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
+import { createClickHouseMonitorStore } from './monitors.ts';
 import { createClickHouseRegisterStore } from './registers.ts';
 import type { RegisterStore } from '../registers-port.ts';
 
@@ -32,6 +34,7 @@ export interface ClickHouseStores {
   registers: RegisterStore;
   keys: KeyRing;
   usage: UsageStore;
+  monitors: MonitorStore;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ export async function openClickHouseStores(
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     usage: createClickHouseUsageStore(connection),
+    monitors: createClickHouseMonitorStore(connection),
     close: () => connection.close(),
   };
 }

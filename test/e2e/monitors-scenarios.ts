@@ -1,0 +1,201 @@
+/**
+ * Monitors end to end (DECISIONS §16, docs/monitors.md), written once against a running deployment
+ * reached over real HTTP, run by monitors.embedded.test.ts (npm start's wiring) and
+ * monitors.distributed.test.ts (Kafka + ClickHouse, the monitor service as its own process).
+ */
+import { expect } from 'vitest';
+import type { ListEntry, PersonInput } from '../../services/domain/types.ts';
+import type { Platform } from '../../services/platform/open-platform.ts';
+import type { MonitorRecord } from '../../services/platform/store/monitors-port.ts';
+import { signatureVerifies } from '../support/callback-receiver.ts';
+import { seedListVersion } from '../support/pipeline.ts';
+import { readFile } from 'node:fs/promises';
+import { makeSpreadsheet, scratchDir } from '../support/files/spreadsheets.ts';
+import { multipartBody } from '../support/multipart.ts';
+import { allResults, api, getJob, type Deployment } from './pipeline-scenarios.ts';
+
+type Json = Record<string, any>;
+
+/** Contact i: a name and a building of its own, so a list entry of one never touches another. */
+export function contact(i: number): PersonInput {
+  return {
+    id: `c${i}`,
+    name: `Karen${i} Kontaktsen${i}`,
+    address: `Overvågningsvej ${(i % 900) + 1}, ${Math.floor(i / 900) + 1}. th, ${8000 + (i % 200)} Aarhus`,
+  };
+}
+
+/** The list entry of contact i (same person, same unit): a level-5 match, blocked. */
+export function entryOf(i: number): ListEntry {
+  const c = contact(i);
+  return { name: `Kontaktsen${i},Karen${i}`, address: c.address };
+}
+
+/** Entries of people who are no contact (other street), so a version is never only the contacts. */
+export function strangers(n: number): ListEntry[] {
+  return Array.from({ length: n }, (_, i) => ({ name: `Fremmed${i},Ole`, address: `Andenvej ${i + 1}, 9000 Aalborg` }));
+}
+
+export const CONTACTS = 10_000;
+/** On version N: contacts 0..99 (removed in N+1). On N+1: contacts 100..299 (added). */
+export const versionN = (): ListEntry[] => [...Array.from({ length: 100 }, (_, i) => entryOf(i)), ...strangers(500)];
+export const versionN1 = (): ListEntry[] => [...Array.from({ length: 200 }, (_, i) => entryOf(100 + i)), ...strangers(500)];
+
+export async function getMonitor(d: Deployment, id: string): Promise<Json> {
+  const { status, json } = await api(d, 'GET', `/v2/monitors/${id}`);
+  expect(status, JSON.stringify(json)).toBe(200);
+  return json;
+}
+
+/** Polls the monitor until `check` holds (the service's own state, read over the API). */
+export async function waitForMonitor(d: Deployment, id: string, check: (m: Json) => boolean, timeoutMs = 120_000): Promise<Json> {
+  const end = Date.now() + timeoutMs;
+  let m: Json = {};
+  while (Date.now() < end) {
+    m = await getMonitor(d, id);
+    if (check(m)) return m;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`monitor ${id} did not reach the expected state; last seen: ${JSON.stringify(m)}`);
+}
+
+/** The completion callbacks the receiver got for one job (by the body's id), answered 2xx. */
+export function callbacksOf(d: Deployment, path: string, jobId: string): Json[] {
+  return d.receiver.received(path)
+    .filter((r) => r.answered < 300)
+    .map((r) => ({ ...JSON.parse(r.body), _headers: r.headers, _raw: r.body }))
+    .filter((b) => b.id === jobId);
+}
+
+export async function waitForCallback(d: Deployment, path: string, jobId: string): Promise<Json> {
+  const end = Date.now() + 20_000;
+  while (callbacksOf(d, path, jobId).length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  const got = callbacksOf(d, path, jobId);
+  expect(got).toHaveLength(1);
+  return got[0];
+}
+
+export interface MonitorScenarioHooks {
+  platform: Platform;
+  /** Resolves after the monitor service has finished `n` more whole walks (its own signal). */
+  walks(n: number): Promise<void>;
+}
+
+/**
+ * The must-show: a monitor of 10,000 contacts checked against version N; N+1 activated with 200
+ * of them added and 100 removed → one monitor job with exactly those 300 changes and one
+ * callback; activating N+1 again → no job, nothing reported.
+ */
+export async function monitorScenario(d: Deployment, hooks: MonitorScenarioHooks): Promise<void> {
+  const people = Array.from({ length: CONTACTS }, (_, i) => contact(i));
+  const created = await api(d, 'POST', '/v2/monitors', { external_ref: 'crm', people, callback_url: d.receiver.url('monitor') });
+  expect(created.status, created.text).toBe(201);
+  expect(created.json).toMatchObject({ status: 'active', contact_count: CONTACTS, external_ref: 'crm', last_check: null });
+  const id = created.json.id as string;
+
+  // The first check: against N, every blocked contact reported newly_blocked.
+  const first = await waitForMonitor(d, id, (m) => m.last_check !== null);
+  expect(first.last_check.list_version_id).toBe(d.listVersionId);
+  expect(first.pending_check).toBeNull();
+  const firstJob = await getJob(d, first.last_check.job_id);
+  expect(firstJob).toMatchObject({ source: 'monitor', status: 'done', row_count: CONTACTS, blocked_count: 100 });
+  expect(firstJob.monitor).toEqual({ id, previous_job_id: null, changes: { newly_blocked: 100, released: 0, changed_level: 0 } });
+  await waitForCallback(d, 'monitor', firstJob.id);
+
+  // Version N+1: 200 contacts added, 100 removed.
+  const next = await seedListVersion(hooks.platform.lists, versionN1());
+  const second = await waitForMonitor(d, id, (m) => m.last_check?.list_version_id === next.id);
+  const job = await getJob(d, second.last_check.job_id);
+  expect(job).toMatchObject({ source: 'monitor', status: 'done', row_count: CONTACTS, processed_count: CONTACTS, blocked_count: 200, external_ref: 'crm' });
+  expect(job.list_version.id).toBe(next.id);
+  expect(job.monitor).toEqual({ id, previous_job_id: firstJob.id, changes: { newly_blocked: 200, released: 100, changed_level: 0 } });
+  const { results } = await allResults(d, job.id);
+  expect(results).toHaveLength(CONTACTS);
+  expect(results.map((r) => r.id)).toEqual(people.map((p) => p.id));
+  const changed = results.filter((r) => r.change !== null);
+  expect(changed).toHaveLength(300);
+  expect(changed.filter((r) => r.change === 'released').map((r) => r.id)).toEqual(Array.from({ length: 100 }, (_, i) => `c${i}`));
+  expect(changed.filter((r) => r.change === 'newly_blocked').map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => `c${100 + i}`));
+  for (const r of changed) expect(r.status).toBe(r.change === 'released' ? 'allowed' : 'blocked');
+
+  // One callback for the re-check, signed, carrying the changes; the same as GET apart from delivery state.
+  const callback = await waitForCallback(d, 'monitor', job.id);
+  expect(callback._headers['service-event']).toBe('check_job.completed');
+  expect(signatureVerifies(callback._headers, callback._raw, d.liveKey)).toBe(true);
+  expect(callback.monitor).toEqual(job.monitor);
+  expect(d.receiver.received('monitor').filter((r) => r.answered < 300)).toHaveLength(2);
+
+  // The same version activated again: no job, nothing reported.
+  await hooks.platform.lists.activateListVersion(next.id, new Date().toISOString());
+  await hooks.walks(2);
+  const after = await getMonitor(d, id);
+  expect(after.last_check).toEqual(second.last_check);
+  expect(after.pending_check).toBeNull();
+  expect(d.receiver.received('monitor')).toHaveLength(2);
+
+  // Only the last check's verdicts are kept (incremental: the history is never read).
+  const stored = await hooks.platform.monitors.getMonitorById(id) as MonitorRecord;
+  expect((await hooks.platform.monitors.readVerdicts(id, firstJob.id, ['x'])).size).toBe(0);
+  expect(await hooks.platform.monitors.countRunChanges(id, firstJob.id)).toEqual({ newly_blocked: 0, released: 0, changed_level: 0 });
+  expect(stored.checked?.job_id).toBe(job.id);
+}
+
+/**
+ * The API's edges (run while version N is active): a monitor from an xlsx file (exceljs), get and
+ * list, a refused replacement changes nothing, an NDJSON replacement keeps a kept contact's
+ * verdict (no change reported for it), delete (contacts and key gone, 404 after); a test key of
+ * the same organisation sees nothing of it.
+ */
+export async function monitorApiScenario(d: Deployment, hooks: MonitorScenarioHooks): Promise<void> {
+  const dir = await scratchDir('monitor-upload');
+  const rows = [['Navn', 'Adresse'], ...[0, 5000].map((i) => [contact(i).name as string, contact(i).address as string])];
+  const file = await makeSpreadsheet(dir, { name: 'kontakter.xlsx', rows, via: 'exceljs' });
+  const { body, contentType } = await multipartBody([
+    { name: 'file', value: { bytes: await readFile(file), filename: 'kontakter.xlsx' } },
+    { name: 'options', value: JSON.stringify({ stop_level: 1 }) },
+  ]);
+  const response = await fetch(new URL('/v2/monitors', d.baseUrl), {
+    method: 'POST', headers: { Authorization: `Bearer ${d.liveKey}`, 'Content-Type': contentType }, body,
+  });
+  const created = await response.json() as Json;
+  expect(response.status, JSON.stringify(created)).toBe(201);
+  expect(created).toMatchObject({ contact_count: 2, stop_level: 1, status: 'active' });
+  const id = created.id as string;
+  expect((await api(d, 'GET', `/v2/monitors/${id}`, undefined, d.testKey)).status).toBe(404);
+  const list = await api(d, 'GET', '/v2/monitors?limit=1000');
+  expect(list.status).toBe(200);
+  expect(list.json.monitors.map((m: Json) => m.id)).toContain(id);
+  const first = await waitForMonitor(d, id, (m) => m.last_check !== null);
+  const firstResults = (await allResults(d, first.last_check.job_id)).results;
+  expect(firstResults.map((r) => [r.status, r.change])).toEqual([['blocked', 'newly_blocked'], ['allowed', null]]);
+
+  // A bad person in the replacement: 422, the monitor unchanged.
+  const bad = await api(d, 'PUT', `/v2/monitors/${id}/contacts`, { people: [contact(1), { name: 'x'.repeat(201) }] });
+  expect(bad.status, bad.text).toBe(422);
+  expect(await getMonitor(d, id)).toMatchObject({ contact_count: 2, updated_at: first.updated_at });
+  // Unknown fields are refused; so is a replacement that tries to change the monitor's fields.
+  expect((await api(d, 'POST', '/v2/monitors', { people: [contact(1)], nonsense: 1 })).status).toBe(422);
+  expect((await api(d, 'PUT', `/v2/monitors/${id}/contacts`, { people: [contact(1)], callback_url: 'https://example.org/' })).status).toBe(422);
+
+  // NDJSON replacement, the blocked contact kept (same fields, other order) and one new: only real changes.
+  const kept = { address: contact(0).address, name: contact(0).name };
+  const ndjson = [kept, contact(7000)].map((p) => JSON.stringify(p)).join('\n');
+  const replaced = await fetch(new URL(`/v2/monitors/${id}/contacts`, d.baseUrl), {
+    method: 'PUT', headers: { Authorization: `Bearer ${d.liveKey}`, 'Content-Type': 'application/x-ndjson' }, body: ndjson,
+  });
+  expect(replaced.status).toBe(200);
+  const again = await waitForMonitor(d, id, (m) => m.last_check !== null && m.last_check.job_id !== first.last_check.job_id);
+  const job = await getJob(d, again.last_check.job_id);
+  expect(job.monitor).toEqual({ id, previous_job_id: first.last_check.job_id, changes: { newly_blocked: 0, released: 0, changed_level: 0 } });
+  const { results } = await allResults(d, job.id);
+  expect(results.map((r) => [r.status, r.change])).toEqual([['blocked', null], ['allowed', null]]);
+
+  const deleted = await api(d, 'DELETE', `/v2/monitors/${id}`);
+  expect(deleted.status).toBe(200);
+  expect(deleted.json.status).toBe('deleted');
+  expect((await api(d, 'GET', `/v2/monitors/${id}`)).status).toBe(404);
+  expect((await api(d, 'DELETE', `/v2/monitors/${id}`)).status).toBe(404);
+  const record = await hooks.platform.monitors.getMonitorById(id) as MonitorRecord;
+  expect(record.data_key).toBeNull();
+  expect(await hooks.platform.monitors.readContactBlocks(id, record.generation, { from: 0, to: 10 })).toEqual([]);
+}
