@@ -115,7 +115,13 @@ describe('pipeline events', () => {
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const old = { job_id: 'j', chunk: 0, rows: [], org_id: 'o', mode: 'live', list_version_id: 'v', policy: 'strict', stop_level: 2, locale: 'en' };
     const decoded = await events.decode(frame(v2.id, v2.type.toBuffer(old)));
-    expect(decoded).toEqual({ type: 'RowsChunk', value: { ...old, private_list_version_id: null } });
+    expect(decoded).toEqual({
+      type: 'RowsChunk',
+      value: {
+        ...old, private_list_version_id: null,
+        check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
+      },
+    });
   });
 
   it('refuses a message of another subject', async () => {
