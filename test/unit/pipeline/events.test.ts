@@ -69,14 +69,14 @@ describe('pipeline events', () => {
     expect(decoded.value.results[1].result.phone_lookup).toEqual({ outcome: 'unlisted' });
   });
 
-  it('reads a v3 RowsChunk with the v4 defaults: a person check only, no company fields', async () => {
-    const [, , v3] = catalog.bySubject.get('checks.rows-dk.robinson.checks.RowsChunk')!;
+  it('reads a v4 RowsChunk with the v5 defaults: a person check only, no company fields', async () => {
+    const [, , , v4] = catalog.bySubject.get('checks.rows-dk.robinson.checks.RowsChunk')!;
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const person = toAvroPerson({ name: 'Søren Ærø' }) as Record<string, unknown>;
     delete person.cvr;
     delete person.company_name;
-    const old = { job_id: 'j', chunk: 1, rows: [{ row: 0, person, cells: null }], org_id: 'o', mode: 'test', list_version_id: null, policy: 'strict', stop_level: 2, locale: 'en', private_list_version_id: 'p' };
-    const decoded = await events.decode(frame(v3.id, v3.type.toBuffer(old)));
+    const old = { job_id: 'j', chunk: 1, rows: [{ row: 0, person, cells: null }], org_id: 'o', mode: 'test', list_version_id: null, policy: 'strict', stop_level: 2, locale: 'en', private_list_version_id: 'p', data_key_id: null, sealed_rows: null };
+    const decoded = await events.decode(frame(v4.id, v4.type.toBuffer(old)));
     expect(decoded.value).toEqual({
       ...old, rows: [{ row: 0, person: { ...person, cvr: null, company_name: null }, cells: null }],
       check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
@@ -96,7 +96,7 @@ describe('pipeline events', () => {
     expect(results[2].result.company).toMatchObject({ cvr: '10000009', status: 'blocked', reasons: ['company_protected'] });
   });
 
-  it('reads a v1 RowsChunk with the v2, v3 and v4 defaults', async () => {
+  it('reads a v1 RowsChunk with the v2, v3, v4 and v5 defaults (nothing sealed)', async () => {
     const [v1] = catalog.bySubject.get('checks.rows-dk.robinson.checks.RowsChunk')!;
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const old = { job_id: 'j', chunk: 3, rows: [] };
@@ -105,6 +105,7 @@ describe('pipeline events', () => {
       type: 'RowsChunk',
       value: {
         ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da', private_list_version_id: null,
+        data_key_id: null, sealed_rows: null,
         check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
       },
     });
@@ -118,7 +119,7 @@ describe('pipeline events', () => {
     expect(decoded).toEqual({
       type: 'RowsChunk',
       value: {
-        ...old, private_list_version_id: null,
+        ...old, private_list_version_id: null, data_key_id: null, sealed_rows: null,
         check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
       },
     });
