@@ -39,6 +39,8 @@ export interface MonitorsContext {
   checkCallbackUrl: (url: string) => Promise<unknown>;
   /** Ends a deleted monitor's check in flight (its job purged). */
   endRun: (jobId: string) => Promise<void>;
+  /** The organisation's active private list version (use_private_list), null when none. */
+  privateListVersion: (orgId: string) => Promise<string | null>;
   spoolDir: string;
   maxBodyBytes: number;
   maxUploadBytes: number;
@@ -133,6 +135,7 @@ export function toMonitorJson(m: MonitorRecord): Monitor {
     callback_url: m.callback_url,
     policy: m.options.policy,
     stop_level: m.options.stop_level,
+    use_private_list: m.options.use_private_list === true,
     retention_days: m.retention_days,
     delete_after: m.delete_after,
     last_check: m.checked ? { job_id: m.checked.job_id, list_version_id: m.checked.list_version_id, checked_at: m.checked.checked_at } : null,
@@ -221,6 +224,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
           ...(options.policy ? { policy: options.policy } : {}),
           ...(options.stop_level !== undefined ? { stop_level: options.stop_level } : {}),
           ...(options.retention_days !== undefined ? { retention_days: options.retention_days } : {}),
+          ...(options.use_private_list !== undefined ? { use_private_list: options.use_private_list } : {}),
         };
         if (!allowFields && Object.keys(fields).length > 0) throw validationFailed([{ path: 'options', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
         return await use({ kind: 'file', path: upload.path, filename: upload.filename, column_mapping: upload.column_mapping }, () => fields);
@@ -286,6 +290,10 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
       try {
         monitor = await withContacts(request, true, (source, fieldsOf) => createMonitor(deps, async (): Promise<MonitorSpec> => {
           const fields = fieldsOf();
+          // A live monitor that asks for the private list needs one now (a test key has none: §3).
+          if (fields.use_private_list === true && mode === 'live' && (await mctx.privateListVersion(org.id)) === null) {
+            throw new JobInputError([jobInputIssue('use_private_list', 'private_list_missing')]);
+          }
           if (fields.callback_url !== undefined) {
             try {
               await mctx.checkCallbackUrl(fields.callback_url);
@@ -299,6 +307,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
             ...(fields.policy ? { policy: fields.policy } : {}),
             ...(fields.stop_level !== undefined ? { stop_level: fields.stop_level } : {}),
             ...(fields.retention_days !== undefined ? { retention_days: fields.retention_days } : {}),
+            ...(fields.use_private_list !== undefined ? { use_private_list: fields.use_private_list } : {}),
           };
         }, source));
       } catch (error) {

@@ -14,6 +14,8 @@ export const MonitorFieldsSchema = z.strictObject({
   stop_level: z.int().min(1).max(5).optional().describe("Stop line of every re-check (default the organisation's)"),
   retention_days: z.int().min(1).max(MAX_MONITOR_RETENTION_DAYS).optional()
     .describe('Days the contacts are kept after their last replacement (default 400)'),
+  use_private_list: z.boolean().optional()
+    .describe("true: the organisation's own (customer) list applies too, and a new version of it is re-checked as well (default false)"),
 });
 export type MonitorFields = z.infer<typeof MonitorFieldsSchema>;
 
@@ -23,6 +25,7 @@ export const MonitorQuerySchema = z.strictObject({
   policy: MatchPolicySchema.optional(),
   stop_level: z.coerce.number().int().min(1).max(5).optional(),
   retention_days: z.coerce.number().int().min(1).max(MAX_MONITOR_RETENTION_DAYS).optional(),
+  use_private_list: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
 });
 
 export const CreateMonitorRequestSchema = named(
@@ -58,6 +61,7 @@ export const MonitorSchema = named(
     callback_url: z.string().nullable(),
     policy: MatchPolicySchema,
     stop_level: z.int().min(1).max(5),
+    use_private_list: z.boolean(),
     retention_days: z.int().min(1),
     delete_after: timestamp().describe('Contacts are deleted then unless replaced before'),
     last_check: MonitorCheckSchema.nullable().describe('The last completed check'),
