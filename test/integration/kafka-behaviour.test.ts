@@ -22,9 +22,9 @@ const run = promisify(execFile);
 const opened: EventLog[] = [];
 
 /** A client of a broker that answers; a missing broker fails the test with how to start it. */
-async function client(brokers: readonly string[] = servers.kafkaBrokers): Promise<EventLog> {
+async function client(brokers: readonly string[] = servers.kafkaBrokers, retries?: number): Promise<EventLog> {
   await requireKafka(brokers);
-  const log = testKafkaEventLog({ brokers: [...brokers] });
+  const log = testKafkaEventLog({ brokers: [...brokers], ...(retries ? { retries } : {}) });
   opened.push(log);
   return log;
 }
@@ -36,6 +36,8 @@ async function createTopic(log: EventLog, partitions: number): Promise<string> {
 }
 
 const id = (m: LogMessage) => `${m.partition}/${m.offset}`;
+/** What was published, whatever offsets it stands at (a retried publish may stand twice; port.ts). */
+const content = (m: LogMessage) => `${m.key}=${m.value?.toString() ?? ''}`;
 
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((log) => log.close()));
@@ -55,7 +57,7 @@ describe('kafka behaviour the pipeline relies on', () => {
       await log.publish(topic, keys.map((key) => ({ key, value: `${key}#${round}` })));
     }
     const all = () => [...first.deliveries, ...second.deliveries];
-    await waitFor('240 distinct messages', () => new Set(all().map(id)).size === 240);
+    await waitFor('240 distinct messages', () => new Set(all().map(content)).size === 240);
 
     expect(first.deliveries.length).toBeGreaterThan(0);
     expect(second.deliveries.length).toBeGreaterThan(0);
@@ -64,9 +66,8 @@ describe('kafka behaviour the pipeline relies on', () => {
     for (const key of keys) {
       const forKey = all().filter((m) => m.key === key);
       expect(new Set(forKey.map((m) => m.partition)).size).toBe(1);
-      const distinct = [...new Map(forKey.map((m) => [m.offset, m.value!.toString()])).entries()]
-        .sort(([a], [b]) => Number(a) - Number(b))
-        .map(([, value]) => value);
+      // In offset order, each value at its first offset: a retried publish appends a copy later.
+      const distinct = [...new Set(forKey.sort((a, b) => Number(a.offset) - Number(b.offset)).map((m) => m.value!.toString()))];
       expect(distinct).toEqual(Array.from({ length: 20 }, (_, round) => `${key}#${round}`));
     }
   });
@@ -94,7 +95,7 @@ describe('kafka behaviour the pipeline relies on', () => {
 
     const after = recorder();
     await (await client()).subscribe({ group, topics: [topic], handleBatch: after.handleBatch });
-    await waitFor('all 20 messages after the kill', () => new Set(after.deliveries.map(id)).size === 20, 25_000);
+    await waitFor('all 20 messages after the kill', () => after.distinctValues().length === 20, 25_000);
     const redelivered = new Set(after.deliveries.map((m) => m.offset));
     expect(held.every((offset) => redelivered.has(offset))).toBe(true);
   }, 60_000);
@@ -138,7 +139,7 @@ describe('kafka behaviour the pipeline relies on', () => {
     await (await client()).subscribe({ group, topics: [topic], handleBatch: second.handleBatch });
     await publishRound('after');
     const afterJoin = (r: ReturnType<typeof recorder>) => r.deliveries.filter((m) => m.value!.toString().startsWith('after:'));
-    await waitFor('round two', () => new Set([...afterJoin(first), ...afterJoin(second)].map(id)).size === 16);
+    await waitFor('round two', () => new Set([...afterJoin(first), ...afterJoin(second)].map(content)).size === 16);
 
     const firstPartitions = new Set(afterJoin(first).map((m) => m.partition));
     const secondPartitions = new Set(afterJoin(second).map((m) => m.partition));
@@ -146,7 +147,7 @@ describe('kafka behaviour the pipeline relies on', () => {
     expect(secondPartitions.size).toBeGreaterThan(0);
     expect([...firstPartitions].some((p) => secondPartitions.has(p))).toBe(false);
     const everything = [...first.deliveries, ...second.deliveries];
-    expect(new Set(everything.map(id)).size).toBe(32);
+    expect(new Set(everything.map(content)).size).toBe(32);
     // At-least-once: a message may come twice around the rebalance, never more.
     const counts = new Map<string, number>();
     for (const m of everything) counts.set(id(m), (counts.get(id(m)) ?? 0) + 1);
@@ -175,7 +176,11 @@ describe('kafka broker restart while producing and consuming', () => {
   });
 
   it('loses nothing published before, during and after the restart', async () => {
-    const log = await client(brokers);
+    // The publish during the restart retries until the broker is back. The default budget (10
+    // retries, ≈ 60 s) was shorter than the broker's start on a loaded machine (load 25-30: the
+    // publish failed with ECONNREFUSED while kafka.sh still waited for the broker to listen), so
+    // this client's budget (30 retries, ≈ 4 min) covers a slow start; the test's own limit is 6 min.
+    const log = await client(brokers, 30);
     const topic = await createTopic(log, 3);
     const consumed = recorder();
     await log.subscribe({ group: uniqueName('restart'), topics: [topic], handleBatch: consumed.handleBatch, retryDelayMs: 200 });
@@ -197,7 +202,7 @@ describe('kafka broker restart while producing and consuming', () => {
     const reader = recorder();
     await (await client(brokers)).subscribe({ group: uniqueName('reread'), topics: [topic], handleBatch: reader.handleBatch });
     await waitFor('a new group to read all 90 from the log', () => reader.distinctValues().length === 90);
-  }, 120_000);
+  }, 360_000);
 });
 
 function freePort(): Promise<number> {

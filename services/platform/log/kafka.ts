@@ -50,7 +50,21 @@ export interface KafkaEventLogOptions {
   maxWaitTimeMs?: number;
   /** How long `subscribe` waits for the first group join; default 60 s. */
   joinTimeoutMs?: number;
+  /**
+   * Retries of a failed request (publish, metadata, a consumer's restart), 0.3 s doubling up to 10 s
+   * between them; default 10 (≈ 60 s in all: a broker restart on a quiet machine takes seconds).
+   */
+  retries?: number;
+  /** How long `createTopics` waits for the broker to serve every partition it created; default 60 s. */
+  topicReadyTimeoutMs?: number;
 }
+
+/**
+ * Errors of a metadata request while the broker is still applying a topic its controller just
+ * created: the broker's metadata cache lags the controller's commit, by seconds when it is busy
+ * creating other partitions (seen as 'This server does not host this topic-partition').
+ */
+const NOT_SERVED_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION', 'NOT_LEADER_OR_FOLLOWER']);
 
 /** Largest record batch a topic accepts (topic config max.message.bytes). */
 export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
@@ -62,7 +76,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     brokers: [...options.brokers],
     connectionTimeout: 3000,
     // Generous retries: a broker restart (seconds) must not fail a publish or crash a consumer.
-    retry: { initialRetryTime: 300, maxRetryTime: 10_000, retries: 10 },
+    retry: { initialRetryTime: 300, maxRetryTime: 10_000, retries: options.retries ?? 10 },
     logLevel: logLevel.INFO,
     logCreator: () => (entry) => forward(logger, entry),
   });
@@ -116,8 +130,11 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
       if (definitions.length === 0) return;
       const client = await adminClient();
       // Existing topics come back as TOPIC_ALREADY_EXISTS, which kafkajs turns into `false`.
+      // kafkajs's own waitForLeaders gives up on the first UNKNOWN_TOPIC_OR_PARTITION, which a busy
+      // broker answers for a topic its controller has created but it has not applied yet; so the
+      // wait is ours, on the broker's own metadata.
       await client.createTopics({
-        waitForLeaders: true,
+        waitForLeaders: false,
         topics: definitions.map((definition) => ({
           topic: definition.name,
           numPartitions: definition.partitions,
@@ -125,6 +142,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
           configEntries: topicConfig(definition),
         })),
       });
+      await untilServed(client, definitions.map((d) => d.name), options.topicReadyTimeoutMs ?? 60_000);
     },
 
     publish,
@@ -229,6 +247,30 @@ async function handleBatch(
       topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }],
     });
     await payload.heartbeat();
+  }
+}
+
+/**
+ * Resolves once the broker's metadata lists every partition of `topics` with a leader (what a
+ * producer and a consumer group's assignment read); retries while the broker answers that it does
+ * not serve them yet, fails on any other error or after `timeoutMs`.
+ */
+async function untilServed(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let waitingFor = 'metadata';
+  for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
+    try {
+      const { topics: described } = await admin.fetchTopicMetadata({ topics });
+      const unready = described.filter((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0 || p.partitionErrorCode !== 0));
+      if (unready.length === 0 && described.length === topics.length) return;
+      waitingFor = `leaders of ${unready.map((t) => t.name).join(', ')}`;
+    } catch (error) {
+      const type = errorType(error);
+      if (!type || !NOT_SERVED_YET.has(type)) throw error;
+      waitingFor = type;
+    }
+    if (Date.now() + pause > deadline) throw new Error(`the broker did not serve the new topics within ${timeoutMs} ms (still ${waitingFor})`);
+    await sleep(pause);
   }
 }
 

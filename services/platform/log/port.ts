@@ -6,6 +6,11 @@
  * What it promises:
  * - `publish` appends keyed messages to a topic; when its promise resolves they are durable
  *   (Kafka: acknowledged by all in-sync replicas; embedded: committed to the database file).
+ *   A publish that failed or that the client retried may have appended some of its messages
+ *   already (Kafka: a broker that appended to some partitions of a request and answered others
+ *   with a retriable error, e.g. one it does not serve yet, or that restarted mid-request): the
+ *   log may then hold a message twice, at two offsets. Consumers see both (handlers are
+ *   idempotent anyway).
  * - Messages with the same key land in the same partition and are delivered in publish order.
  *   There is no order between different keys, nor between topics.
  * - Consumer groups: each partition of a subscribed topic is owned by one member of a group at a

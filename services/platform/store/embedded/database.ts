@@ -22,7 +22,10 @@ export function embeddedDatabasePath(dataDir: string): string {
 export function openEmbeddedDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  db.exec('PRAGMA busy_timeout = 5000');
+  // 30 s, not 5: on a loaded machine (load 20+) a worker's write transaction held the file longer
+  // than 5 s and the API's intake got 'database is locked' (a 500 for the client's POST). Not
+  // longer: a writer or a checkpoint waiting here blocks its thread.
+  db.exec('PRAGMA busy_timeout = 30000');
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA foreign_keys = ON');
