@@ -65,8 +65,8 @@ export interface MonitorSpec {
   external_ref?: string | null;
   policy?: MatchPolicy;
   stop_level?: number;
-  retention_days?: number;
   use_private_list?: boolean;
+  retention_days?: number;
   locale: Locale;
 }
 

@@ -98,6 +98,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     try {
       const ingest = createPeopleIngest({
         jobs: deps.jobs, events: deps.events, currentListVersion: () => version, checkCallbackUrl: deps.checkCallbackUrl,
+        // A monitor with use_private_list pins the private list version this check is for (DECISIONS §16).
         logger: deps.logger, spoolDir: deps.spoolDir, newId: () => jobId, clock,
         privateListVersion: async () => privateList,
         ...(deps.chunkRows ? { chunkRows: deps.chunkRows } : {}),

@@ -223,8 +223,8 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
           ...(upload.external_ref !== null ? { external_ref: upload.external_ref } : {}),
           ...(options.policy ? { policy: options.policy } : {}),
           ...(options.stop_level !== undefined ? { stop_level: options.stop_level } : {}),
-          ...(options.retention_days !== undefined ? { retention_days: options.retention_days } : {}),
           ...(options.use_private_list !== undefined ? { use_private_list: options.use_private_list } : {}),
+          ...(options.retention_days !== undefined ? { retention_days: options.retention_days } : {}),
         };
         if (!allowFields && Object.keys(fields).length > 0) throw validationFailed([{ path: 'options', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
         return await use({ kind: 'file', path: upload.path, filename: upload.filename, column_mapping: upload.column_mapping }, () => fields);

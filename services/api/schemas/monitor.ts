@@ -12,10 +12,12 @@ export const MonitorFieldsSchema = z.strictObject({
   external_ref: boundedString().optional().describe('Your reference, echoed on the monitor and its jobs'),
   policy: MatchPolicySchema.optional().describe('Match policy of every re-check (default standard)'),
   stop_level: z.int().min(1).max(5).optional().describe("Stop line of every re-check (default the organisation's)"),
+  use_private_list: z.boolean().optional().describe(
+    "Default false. Every re-check also applies the organisation's own active private list (a person on it is blocked); " +
+      '422 when the organisation has no active private list. A new version of the private list is a re-check too.',
+  ),
   retention_days: z.int().min(1).max(MAX_MONITOR_RETENTION_DAYS).optional()
     .describe('Days the contacts are kept after their last replacement (default 400)'),
-  use_private_list: z.boolean().optional()
-    .describe("true: the organisation's own (customer) list applies too, and a new version of it is re-checked as well (default false)"),
 });
 export type MonitorFields = z.infer<typeof MonitorFieldsSchema>;
 
