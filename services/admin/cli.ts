@@ -114,6 +114,7 @@ async function main(argv: string[]): Promise<number> {
         connectors: {
           connectors: stores.connectors, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)),
           allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS), minIntervalSeconds: config.CONNECTOR_MIN_INTERVAL_SECONDS,
+          monitors: stores.monitors,
         },
       },
       group, action, args, parsed.values as Flags,

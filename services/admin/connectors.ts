@@ -4,6 +4,7 @@ import { CheckJobOptionsSchema, ColumnMappingSchema } from '../api/schemas/check
 import type { SecretBox } from '../ingest/inbound/secrets.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { Connector, ConnectorStatus, ConnectorStore, ConnectorTarget } from '../platform/store/connectors-port.ts';
+import type { MonitorStore } from '../platform/store/monitors-port.ts';
 import { CallbackUrlError, checkCallbackUrl } from '../projection/callbacks/index.ts';
 import { AdminInputError, AdminNotFoundError } from './organisations.ts';
 
@@ -22,6 +23,8 @@ export interface ConnectorAdminDeps {
   allowHosts: readonly string[];
   /** CONNECTOR_MIN_INTERVAL_SECONDS. */
   minIntervalSeconds: number;
+  /** To check that a `--monitor` target is a live monitor of the organisation. */
+  monitors?: Pick<MonitorStore, 'getMonitor'>;
 }
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -49,6 +52,9 @@ export async function runConnectorCommand(
       const id = randomUUID();
       const header = await authHeader(optional(flags, 'auth-header-file'));
       const monitorId = optional(flags, 'monitor');
+      if (monitorId !== undefined && deps.monitors && !(await deps.monitors.getMonitor({ org_id: orgId, mode: 'live' }, monitorId))) {
+        throw new AdminNotFoundError(`monitor ${monitorId} is not a live monitor of organisation ${orgId}`);
+      }
       const target: ConnectorTarget = monitorId ? { kind: 'monitor', monitor_id: monitorId } : { kind: 'job' };
       const connector: Connector = {
         id, org_id: orgId, url, interval_seconds: every, target,

@@ -32,7 +32,7 @@ export async function addConnector(
       accounts: platform.accounts, lists: platform.lists, keys: platform.keys, logger: silentLogger(),
       connectors: {
         connectors: platform.connectors, secrets: () => createSecretBox(Buffer.from(secretKey, 'base64')),
-        allowHosts: ['127.0.0.1'], minIntervalSeconds: 1,
+        allowHosts: ['127.0.0.1'], minIntervalSeconds: 1, monitors: platform.monitors,
       },
     }, 'connectors', 'add', [], {
       org: orgId, url, every: String(CONNECTOR_INTERVAL_SECONDS), 'auth-header-file': join(dir, 'auth'), locale: 'en', json: true, ...extra,

@@ -80,6 +80,32 @@ describe('connectors (embedded deployment, HTTPS export server on loopback)', ()
     expect(refused).toMatchObject({ last_error: 'http_status:401', last_job_id: null, last_ok_at: null });
   }, 60_000);
 
+  it('a connector with --monitor replaces the monitor\'s contacts each pull (no job of its own); a deleted monitor is a visible error', async () => {
+    const auth = { Authorization: `Bearer ${d.liveKey}`, 'Content-Type': 'application/json' };
+    const created = await fetch(new URL('/v2/monitors', d.baseUrl), {
+      method: 'POST', headers: auth, body: JSON.stringify({ people: [{ name: 'Ib Berg', address: 'Strandvejen 100, 2900 Hellerup' }] }),
+    });
+    const monitor = (await created.json()) as { id: string };
+    expect(created.status, JSON.stringify(monitor)).toBe(201);
+    const before = await d.platform.monitors.getMonitor({ org_id: d.orgId, mode: 'live' }, monitor.id);
+    expect(before?.contact_count).toBe(1);
+
+    const url = server.serve('monitor/kunder.csv', csv, 'text/csv');
+    const id = await addConnector(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, url, { monitor: monitor.id });
+    const status = await waitForStatus(d.platform, id, (s) => s.last_ok_at !== null, 'a replaced contact set');
+    expect(status).toMatchObject({ failures: 0, last_job_id: null });
+    const after = await d.platform.monitors.getMonitor({ org_id: d.orgId, mode: 'live' }, monitor.id);
+    expect(after?.contact_count).toBe(levels.length);
+    expect(after?.generation).toBeGreaterThan(before?.generation ?? 0);
+
+    const deleted = await fetch(new URL(`/v2/monitors/${monitor.id}`, d.baseUrl), { method: 'DELETE', headers: { Authorization: auth.Authorization } });
+    expect(deleted.status).toBe(200);
+    const refused = await waitForStatus(d.platform, id, (s) => s.failures > 0, 'a pull into a deleted monitor');
+    expect(refused.last_error).toBe('monitor_not_found');
+    // Adding a connector for a monitor that is not the organisation's is refused up front.
+    await expect(addConnector(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, url, { monitor: monitor.id })).rejects.toThrow(/not a live monitor/);
+  }, 60_000);
+
   it('a slot pulled twice (killed after making its job, before recording it) still makes one job', async () => {
     const url = server.serve('again.csv', csv, 'text/csv');
     // Stored removed, so the running service never pulls it: only the two runs below do.

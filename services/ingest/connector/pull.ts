@@ -10,6 +10,7 @@ import { InboundRefusal, type FileJobs } from '../inbound/file-jobs.ts';
 import type { SecretBox } from '../inbound/secrets.ts';
 import { PullError, pullToFile } from './https-get.ts';
 import { slotJobId } from './schedule.ts';
+import { MonitorFeedRefusal } from './monitor-feed.ts';
 import { createReadStream } from 'node:fs';
 
 /**
@@ -34,8 +35,9 @@ export interface PullDeps {
   logger: Logger;
   now: () => Date;
   /**
-   * Replaces a monitor's contacts from a pulled answer (monitor targets). Absent until the
-   * monitor service is wired in: such connectors then fail visibly with `monitor_unavailable`.
+   * Replaces a monitor's contacts from a pulled answer (monitor targets; monitor-feed.ts, throws
+   * MonitorFeedRefusal for what can never succeed). Absent: such connectors fail visibly with
+   * `monitor_unavailable`.
    */
   replaceMonitorContacts?: (input: MonitorFeed) => Promise<void>;
 }
@@ -129,6 +131,7 @@ export async function pullSlot(deps: PullDeps, connector: Connector, slot: numbe
       return ok(job.id);
     } catch (error) {
       if (error instanceof InboundRefusal) return failed(`refused:${error.code}`);
+      if (error instanceof MonitorFeedRefusal) return failed(error.code);
       if (error instanceof ListNotReadyError) return failed('list_not_ready');
       // Anything else (a store that does not answer) is left to the caller: the slot is tried again.
       throw error;

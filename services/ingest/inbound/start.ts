@@ -9,6 +9,7 @@ import { runMailPass } from '../email/processor.ts';
 import { createSmtpReplySender } from '../email/reply.ts';
 import { createSftpPoller } from '../sftp/poller.ts';
 import { createConnectorService } from '../connector/service.ts';
+import { createMonitorFeed } from '../connector/monitor-feed.ts';
 import { parseAllowHosts } from '../../projection/callbacks/index.ts';
 import type { FileJobs } from './file-jobs.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from './secrets.ts';
@@ -150,6 +151,7 @@ export async function startConnectorIngest(deps: InboundServiceDeps): Promise<Ru
     timeoutMs: config.CONNECTOR_TIMEOUT_MS, maxBytes: config.CONNECTOR_MAX_MB * 1024 * 1024,
     tickMs: config.CONNECTOR_TICK_MS, concurrency: config.CONNECTOR_CONCURRENCY,
     logger: deps.logger, now: deps.now ?? (() => new Date()),
+    replaceMonitorContacts: createMonitorFeed(platform.monitors, deps.now),
     ...(deps.connectorCa ? { ca: deps.connectorCa } : {}),
   });
   service.start();

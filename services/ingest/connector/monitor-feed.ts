@@ -1,0 +1,51 @@
+import { ColumnMappingError, FileRefusedError, IntakeError, JobInputError } from '../index.ts';
+import { MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError } from '../../monitors/contacts.ts';
+import type { MonitorStore } from '../../platform/store/monitors-port.ts';
+import type { MonitorFeed } from './pull.ts';
+
+/**
+ * A connector whose target is a monitor (`connectors add --monitor ID`): each pull replaces the
+ * monitor's whole contact set through the monitors' own entry point (services/monitors/contacts.ts
+ * `replaceMonitorContacts`, the same readers as the API's PUT), and the monitor service re-checks
+ * the new set; the connector makes no job itself. A monitor is live-mode (connectors have no test
+ * keys). What can never succeed becomes a MonitorFeedRefusal with a status code; anything else
+ * (a store that does not answer) passes on and the slot is tried again.
+ */
+export class MonitorFeedRefusal extends Error {
+  readonly code: string;
+  constructor(code: string) {
+    super(`monitor feed refused: ${code}`);
+    this.name = 'MonitorFeedRefusal';
+    this.code = code;
+  }
+}
+
+export function createMonitorFeed(monitors: MonitorStore, clock?: () => Date): (feed: MonitorFeed) => Promise<void> {
+  return async ({ connector, org, source }) => {
+    if (connector.target.kind !== 'monitor') throw new TypeError('not a monitor connector');
+    try {
+      await replaceMonitorContacts({ monitors, ...(clock ? { clock } : {}) }, {
+        organisationId: org.id, mode: 'live', monitorId: connector.target.monitor_id,
+        source: source.kind === 'people'
+          ? { kind: 'people', people: source.people }
+          : { kind: 'file', path: source.path, filename: source.filename, column_mapping: connector.column_mapping },
+      });
+    } catch (error) {
+      throw refusalOf(error);
+    }
+  };
+}
+
+function refusalOf(error: unknown): unknown {
+  if (error instanceof MonitorNotFoundError) return new MonitorFeedRefusal('monitor_not_found');
+  if (error instanceof TooManyContactsError) return new MonitorFeedRefusal('refused:too_many_contacts');
+  if (error instanceof NoContactsError) return new MonitorFeedRefusal('refused:no_contacts');
+  if (error instanceof FileRefusedError) return new MonitorFeedRefusal(`refused:${error.code}`);
+  if (error instanceof ColumnMappingError) return new MonitorFeedRefusal('refused:column_mapping_invalid');
+  if (error instanceof IntakeError) return new MonitorFeedRefusal('refused:invalid_rows');
+  if (error instanceof JobInputError) {
+    const mapping = error.issues.some((i) => i.problem === 'column_mapping_required');
+    return new MonitorFeedRefusal(mapping ? 'refused:column_mapping_required' : 'refused:invalid_rows');
+  }
+  return error;
+}
