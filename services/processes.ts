@@ -1,4 +1,6 @@
 import { createActiveAddressRegister } from './addresses/active-register.ts';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
@@ -11,6 +13,7 @@ import { sweepDraftFiles, useSpoolForXlsxTempFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
 import { createPrivateListIndexes, type PrivateListIndexes } from './lists/private-indexes.ts';
 import { createMatcher } from './matcher/index.ts';
+import type { JobDataKeys } from './platform/keys/data-keys.ts';
 import type { Config } from './platform/config.ts';
 import type { PriceTable } from './domain/pricing.ts';
 import { createCertificateKeys, type CertificateKeys } from './platform/keys/certificate-keys.ts';
@@ -68,6 +71,16 @@ export interface ServiceOverrides {
   projectionClock?: () => Date;
   /** Extra CA certificates connectors trust (a test server's own certificate). */
   connectorCa?: string;
+  /**
+   * false: rows and results go on the log unsealed (no job data keys). Only for the bench that
+   * measures what sealing costs; deliberately not configuration, so no deployment can turn it off.
+   */
+  sealChunks?: boolean;
+}
+
+/** The job data keys rows and results are sealed with (none when a bench turned sealing off). */
+function dataKeysOf(context: ServiceContext): { dataKeys?: JobDataKeys } {
+  return context.overrides.sealChunks === false ? {} : { dataKeys: context.platform.jobKeys };
 }
 
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
@@ -131,7 +144,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   await sweepDrafts();
   await activeIndex.refresh();
   await registers.refresh();
-  const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
+  const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) });
   const app = buildApp({
     config,
     logger,
@@ -140,6 +153,9 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     activeIndex,
     privateLists: context.privateLists,
     idempotency: platform.idempotency,
+    ...(platform.kind === 'distributed'
+      ? { rateSharing: { store: platform.rateUsage, process: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, intervalMs: config.RATE_LIMIT_SYNC_MS } }
+      : {}),
     events,
     companyRegister: registers.companies,
     phoneDirectory: registers.directory,
@@ -188,7 +204,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
   const { platform, logger, activeIndex } = context;
   const matcher = createMatcher({
-    log: platform.log, registry: platform.registry, activeIndex, privateLists: context.privateLists, logger, topicPrefix: platform.topicPrefix,
+    log: platform.log, registry: platform.registry, ...dataKeysOf(context), activeIndex, privateLists: context.privateLists, logger, topicPrefix: platform.topicPrefix,
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
   });
   await matcher.start();
@@ -201,6 +217,7 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
   const service = createProjectionService({
     log: platform.log,
     registry: platform.registry,
+    ...dataKeysOf(context),
     jobs: platform.jobs,
     renderJob: renderCheckJob,
     logger,
@@ -281,7 +298,7 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
   useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
-    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
+    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) }),
     spoolDir, draftDir: uploadDirOf(config),
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });

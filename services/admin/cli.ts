@@ -95,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
       // A payment is an event on jobs.events (services/billing/payments.ts): this command alone
       // opens the event log too (the embedded one in DATA_DIR, or Kafka).
       const platform = await openPlatform(config, logger, { clientId: 'robinson-admin' });
-      events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix });
+      events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, dataKeys: platform.jobKeys });
       stores = platform;
     } else {
       stores = await openStores(config, logger);

@@ -34,7 +34,8 @@ import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
 import { MAX_UPLOAD_BYTES } from './jobs/read-upload.ts';
 import { MAX_REQUEST_HEAD_BYTES } from './openapi.ts';
-import { createRateLimiter } from './rate-limiter.ts';
+import { createRateLimiter, createRateSharing, type RateLimiter } from './rate-limiter.ts';
+import type { RateUsageStore } from '../platform/store/rate-usage-port.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -65,6 +66,11 @@ export interface ApiDeps {
   certificates?: CertificateKeys;
   /** The web page (services/web, docs/web.md) served at `/`; absent: `/` is the API's 404. */
   webPage?: WebPage;
+  /**
+   * Rate-limit consumption shared with the other API processes (the distributed deployment);
+   * without it the limit holds per process. `process` names this one, `intervalMs` the exchange period.
+   */
+  rateSharing?: { store: RateUsageStore; process: string; intervalMs: number };
 }
 
 export interface CheckJobsDeps {
@@ -171,11 +177,12 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
 
   const context: RouteContext = {
     authenticate: createAuthenticator(deps.accounts),
-    rateLimiter: createRateLimiter({
+    rateLimiter: sharedAcrossProcesses(app, createRateLimiter({
       ratePerSecond: deps.config.RATE_LIMIT_PER_SECOND,
       burst: deps.config.RATE_LIMIT_BURST,
       now: () => clock().getTime(),
-    }),
+    }), deps, logger),
+    rateLimitPolicy: { ratePerSecond: deps.config.RATE_LIMIT_PER_SECOND, burst: deps.config.RATE_LIMIT_BURST },
     idempotency: createIdempotency({
       store: deps.idempotency ?? createEmbeddedIdempotencyStore(openEmbeddedDatabase(':memory:')),
       now: clock,
@@ -255,5 +262,29 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     overlapIntake: jobsDeps.overlapIntake ?? true,
     clock,
     cursors: jobsDeps.cursors ?? createCursorSeal({ keyring: createEmbeddedKeyRing(openEmbeddedDatabase(':memory:')) }),
+  };
+}
+
+/**
+ * The limiter, kept in step with the other API processes when `deps.rateSharing` is set: every
+ * request let through is counted for them, their counts are taken from this process's buckets
+ * (rate-limiter.ts createRateSharing). Stopped with the app.
+ */
+function sharedAcrossProcesses(app: FastifyInstance, limiter: RateLimiter, deps: ApiDeps, logger: Logger): RateLimiter {
+  if (!deps.rateSharing) return limiter;
+  const sharing = createRateSharing({
+    limiter, store: deps.rateSharing.store, process: deps.rateSharing.process, intervalMs: deps.rateSharing.intervalMs,
+    burst: deps.config.RATE_LIMIT_BURST,
+    now: () => Date.now(),
+    onError: (error) => logger.warn({ err_name: (error as Error)?.name }, 'rate_limit.sync_failed'),
+  });
+  app.addHook('onClose', async () => sharing.stop());
+  return {
+    take(key) {
+      const decision = limiter.take(key);
+      if (decision.allowed) sharing.allowed(key);
+      return decision;
+    },
+    consumedElsewhere: (key, tokens) => limiter.consumedElsewhere(key, tokens),
   };
 }

@@ -64,8 +64,8 @@ export const unauthorized = () =>
 export const paymentRequired = (reason: 'suspended' | 'no_api_agreement') =>
   new ApiError({ code: 'payment_required', messageKey: reason, details: { reason } });
 
-export const rateLimited = (retryAfterSeconds: number) =>
-  new ApiError({ code: 'rate_limited', messageKey: 'rate_limited', headers: { 'Retry-After': String(retryAfterSeconds) } });
+export const rateLimited = (retryAfterSeconds: number, rateLimitHeaders: Record<string, string> = {}) =>
+  new ApiError({ code: 'rate_limited', messageKey: 'rate_limited', headers: { ...rateLimitHeaders, 'Retry-After': String(retryAfterSeconds) } });
 
 /** How long a client is asked to wait when no list version is active yet. */
 const LIST_NOT_READY_RETRY_SECONDS = 30;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiSchemas, ErrorSchema } from './schemas/index.ts';
-import type { DocumentedHeader, RouteSpec } from './routes/route-spec.ts';
+import { RATE_LIMIT_HEADERS, type DocumentedHeader, type RouteSpec } from './routes/route-spec.ts';
 
 /** A named schema by reference; an unnamed one (the document's own) inline. */
 const ref = (schema: z.ZodType): object => {
@@ -36,6 +36,10 @@ const HEADERS: Record<DocumentedHeader, { description: string; schema: object }>
   'Idempotent-Replayed': { description: '`true` when this is the replayed first response', schema: { type: 'string', enum: ['true'] } },
   'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } },
   Location: { description: 'Path of the created resource', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'The key\'s rate: `<requests per second>;w=1;burst=<burst>` (draft-ietf-httpapi-ratelimit-headers)', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'Requests the key may make at once (the burst)', schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Remaining': { description: 'Requests left right now', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the allowance is full again (on 429: until the next request fits)', schema: { type: 'integer', minimum: 0 } },
 };
 
 function headersFor(names: DocumentedHeader[]) {
@@ -43,7 +47,8 @@ function headersFor(names: DocumentedHeader[]) {
 }
 
 function errorHeaders(status: number): DocumentedHeader[] {
-  if (status === 429 || status === 503) return ['Request-Id', 'Retry-After'];
+  if (status === 429) return ['Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS];
+  if (status === 503) return ['Request-Id', 'Retry-After'];
   if (status === 401) return ['Request-Id', 'WWW-Authenticate'];
   return ['Request-Id'];
 }

@@ -4,7 +4,7 @@ import type { EventLog, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
-import { createPipelineEvents, topicNames } from '../pipeline/events.ts';
+import { createPipelineEvents, topicNames, type PipelineDataKeys } from '../pipeline/events.ts';
 import { poisonSafe } from '../pipeline/poison.ts';
 import { createMatcherCore } from './matcher.ts';
 
@@ -28,6 +28,8 @@ export interface MatcherDeps {
   privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
   logger: Logger;
   topicPrefix?: string;
+  /** The job data keys rows and results are sealed with (the platform's). */
+  dataKeys?: PipelineDataKeys;
   /** Row chunks per batch (each up to 2,000 rows); small, so a batch's results go out soon. */
   maxBatchChunks?: number;
 }
@@ -36,7 +38,7 @@ const DEFAULT_MATCHER_BATCH_CHUNKS = 4;
 
 export function createMatcher(deps: MatcherDeps): Matcher {
   const prefix = deps.topicPrefix ?? '';
-  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix });
+  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix, ...(deps.dataKeys ? { dataKeys: deps.dataKeys } : {}) });
   const core = createMatcherCore({
     events, activeIndex: deps.activeIndex, logger: deps.logger, ...(deps.privateLists ? { privateLists: deps.privateLists } : {}),
   });

@@ -28,6 +28,9 @@ export function matchChunk(chunk: RowsChunkEvent, index: ListIndex | null, priva
     list_version_id: test ? TEST_LIST_VERSION.id : (chunk.list_version_id as string),
     chunk: chunk.chunk,
     results,
+    // Sealed with the key of the rows they come from: a matcher never makes a key of its own, so
+    // it cannot give a deleted job a new, undeleted one.
+    data_key_id: chunk.data_key_id ?? null,
   };
 }
 

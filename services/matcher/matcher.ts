@@ -104,6 +104,11 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
           logger.warn({ type: event.type }, 'matcher.unexpected_event');
           continue;
         }
+        if (event.value.forgotten) {
+          // Its job was deleted (the key is gone): nothing to check, nothing to publish.
+          logger.debug({ job_id: event.value.job_id, chunk: event.value.chunk }, 'matcher.chunk_forgotten');
+          continue;
+        }
         rows += event.value.rows.length;
         out.push(...(await matchOne(event.value)));
       }

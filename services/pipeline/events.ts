@@ -7,8 +7,12 @@
  */
 import type { JobSource, JobStatus } from '../domain/check-job.ts';
 import type { CheckResult, Locale, MatchPolicy, PersonInput } from '../domain/types.ts';
+import type avro from 'avsc';
 import { TOPIC_NAMES } from '../../infra/topics.ts';
-import { subjectOf, UnknownSchemaIdError, WireFormatError, type SchemaRegistry } from '../platform/schema-registry/port.ts';
+import type { JobDataKeys } from '../platform/keys/data-keys.ts';
+import { open, seal, SealedPayloadError } from '../platform/keys/sealed-payload.ts';
+import { loadSchemaCatalog } from '../platform/schema-registry/catalog.ts';
+import { SchemaValidationError, subjectOf, UnknownSchemaIdError, WireFormatError, type SchemaRegistry } from '../platform/schema-registry/port.ts';
 
 /** The topics pipeline events go to (lists.versions is not one of them). */
 export const TOPICS = {
@@ -77,6 +81,14 @@ export interface RowsChunkEvent {
   locale: Locale;
   /** RowsChunk v3: the organisation's private list version the job pinned (use_private_list); null: none. */
   private_list_version_id: string | null;
+  /**
+   * The job data key the rows travel sealed with (RowsChunk v4). Publishers leave it unset: the
+   * process's key of the job is taken. Decoded chunks carry it, and the matcher seals the results
+   * with the same key.
+   */
+  data_key_id?: string | null;
+  /** Set by decode when the chunk's key is gone (the job was deleted): rows is empty. */
+  forgotten?: boolean;
 }
 
 export interface RowsCompleteEvent {
@@ -108,6 +120,10 @@ export interface ResultsChunkEvent {
   list_version_id: string;
   chunk: number;
   results: RowResult[];
+  /** The job data key that seals the results (the rows chunk's); unset: the process's key of the job. */
+  data_key_id?: string | null;
+  /** Set by decode when the chunk's key is gone (the job was deleted): results is empty. */
+  forgotten?: boolean;
 }
 
 export interface CheckUsageEvent {
@@ -228,6 +244,7 @@ export function jobIdOfKey(key: string | null): string | null {
 export function isUnreadableEvent(error: unknown): boolean {
   return (
     error instanceof WireFormatError ||
+    error instanceof SealedPayloadError ||
     error instanceof UnknownSchemaIdError ||
     error instanceof UnknownEventError
   );
@@ -262,14 +279,96 @@ export function topicNames(prefix = ''): { [K in keyof typeof TOPICS]: string } 
   };
 }
 
-export function createPipelineEvents(deps: { log: EventAppender; registry: SchemaRegistry; topicPrefix?: string }): PipelineEvents {
-  const { log, registry } = deps;
+/**
+ * The fields of row and result chunks that hold personal data, sealed with the job's data key
+ * (crypto-shredding, docs/privacy-and-proof.md "Forgetting"): the array is written as Avro binary
+ * of its own type (the schema's field type), sealed with AES-256-GCM bound to job, chunk and kind,
+ * and travels in `sealed_<field>` with the array left empty. Everything else of a chunk (ids,
+ * mode, version, policy) stays readable: it names no one.
+ */
+interface SealedField {
+  field: 'rows' | 'results';
+  type: avro.Type;
+}
+
+let sealedFields: { RowsChunk: SealedField; ResultsChunk: SealedField } | null = null;
+function sealedFieldsOf(): { RowsChunk: SealedField; ResultsChunk: SealedField } {
+  if (!sealedFields) {
+    const catalog = loadSchemaCatalog();
+    const fieldType = (type: PipelineEventType, field: 'rows' | 'results'): SealedField => {
+      const record = catalog.latest(EVENT_ROUTES[type].subject)!.type as avro.types.RecordType;
+      return { field, type: record.field(field)!.type };
+    };
+    sealedFields = { RowsChunk: fieldType('RowsChunk', 'rows'), ResultsChunk: fieldType('ResultsChunk', 'results') };
+  }
+  return sealedFields;
+}
+
+const sealAad = (type: 'RowsChunk' | 'ResultsChunk', jobId: string, chunk: number) => `${type}:${jobId}:${chunk}`;
+
+/** A chunk to be sealed names a data key that is gone: its job was deleted meanwhile. */
+export class JobDataForgottenError extends Error {
+  constructor() {
+    super('the job data key is gone (job deleted)');
+    this.name = 'JobDataForgottenError';
+  }
+}
+
+/** What the pipeline needs of the job data keys (platform/keys/data-keys.ts). */
+export type PipelineDataKeys = Pick<JobDataKeys, 'writerKey' | 'key'>;
+
+export function createPipelineEvents(deps: {
+  log: EventAppender;
+  registry: SchemaRegistry;
+  topicPrefix?: string;
+  /**
+   * The job data keys (the platform's). Without them chunks are written unsealed (unit tests,
+   * the bench's "without encryption" run) and a sealed chunk cannot be read.
+   */
+  dataKeys?: PipelineDataKeys;
+}): PipelineEvents {
+  const { log, registry, dataKeys } = deps;
   const prefix = deps.topicPrefix ?? '';
+
+  async function sealChunk(event: PipelineEvent): Promise<unknown> {
+    if (!dataKeys || (event.type !== 'RowsChunk' && event.type !== 'ResultsChunk')) return event.value;
+    const { field, type } = sealedFieldsOf()[event.type];
+    const value = event.value as RowsChunkEvent & ResultsChunkEvent;
+    const key = value.data_key_id ? await dataKeys.key(value.job_id, value.data_key_id) : await dataKeys.writerKey(value.job_id);
+    if (!key) throw new JobDataForgottenError();
+    let plain: Buffer;
+    try {
+      plain = type.toBuffer(value[field]);
+    } catch {
+      plain = toAvro(type, EVENT_ROUTES[event.type].subject, field, value[field]);
+    }
+    const { forgotten: _forgotten, ...rest } = value;
+    return { ...rest, [field]: [], data_key_id: key.keyId, [`sealed_${field}`]: seal(key.key, plain, sealAad(event.type, value.job_id, value.chunk)) };
+  }
+
+  async function openChunk(type: 'RowsChunk' | 'ResultsChunk', value: RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>): Promise<void> {
+    const { field, type: fieldType } = sealedFieldsOf()[type];
+    const sealed = value[`sealed_${field}`] as Buffer | null | undefined;
+    if (sealed == null) return;
+    value[`sealed_${field}`] = null;
+    if (!dataKeys || !value.data_key_id) throw new SealedPayloadError();
+    const key = await dataKeys.key(value.job_id, value.data_key_id);
+    if (!key) {
+      value.forgotten = true;
+      return;
+    }
+    try {
+      value[field] = fieldType.fromBuffer(open(key.key, sealed, sealAad(type, value.job_id, value.chunk)));
+    } catch (error) {
+      if (error instanceof SealedPayloadError) throw error;
+      throw new WireFormatError(`sealed ${field} do not read with their schema (${(error as Error)?.name ?? 'error'})`);
+    }
+  }
 
   /** `topic` is the unprefixed name (as PipelineTopic); the appender gets the prefixed one. */
   async function encode(event: PipelineEvent): Promise<{ topic: PipelineTopic; message: EventMessage }> {
     const { topic, subject } = EVENT_ROUTES[event.type];
-    return { topic, message: { key: keyOf(event), value: await registry.encode(subject, event.value) } };
+    return { topic, message: { key: keyOf(event), value: await registry.encode(subject, await sealChunk(event)) } };
   }
 
   return {
@@ -301,12 +400,24 @@ export function createPipelineEvents(deps: { log: EventAppender; registry: Schem
       // keep avsc's record objects: fields are own enumerable properties, so reading, spreading
       // and JSON work the same; copying them cost the projection a fifth of its time.
       const value = type === 'RowsChunk' || type === 'ResultsChunk' ? decoded.value : normalise(decoded.value);
+      if (type === 'RowsChunk' || type === 'ResultsChunk') {
+        await openChunk(type, value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>);
+      }
       if (type === 'ResultsChunk') {
         for (const row of (value as ResultsChunkEvent).results) row.result = fromAvroResult(row.result);
       }
       return { type, value } as PipelineEvent;
     },
   };
+}
+
+/** Avro binary of a sealed field, or SchemaValidationError naming the paths that do not fit. */
+function toAvro(type: avro.Type, subject: string, field: string, value: unknown): Buffer {
+  const paths: string[] = [];
+  if (!type.isValid(value, { errorHook: (path) => paths.push([field, ...path].join('.')) })) {
+    throw new SchemaValidationError(subject, paths);
+  }
+  return type.toBuffer(value);
 }
 
 /**

@@ -17,6 +17,12 @@ export const configSchema = z.object({
   /** DECISIONS §11: POST /v2/checks, per key. */
   RATE_LIMIT_PER_SECOND: positiveInt.default(20),
   RATE_LIMIT_BURST: positiveInt.default(40),
+  /**
+   * How often an API process of the distributed deployment exchanges its rate-limit counts with
+   * the others (ClickHouse), so a key's rate holds across processes; a request let through by one
+   * reaches the others' buckets within about this long.
+   */
+  RATE_LIMIT_SYNC_MS: positiveInt.min(50).max(10_000).default(250),
   /** How often a running process looks for a newly activated list version (admin CLI). */
   LIST_REFRESH_SECONDS: positiveInt.default(30),
   /**
@@ -94,6 +100,12 @@ export const configSchema = z.object({
    * the rest (private or SPKI public) only verify. Unset: keys live in the store (KeyRing).
    */
   CERTIFICATE_KEYS: z.string().regex(/^[A-Za-z0-9_-]+( *, *[A-Za-z0-9_-]+)*$/, 'comma-separated base64url DER keys').optional(),
+  /**
+   * Master keys that wrap the per-job data keys (crypto-shredding), comma-separated base64 of 32
+   * bytes each: the first wraps new keys, every one unwraps (rotation: put the new key first, keep
+   * the old one until the longest retention has passed). Unset: master keys live in the store.
+   */
+  DATA_MASTER_KEYS: z.string().regex(/^[A-Za-z0-9+/]{43}=( *, *[A-Za-z0-9+/]{43}=)*$/, 'comma-separated 32-byte keys, base64 (openssl rand -base64 32)').optional(),
   /** HMAC secret of results cursors, shared by every API process; unset: a key of the store. */
   CURSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   // Inbound channels: SFTP drop folders and emailed spreadsheets (DECISIONS §15, docs/inbound.md).

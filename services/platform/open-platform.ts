@@ -27,6 +27,11 @@ import type { IdempotencyStore } from './store/idempotency-port.ts';
 import type { InboundStore } from './store/inbound-port.ts';
 import type { JobStore } from './store/jobs-port.ts';
 import type { KeyRing } from './store/keyring-port.ts';
+import type { DataKeyStore } from './store/data-keys-port.ts';
+import type { RateUsageStore } from './store/rate-usage-port.ts';
+import { createEmbeddedRateUsageStore } from './store/embedded/rate-usage.ts';
+import { createEmbeddedDataKeyStore } from './store/embedded/data-keys.ts';
+import { createJobDataKeys, type JobDataKeys } from './keys/data-keys.ts';
 import type { UsageStore } from './store/usage-port.ts';
 import type { ListStore } from './store/lists-port.ts';
 import type { MonitorStore } from './store/monitors-port.ts';
@@ -40,7 +45,8 @@ import type { RegisterStore } from './store/registers-port.ts';
  *   idempotency records and the event log; every service runs in the one process (services/main.ts);
  * - distributed (KAFKA_BROKERS and CLICKHOUSE_URL set): Kafka for the event log, ClickHouse for
  *   accounts, lists, jobs and results, the Confluent registry when SCHEMA_REGISTRY_URL is set
- *   (else the static one, same bytes); idempotency records stay in DATA_DIR (see
+ *   (else the static one, same bytes); idempotency records in ClickHouse too, shared by every API
+ *   process (docs/privacy-and-proof.md); DATA_DIR keeps only a database file nothing uses (see
  *   docs/platform-clickhouse-registry.md). Each service may run as its own process.
  * Topics of the pipeline are created (idempotently) before anything is returned.
  */
@@ -49,13 +55,17 @@ export interface Platform extends Stores {
   log: EventLog;
   registry: SchemaRegistry;
   topicPrefix: string;
-  /** Where the embedded database is (embedded: everything; distributed: idempotency only). */
+  /** Where the embedded database is (embedded: everything; distributed: opened, unused by the stores). */
   databasePath: string;
+  /** The jobs' data keys, cached (rows and results on the topics are sealed with them). */
+  jobKeys: JobDataKeys;
+  /** Rate-limit counts shared by the API processes (used by the distributed deployment). */
+  rateUsage: RateUsageStore;
 }
 
 type PlatformConfig = Pick<Config,
   'DATA_DIR' | 'KAFKA_BROKERS' | 'KAFKA_TOPIC_PREFIX' | 'CLICKHOUSE_URL' | 'CLICKHOUSE_DATABASE' | 'CLICKHOUSE_USER'
-  | 'CLICKHOUSE_PASSWORD' | 'SCHEMA_REGISTRY_URL' | 'KAFKA_SESSION_TIMEOUT_MS'>;
+  | 'CLICKHOUSE_PASSWORD' | 'SCHEMA_REGISTRY_URL' | 'KAFKA_SESSION_TIMEOUT_MS' | 'DATA_MASTER_KEYS'>;
 
 export function platformKind(config: PlatformConfig): 'embedded' | 'distributed' {
   if (config.KAFKA_BROKERS && config.CLICKHOUSE_URL) return 'distributed';
@@ -83,6 +93,8 @@ export interface Stores {
   keys: KeyRing;
   /** Billable usage per organisation and month (kept by the projection). */
   usage: UsageStore;
+  /** The jobs' wrapped data keys (crypto-shredding); `jobs.purgeJob` deletes a job's keys first. */
+  dataKeys: DataKeyStore;
   /** Monitored contact sets and their re-checks (DECISIONS §16). */
   monitors: MonitorStore;
   close(): Promise<void>;
@@ -102,15 +114,33 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
   }
   const stores = await openDistributedStores(config, logger);
   return {
-    kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs,
+    kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses,
+    jobs: forgettingKeysOnPurge(stores.jobs, (id) => stores.dataKeys.deleteJobKeys(id)), dataKeys: stores.dataKeys,
     keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
     monitors: stores.monitors, close: () => stores.close(),
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage' | 'monitors'> {
+/**
+ * The job store whose purgeJob first deletes the job's data keys (crypto-shredding): every purge
+ * (DELETE, delete_after, an abandoned intake, a deleted draft) makes the job's rows and results on
+ * the topics unreadable at once, before its stored rows go. Keys first: should the purge fail
+ * half-way, the log is already unreadable, and the purge is retried as before.
+ */
+export function forgettingKeysOnPurge(jobs: JobStore, forget: (jobId: string) => Promise<void>): JobStore {
+  return Object.assign(Object.create(jobs) as JobStore, {
+    async purgeJob(id: string, at: string) {
+      await forget(id);
+      return jobs.purgeJob(id, at);
+    },
+  });
+}
+
+function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage' | 'monitors' | 'dataKeys'> {
+  const dataKeys = createEmbeddedDataKeyStore(db);
   return {
-    accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db), jobs: createEmbeddedJobStore(db),
+    dataKeys, accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db),
+    jobs: forgettingKeysOnPurge(createEmbeddedJobStore(db), (id) => dataKeys.deleteJobKeys(id)),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
     inbound: createEmbeddedInboundStore(db), connectors: createEmbeddedConnectorStore(db), usage: createEmbeddedUsageStore(db),
     monitors: createEmbeddedMonitorStore(db),
@@ -131,7 +161,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
     for (const closeOne of closers.splice(0).reverse()) await closeOne();
   };
   try {
-    const idempotency = createEmbeddedIdempotencyStore(db);
+    let idempotency: IdempotencyStore = createEmbeddedIdempotencyStore(db);
     const registry = config.SCHEMA_REGISTRY_URL
       ? createConfluentSchemaRegistry({ url: config.SCHEMA_REGISTRY_URL, logger })
       : createStaticSchemaRegistry();
@@ -141,8 +171,11 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       const clock = options.clock;
       const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200, ...(clock ? { now: () => clock().getTime() } : {}) });
       closers.push(() => log.close());
+      const stores = embeddedStores(db);
+      const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath, ...embeddedStores(db),
+        kind, idempotency, registry, log, topicPrefix, databasePath, ...stores, jobKeys, rateUsage: createEmbeddedRateUsageStore(db),
+        jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
       };
     } else {
       const stores = await openDistributedStores(config, logger);
@@ -154,10 +187,15 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
         heartbeatIntervalMs: Math.min(3000, Math.floor(config.KAFKA_SESSION_TIMEOUT_MS / 3)),
       });
       closers.push(() => log.close());
+      const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });
+      // One store of idempotency records for every API process: the same key sent to two of them
+      // at once gives one job (a file in each process's DATA_DIR gave one per process).
+      idempotency = stores.idempotency;
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath,
-        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, jobs: stores.jobs, keys: stores.keys, usage: stores.usage,
+        kind, idempotency, registry, log, topicPrefix, databasePath, jobKeys, dataKeys: stores.dataKeys, rateUsage: stores.rateUsage,
+        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, usage: stores.usage,
         registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, monitors: stores.monitors,
+        jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

@@ -5,7 +5,7 @@ import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { MonitorRunResults } from '../monitors/run-results.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
-import { createPipelineEvents, topicNames, type PipelineEvent } from '../pipeline/events.ts';
+import { createPipelineEvents, topicNames, type PipelineDataKeys, type PipelineEvent } from '../pipeline/events.ts';
 import { decodeAt, poisonSafe, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
 import { createCallbackSender, type CallbackSenderDeps } from './callbacks/index.ts';
 import { createProjection, type Projection } from './projection.ts';
@@ -31,6 +31,8 @@ export interface ProjectionServiceDeps {
   renderJob: (job: JobRecord) => string;
   logger: Logger;
   topicPrefix?: string;
+  /** The job data keys results are sealed with (the platform's). */
+  dataKeys?: PipelineDataKeys;
   callbacks?: Pick<CallbackSenderDeps, 'timeoutMs' | 'retryDelaysMs' | 'allowHosts' | 'ca' | 'lookup' | 'clock'>;
   countIntervalMs?: number;
   retentionIntervalMs?: number;
@@ -52,7 +54,7 @@ export const DEFAULT_PROJECTION_BATCH = 16;
 export function createProjectionService(deps: ProjectionServiceDeps): ProjectionService {
   const prefix = deps.topicPrefix ?? '';
   const topics = topicNames(prefix);
-  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix });
+  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix, ...(deps.dataKeys ? { dataKeys: deps.dataKeys } : {}) });
   const projection = createProjection({
     jobs: deps.jobs,
     events,

@@ -138,6 +138,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
     };
     for (const event of events) {
       if (event.type === 'ResultsChunk') {
+        if (event.value.forgotten) continue; // its job was deleted: nothing of it is stored again
         if (event.value.job_id !== jobId) await flush();
         jobId = event.value.job_id;
         for (const r of event.value.results) rows.push({ row: r.row, result: r.result, cells: r.cells });

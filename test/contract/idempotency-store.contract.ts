@@ -76,6 +76,25 @@ export function idempotencyStoreContract(adapter: string, open: () => Promise<Id
       expect(outcomes.filter((o) => o.kind === 'in_flight')).toHaveLength(9);
     });
 
+    it('gives exactly one of 50 concurrent claims split over two processes on the same data', async () => {
+      const s = scope();
+      const other = await harness().reopen();
+      const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? other : store()).begin(s, 'race2', 'fp', times(0))));
+      expect(outcomes.filter((o) => o.kind === 'started')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === 'in_flight')).toHaveLength(49);
+    });
+
+    it('a key used again after its records were purged is claimed anew, once', async () => {
+      const s = scope();
+      await store().begin(s, 'again', 'fp', times(0));
+      await store().complete(s, 'again', { status: 202, body: 'first' });
+      await store().purgeExpired(at(48 * HOUR));
+      const outcomes = await Promise.all(Array.from({ length: 6 }, () => store().begin(s, 'again', 'fp2', times(49 * HOUR))));
+      expect(outcomes.filter((o) => o.kind === 'started')).toHaveLength(1);
+      await store().complete(s, 'again', { status: 202, body: 'second' });
+      expect(await store().begin(s, 'again', 'fp2', times(49 * HOUR + 1))).toEqual({ kind: 'replay', response: { status: 202, body: 'second' } });
+    });
+
     it('purges expired records and keeps completed responses across a restart', async () => {
       const s = scope();
       await store().begin(s, 'keep', 'fp', times(0));

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
@@ -15,6 +15,10 @@ import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
+import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
+import { rateUsageStoreContract } from '../contract/rate-usage.contract.ts';
+import { createEmbeddedRateUsageStore } from '../../services/platform/store/embedded/rate-usage.ts';
+import { createEmbeddedDataKeyStore } from '../../services/platform/store/embedded/data-keys.ts';
 import { usageStoreContract } from '../contract/usage-store.contract.ts';
 import { createEmbeddedUsageStore } from '../../services/platform/store/embedded/usage.ts';
 import { listsStoreContract } from '../contract/lists-store.contract.ts';
@@ -32,6 +36,7 @@ function freshDatabase() {
   const handles: DatabaseSync[] = [openEmbeddedDatabase(path)];
   return {
     db: handles[0],
+    path,
     reopen(): DatabaseSync {
       const db = openEmbeddedDatabase(path);
       handles.push(db);
@@ -72,6 +77,25 @@ registersStoreContract('embedded', async () => {
 keyRingContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { keys: createEmbeddedKeyRing(db), reopen: async () => createEmbeddedKeyRing(reopen()), close };
+});
+
+dataKeyStoreContract('embedded', async () => {
+  const { db, reopen, close, path } = freshDatabase();
+  const raw = (file: string) => (existsSync(file) ? readFileSync(file).toString('latin1') : '');
+  return {
+    store: createEmbeddedDataKeyStore(db), keyring: createEmbeddedKeyRing(db),
+    reopen: async () => {
+      const second = reopen();
+      return { store: createEmbeddedDataKeyStore(second), keyring: createEmbeddedKeyRing(second) };
+    },
+    rawContent: async () => raw(path) + raw(`${path}-wal`),
+    close,
+  };
+});
+
+rateUsageStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedRateUsageStore(db), reopen: async () => createEmbeddedRateUsageStore(reopen()), close };
 });
 
 addressesStoreContract('embedded', async () => {

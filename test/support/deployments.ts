@@ -12,7 +12,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { issueApiKey } from '../../services/admin/keys.ts';
 import { loadConfig, type Config } from '../../services/platform/config.ts';
-import { silentLogger } from '../../services/platform/logger.ts';
+import { silentLogger, type Logger } from '../../services/platform/logger.ts';
 import { openPlatform, type Platform } from '../../services/platform/open-platform.ts';
 import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import {
@@ -73,6 +73,8 @@ export interface EmbeddedOptions {
   /** Matcher and projection in worker threads, as npm start runs them. */
   workers?: boolean;
   overrides?: ServiceOverrides;
+  /** The services' logger (default silent); the canary captures every line. */
+  logger?: Logger;
   /** Start the monitor service too (npm start runs it). */
   monitor?: boolean;
   /** The event log's and the projection's clock (not with workers): tests move it past retention. */
@@ -85,7 +87,7 @@ export async function startEmbedded(receiver: CallbackReceiver | null, options: 
   const config = loadConfig({ ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, ...options.env });
   const platform = await openPlatform(config, silentLogger(), options.clock ? { clock: options.clock } : {});
   const seeded = await seedAccountAndList(platform, options.listEntries);
-  const context = createServiceContext(platform, config, silentLogger(), {
+  const context = createServiceContext(platform, config, options.logger ?? silentLogger(), {
     ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250,
     ...(options.clock ? { projectionClock: options.clock } : {}), ...options.overrides,
   });
@@ -141,6 +143,10 @@ export interface DistributedOptions {
   env?: Record<string, string>;
   /** For the API in this process (e.g. overlapIntake). */
   overrides?: ServiceOverrides;
+  /** The API's logger in this process (default silent). */
+  logger?: Logger;
+  /** LOG_LEVEL of the child processes (default info: they log `services started`). */
+  serviceLogLevel?: string;
 }
 
 /**
@@ -175,7 +181,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
   async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors' | 'monitor', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
     const child = spawn(process.execPath, [RUN_SERVICE, name], {
       // info: the process logs `services started` once its consumer joined the group (or it listens).
-      env: { ...process.env, ...env, LOG_LEVEL: 'info', ...(receiver ? { NODE_EXTRA_CA_CERTS: receiver.certFile } : {}), ...extraEnv },
+      env: { ...process.env, ...env, LOG_LEVEL: options.serviceLogLevel ?? 'info', ...(receiver ? { NODE_EXTRA_CA_CERTS: receiver.certFile } : {}), ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -194,7 +200,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
     return service;
   }
 
-  const context = createServiceContext(platform, config, silentLogger(), { jobChunkRows: options.jobChunkRows ?? 250, ...options.overrides });
+  const context = createServiceContext(platform, config, options.logger ?? silentLogger(), { jobChunkRows: options.jobChunkRows ?? 250, ...options.overrides });
   let api: RunningApi | null = null;
   try {
     for (let i = 0; i < (options.matchers ?? 2); i++) await spawnService('matcher');

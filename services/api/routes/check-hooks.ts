@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import { authOf } from '../auth.ts';
 import { forbidden, paymentRequired, rateLimited } from '../errors.ts';
@@ -26,9 +26,26 @@ export function requireAddon(addon: Organisation['addons'][number]) {
   };
 }
 
+/**
+ * The key's rate (DECISIONS §11) with the RateLimit headers of draft-ietf-httpapi-ratelimit-headers
+ * (the widely implemented -06/-07 fields): `RateLimit-Policy: <rate>;w=1;burst=<burst>`,
+ * `RateLimit-Limit` (the burst), `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the
+ * bucket is full again; on a 429 until the next request fits, as `Retry-After`).
+ */
 export function limitRate(ctx: RouteContext) {
-  return async (request: FastifyRequest): Promise<void> => {
+  // reply is optional in the type only: hooks without it share the routes' hook lists.
+  return async (request: FastifyRequest, reply?: FastifyReply): Promise<void> => {
+    const { ratePerSecond, burst } = ctx.rateLimitPolicy;
     const decision = ctx.rateLimiter.take(authOf(request).key.id);
-    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
+    const remaining = decision.allowed ? decision.remaining : 0;
+    const reset = decision.allowed ? Math.ceil((burst - remaining) / ratePerSecond) : decision.retryAfterSeconds;
+    const headers = {
+      'RateLimit-Policy': `${ratePerSecond};w=1;burst=${burst}`,
+      'RateLimit-Limit': String(burst),
+      'RateLimit-Remaining': String(remaining),
+      'RateLimit-Reset': String(reset),
+    };
+    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, headers);
+    reply?.headers(headers);
   };
 }

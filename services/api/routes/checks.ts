@@ -15,7 +15,7 @@ import {
 } from '../schemas/checks.ts';
 import { limitRate, requireApiAgreement } from './check-hooks.ts';
 import { registerRoute } from './register.ts';
-import type { RouteContext, RouteSpec } from './route-spec.ts';
+import { RATE_LIMIT_HEADERS, type RouteContext, type RouteSpec } from './route-spec.ts';
 
 /** DECISIONS §11. */
 const CHECKS_BODY_LIMIT = 5 * 1024 * 1024;
@@ -37,7 +37,7 @@ export const createChecksSpec: RouteSpec = {
     status: 200,
     description: 'One result per person, in input order',
     schema: CreateChecksResponseSchema,
-    headers: ['Request-Id', 'Idempotent-Replayed'],
+    headers: ['Request-Id', 'Idempotent-Replayed', ...RATE_LIMIT_HEADERS],
   },
   errors: [400, 401, 402, 409, 413, 422, 429, 500, 503],
 };

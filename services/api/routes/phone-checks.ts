@@ -16,7 +16,7 @@ import {
 } from '../schemas/phones.ts';
 import { limitRate, requireAddon, requireApiAgreement } from './check-hooks.ts';
 import { registerRoute } from './register.ts';
-import type { RouteContext, RouteSpec } from './route-spec.ts';
+import { RATE_LIMIT_HEADERS, type RouteContext, type RouteSpec } from './route-spec.ts';
 
 const ENDPOINT = 'POST /v2/phone-checks';
 
@@ -37,7 +37,7 @@ export const createPhoneChecksSpec: RouteSpec = {
     status: 200,
     description: 'One result per phone, in input order',
     schema: CreatePhoneChecksResponseSchema,
-    headers: ['Request-Id', 'Idempotent-Replayed'],
+    headers: ['Request-Id', 'Idempotent-Replayed', ...RATE_LIMIT_HEADERS],
   },
   errors: [400, 401, 402, 403, 409, 413, 422, 429, 500, 503],
 };

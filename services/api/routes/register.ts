@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteHandlerMethod } from 'fastify';
 import { ErrorSchema } from '../schemas/error.ts';
 import type { RouteSpec } from './route-spec.ts';
 
@@ -6,7 +6,8 @@ import type { RouteSpec } from './route-spec.ts';
 export function registerRoute(
   app: FastifyInstance,
   spec: RouteSpec,
-  onRequest: Array<(request: FastifyRequest) => Promise<void>>,
+  /** Hooks before the body is read; a hook may set response headers on `reply` (the rate limit). */
+  onRequest: Array<(request: FastifyRequest, reply?: FastifyReply) => Promise<void>>,
   handler: RouteHandlerMethod,
 ): void {
   // A file response is a stream: nothing for the serializer to check.
@@ -18,7 +19,7 @@ export function registerRoute(
     url: spec.url.replace(/\{(\w+)\}/g, ':$1'),
     ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     schema: { ...(spec.body ? { body: spec.body } : {}), response },
-    onRequest: onRequest.map((hook) => async (request) => hook(request)) as onRequestAsyncHookHandler[],
+    onRequest: onRequest.map((hook) => async (request, reply) => hook(request, reply)) as onRequestAsyncHookHandler[],
     handler,
   });
 }

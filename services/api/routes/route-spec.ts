@@ -17,6 +17,8 @@ import type { RateLimiter } from '../rate-limiter.ts';
 export interface RouteContext {
   authenticate: (request: FastifyRequest) => Promise<void>;
   rateLimiter: RateLimiter;
+  /** What the RateLimit headers announce (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST). */
+  rateLimitPolicy: { ratePerSecond: number; burst: number };
   idempotency: Idempotency;
   /** `addressRegister` (issue 13) is optional: without it, addresses are parsed only. */
   activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
@@ -51,7 +53,11 @@ export interface CheckJobsContext {
 }
 
 /** Response headers the OpenAPI document describes, by name. */
-export type DocumentedHeader = 'Request-Id' | 'Retry-After' | 'Idempotent-Replayed' | 'WWW-Authenticate' | 'Location';
+export type DocumentedHeader = 'Request-Id' | 'Retry-After' | 'Idempotent-Replayed' | 'WWW-Authenticate' | 'Location'
+  | 'RateLimit-Policy' | 'RateLimit-Limit' | 'RateLimit-Remaining' | 'RateLimit-Reset';
+
+/** The headers of a rate-limited route (check-hooks.ts limitRate), on its answers and its 429. */
+export const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const satisfies readonly DocumentedHeader[];
 
 /**
  * One operation as both fastify and the OpenAPI document see it: the same zod schemas validate the

@@ -1,6 +1,7 @@
 /**
  * Where the service keeps its own keys (not customers' data): the Ed25519 keys that sign job
- * certificates and the HMAC secrets that seal result cursors (DECISIONS §7, §10).
+ * certificates, the HMAC secrets that seal result cursors (DECISIONS §7, §10) and, unless configured,
+ * the master keys that wrap job data keys (data-keys.ts).
  *
  * Promises, whatever the adapter (embedded node:sqlite or ClickHouse):
  * - `addKey` is durable once it resolves and idempotent on (purpose, kid): adding the same key
@@ -12,7 +13,7 @@
  * Does not promise one winner: two processes that both find no key and both add one leave two
  * keys, and both verify. That is why every user signs with "the newest" and verifies with "any".
  */
-export type KeyPurpose = 'certificate' | 'cursor';
+export type KeyPurpose = 'certificate' | 'cursor' | 'data_master';
 
 export interface StoredKey {
   purpose: KeyPurpose;

@@ -69,14 +69,14 @@ describe('pipeline events', () => {
     expect(decoded.value.results[1].result.phone_lookup).toEqual({ outcome: 'unlisted' });
   });
 
-  it('reads a v1 RowsChunk with the v2 and v3 defaults', async () => {
+  it('reads a v1 RowsChunk with the v2, v3 and v4 defaults (nothing sealed)', async () => {
     const [v1] = catalog.bySubject.get('checks.rows-dk.robinson.checks.RowsChunk')!;
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const old = { job_id: 'j', chunk: 3, rows: [] };
     const decoded = await events.decode(frame(v1.id, v1.type.toBuffer(old)));
     expect(decoded).toEqual({
       type: 'RowsChunk',
-      value: { ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da', private_list_version_id: null },
+      value: { ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da', private_list_version_id: null, data_key_id: null, sealed_rows: null },
     });
   });
 
@@ -85,7 +85,7 @@ describe('pipeline events', () => {
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const old = { job_id: 'j', chunk: 0, rows: [], org_id: 'o', mode: 'live', list_version_id: 'v', policy: 'strict', stop_level: 2, locale: 'en' };
     const decoded = await events.decode(frame(v2.id, v2.type.toBuffer(old)));
-    expect(decoded).toEqual({ type: 'RowsChunk', value: { ...old, private_list_version_id: null } });
+    expect(decoded).toEqual({ type: 'RowsChunk', value: { ...old, private_list_version_id: null, data_key_id: null, sealed_rows: null } });
   });
 
   it('refuses a message of another subject', async () => {

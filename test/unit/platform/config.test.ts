@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_SECOND: 20,
       RATE_LIMIT_BURST: 40,
+      RATE_LIMIT_SYNC_MS: 250,
       LIST_REFRESH_SECONDS: 30,
       MONITOR_INTERVAL_MS: 5000,
       DEMO_SEED: true,

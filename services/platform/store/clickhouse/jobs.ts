@@ -182,9 +182,18 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       // lightweight_deletes_sync = 2). The bytes stay in the parts until they are rewritten, so the
       // mask is applied right away too, in the background (the job's partition only), instead of
       // whenever the next merge of that partition happens to come.
+      // The partitions are those the rows are in (normally the day of delete_after, as written;
+      // read rather than derived, so a job whose delete_after moved is purged all the same).
+      const partitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${results} WHERE job_id = ${id}`);
       await conn.command(sql`DELETE FROM ${results} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
-      const partition = utcDay(purged.delete_after).replaceAll('-', '');
-      await conn.command(sql`ALTER TABLE ${results} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
+      for (const { partition } of partitions) {
+        await conn.command(sql`ALTER TABLE ${results} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
+      }
+      // Earlier revisions of the record (ReplacingMergeTree keeps them until a merge) still hold
+      // the preview: they go the same way. Parts rewritten by either mask stay on disk, inactive,
+      // for the tables' old_parts_lifetime (migration 012 shortens it).
+      await conn.command(sql`DELETE FROM ${jobs} WHERE id = ${id} AND revision < (SELECT max(revision) FROM ${jobs} WHERE id = ${id})`, { lightweight_deletes_sync: '2' });
+      await conn.command(sql`ALTER TABLE ${jobs} APPLY DELETED MASK`, { mutations_sync: '0' });
       return purged;
     },
 

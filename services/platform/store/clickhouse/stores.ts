@@ -15,6 +15,12 @@ import { createClickHouseConnectorStore } from './connectors.ts';
 import { createClickHouseInboundStore } from './inbound.ts';
 import { createClickHouseJobStore } from './jobs.ts';
 import { createClickHouseKeyRing } from './keyring.ts';
+import { createClickHouseDataKeyStore } from './data-keys.ts';
+import { createClickHouseIdempotencyStore } from './idempotency.ts';
+import { createClickHouseRateUsageStore } from './rate-usage.ts';
+import type { RateUsageStore } from '../rate-usage-port.ts';
+import type { IdempotencyStore } from '../idempotency-port.ts';
+import type { DataKeyStore } from '../data-keys-port.ts';
 import { createClickHouseUsageStore } from './usage.ts';
 import { createClickHouseListStore } from './lists.ts';
 import { migrate } from './migrate.ts';
@@ -34,6 +40,11 @@ export interface ClickHouseStores {
   registers: RegisterStore;
   keys: KeyRing;
   usage: UsageStore;
+  dataKeys: DataKeyStore;
+  /** Idempotency records shared by every API process. */
+  idempotency: IdempotencyStore;
+  /** Rate-limit counts shared by the API processes. */
+  rateUsage: RateUsageStore;
   monitors: MonitorStore;
   close(): Promise<void>;
 }
@@ -71,6 +82,9 @@ export async function openClickHouseStores(
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     usage: createClickHouseUsageStore(connection),
+    dataKeys: createClickHouseDataKeyStore(connection),
+    idempotency: createClickHouseIdempotencyStore(connection),
+    rateUsage: createClickHouseRateUsageStore(connection),
     monitors: createClickHouseMonitorStore(connection),
     close: () => connection.close(),
   };
