@@ -65,6 +65,7 @@ export interface MonitorSpec {
   external_ref?: string | null;
   policy?: MatchPolicy;
   stop_level?: number;
+  use_private_list?: boolean;
   retention_days?: number;
   locale: Locale;
 }
@@ -141,7 +142,10 @@ export async function createMonitor(deps: MonitorContactsDeps, specOf: () => Pro
     mode: spec.mode,
     external_ref: spec.external_ref ?? null,
     callback_url: spec.callback_url ?? null,
-    options: { policy: spec.policy ?? 'standard', stop_level: spec.stop_level ?? spec.org.stop_level ?? 1 },
+    options: {
+      policy: spec.policy ?? 'standard', stop_level: spec.stop_level ?? spec.org.stop_level ?? 1,
+      ...(spec.use_private_list ? { use_private_list: true } : {}),
+    },
     locale: spec.locale,
     key_hash: spec.keyHash,
     generation: 1,

@@ -98,6 +98,8 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     try {
       const ingest = createPeopleIngest({
         jobs: deps.jobs, events: deps.events, currentListVersion: () => version, checkCallbackUrl: deps.checkCallbackUrl,
+        // A monitor with use_private_list pins the organisation's active private list per re-check (DECISIONS §16).
+        privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
         logger: deps.logger, spoolDir: deps.spoolDir, newId: () => jobId, clock,
         ...(deps.chunkRows ? { chunkRows: deps.chunkRows } : {}),
       });
@@ -107,7 +109,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
         org: { id: org.id, stop_level: org.stop_level, retention_days: org.retention_days, plan: 'annual', addons: org.addons },
         mode: m.mode,
         keyHash: m.key_hash,
-        options: { policy: m.options.policy, stop_level: m.options.stop_level },
+        options: { policy: m.options.policy, stop_level: m.options.stop_level, ...(m.options.use_private_list ? { use_private_list: true } : {}) },
         callback_url: m.callback_url,
         external_ref: m.external_ref,
         locale: m.locale,

@@ -13,6 +13,7 @@ import { importListVersion } from '../../services/lists/import.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import type { Platform } from '../../services/platform/open-platform.ts';
 import { api, isFinished, waitForJob, type Deployment } from './pipeline-scenarios.ts';
+import { waitForMonitor } from './monitors-scenarios.ts';
 
 type Json = Record<string, any>;
 
@@ -104,4 +105,18 @@ export async function privateListMissing(d: Deployment, platform: Platform): Pro
     expect(JSON.stringify(json)).not.toContain('Østergård');
   }
   expect(await platform.jobs.listJobsDueForDeletion('9999-01-01T00:00:00.000Z', 10_000).then((jobs) => jobs.filter((j) => j.org_id === org.id))).toEqual([]);
+}
+
+/** A monitor with use_private_list: its re-check job (source monitor, through the matchers) applies the private list too. */
+export async function privateListMonitor(d: Deployment): Promise<void> {
+  const people = PEOPLE.map((p) => p.person);
+  const created = await api(d, 'POST', '/v2/monitors', { people, use_private_list: true });
+  expect(created.status, created.text).toBe(201);
+  expect(created.json.use_private_list).toBe(true);
+  const checked = await waitForMonitor(d, created.json.id, (m) => m.last_check !== null);
+  const job = await waitForJob(d, checked.last_check.job_id, isFinished);
+  expect(job).toMatchObject({ source: 'monitor', status: 'done', blocked_count: 4 });
+  expect(job.options.use_private_list).toBe(true);
+  const page = await api(d, 'GET', `/v2/check-jobs/${job.id}/results`);
+  expect(page.json.results.map(summary)).toEqual(PEOPLE.map((p) => p.with));
 }

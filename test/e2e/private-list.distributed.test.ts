@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { startDistributed, type DistributedDeployment } from '../support/deployments.ts';
-import { importPrivateList, orgIdOfKey, privateListJob, privateListMissing, privateListSyncCheck } from './private-list-scenario.ts';
+import { importPrivateList, orgIdOfKey, privateListJob, privateListMissing, privateListMonitor, privateListSyncCheck } from './private-list-scenario.ts';
 
 /**
  * Private lists on Kafka + ClickHouse: the private list lives in ClickHouse, the matchers (child
@@ -15,6 +15,7 @@ describe('private lists (distributed deployment)', () => {
     const receiver = await startCallbackReceiver();
     d = Object.assign(await startDistributed(receiver, { matchers: 1 }), { receiver });
     await importPrivateList(d.platform, await orgIdOfKey(d.platform, d.liveKey));
+    await d.spawnService('monitor', { MONITOR_INTERVAL_MS: '200' });
   }, 120_000);
   afterAll(async () => {
     await d?.stop();
@@ -28,6 +29,10 @@ describe('private lists (distributed deployment)', () => {
   it('a job with options.use_private_list gets the same answers through the matchers', async () => {
     await privateListJob(d, syncResults);
   }, 90_000);
+
+  it('a monitor with use_private_list gets the same answers in its re-check job', async () => {
+    await privateListMonitor(d);
+  }, 120_000);
 
   it('an organisation without an active private list gets 422 at use_private_list and nothing is created', async () => {
     await privateListMissing(d, d.platform);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { startEmbedded, type EmbeddedDeployment } from '../support/deployments.ts';
-import { importPrivateList, orgIdOfKey, privateListJob, privateListMissing, privateListSyncCheck } from './private-list-scenario.ts';
+import { importPrivateList, orgIdOfKey, privateListJob, privateListMissing, privateListMonitor, privateListSyncCheck } from './private-list-scenario.ts';
 
 /** Private lists on the embedded default (npm start's wiring: matcher and projection in worker threads). */
 describe('private lists (embedded deployment)', () => {
@@ -10,7 +10,7 @@ describe('private lists (embedded deployment)', () => {
 
   beforeAll(async () => {
     const receiver = await startCallbackReceiver();
-    d = Object.assign(await startEmbedded(receiver, { workers: true }), { receiver });
+    d = Object.assign(await startEmbedded(receiver, { workers: true, monitor: true, env: { MONITOR_INTERVAL_MS: '200' } }), { receiver });
     await importPrivateList(d.platform, await orgIdOfKey(d.platform, d.liveKey));
   }, 60_000);
   afterAll(async () => {
@@ -25,6 +25,10 @@ describe('private lists (embedded deployment)', () => {
   it('a job with options.use_private_list gets the same answers through the matcher', async () => {
     await privateListJob(d, syncResults);
   }, 60_000);
+
+  it('a monitor with use_private_list gets the same answers in its re-check job', async () => {
+    await privateListMonitor(d);
+  }, 120_000);
 
   it('an organisation without an active private list gets 422 at use_private_list and nothing is created', async () => {
     await privateListMissing(d, d.platform);

@@ -133,6 +133,7 @@ export function toMonitorJson(m: MonitorRecord): Monitor {
     callback_url: m.callback_url,
     policy: m.options.policy,
     stop_level: m.options.stop_level,
+    use_private_list: m.options.use_private_list === true,
     retention_days: m.retention_days,
     delete_after: m.delete_after,
     last_check: m.checked ? { job_id: m.checked.job_id, list_version_id: m.checked.list_version_id, checked_at: m.checked.checked_at } : null,
@@ -220,6 +221,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
           ...(upload.external_ref !== null ? { external_ref: upload.external_ref } : {}),
           ...(options.policy ? { policy: options.policy } : {}),
           ...(options.stop_level !== undefined ? { stop_level: options.stop_level } : {}),
+          ...(options.use_private_list !== undefined ? { use_private_list: options.use_private_list } : {}),
           ...(options.retention_days !== undefined ? { retention_days: options.retention_days } : {}),
         };
         if (!allowFields && Object.keys(fields).length > 0) throw validationFailed([{ path: 'options', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
@@ -293,8 +295,13 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
               throw new JobInputError([jobInputIssue('callback_url', callbackProblem(error))]);
             }
           }
+          // A live monitor with use_private_list needs the organisation's private list now (test keys: no effect, §3).
+          if (fields.use_private_list === true && mode === 'live' && (await ctx.privateLists.activeVersionOf(org.id)) === null) {
+            throw new JobInputError([jobInputIssue('use_private_list', 'private_list_missing')]);
+          }
           return {
             org, mode, keyHash: key.key_hash, locale,
+            ...(fields.use_private_list === true ? { use_private_list: true } : {}),
             callback_url: fields.callback_url ?? null, external_ref: fields.external_ref ?? null,
             ...(fields.policy ? { policy: fields.policy } : {}),
             ...(fields.stop_level !== undefined ? { stop_level: fields.stop_level } : {}),

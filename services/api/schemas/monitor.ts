@@ -12,6 +12,10 @@ export const MonitorFieldsSchema = z.strictObject({
   external_ref: boundedString().optional().describe('Your reference, echoed on the monitor and its jobs'),
   policy: MatchPolicySchema.optional().describe('Match policy of every re-check (default standard)'),
   stop_level: z.int().min(1).max(5).optional().describe("Stop line of every re-check (default the organisation's)"),
+  use_private_list: z.boolean().optional().describe(
+    "Default false. Every re-check also applies the organisation's own active private list (a person on it is blocked); " +
+      '422 when the organisation has no active private list. JSON body or multipart `options` (not the NDJSON query).',
+  ),
   retention_days: z.int().min(1).max(MAX_MONITOR_RETENTION_DAYS).optional()
     .describe('Days the contacts are kept after their last replacement (default 400)'),
 });
@@ -58,6 +62,7 @@ export const MonitorSchema = named(
     callback_url: z.string().nullable(),
     policy: MatchPolicySchema,
     stop_level: z.int().min(1).max(5),
+    use_private_list: z.boolean(),
     retention_days: z.int().min(1),
     delete_after: timestamp().describe('Contacts are deleted then unless replaced before'),
     last_check: MonitorCheckSchema.nullable().describe('The last completed check'),

@@ -30,7 +30,8 @@ export interface MonitorRecord {
   external_ref: string | null;
   callback_url: string | null;
   /** Resolved at creation: the job options every re-check runs with. */
-  options: { policy: MatchPolicy; stop_level: number };
+  /** `use_private_list`: every re-check also applies the organisation's active private list (DECISIONS §16); absent: false. */
+  options: { policy: MatchPolicy; stop_level: number; use_private_list?: boolean };
   /** Language of the result labels of its jobs. */
   locale: Locale;
   /** SHA-256 (hex) of the key that created the monitor: the callback secret of its jobs. */
