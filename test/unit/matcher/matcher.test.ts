@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import { createActiveListIndex } from '../../../services/lists/active-index.ts';
 import { createMatcherCore } from '../../../services/matcher/matcher.ts';
+import { createPrivateListIndexes } from '../../../services/lists/private-indexes.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { createStaticSchemaRegistry } from '../../../services/platform/schema-registry/static.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
@@ -100,6 +101,24 @@ describe('matcher', () => {
     expect(out.map((e) => [e.type, (e.value as { status?: string }).status, (e.value as { error?: string }).error])).toEqual([
       ['JobStateChanged', 'failed', 'list_version_unavailable'],
       ['JobStateChanged', 'failed', 'list_version_missing'],
+    ]);
+  });
+
+  it('fails a job whose pinned private list cannot be indexed (gone, or not a customer list), never checking it without', async () => {
+    const { lists, events, published } = setup();
+    const version = await seedListVersion(lists);
+    const matcher = createMatcherCore({
+      events, logger: silentLogger(), activeIndex: createActiveListIndex({ listStore: lists, logger: silentLogger() }),
+      privateLists: createPrivateListIndexes({ listStore: lists, logger: silentLogger(), maxEntries: 1000 }),
+    });
+    const gone = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, mixedRows(1), 0, { list_version_id: version.id, private_list_version_id: randomUUID() }) });
+    // The national version is no private list.
+    const national = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, mixedRows(1), 0, { list_version_id: version.id, private_list_version_id: version.id }) });
+    await matcher.handleBatch([gone.message.value, national.message.value]);
+    const out = await published();
+    expect(out.map((e) => [e.type, (e.value as { error?: string }).error])).toEqual([
+      ['JobStateChanged', 'private_list_unavailable'],
+      ['JobStateChanged', 'private_list_unavailable'],
     ]);
   });
 
