@@ -207,13 +207,13 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerRoutes(
     app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
     jobs ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret ?? null } : undefined,
-    jobs?.monitors ? monitorsContext(jobs, jobs.monitors, clock) : undefined,
+    jobs?.monitors ? monitorsContext(deps, jobs, jobs.monitors, clock) : undefined,
   );
   if (deps.webPage) registerWebPage(app, deps.webPage);
   return app;
 }
 
-function monitorsContext(jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock: () => Date): MonitorsContext {
+function monitorsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock: () => Date): MonitorsContext {
   const spoolDir = jobsDeps.spoolDir ?? DEFAULT_SPOOL_DIR;
   return {
     monitors,
@@ -222,6 +222,7 @@ function monitorsContext(jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock:
       ...(jobsDeps.callbackLookup ? { lookup: jobsDeps.callbackLookup } : {}),
     }),
     endRun: (jobId) => endMonitorJob({ jobs: jobsDeps.jobs, events: jobsDeps.events }, jobId, clock().toISOString()),
+    privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
     spoolDir,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
     maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,

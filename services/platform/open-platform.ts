@@ -128,12 +128,15 @@ export async function openStores(config: PlatformConfig, logger: Logger): Promis
  * half-way, the log is already unreadable, and the purge is retried as before.
  */
 export function forgettingKeysOnPurge(jobs: JobStore, forget: (jobId: string) => Promise<void>): JobStore {
-  return Object.assign(Object.create(jobs) as JobStore, {
+  // The adapters are object literals of closures (no `this`), so a copy keeps every method and
+  // can itself be spread by callers.
+  return {
+    ...jobs,
     async purgeJob(id: string, at: string) {
       await forget(id);
       return jobs.purgeJob(id, at);
     },
-  });
+  };
 }
 
 function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage' | 'monitors' | 'dataKeys'> {
