@@ -21,8 +21,8 @@ import { chunkPhoneNumbers, matchChunk, NO_CHUNK_REGISTERS, unmatchableReason, t
  * killed at any moment leaves its chunks to be matched again by another one (at least once;
  * the projection absorbs duplicates on (job_id, row)).
  *
- * Stateless: a chunk carries everything needed (RowsChunk v4), so any matcher can take any chunk.
- * Company and phone checks (v4) read the register versions the job pinned, built from the same
+ * Stateless: a chunk carries everything needed (RowsChunk v5), so any matcher can take any chunk.
+ * Company and phone checks (v5) read the register versions the job pinned, built from the same
  * store, and the phone provider's API when the job pinned no directory version.
  * A chunk that can never be matched (its pinned version is gone, or a live chunk names none)
  * fails its job with a JobStateChanged instead of blocking the partition; a transient failure

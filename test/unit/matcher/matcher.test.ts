@@ -143,7 +143,7 @@ describe('matcher', () => {
     await expect(matcher.handleBatch([message.value])).rejects.toThrow('connection reset');
   });
 
-  describe('company and phone checks (RowsChunk v4)', () => {
+  describe('company and phone checks (RowsChunk v5)', () => {
     const fromStore = (store: ReturnType<typeof createEmbeddedRegisterStore>, directory?: MatcherRegisters['directory']): MatcherRegisters => ({
       companies: createActiveRegister<CompanyRecord, CompanyIndex>({ store, kind: 'companies', logger: silentLogger(), createBuilder: createCompanyIndexBuilder }),
       phones: createActiveRegister<DirectoryEntry, PhoneIndex>({ store, kind: 'phones', logger: silentLogger(), createBuilder: createPhoneIndexBuilder }),
