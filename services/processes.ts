@@ -159,6 +159,8 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     events,
     companyRegister: registers.companies,
     phoneDirectory: registers.directory,
+    phoneDirectoryPin: registers.phoneDirectoryPin,
+    phoneRegister: registers.phones,
     certificates: certificateKeysOf(context),
     webPage: buildWebPage(),
     checkJobs: {
@@ -202,9 +204,10 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
 }
 
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
-  const { platform, logger, activeIndex } = context;
+  const { platform, logger, activeIndex, registers } = context;
   const matcher = createMatcher({
     log: platform.log, registry: platform.registry, ...dataKeysOf(context), activeIndex, privateLists: context.privateLists, logger, topicPrefix: platform.topicPrefix,
+    registers: { companies: registers.companies, phones: registers.phones, directory: registers.directory },
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
   });
   await matcher.start();

@@ -7,10 +7,13 @@
  * - no `console` in services/ (use the injected logger); the CLI entry points print to a person;
  * - no `process.env` in services/ outside config.ts and the entry points (configuration is read once);
  * - no focused or skipped tests (`.only`, `.skip`, `.todo`, `.skipIf`) in test/;
- * - no `enum`, `namespace` or parameter properties: Node's type stripping runs our .ts files as they are.
+ * - no `enum`, `namespace` or parameter properties: Node's type stripping runs our .ts files as they are;
+ * - import boundaries (style.md §2, §5): services/domain imports only services/domain (plus the
+ *   pure packages of DOMAIN_PACKAGES), and code outside services/platform reaches the adapters
+ *   (embedded, ClickHouse, Kafka) only through the platform's ports, except ADAPTER_IMPORTS_ALLOWED.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, posix, relative } from 'node:path';
 
 export interface Finding {
   file: string;
@@ -56,14 +59,54 @@ const RULES: Rule[] = [
   },
 ];
 
+/** Packages domain code may import: pure computation, no I/O. */
+const DOMAIN_PACKAGES = ['libphonenumber-js/max'];
+
+/** The adapters' files: only services/platform (open-platform.ts wires them) imports them. */
+const ADAPTER_PATHS = [/^services\/platform\/store\/(embedded|clickhouse)\//, /^services\/platform\/log\/(kafka|embedded[\w-]*)\.ts$/];
+
+/**
+ * Existing imports of adapters from outside the platform, allowed by name until they move behind
+ * a port: the API builds its idempotency store and key ring on the embedded database itself.
+ */
+const ADAPTER_IMPORTS_ALLOWED: Record<string, string[]> = {
+  'services/api/app.ts': [
+    'services/platform/store/embedded/keyring.ts',
+    'services/platform/store/embedded/database.ts',
+    'services/platform/store/embedded/idempotency.ts',
+  ],
+};
+
+const IMPORT_PATTERNS = [/\bfrom\s+['"]([^'"]+)['"]/g, /\bimport\s+['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+
+/** The import boundary a specifier of `file` crosses, if any. */
+function boundaryCrossed(file: string, specifier: string): string | null {
+  const target = specifier.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), specifier)) : null;
+  if (file.startsWith('services/domain/')) {
+    if (target === null ? !DOMAIN_PACKAGES.includes(specifier) : !target.startsWith('services/domain/')) return 'domain-imports-only-domain';
+  }
+  if (inServices(file) && !file.startsWith('services/platform/') && target !== null && ADAPTER_PATHS.some((p) => p.test(target))) {
+    if (!(ADAPTER_IMPORTS_ALLOWED[file] ?? []).includes(target)) return 'adapters-only-through-platform-ports';
+  }
+  return null;
+}
+
 /** Lints one file's text; `file` is its path relative to the repository root, with `/`. */
 export function lintText(file: string, text: string): Finding[] {
   const rules = RULES.filter((rule) => rule.appliesTo(file));
-  if (rules.length === 0) return [];
+  const checksImports = inServices(file);
+  if (rules.length === 0 && !checksImports) return [];
   const findings: Finding[] = [];
   text.split('\n').forEach((line, index) => {
     const code = line.replace(/\/\/.*$/, '');
     for (const rule of rules) if (rule.pattern.test(code)) findings.push({ file, line: index + 1, rule: rule.name });
+    if (!checksImports) return;
+    for (const pattern of IMPORT_PATTERNS) {
+      for (const match of code.matchAll(pattern)) {
+        const crossed = boundaryCrossed(file, match[1]);
+        if (crossed) findings.push({ file, line: index + 1, rule: crossed });
+      }
+    }
   });
   return findings;
 }

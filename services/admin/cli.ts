@@ -5,7 +5,7 @@ import { openPlatform, openStores, platformKind, type Stores } from '../platform
 import { createPipelineEvents, type PipelineEvents } from '../pipeline/events.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
 import { runAdminCommand, USAGE, type Flags } from './commands.ts';
-import { parseAllowHosts } from '../projection/callbacks/index.ts';
+import { parseAllowHosts } from '../projection/callbacks/url-guard.ts';
 import { AdminInputError } from './organisations.ts';
 
 /**

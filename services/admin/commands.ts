@@ -11,7 +11,8 @@ import { recordPayment } from '../billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { activateListVersion, importListVersion } from '../lists/import.ts';
 import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbound.ts';
-import { CONNECTORS_USAGE, runConnectorCommand, type ConnectorAdminDeps } from './connectors.ts';
+import { CONNECTORS_USAGE } from './connectors-usage.ts';
+import type { ConnectorAdminDeps } from './connectors.ts';
 import { issueApiKey } from './keys.ts';
 import type { AddressStore } from '../platform/store/addresses-port.ts';
 import { ADDRESSES_USAGE, runAddressCommand } from './addresses.ts';
@@ -254,7 +255,10 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
       const command = `${group} ${action ?? ''}`.trim();
       const lines = deps.inbound ? await runInboundCommand({ ...deps.inbound, accounts: deps.accounts }, command, args, flags, now()) : null;
       if (lines) return lines;
-      const connectorLines = deps.connectors ? await runConnectorCommand({ ...deps.connectors, accounts: deps.accounts }, command, args, flags, now()) : null;
+      // Loaded on demand: the URL guard (DNS, address checks) costs every other admin command start-up time.
+      const connectorLines = deps.connectors && group === 'connectors'
+        ? await (await import('./connectors.ts')).runConnectorCommand({ ...deps.connectors, accounts: deps.accounts }, command, args, flags, now())
+        : null;
       if (connectorLines) return connectorLines;
       throw new AdminInputError(`unknown command: ${[group, action].filter(Boolean).join(' ') || '(none)'}`);
     }

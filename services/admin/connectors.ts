@@ -5,7 +5,7 @@ import type { SecretBox } from '../ingest/inbound/secrets.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { Connector, ConnectorStatus, ConnectorStore, ConnectorTarget } from '../platform/store/connectors-port.ts';
 import type { MonitorStore } from '../platform/store/monitors-port.ts';
-import { CallbackUrlError, checkCallbackUrl } from '../projection/callbacks/index.ts';
+import { CallbackUrlError, checkCallbackUrl } from '../projection/callbacks/url-guard.ts';
 import { AdminInputError, AdminNotFoundError } from './organisations.ts';
 
 /**
@@ -29,12 +29,7 @@ export interface ConnectorAdminDeps {
 
 type Flags = Record<string, string | boolean | undefined>;
 
-export const CONNECTORS_USAGE = `Connectors (scheduled HTTPS pulls of a csv/xlsx/xls/JSON/NDJSON file; each pull makes one job, source connector)
-  connectors add --org ID --url https://… --every SECONDS [--auth-header-file PATH] [--monitor MONITOR_ID]
-              [--locale da|en] [--mapping JSON] [--options JSON]
-              (--auth-header-file holds one line "Name: value", e.g. "Authorization: Bearer …"; stored encrypted)
-  connectors list [--org ID]     (with the last run, last success, last job and last error)
-  connectors remove CONNECTOR_ID`;
+export { CONNECTORS_USAGE } from './connectors-usage.ts';
 
 export async function runConnectorCommand(
   deps: ConnectorAdminDeps, command: string, args: string[], flags: Flags, now: Date,

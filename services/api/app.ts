@@ -14,7 +14,10 @@ import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
 import { createPrivateListIndexes, DEFAULT_PRIVATE_LIST_CACHE_ENTRIES, type PrivateListIndexes } from '../lists/private-indexes.ts';
 import { createIngest, DEFAULT_SPOOL_DIR, ListNotReadyError } from '../ingest/index.ts';
-import { checkPerson, testModeCheck } from '../domain/index.ts';
+import {
+  checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, type ListIndex, type PhoneIndex, type RowLookups,
+} from '../domain/index.ts';
+import type { CheckOptions } from '../domain/types.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
 import type { ActiveRegister } from '../companies/active-register.ts';
 import type { CompanyIndex } from '../domain/index.ts';
@@ -60,6 +63,10 @@ export interface ApiDeps {
   companyRegister?: Pick<ActiveRegister<CompanyIndex>, 'current'>;
   /** The phone directory (file or HTTP adapter); without it live phone checks answer 503. */
   phoneDirectory?: PhoneDirectory;
+  /** The imported phone directory (Registers.phones): draft previews of phone checks read it. */
+  phoneRegister?: Pick<ActiveRegister<PhoneIndex>, 'current'>;
+  /** What a check job with phone checks pins (Registers.phoneDirectoryPin); absent: no directory. */
+  phoneDirectoryPin?: () => { provider: true } | { provider: false; versionId: string | null };
   /** Asynchronous check jobs; without it the /v2/check-jobs routes are not registered. */
   checkJobs?: CheckJobsDeps;
   /** Job certificate keys; without them /v2/certificates and the JWKS are not registered. */
@@ -200,13 +207,13 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerRoutes(
     app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
     jobs ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret ?? null } : undefined,
-    jobs?.monitors ? monitorsContext(jobs, jobs.monitors, clock) : undefined,
+    jobs?.monitors ? monitorsContext(deps, jobs, jobs.monitors, clock) : undefined,
   );
   if (deps.webPage) registerWebPage(app, deps.webPage);
   return app;
 }
 
-function monitorsContext(jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock: () => Date): MonitorsContext {
+function monitorsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock: () => Date): MonitorsContext {
   const spoolDir = jobsDeps.spoolDir ?? DEFAULT_SPOOL_DIR;
   return {
     monitors,
@@ -215,6 +222,7 @@ function monitorsContext(jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock:
       ...(jobsDeps.callbackLookup ? { lookup: jobsDeps.callbackLookup } : {}),
     }),
     endRun: (jobId) => endMonitorJob({ jobs: jobsDeps.jobs, events: jobsDeps.events }, jobId, clock().toISOString()),
+    privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
     spoolDir,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
     maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
@@ -231,6 +239,8 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
       const active = deps.activeIndex.current();
       return active ? toListVersionRef(active.version) : null;
     },
+    currentCompanyRegisterVersion: () => deps.companyRegister?.current()?.version.id ?? null,
+    ...(deps.phoneDirectoryPin ? { currentPhoneDirectory: deps.phoneDirectoryPin } : {}),
     privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
     checkCallbackUrl: (url) =>
       checkCallbackUrl(url, {
@@ -243,11 +253,12 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     draftDir: jobsDeps.draftDir ?? join(spoolDir, '..', 'robinson-uploads'),
     // The draft's preview is checked as the job will be: test keys the fixed answers (DECISIONS §3),
     // live keys the version active now (the job pins the one active at start).
-    checkPreview: (people, mode, options) => {
-      if (mode === 'test') return people.map((person) => testModeCheck(person, options));
+    checkPreview: (people, mode, options, checks) => {
+      if (mode === 'test') return people.map((row) => checkJobRow(row, checks, testRowLookups(options), options));
       const active = deps.activeIndex.current();
       if (!active) throw new ListNotReadyError();
-      return people.map((person) => checkPerson(active.index, person, options));
+      if (!checks.companies && !checks.phones) return people.map((person) => checkPerson(active.index, person, options));
+      return people.map((row) => checkJobRow(row, checks, previewLookups(deps, active.index, options), options));
     },
     ...(jobsDeps.chunkRows ? { chunkRows: jobsDeps.chunkRows } : {}),
     ...(jobsDeps.prices ? { prices: jobsDeps.prices } : {}),
@@ -262,6 +273,27 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     overlapIntake: jobsDeps.overlapIntake ?? true,
     clock,
     cursors: jobsDeps.cursors ?? createCursorSeal({ keyring: createEmbeddedKeyRing(openEmbeddedDatabase(':memory:')) }),
+  };
+}
+
+/**
+ * A live draft's preview rows with company or phone checks: the active company register, and the
+ * imported phone directory when that is the directory in use. The preview never calls the phone
+ * provider's API (a draft is not billed and may never start): its numbers show as not found
+ * until the job runs (docs/companies.md "Jobs").
+ */
+function previewLookups(deps: ApiDeps, index: ListIndex, options: CheckOptions): RowLookups {
+  const register = deps.companyRegister?.current() ?? null;
+  const pin = deps.phoneDirectoryPin?.();
+  const phones = pin && !pin.provider ? deps.phoneRegister?.current()?.index ?? null : null;
+  return {
+    checkPerson: (person) => checkPerson(index, person, options),
+    findCompany: (input) => (register ? findCompany(register.index, input) : null),
+    companySyncedAt: register?.version.created_at ?? null,
+    phoneEntry: (phone) => {
+      const number = normalisePhone(phone);
+      return number === null || phones === null ? null : phones.get(number) ?? null;
+    },
   };
 }
 

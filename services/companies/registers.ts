@@ -18,6 +18,11 @@ export interface Registers {
   companies: ActiveRegister<CompanyIndex>;
   phones: ActiveRegister<PhoneIndex>;
   directory: PhoneDirectory;
+  /**
+   * What a job with phone checks pins (JobIntakeDeps.currentPhoneDirectory): the active imported
+   * directory version, or nothing when the provider's API answers (it is not versioned).
+   */
+  phoneDirectoryPin(): { provider: true } | { provider: false; versionId: string | null };
   /** Looks for newly activated versions (at boot and on the list refresh timer). */
   refresh(): Promise<void>;
 }
@@ -28,11 +33,13 @@ export function createRegisters(
 ): Registers {
   const companies = createActiveRegister<CompanyRecord, CompanyIndex>({ store, kind: 'companies', logger, createBuilder: createCompanyIndexBuilder });
   const phones = createActiveRegister<DirectoryEntry, PhoneIndex>({ store, kind: 'phones', logger, createBuilder: createPhoneIndexBuilder });
-  const directory = config.PHONE_DIRECTORY_URL && config.PHONE_DIRECTORY_KEY
+  const provider = Boolean(config.PHONE_DIRECTORY_URL && config.PHONE_DIRECTORY_KEY);
+  const directory = provider && config.PHONE_DIRECTORY_URL && config.PHONE_DIRECTORY_KEY
     ? createHttpDirectory({ url: config.PHONE_DIRECTORY_URL, key: config.PHONE_DIRECTORY_KEY, timeoutMs: config.PHONE_DIRECTORY_TIMEOUT_MS })
     : createFileDirectory(phones);
   return {
     companies, phones, directory,
+    phoneDirectoryPin: () => (provider ? { provider: true } : { provider: false, versionId: phones.current()?.version.id ?? null }),
     async refresh() {
       await Promise.all([companies.refresh(), phones.refresh()]);
     },

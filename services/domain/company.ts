@@ -1,5 +1,6 @@
 import { canonicalCvr } from './cvr.ts';
 import { normalizeText } from './normalize.ts';
+import { GrowingUint32, lowerBound, MAX_SLOTS, PackedTexts, sortedKeys, type SortedKeys } from './packed-texts.ts';
 import type { CheckResult, PersonInput, Reason, Status } from './types.ts';
 
 /**
@@ -50,25 +51,23 @@ export function soleOwnerOf<T>(form: string, owners: readonly T[]): T | null {
 
 /**
  * Lookups of one register version, compact because every API process and matcher holds a whole
- * register (2,000,000 companies): each company is one packed string (fields joined by U+001F),
- * found by its CVR as an integer key, and by name through a 32-bit hash of the folded name. Hash
- * collisions between different names go to a small overflow map keyed by the folded name itself,
- * and a hit is confirmed against the company's own name, so a collision never finds the wrong
- * company. A name several companies share is ambiguous (AMBIGUOUS). About a third of the memory
- * of one object and two string-keyed maps per company (docs/companies.md "Performance").
+ * register (2,000,000 companies): each company is one packed record (fields joined by U+001F) in
+ * UTF-8 pages (PackedTexts), found by its CVR through a sorted Uint32Array of CVR numbers, and by
+ * name through a sorted Uint32Array of 28-bit hashes of the folded name. Every name hit is
+ * confirmed against the company's own folded name, so a hash collision never finds the wrong
+ * company, and a name several companies share is ambiguous (null). No object, string or Map per
+ * company stays on the heap (docs/companies.md "Performance").
  */
 export interface CompanyIndex {
+  /** Distinct companies (a CVR listed twice in an extract keeps its first record). */
   size: number;
-  cvrSlots: Map<number, number>;
-  nameSlots: Map<number, number>;
-  overflow: Map<string, number>;
-  packed: string[];
+  texts: PackedTexts;
+  cvr: SortedKeys;
+  names: SortedKeys;
 }
 
 const SEP = '\u001f';
-const AMBIGUOUS = -1;
-/** In nameSlots: more than one name has this hash; look in `overflow`. */
-const COLLIDED = -2;
+const NAME_HASH_MASK = 0x0fffffff;
 
 function pack(r: CompanyRecord): string {
   return [r.cvr, r.name, r.form, r.protected ? '1' : '', r.owner?.name ?? '', r.owner?.address ?? '', r.owner ? '1' : ''].join(SEP);
@@ -84,86 +83,75 @@ function nameOf(packed: string): string {
   return packed.slice(from, packed.indexOf(SEP, from));
 }
 
-/** FNV-1a over UTF-16 code units. */
+/** FNV-1a over UTF-16 code units, cut to 28 bits (sortedKeys packs key and slot in one double). */
 function hashName(folded: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < folded.length; i++) {
     h ^= folded.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return h >>> 0;
+  return (h >>> 0) & NAME_HASH_MASK;
 }
 
 export function createCompanyIndexBuilder(): { add(record: CompanyRecord): void; build(): CompanyIndex } {
-  const packed: string[] = [];
-  const cvrSlots = new Map<number, number>();
-  const nameSlots = new Map<number, number>();
-  const overflow = new Map<string, number>();
-  /** The folded name behind an AMBIGUOUS hash (so a different name with that hash is told apart). */
-  const ambiguousNames = new Map<number, string>();
-  let size = 0;
-
-  function addName(folded: string, slot: number): void {
-    if (overflow.has(folded)) {
-      overflow.set(folded, AMBIGUOUS);
-      return;
-    }
-    const hash = hashName(folded);
-    const existing = nameSlots.get(hash);
-    if (existing === undefined) {
-      nameSlots.set(hash, slot);
-      return;
-    }
-    if (existing === COLLIDED) {
-      overflow.set(folded, slot);
-      return;
-    }
-    const existingName = existing === AMBIGUOUS ? (ambiguousNames.get(hash) as string) : normalizeText(nameOf(packed[existing]));
-    if (existingName === folded) {
-      nameSlots.set(hash, AMBIGUOUS);
-      ambiguousNames.set(hash, folded);
-      return;
-    }
-    // Two different names share the hash: both go to the overflow map, keyed by the name itself.
-    nameSlots.set(hash, COLLIDED);
-    ambiguousNames.delete(hash);
-    overflow.set(existingName, existing);
-    overflow.set(folded, slot);
-  }
-
+  const texts = new PackedTexts();
+  const cvrs = new GrowingUint32();
+  const hashes = new GrowingUint32();
   return {
     add(record) {
-      const key = Number(record.cvr);
-      if (cvrSlots.has(key)) return; // a CVR listed twice in an extract: the first record counts
-      const slot = packed.length;
-      packed.push(pack(record));
-      cvrSlots.set(key, slot);
-      size += 1;
-      addName(normalizeText(record.name), slot);
+      if (texts.count >= MAX_SLOTS) throw new RangeError(`a company register holds at most ${MAX_SLOTS} companies`);
+      texts.add(pack(record));
+      cvrs.push(Number(record.cvr));
+      hashes.push(hashName(normalizeText(record.name)));
     },
-    build: () => {
-      ambiguousNames.clear();
-      return { size, cvrSlots, nameSlots, overflow, packed };
+    build() {
+      const n = texts.count;
+      const all = sortedKeys(cvrs.done(), Uint32Array.from({ length: n }, (_, i) => i));
+      // A CVR listed twice in an extract: the first record counts (equal keys keep the order of
+      // their slots), the later one is not indexed at all, not even by name.
+      const first = (i: number) => i === 0 || all.keys[i] !== all.keys[i - 1];
+      let distinct = 0;
+      for (let i = 0; i < n; i++) if (first(i)) distinct += 1;
+      const cvr: SortedKeys = { keys: new Uint32Array(distinct), slots: new Uint32Array(distinct) };
+      const nameKeys = new Uint32Array(distinct);
+      let at = 0;
+      for (let i = 0; i < n; i++) {
+        if (!first(i)) continue;
+        cvr.keys[at] = all.keys[i];
+        cvr.slots[at] = all.slots[i];
+        nameKeys[at] = hashes.at(all.slots[i]);
+        at += 1;
+      }
+      return { size: distinct, texts, cvr, names: sortedKeys(nameKeys, cvr.slots) };
     },
   };
 }
 
 function byName(index: CompanyIndex, folded: string): CompanyRecord | null {
-  const viaOverflow = index.overflow.get(folded);
-  if (viaOverflow !== undefined) return viaOverflow === AMBIGUOUS ? null : unpack(index.packed[viaOverflow]);
-  const slot = index.nameSlots.get(hashName(folded));
-  if (slot === undefined || slot < 0) return null;
-  const packed = index.packed[slot];
-  // Another name with the same hash is not this company.
-  return normalizeText(nameOf(packed)) === folded ? unpack(packed) : null;
+  const hash = hashName(folded);
+  const { keys, slots } = index.names;
+  let found: string | null = null;
+  for (let i = lowerBound(keys, hash); i < keys.length && keys[i] === hash; i++) {
+    const packed = index.texts.get(slots[i]);
+    // Another name with the same hash is not this company; the same name twice is ambiguous.
+    if (normalizeText(nameOf(packed)) !== folded) continue;
+    if (found !== null) return null;
+    found = packed;
+  }
+  return found === null ? null : unpack(found);
+}
+
+function byCvr(index: CompanyIndex, cvr: string): CompanyRecord | null {
+  const key = Number(cvr);
+  const at = lowerBound(index.cvr.keys, key);
+  return at < index.cvr.keys.length && index.cvr.keys[at] === key ? unpack(index.texts.get(index.cvr.slots[at])) : null;
 }
 
 /** The register's company for an input: by CVR when given, else by name when exactly one has it. */
 export function findCompany(index: CompanyIndex, input: CompanyInput): CompanyRecord | null {
   if (typeof input.cvr === 'string' && input.cvr.trim() !== '') {
     const cvr = canonicalCvr(input.cvr);
-    const slot = cvr === null ? undefined : index.cvrSlots.get(Number(cvr));
-    return slot === undefined ? null : unpack(index.packed[slot]);
+    return cvr === null ? null : byCvr(index, cvr);
   }
   if (typeof input.name === 'string' && input.name.trim() !== '') return byName(index, normalizeText(input.name));
   return null;

@@ -18,7 +18,7 @@ export {
 export { checkPerson } from './check.ts';
 export { statusFor, matchLabel } from './status.ts';
 export {
-  testModeCheck, testModePhoneLookup, isTestProtectedCvr, TEST_LIST_VERSION, testModeCompany, TEST_REGISTER_SYNCED_AT,
+  testModeCheck, testModePhoneLookup, testModeDirectoryEntry, isTestProtectedCvr, TEST_LIST_VERSION, testModeCompany, TEST_REGISTER_SYNCED_AT,
 } from './test-mode.ts';
 export {
   formatKvhx, tryFormatKvhx, parseKvhx, canonicalKvhx, KVHX_LENGTH, type KvhxParts,
@@ -31,5 +31,6 @@ export {
 export {
   normalisePhone, phoneCheckResult, createPhoneIndexBuilder, type DirectoryEntry, type PhoneIndex,
 } from './phone.ts';
+export { checkJobRow, testRowLookups, type JobRowInput, type JobChecks, type RowLookups } from './job-row.ts';
 export type * from './types.ts';
 export { applyPrivateList } from './private-list.ts';

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { GrowingUint32, lowerBound, MAX_SLOTS, PackedTexts, sortedKeys } from './packed-texts.ts';
 import type { CheckOptions, CheckResult, PersonInput } from './types.ts';
 
 /**
@@ -31,12 +32,55 @@ export interface DirectoryEntry {
   listed: boolean;
 }
 
-/** Lookups of one imported directory version, by E.164 number. */
-export type PhoneIndex = Map<string, DirectoryEntry>;
+/**
+ * Lookups of one imported directory version, by E.164 number. Compact like the company index
+ * (packed-texts.ts): each entry one packed record in UTF-8 pages, found through a sorted
+ * Uint32Array of 28-bit hashes of the number and confirmed against the record's own number. A
+ * number listed twice: the later entry counts (as a re-listing replaces the earlier one).
+ */
+export interface PhoneIndex {
+  /** Entries imported (a number listed twice counts twice). */
+  size: number;
+  get(number: string): DirectoryEntry | undefined;
+}
+
+const SEP = '\u001f';
+
+function hashNumber(number: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < number.length; i++) {
+    h ^= number.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) & 0x0fffffff;
+}
 
 export function createPhoneIndexBuilder(): { add(entry: DirectoryEntry): void; build(): PhoneIndex } {
-  const index: PhoneIndex = new Map();
-  return { add: (entry) => void index.set(entry.number, entry), build: () => index };
+  const texts = new PackedTexts();
+  const hashes = new GrowingUint32();
+  return {
+    add(entry) {
+      if (texts.count >= MAX_SLOTS) throw new RangeError(`a phone directory holds at most ${MAX_SLOTS} numbers`);
+      texts.add([entry.number, entry.name, entry.address, entry.listed ? '1' : ''].join(SEP));
+      hashes.push(hashNumber(entry.number));
+    },
+    build() {
+      const n = texts.count;
+      const { keys, slots } = sortedKeys(hashes.done(), Uint32Array.from({ length: n }, (_, i) => i));
+      return {
+        size: n,
+        get(number) {
+          const hash = hashNumber(number);
+          let found: DirectoryEntry | undefined;
+          for (let i = lowerBound(keys, hash); i < keys.length && keys[i] === hash; i++) {
+            const [own, name, address, listed] = texts.get(slots[i]).split(SEP);
+            if (own === number) found = { number: own, name, address, listed: listed === '1' };
+          }
+          return found;
+        },
+      };
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readPerson, resultFor } from './check.ts';
 import type { CompanyInput, CompanyRecord } from './company.ts';
 import { canonicalCvr } from './cvr.ts';
+import type { DirectoryEntry } from './phone.ts';
 import type { CheckOptions, CheckResult, ListVersionRef, PersonInput, PhoneLookup } from './types.ts';
 
 /**
@@ -50,6 +51,16 @@ export function testModePhoneLookup(phone: string): PhoneLookup {
   if (digits.endsWith('0000')) return { outcome: 'not_found' };
   if (digits.endsWith('1111')) return { outcome: 'unlisted' };
   return { outcome: 'found', name: TEST_PHONE_PERSON.name, address: TEST_PHONE_PERSON.address };
+}
+
+/**
+ * The §3 phone answers as a directory entry (what phoneCheckResult takes): not found → null,
+ * unlisted → a secret entry (nothing of it is ever shown), found → the made-up person.
+ */
+export function testModeDirectoryEntry(phone: string): DirectoryEntry | null {
+  const lookup = testModePhoneLookup(phone);
+  if (lookup.outcome === 'not_found') return null;
+  return { number: phone, name: lookup.name ?? '', address: lookup.address ?? '', listed: lookup.outcome === 'found' };
 }
 
 /** §3: CVR 00000000..00000099 are protected companies in test mode. */

@@ -2,6 +2,7 @@
  * The contract's value types (api-v2.md "Resources and their fields"), shared by every service.
  * Pure types: the zod schemas of the HTTP edge must agree with these (tests pin that).
  */
+import type { CompanyCheckResult } from './company.ts';
 
 export type Locale = 'da' | 'en';
 export type MatchPolicy = 'standard' | 'strict' | 'bdq';
@@ -86,6 +87,8 @@ export interface CheckResult {
   stop_level: number;
   address: ResolvedAddress | null;
   phone_lookup: PhoneLookup | null;
+  /** Job results of jobs with check_companies only: the row's company check (DECISIONS §17). */
+  company?: CompanyCheckResult;
   /**
    * Only in the results of a monitor's re-check (source `monitor`): what changed for this contact
    * since the monitor's last check (domain/monitor-change.ts); null: nothing.

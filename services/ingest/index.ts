@@ -13,6 +13,7 @@
  * readers' IntakeError (400/422), and for files FileRefusedError / ColumnMappingError (422).
  */
 import type { CheckOptions, CheckResult, Locale, PersonInput } from '../domain/types.ts';
+import type { JobChecks, JobRowInput } from '../domain/job-row.ts';
 import type { JobRecord } from '../platform/store/jobs-port.ts';
 import { keepXlsxTempFilesIn } from './files/xlsx-temp.ts';
 import { xlsxTempFileName } from './jobs/spool.ts';
@@ -20,7 +21,9 @@ import { createJobIntake, type JobIntake, type JobIntakeDeps, type JobSpec } fro
 import { createFileIngest, type FileIngest, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
 import { resultFileSpec, streamResultFile, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
 
-export { AddonRequiredError, JobInputError, JobNotDraftError, ListNotReadyError, type JobInputIssue } from './jobs/errors.ts';
+export {
+  AddonRequiredError, JobInputError, JobNotDraftError, ListNotReadyError, RegisterNotReadyError, type JobInputIssue,
+} from './jobs/errors.ts';
 export { ColumnMappingError, FileRefusedError, fileRefusalMessage, type FileRefusalCode } from './files/index.ts';
 export { sweepDraftFiles, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
 export { resultFileSpec, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
@@ -54,7 +57,7 @@ export interface IngestDeps extends JobIntakeDeps {
   /** Where drafts keep their uploaded file until started or deleted (UPLOAD_DIR). */
   draftDir: string;
   /** The preview's checks, as the job would run them (see FileIngestDeps.checkPreview). */
-  checkPreview: (people: PersonInput[], mode: 'live' | 'test', options: CheckOptions) => CheckResult[];
+  checkPreview: (people: JobRowInput[], mode: 'live' | 'test', options: CheckOptions, checks: JobChecks) => CheckResult[];
 }
 
 /** Every entry point: people, files, drafts and result files (docs/architecture.md "Job intake"). */

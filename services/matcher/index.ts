@@ -6,7 +6,7 @@ import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
 import { createPipelineEvents, topicNames, type PipelineDataKeys } from '../pipeline/events.ts';
 import { poisonSafe } from '../pipeline/poison.ts';
-import { createMatcherCore } from './matcher.ts';
+import { createMatcherCore, type MatcherRegisters } from './matcher.ts';
 
 /**
  * The matcher process's service: one member of the consumer group `<prefix>matcher` on
@@ -24,6 +24,8 @@ export interface MatcherDeps {
   registry: SchemaRegistry;
   /** Builds (and caches) the index of a pinned version from the list store. */
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
+  /** Company register and phone directory for jobs with company or phone checks. */
+  registers?: MatcherRegisters;
   /** Organisations' private list indexes (jobs with use_private_list); absent: such jobs fail (`private_list_unavailable`). */
   privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
   logger: Logger;
@@ -41,6 +43,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
   const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix, ...(deps.dataKeys ? { dataKeys: deps.dataKeys } : {}) });
   const core = createMatcherCore({
     events, activeIndex: deps.activeIndex, logger: deps.logger, ...(deps.privateLists ? { privateLists: deps.privateLists } : {}),
+    ...(deps.registers ? { registers: deps.registers } : {}),
   });
   let subscription: Subscription | null = null;
   return {

@@ -1,26 +1,81 @@
-import { applyPrivateList, checkPerson, testModeCheck, TEST_LIST_VERSION, type ListIndex } from '../domain/index.ts';
-import type { CheckOptions } from '../domain/types.ts';
+import {
+  applyPrivateList, checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, TEST_LIST_VERSION, type CompanyIndex,
+  type DirectoryEntry, type JobChecks, type ListIndex, type RowLookups,
+} from '../domain/index.ts';
+import type { CheckOptions, CheckResult, PersonInput } from '../domain/types.ts';
 import { fromAvroPerson, type ResultsChunkEvent, type RowResult, type RowsChunkEvent } from '../pipeline/events.ts';
+
+/**
+ * What a live chunk's company and phone checks read (DECISIONS §17 in jobs), fetched by the
+ * matcher before matching so that matching stays pure: the pinned company register version, and
+ * the phone directory's answers for the chunk's numbers.
+ */
+export interface ChunkRegisters {
+  /** The index of the company register version the job pinned; null when the chunk checks no companies. */
+  companies: { index: CompanyIndex; syncedAt: string } | null;
+  /** E.164 → the directory's entry, null when not found; null when the chunk checks no phones. */
+  phones: ReadonlyMap<string, DirectoryEntry | null> | null;
+}
+
+export const NO_CHUNK_REGISTERS: ChunkRegisters = Object.freeze({ companies: null, phones: null });
+
+/** The distinct numbers (E.164) of a chunk's rows that a phone check looks up; empty when it checks no phones. */
+export function chunkPhoneNumbers(chunk: RowsChunkEvent): string[] {
+  if (!chunk.check_phones) return [];
+  const numbers = new Set<string>();
+  for (const { person } of chunk.rows) {
+    const number = person.phone ? normalisePhone(person.phone) : null;
+    if (number !== null) numbers.add(number);
+  }
+  return [...numbers];
+}
+
+function liveLookups(
+  chunk: RowsChunkEvent, index: ListIndex, privateIndex: ListIndex | null, registers: ChunkRegisters, options: CheckOptions,
+): RowLookups {
+  const { companies, phones } = registers;
+  if (chunk.check_companies && companies === null) throw new TypeError('a live chunk with company checks needs its pinned company register');
+  if (chunk.check_phones && phones === null) throw new TypeError('a live chunk with phone checks needs the directory answers');
+  const check = (person: PersonInput): CheckResult => {
+    const result = checkPerson(index, person, options);
+    return privateIndex ? applyPrivateList(result, checkPerson(privateIndex, person, options)) : result;
+  };
+  return {
+    checkPerson: check,
+    findCompany: (input) => (companies ? findCompany(companies.index, input) : null),
+    companySyncedAt: companies?.syncedAt ?? null,
+    phoneEntry: (phone) => {
+      const number = normalisePhone(phone);
+      return number === null ? null : (phones?.get(number) ?? null);
+    },
+  };
+}
 
 /**
  * One chunk of input rows → its results: pure, no I/O. A test-mode chunk gets the fixed test
  * answers (DECISIONS §3) and names the fixed test list version; a live chunk is checked against
  * the index of the version the job pinned, and, when the job pinned a private list version of its
- * organisation (`privateIndex`), against that too (DECISIONS §16: on it → blocked). Every row gives
- * exactly one result, in the chunk's order.
+ * organisation (`privateIndex`), against that too (DECISIONS §16: on it → blocked; this holds for
+ * every person a row checks: its own, a sole proprietor, the holder of a number). Its company and
+ * phone checks read `registers`. Every row gives exactly one result (checkJobRow), in the chunk's order.
  */
-export function matchChunk(chunk: RowsChunkEvent, index: ListIndex | null, privateIndex: ListIndex | null = null): ResultsChunkEvent {
+export function matchChunk(
+  chunk: RowsChunkEvent, index: ListIndex | null, privateIndex: ListIndex | null = null, registers: ChunkRegisters = NO_CHUNK_REGISTERS,
+): ResultsChunkEvent {
   const options: CheckOptions = { policy: chunk.policy, stopLevel: chunk.stop_level, locale: chunk.locale };
   const test = chunk.mode === 'test';
   if (!test && (index === null || chunk.list_version_id === null)) {
     throw new TypeError('a live chunk needs the index of its pinned list version');
   }
+  const checks: JobChecks = { people: chunk.check_people, companies: chunk.check_companies, phones: chunk.check_phones };
+  const personOnly = checks.people && !checks.companies && !checks.phones;
+  const lookups = test ? testRowLookups(options) : liveLookups(chunk, index as ListIndex, privateIndex, registers, options);
   const results: RowResult[] = new Array(chunk.rows.length);
   for (let i = 0; i < chunk.rows.length; i++) {
     const input = chunk.rows[i];
-    const person = fromAvroPerson(input.person);
-    let result = test ? testModeCheck(person, options) : checkPerson(index as ListIndex, person, options);
-    if (!test && privateIndex) result = applyPrivateList(result, checkPerson(privateIndex, person, options));
+    const row = fromAvroPerson(input.person);
+    // The person-only job (most of them) skips the combining of checkJobRow: same answer, less work.
+    const result = personOnly ? lookups.checkPerson(row) : checkJobRow(row, checks, lookups, options);
     results[i] = { row: input.row, cells: input.cells, result };
   }
   return {
@@ -35,10 +90,19 @@ export function matchChunk(chunk: RowsChunkEvent, index: ListIndex | null, priva
 }
 
 /** Why a chunk cannot be matched at all; the job fails with this code (no personal data). */
-export type UnmatchableReason = 'list_version_missing' | 'list_version_unavailable';
+export type UnmatchableReason =
+  | 'list_version_missing'
+  | 'list_version_unavailable'
+  | 'company_register_missing'
+  | 'company_register_unavailable'
+  | 'phone_directory_unavailable';
 
-/** A live chunk must name the version its job pinned (v1 chunks and broken producers do not). */
+/**
+ * A live chunk must name the version its job pinned (v1 chunks and broken producers do not), and
+ * one with company checks the company register version too.
+ */
 export function unmatchableReason(chunk: RowsChunkEvent): UnmatchableReason | null {
   if (chunk.mode === 'live' && !chunk.list_version_id) return 'list_version_missing';
+  if (chunk.mode === 'live' && chunk.check_companies && !chunk.company_register_version_id) return 'company_register_missing';
   return null;
 }

@@ -1,12 +1,16 @@
-import type { ListIndex } from '../domain/index.ts';
+import type { ActiveRegister } from '../companies/active-register.ts';
+import { RegisterVersionNeverActivatedError } from '../companies/active-register.ts';
+import type { CompanyIndex, DirectoryEntry, ListIndex, PhoneIndex } from '../domain/index.ts';
 import type { ActiveListIndex } from '../lists/active-index.ts';
+import { DirectoryUnavailableError, type PhoneDirectory } from '../phones/directory-port.ts';
+import { RegisterVersionNotFoundError } from '../platform/store/registers-port.ts';
 import { PrivateListNotCustomerError, type PrivateListIndexes } from '../lists/private-indexes.ts';
 import { ListVersionNeverActivatedError } from '../lists/active-index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
 import type { PipelineEvent, PipelineEvents, RowsChunkEvent } from '../pipeline/events.ts';
 import { decodeAt, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
-import { matchChunk, unmatchableReason } from './match-chunk.ts';
+import { chunkPhoneNumbers, matchChunk, NO_CHUNK_REGISTERS, unmatchableReason, type ChunkRegisters, type UnmatchableReason } from './match-chunk.ts';
 
 /**
  * The matcher's work on one batch of checks.rows messages (design.md "Flow"): decode each
@@ -17,7 +21,9 @@ import { matchChunk, unmatchableReason } from './match-chunk.ts';
  * killed at any moment leaves its chunks to be matched again by another one (at least once;
  * the projection absorbs duplicates on (job_id, row)).
  *
- * Stateless: a chunk carries everything needed (RowsChunk v2), so any matcher can take any chunk.
+ * Stateless: a chunk carries everything needed (RowsChunk v5), so any matcher can take any chunk.
+ * Company and phone checks (v5) read the register versions the job pinned, built from the same
+ * store, and the phone provider's API when the job pinned no directory version.
  * A chunk that can never be matched (its pinned version is gone, or a live chunk names none)
  * fails its job with a JobStateChanged instead of blocking the partition; a transient failure
  * (the store does not answer) throws, and the batch is retried.
@@ -29,9 +35,22 @@ export interface MatcherCore {
   failUnreadable(jobId: string): Promise<void>;
 }
 
+/**
+ * The registers company and phone checks in jobs read (services/companies/registers.ts, built
+ * from the platform's RegisterStore like the list index): pinned versions by id, and the
+ * provider's directory for jobs that pinned none (PHONE_DIRECTORY_URL).
+ */
+export interface MatcherRegisters {
+  companies: Pick<ActiveRegister<CompanyIndex>, 'forVersion'>;
+  phones: Pick<ActiveRegister<PhoneIndex>, 'forVersion'>;
+  directory?: PhoneDirectory;
+}
+
 export interface MatcherCoreDeps {
   events: Pick<PipelineEvents, 'publish' | 'decode'>;
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
+  /** Absent: a live chunk with company or phone checks fails its job (the register is unavailable). */
+  registers?: MatcherRegisters;
   /** Organisations' private list indexes (chunks with a private_list_version_id, DECISIONS §16). */
   privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
   logger: Logger;
@@ -65,6 +84,47 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
     }];
   }
 
+  /** A register version that is gone (or never activated) can never be read: the job fails. */
+  const isGone = (error: unknown) => error instanceof RegisterVersionNotFoundError || error instanceof RegisterVersionNeverActivatedError;
+
+  async function registersFor(chunk: RowsChunkEvent): Promise<ChunkRegisters | UnmatchableReason> {
+    if (chunk.mode === 'test' || (!chunk.check_companies && !chunk.check_phones)) return NO_CHUNK_REGISTERS;
+    const registers = deps.registers;
+    let companies: ChunkRegisters['companies'] = null;
+    if (chunk.check_companies) {
+      if (!registers) return 'company_register_unavailable';
+      try {
+        const loaded = await registers.companies.forVersion(chunk.company_register_version_id as string);
+        companies = { index: loaded.index, syncedAt: loaded.version.created_at };
+      } catch (error) {
+        if (isGone(error)) return 'company_register_unavailable';
+        throw error;
+      }
+    }
+    let phones: ChunkRegisters['phones'] = null;
+    if (chunk.check_phones) {
+      const numbers = chunkPhoneNumbers(chunk);
+      try {
+        if (chunk.phone_directory_version_id) {
+          if (!registers) return 'phone_directory_unavailable';
+          const { index } = await registers.phones.forVersion(chunk.phone_directory_version_id);
+          const answers = new Map<string, DirectoryEntry | null>();
+          for (const number of numbers) answers.set(number, index.get(number) ?? null);
+          phones = answers;
+        } else {
+          // No pinned version: the provider's API answers (it is not versioned).
+          if (!registers?.directory) return 'phone_directory_unavailable';
+          phones = await registers.directory.lookup(numbers);
+        }
+      } catch (error) {
+        // An unknown answer is never passed off as "not found" (directory-port.ts): the job fails.
+        if (isGone(error) || error instanceof DirectoryUnavailableError) return 'phone_directory_unavailable';
+        throw error;
+      }
+    }
+    return { companies, phones };
+  }
+
   async function matchOne(chunk: RowsChunkEvent): Promise<PipelineEvent[]> {
     const unmatchable = unmatchableReason(chunk);
     if (unmatchable) return failure(chunk, unmatchable);
@@ -85,7 +145,9 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
       }
       throw error;
     }
-    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, privateIndex) }];
+    const registers = await registersFor(chunk);
+    if (typeof registers === 'string') return failure(chunk, registers);
+    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, privateIndex, registers) }];
   }
 
   return {

@@ -144,7 +144,7 @@ export async function createMonitor(deps: MonitorContactsDeps, specOf: () => Pro
     callback_url: spec.callback_url ?? null,
     options: {
       policy: spec.policy ?? 'standard', stop_level: spec.stop_level ?? spec.org.stop_level ?? 1,
-      ...(spec.use_private_list ? { use_private_list: true } : {}),
+      ...(spec.use_private_list === true ? { use_private_list: true } : {}),
     },
     locale: spec.locale,
     key_hash: spec.keyHash,

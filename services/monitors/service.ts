@@ -83,7 +83,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     }
   }
 
-  async function startCheck(m: MonitorRecord, version: ListVersionRef): Promise<void> {
+  async function startCheck(m: MonitorRecord, version: ListVersionRef, privateList: string | null): Promise<void> {
     const org = await deps.accounts.getOrganisation(m.org_id);
     if (!org) return;
     const jobId = randomUUID();
@@ -91,16 +91,16 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     const generation = m.generation;
     const contacts = m.contact_count;
     const withRun = await deps.monitors.updateMonitor(m.id, {
-      run: { job_id: jobId, list_version_id: version.id, generation, state: 'publishing', started_at: at },
+      run: { job_id: jobId, list_version_id: version.id, private_list_version_id: privateList, generation, state: 'publishing', started_at: at },
     });
     if (!withRun || withRun.deleted_at !== null || withRun.generation !== generation) return;
     publishing.add(m.id);
     try {
       const ingest = createPeopleIngest({
         jobs: deps.jobs, events: deps.events, currentListVersion: () => version, checkCallbackUrl: deps.checkCallbackUrl,
-        // A monitor with use_private_list pins the organisation's active private list per re-check (DECISIONS §16).
-        privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
+        // A monitor with use_private_list pins the private list version this check is for (DECISIONS §16).
         logger: deps.logger, spoolDir: deps.spoolDir, newId: () => jobId, clock,
+        privateListVersion: async () => privateList,
         ...(deps.chunkRows ? { chunkRows: deps.chunkRows } : {}),
       });
       const job = await ingest.createJobFromPeople({
@@ -109,7 +109,10 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
         org: { id: org.id, stop_level: org.stop_level, retention_days: org.retention_days, plan: 'annual', addons: org.addons },
         mode: m.mode,
         keyHash: m.key_hash,
-        options: { policy: m.options.policy, stop_level: m.options.stop_level, ...(m.options.use_private_list ? { use_private_list: true } : {}) },
+        options: {
+          policy: m.options.policy, stop_level: m.options.stop_level,
+          ...(m.options.use_private_list === true ? { use_private_list: true } : {}),
+        },
         callback_url: m.callback_url,
         external_ref: m.external_ref,
         locale: m.locale,
@@ -140,7 +143,10 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
 
   async function promote(m: MonitorRecord, run: NonNullable<MonitorRecord['run']>, finishedAt: string): Promise<void> {
     await deps.monitors.updateMonitor(m.id, {
-      checked: { list_version_id: run.list_version_id, generation: run.generation, job_id: run.job_id, checked_at: finishedAt },
+      checked: {
+        list_version_id: run.list_version_id, private_list_version_id: run.private_list_version_id ?? null,
+        generation: run.generation, job_id: run.job_id, checked_at: finishedAt,
+      },
       run: null,
     });
     // Only the last check's verdicts are ever read again; older contact generations neither.
@@ -180,8 +186,14 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     }
     const target = m.mode === 'test' ? { ...TEST_LIST_VERSION } : active;
     if (!target) return;
-    if (m.checked && m.checked.list_version_id === target.id && m.checked.generation === m.generation) return;
-    await startCheck(m, target);
+    // With use_private_list the organisation's own list is a second version to be checked against.
+    const privateList = m.options.use_private_list === true && m.mode === 'live'
+      ? (await deps.lists.getActiveListVersion('customer', m.org_id))?.id ?? null
+      : null;
+    if (m.options.use_private_list === true && m.mode === 'live' && privateList === null) return;
+    if (m.checked && m.checked.list_version_id === target.id && m.checked.generation === m.generation
+      && (m.checked.private_list_version_id ?? null) === privateList) return;
+    await startCheck(m, target, privateList);
   }
 
   /** Walks never overlap (a check must not be started twice): each waits for the one before. */

@@ -6,7 +6,8 @@
  * docs/architecture.md "Pipeline events".
  */
 import type { JobSource, JobStatus } from '../domain/check-job.ts';
-import type { CheckResult, Locale, MatchPolicy, PersonInput } from '../domain/types.ts';
+import type { JobRowInput } from '../domain/job-row.ts';
+import type { CheckResult, Locale, MatchPolicy } from '../domain/types.ts';
 import type avro from 'avsc';
 import { TOPIC_NAMES } from '../../infra/topics.ts';
 import type { JobDataKeys } from '../platform/keys/data-keys.ts';
@@ -58,8 +59,8 @@ export interface JobCreatedEvent {
   created_at: string;
 }
 
-/** The whole person record as Avro holds it: every PersonInput field, null when absent. */
-export type AvroPerson = { [K in keyof Required<PersonInput>]: string | null };
+/** The whole person record as Avro holds it: every job row field (PersonInput + cvr, company_name), null when absent. */
+export type AvroPerson = { [K in keyof Required<JobRowInput>]: string | null };
 
 export interface InputRow {
   /** 0-based position in the job's input. */
@@ -89,6 +90,14 @@ export interface RowsChunkEvent {
   data_key_id?: string | null;
   /** Set by decode when the chunk's key is gone (the job was deleted): rows is empty. */
   forgotten?: boolean;
+  /** RowsChunk v5: the checks the job asked for (older chunks read as a person check only). */
+  check_people: boolean;
+  check_companies: boolean;
+  check_phones: boolean;
+  /** The company register version a live job with check_companies pinned; else null. */
+  company_register_version_id: string | null;
+  /** The imported phone directory version a live job with check_phones pinned; null for the provider's API and in test mode. */
+  phone_directory_version_id: string | null;
 }
 
 export interface RowsCompleteEvent {
@@ -195,19 +204,19 @@ function rowsChunkKey(jobId: string, chunk: number): string {
 
 const PERSON_FIELDS = [
   'id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door',
-  'postal_code', 'city', 'kvhx', 'phone',
-] as const satisfies ReadonlyArray<keyof PersonInput>;
+  'postal_code', 'city', 'kvhx', 'phone', 'cvr', 'company_name',
+] as const satisfies ReadonlyArray<keyof JobRowInput>;
 
-/** PersonInput → the Avro record (absent fields null). */
-export function toAvroPerson(person: PersonInput): AvroPerson {
+/** A job row (PersonInput + company fields) → the Avro record (absent fields null). */
+export function toAvroPerson(person: JobRowInput): AvroPerson {
   const out = {} as AvroPerson;
   for (const field of PERSON_FIELDS) out[field] = person[field] ?? null;
   return out;
 }
 
-/** The Avro record → PersonInput (null fields dropped), as the domain's checkPerson takes it. */
-export function fromAvroPerson(person: AvroPerson): PersonInput {
-  const out: PersonInput = {};
+/** The Avro record → the job row (null fields dropped), as the domain's checkJobRow takes it. */
+export function fromAvroPerson(person: AvroPerson): JobRowInput {
+  const out: JobRowInput = {};
   for (const field of PERSON_FIELDS) {
     const value = person[field];
     if (value !== null && value !== undefined) out[field] = value;
@@ -215,8 +224,13 @@ export function fromAvroPerson(person: AvroPerson): PersonInput {
   return out;
 }
 
-/** A decoded CheckResult in the domain's shape: PhoneLookup's absent name/address are left out, not null. */
+/**
+ * A decoded CheckResult in the domain's shape: PhoneLookup's absent name/address are left out, not
+ * null, and a null `company` (no company checked; ResultsChunk v1 data) becomes undefined in place,
+ * so JSON leaves it out (cheaper than copying every result of a chunk).
+ */
 function fromAvroResult(result: CheckResult): CheckResult {
+  if ((result as { company?: unknown }).company === null) result.company = undefined;
   const lookup = result.phone_lookup as { outcome: string; name?: string | null; address?: string | null } | null;
   if (lookup === null) return result;
   const phone_lookup: Record<string, unknown> = { outcome: lookup.outcome };

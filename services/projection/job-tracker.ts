@@ -177,10 +177,14 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     const certificate = claims && deps.signCertificate ? await deps.signCertificate(claims) : null;
     // Usage before the completing write: a crash in between redelivers, and the entry is
     // idempotent on the job id. Test jobs are never counted (DECISIONS §3).
+    // A job with company or phone checks also counts its rows as company / phone checks (one
+    // entry per kind, idempotent on the job id; docs/companies.md "Jobs").
     if (status === 'done' && t.job.mode === 'live' && deps.usage) {
-      await deps.usage.record({
-        org_id: t.job.org_id, month: finishedAt.slice(0, 7), kind: 'job_row', count: counts.processed_count ?? t.job.processed_count, ref: t.job.id,
-      });
+      const count = counts.processed_count ?? t.job.processed_count;
+      const month = finishedAt.slice(0, 7);
+      await deps.usage.record({ org_id: t.job.org_id, month, kind: 'job_row', count, ref: t.job.id });
+      if (t.job.options.check_companies) await deps.usage.record({ org_id: t.job.org_id, month, kind: 'company_check', count, ref: t.job.id });
+      if (t.job.options.check_phones) await deps.usage.record({ org_id: t.job.org_id, month, kind: 'phone_check', count, ref: t.job.id });
     }
     // A monitor job's change counts are part of the completing write: its callback carries them.
     const monitorChanges = status === 'done' && t.job.monitor && deps.monitorRuns ? await deps.monitorRuns.count(t.job) : null;

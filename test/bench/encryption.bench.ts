@@ -86,6 +86,7 @@ function chunksOf(people: ReturnType<typeof peopleOf>, listEntries: ReturnType<t
     const rows: RowsChunkEvent = {
       job_id: jobId, chunk, org_id: 'org', mode: 'live', list_version_id: '00000000-0000-4000-8000-000000000001',
       policy: 'standard', stop_level: 1, locale: 'da', private_list_version_id: null,
+      check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
       rows: slice.map((p, i) => ({ row: chunk * CHUNK_ROWS + i, person: toAvroPerson(p), cells: null })),
     };
     const results: ResultsChunkEvent = {

@@ -69,8 +69,10 @@ const bench: Bench = async (): Promise<BenchSection> => {
   const members = all.slice(0, Math.min(memberCount, all.length));
   const people = contacts(members);
   const churn = Math.round(members.length * CHURN);
-  // Version N: the list without the last `churn` members; N+1: without the first `churn` instead.
-  const versionN = all.slice(0, all.length - churn);
+  // Version N: the list without the last `churn` members; N+1: without the first `churn` instead
+  // (so `churn` contacts are released and `churn` newly blocked; neighbours at their addresses
+  // may change level too).
+  const versionN = [...all.slice(0, members.length - churn), ...all.slice(members.length)];
   const versionN1 = all.slice(churn);
   const receiver = await startCallbackReceiver();
   const d = await startDistributed(receiver, { matchers: 2, listEntries: versionN, jobChunkRows: 2000, env: { PROJECTION_COUNT_INTERVAL_MS: '1000' } });

@@ -12,6 +12,9 @@ import { seedListVersion } from '../support/pipeline.ts';
 import { readFile } from 'node:fs/promises';
 import { makeSpreadsheet, scratchDir } from '../support/files/spreadsheets.ts';
 import { multipartBody } from '../support/multipart.ts';
+import { importListVersion } from '../../services/lists/import.ts';
+import { silentLogger } from '../../services/platform/logger.ts';
+import { orgIdOfKey } from './private-list-scenario.ts';
 import { allResults, api, getJob, type Deployment } from './pipeline-scenarios.ts';
 
 type Json = Record<string, any>;
@@ -198,4 +201,47 @@ export async function monitorApiScenario(d: Deployment, hooks: MonitorScenarioHo
   const record = await hooks.platform.monitors.getMonitorById(id) as MonitorRecord;
   expect(record.data_key).toBeNull();
   expect(await hooks.platform.monitors.readContactBlocks(id, record.generation, { from: 0, to: 10 })).toEqual([]);
+}
+
+/** The organisation's own list as a customer writes it (semicolons, Danish headers), imported and activated. */
+async function activatePrivateList(platform: Platform, orgId: string, csv: string): Promise<string> {
+  const { version } = await importListVersion({ listStore: platform.lists, logger: silentLogger() }, {
+    source: 'customer', format: 'csv', orgId, chunks: (async function* () { yield Buffer.from(csv, 'utf8'); })(),
+  });
+  await platform.lists.activateListVersion(version.id, new Date().toISOString());
+  return version.id;
+}
+
+/**
+ * A monitor with `use_private_list` (DECISIONS §16): refused while the organisation has no private
+ * list; with one, a contact on it is blocked; a new version of the private list (without that
+ * contact) is a re-check of its own that reports the release.
+ */
+export async function monitorPrivateListScenario(d: Deployment, hooks: MonitorScenarioHooks): Promise<void> {
+  const people = [
+    { id: 'own', name: 'Åse Østergård', address: 'Vestergade 3, 5000 Odense' },
+    { id: 'other', name: 'Jens Jensen', address: 'Vestergade 9, 5000 Odense' },
+  ];
+  const refused = await api(d, 'POST', '/v2/monitors', { people, use_private_list: true });
+  expect(refused.status, refused.text).toBe(422);
+  expect(refused.json.error.details.issues.map((i: Json) => i.path)).toEqual(['use_private_list']);
+
+  const orgId = await orgIdOfKey(hooks.platform, d.liveKey);
+  await activatePrivateList(hooks.platform, orgId, 'Navn;Adresse\r\nÅse Østergård;Vestergade 3, 5000 Odense\r\n');
+  const created = await api(d, 'POST', '/v2/monitors', { people, use_private_list: true });
+  expect(created.status, created.text).toBe(201);
+  expect(created.json.use_private_list).toBe(true);
+  const id = created.json.id as string;
+  const first = await waitForMonitor(d, id, (m) => m.last_check !== null);
+  const firstResults = (await allResults(d, first.last_check.job_id)).results;
+  expect(firstResults.map((r) => [r.id, r.status, r.change])).toEqual([['own', 'blocked', 'newly_blocked'], ['other', 'allowed', null]]);
+
+  // A new private list version without her: a re-check, against the same national version.
+  await activatePrivateList(hooks.platform, orgId, 'Navn;Adresse\r\nIb Berg;Strandvejen 100, 2900 Hellerup\r\n');
+  const second = await waitForMonitor(d, id, (m) => m.last_check !== null && m.last_check.job_id !== first.last_check.job_id);
+  expect(second.last_check.list_version_id).toBe(first.last_check.list_version_id);
+  const job = await getJob(d, second.last_check.job_id);
+  expect(job.options.use_private_list).toBe(true);
+  expect(job.monitor.changes).toEqual({ newly_blocked: 0, released: 1, changed_level: 0 });
+  expect((await api(d, 'DELETE', `/v2/monitors/${id}`)).status).toBe(200);
 }

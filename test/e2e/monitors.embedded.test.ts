@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { startEmbedded, type EmbeddedDeployment } from '../support/deployments.ts';
 import type { Deployment } from './pipeline-scenarios.ts';
-import { monitorApiScenario, monitorScenario, versionN, type MonitorScenarioHooks } from './monitors-scenarios.ts';
+import { monitorApiScenario, monitorPrivateListScenario, monitorScenario, versionN, type MonitorScenarioHooks } from './monitors-scenarios.ts';
 
 let receiver: CallbackReceiver;
 let deployment: EmbeddedDeployment;
@@ -38,6 +38,10 @@ describe('monitors on the embedded default', () => {
   it('API: a monitor from an xlsx, get/list, a refused replacement changes nothing, a kept contact keeps its verdict, delete', async () => {
     await monitorApiScenario(d, hooks);
   }, 120_000);
+
+  it('use_private_list: refused without a private list; a contact on it is blocked; a new private list version is a re-check that reports the release', async () => {
+    await monitorPrivateListScenario(d, hooks);
+  }, 180_000);
 
   it('10,000 contacts; a new version with 200 of them added and 100 removed → one job with exactly those 300 changes, one callback; the same version again → nothing', async () => {
     await monitorScenario(d, hooks);

@@ -12,6 +12,7 @@ import { startDistributed, type DistributedDeployment } from '../support/deploym
 import { scratchDir } from '../support/files/spreadsheets.ts';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import type { Deployment } from './pipeline-scenarios.ts';
+import { companyPhoneFileJob, companyPhoneTestJsonJob } from './company-phone-jobs-scenario.ts';
 import { FIXTURES, makeUploadFixtures, upload, uploadRows, uploadToResultFile } from './uploads-scenarios.ts';
 
 const { rows, levels } = uploadRows(61);
@@ -24,7 +25,7 @@ let fixtures: Map<string, string>;
 beforeAll(async () => {
   dir = await scratchDir('uploads-e2e-dist');
   [receiver, fixtures] = await Promise.all([startCallbackReceiver(), makeUploadFixtures(dir, rows)]);
-  deployment = await startDistributed(receiver, { matchers: 2 });
+  deployment = await startDistributed(receiver, { matchers: 2, registers: true });
   d = { ...deployment, receiver };
 }, 180_000);
 
@@ -38,6 +39,14 @@ describe('uploads on Kafka + ClickHouse: upload → draft → start → done →
   it.each(FIXTURES.map((f) => [f.label, f] as const))('%s', async (_, fixture) => {
     await uploadToResultFile(d, fixture, fixtures.get(fixture.name)!, rows, levels);
   }, 90_000);
+
+  it('a spreadsheet job with company and phone checks: every §17 row in the preview, the results and the result file', async () => {
+    await companyPhoneFileJob(d, dir);
+  }, 90_000);
+
+  it('a JSON job with company and phone checks and a test key gets the §3 fixed answers', async () => {
+    await companyPhoneTestJsonJob(d);
+  }, 60_000);
 
   it('a refused file leaves no job, no spool file and no draft file', async () => {
     const dataDir = deployment.config.DATA_DIR;

@@ -11,6 +11,7 @@ import { startEmbedded, type EmbeddedDeployment } from '../support/deployments.t
 import { scratchDir } from '../support/files/spreadsheets.ts';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import type { Deployment } from './pipeline-scenarios.ts';
+import { companyPhoneFileJob, companyPhoneTestJsonJob } from './company-phone-jobs-scenario.ts';
 import { FIXTURES, makeUploadFixtures, upload, uploadRows, uploadToResultFile } from './uploads-scenarios.ts';
 
 const { rows, levels } = uploadRows(61);
@@ -23,7 +24,7 @@ let fixtures: Map<string, string>;
 beforeAll(async () => {
   dir = await scratchDir('uploads-e2e');
   [receiver, fixtures] = await Promise.all([startCallbackReceiver(), makeUploadFixtures(dir, rows)]);
-  deployment = await startEmbedded(receiver);
+  deployment = await startEmbedded(receiver, { registers: true });
   d = { ...deployment, receiver };
 }, 180_000);
 
@@ -36,6 +37,14 @@ afterAll(async () => {
 describe('uploads on the embedded default: upload → draft → start → done → /file', () => {
   it.each(FIXTURES.map((f) => [f.label, f] as const))('%s', async (_, fixture) => {
     await uploadToResultFile(d, fixture, fixtures.get(fixture.name)!, rows, levels);
+  }, 60_000);
+
+  it('a spreadsheet job with company and phone checks: every §17 row in the preview, the results and the result file', async () => {
+    await companyPhoneFileJob(d, dir);
+  }, 90_000);
+
+  it('a JSON job with company and phone checks and a test key gets the §3 fixed answers', async () => {
+    await companyPhoneTestJsonJob(d);
   }, 60_000);
 
   it('a refused file leaves no job, no spool file and no draft file', async () => {

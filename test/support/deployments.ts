@@ -21,7 +21,7 @@ import {
 import type { ListEntry } from '../../services/domain/types.ts';
 import type { CallbackReceiver } from './callback-receiver.ts';
 import { clickhouseOverHttp } from './clickhouse.ts';
-import { seedListVersion } from './pipeline.ts';
+import { DIRECTORY_ENTRIES, REGISTER_COMPANIES, seedListVersion, seedRegisterVersion } from './pipeline.ts';
 import { servers, startHint } from './servers.ts';
 
 export const RUN_SERVICE = join(import.meta.dirname, '../../services/run-service.ts');
@@ -48,11 +48,18 @@ export interface Seeded {
   listVersionId: string;
 }
 
-export async function seedAccountAndList(platform: Platform, entries?: Iterable<ListEntry>): Promise<Seeded> {
+export async function seedAccountAndList(platform: Platform, entries?: Iterable<ListEntry>, registers = false): Promise<Seeded> {
   const org = await createOrganisation(platform.accounts, { name: `e2e-${randomBytes(4).toString('hex')}` });
   const live = await issueApiKey(platform.accounts, org.id, 'live');
   const test = await issueApiKey(platform.accounts, org.id, 'test');
   const version = await seedListVersion(platform.lists, entries);
+  if (registers) {
+    // Company and phone checks (DECISIONS §17): the add-ons, an active company register and an
+    // imported phone directory, before any service builds its lookups.
+    await platform.accounts.updateOrganisation(org.id, { addons: ['company', 'phone'] });
+    await seedRegisterVersion(platform.registers, 'companies', REGISTER_COMPANIES);
+    await seedRegisterVersion(platform.registers, 'phones', DIRECTORY_ENTRIES);
+  }
   return { liveKey: live.key, testKey: test.key, listVersionId: version.id };
 }
 
@@ -69,6 +76,8 @@ export interface EmbeddedDeployment extends Seeded {
 export interface EmbeddedOptions {
   env?: Record<string, string>;
   listEntries?: Iterable<ListEntry>;
+  /** Grant the company and phone add-ons and seed the registers of test/support/pipeline.ts. */
+  registers?: boolean;
   jobChunkRows?: number;
   /** Matcher and projection in worker threads, as npm start runs them. */
   workers?: boolean;
@@ -86,7 +95,7 @@ export async function startEmbedded(receiver: CallbackReceiver | null, options: 
   const dataDir = mkdtempSync(join(tmpdir(), 'pipeline-embedded-'));
   const config = loadConfig({ ...TEST_ENV, PORT: '0', DATA_DIR: dataDir, ...options.env });
   const platform = await openPlatform(config, silentLogger(), options.clock ? { clock: options.clock } : {});
-  const seeded = await seedAccountAndList(platform, options.listEntries);
+  const seeded = await seedAccountAndList(platform, options.listEntries, options.registers);
   const context = createServiceContext(platform, config, options.logger ?? silentLogger(), {
     ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250,
     ...(options.clock ? { projectionClock: options.clock } : {}), ...options.overrides,
@@ -140,6 +149,8 @@ export interface DistributedOptions {
   /** Rows per checks.rows message published by the API. */
   jobChunkRows?: number;
   listEntries?: Iterable<ListEntry>;
+  /** Grant the company and phone add-ons and seed the registers of test/support/pipeline.ts. */
+  registers?: boolean;
   env?: Record<string, string>;
   /** For the API in this process (e.g. overlapIntake). */
   overrides?: ServiceOverrides;
@@ -175,7 +186,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
   } catch (error) {
     throw new Error(`cannot open Kafka ${brokers.join(',')} / ClickHouse (${(error as Error).message}); ${startHint}`);
   }
-  const seeded = await seedAccountAndList(platform, options.listEntries);
+  const seeded = await seedAccountAndList(platform, options.listEntries, options.registers);
   const processes: ServiceProcess[] = [];
 
   async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors' | 'monitor', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AddonRequiredError, ListNotReadyError, JobInputError } from '../../ingest/jobs/errors.ts';
+import { apiErrorOfIngest } from './check-job-files.ts';
 import { InvalidSealError } from '../../platform/keys/cursor-seal.ts';
 import { InvalidCursorError } from '../../platform/store/job-results.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
-import { ApiError, forbidden, listNotReady, validationFailed } from '../errors.ts';
+import { ApiError, validationFailed } from '../errors.ts';
 import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { fieldsFromQuery, JobQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
@@ -14,7 +14,7 @@ import {
   CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobFields, type CheckJobResultsPage,
 } from '../schemas/check-job.ts';
 import type { JobSpec } from '../../ingest/index.ts';
-import { PersonInputSchema } from '../schemas/person-input.ts';
+import { JobPersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import { createHash } from 'node:crypto';
 import multipart from '@fastify/multipart';
@@ -47,7 +47,7 @@ export const createCheckJobSpec: RouteSpec = {
   requestHeaders: [idempotencyKeyHeader],
   body: CreateCheckJobRequestSchema,
   otherBodies: [
-    { mediaType: 'application/x-ndjson', schema: PersonInputSchema, description: 'One PersonInput per line' },
+    { mediaType: 'application/x-ndjson', schema: JobPersonInputSchema, description: 'One JobPersonInput (PersonInput + cvr, company_name) per line' },
     { mediaType: 'multipart/form-data', schema: UploadFormSchema, description: 'A file upload (DECISIONS §14); no query parameters' },
   ],
   query: JobQuerySchema,
@@ -250,10 +250,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
         try {
           return await intake.seal(body.spooled, specOf(body.fields, body.bodySha256));
         } catch (error) {
-          if (error instanceof JobInputError) throw validationFailed(error.issues);
-          if (error instanceof ListNotReadyError) throw listNotReady();
-          if (error instanceof AddonRequiredError) throw forbidden(error.addon);
-          throw error;
+          throw apiErrorOfIngest(error);
         }
       }
     });

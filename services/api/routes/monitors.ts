@@ -39,6 +39,8 @@ export interface MonitorsContext {
   checkCallbackUrl: (url: string) => Promise<unknown>;
   /** Ends a deleted monitor's check in flight (its job purged). */
   endRun: (jobId: string) => Promise<void>;
+  /** The organisation's active private list version (use_private_list), null when none. */
+  privateListVersion: (orgId: string) => Promise<string | null>;
   spoolDir: string;
   maxBodyBytes: number;
   maxUploadBytes: number;
@@ -288,6 +290,10 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
       try {
         monitor = await withContacts(request, true, (source, fieldsOf) => createMonitor(deps, async (): Promise<MonitorSpec> => {
           const fields = fieldsOf();
+          // A live monitor that asks for the private list needs one now (a test key has none: §3).
+          if (fields.use_private_list === true && mode === 'live' && (await mctx.privateListVersion(org.id)) === null) {
+            throw new JobInputError([jobInputIssue('use_private_list', 'private_list_missing')]);
+          }
           if (fields.callback_url !== undefined) {
             try {
               await mctx.checkCallbackUrl(fields.callback_url);
@@ -295,17 +301,13 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
               throw new JobInputError([jobInputIssue('callback_url', callbackProblem(error))]);
             }
           }
-          // A live monitor with use_private_list needs the organisation's private list now (test keys: no effect, §3).
-          if (fields.use_private_list === true && mode === 'live' && (await ctx.privateLists.activeVersionOf(org.id)) === null) {
-            throw new JobInputError([jobInputIssue('use_private_list', 'private_list_missing')]);
-          }
           return {
             org, mode, keyHash: key.key_hash, locale,
-            ...(fields.use_private_list === true ? { use_private_list: true } : {}),
             callback_url: fields.callback_url ?? null, external_ref: fields.external_ref ?? null,
             ...(fields.policy ? { policy: fields.policy } : {}),
             ...(fields.stop_level !== undefined ? { stop_level: fields.stop_level } : {}),
             ...(fields.retention_days !== undefined ? { retention_days: fields.retention_days } : {}),
+            ...(fields.use_private_list !== undefined ? { use_private_list: fields.use_private_list } : {}),
           };
         }, source));
       } catch (error) {

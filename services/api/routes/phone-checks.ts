@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
-  checkPerson, normalisePhone, phoneCheckResult, TEST_LIST_VERSION, testModeCheck, testModePhoneLookup,
+  checkPerson, normalisePhone, phoneCheckResult, TEST_LIST_VERSION, testModeCheck, testModeDirectoryEntry,
   type CheckResult, type DirectoryEntry,
 } from '../../domain/index.ts';
 import type { CheckOptions } from '../../domain/types.ts';
@@ -42,18 +42,12 @@ export const createPhoneChecksSpec: RouteSpec = {
   errors: [400, 401, 402, 403, 409, 413, 422, 429, 500, 503],
 };
 
-function testModeEntry(phone: string): DirectoryEntry | null {
-  const lookup = testModePhoneLookup(phone);
-  if (lookup.outcome === 'not_found') return null;
-  return { number: phone, name: lookup.name ?? '', address: lookup.address ?? '', listed: lookup.outcome === 'found' };
-}
-
 async function checkPhones(ctx: RouteContext, mode: 'live' | 'test', body: CreatePhoneChecksRequest, options: CheckOptions): Promise<CreatePhoneChecksResponse> {
   if (mode === 'test') {
     const check = (person: Parameters<typeof testModeCheck>[0]): CheckResult => testModeCheck(person, options);
     return {
       list_version: TEST_LIST_VERSION,
-      results: body.phones.map((p) => phoneCheckResult(p.id ?? null, testModeEntry(p.phone), options, check)),
+      results: body.phones.map((p) => phoneCheckResult(p.id ?? null, testModeDirectoryEntry(p.phone), options, check)),
     };
   }
   const list = ctx.activeIndex.current();

@@ -3,7 +3,7 @@ import { boundedString, named } from './registry.ts';
 import { MatchPolicySchema } from './enums.ts';
 import { CheckResultSchema } from './check-result.ts';
 import { ListVersionRefSchema } from './list-version-ref.ts';
-import { PersonInputSchema } from './person-input.ts';
+import { JobPersonInputSchema } from './person-input.ts';
 
 /** api-v2 "Limits": people per JSON POST /v2/check-jobs. */
 export const MAX_PEOPLE_PER_JOB = 1_000_000;
@@ -158,9 +158,9 @@ export type CheckJobFields = z.infer<typeof CheckJobFieldsSchema>;
 export const CreateCheckJobRequestSchema = named(
   'CreateCheckJobRequest',
   CheckJobFieldsSchema.extend({
-    people: z.array(PersonInputSchema).min(1).max(MAX_PEOPLE_PER_JOB),
+    people: z.array(JobPersonInputSchema).min(1).max(MAX_PEOPLE_PER_JOB),
   }),
-  'Read as a stream: the body is never held in memory whole. `application/x-ndjson` (one PersonInput per line, ' +
+  'Read as a stream: the body is never held in memory whole. `application/x-ndjson` (one JobPersonInput per line, ' +
     'the other fields in the query string) is accepted too.',
 );
 

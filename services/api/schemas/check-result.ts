@@ -3,6 +3,7 @@ import { named } from './registry.ts';
 import { DeprecatedLevelSchema, ReasonSchema, StatusSchema } from './enums.ts';
 import { MatchSchema } from './match.ts';
 import { ResolvedAddressSchema } from './resolved-address.ts';
+import { CompanyCheckResultSchema } from './companies.ts';
 
 export const PhoneLookupSchema = named(
   'PhoneLookup',
@@ -27,6 +28,8 @@ export const CheckResultSchema = named(
     stop_level: z.int().min(0).max(5).describe('The stop line applied'),
     address: ResolvedAddressSchema.nullable(),
     phone_lookup: PhoneLookupSchema.nullable(),
+    company: CompanyCheckResultSchema.optional()
+      .describe('Check-job results of jobs with options.check_companies: the company check of a row that named a company (cvr or company_name)'),
     change: z.enum(['newly_blocked', 'released', 'changed_level']).nullable().optional()
       .describe('Only in results of a monitor re-check (source monitor): what changed for this contact since the ' +
         "monitor's last check; null: nothing. newly_blocked: blocked now, not before (or first check); released: " +

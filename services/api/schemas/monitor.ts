@@ -14,7 +14,7 @@ export const MonitorFieldsSchema = z.strictObject({
   stop_level: z.int().min(1).max(5).optional().describe("Stop line of every re-check (default the organisation's)"),
   use_private_list: z.boolean().optional().describe(
     "Default false. Every re-check also applies the organisation's own active private list (a person on it is blocked); " +
-      '422 when the organisation has no active private list. JSON body or multipart `options` (not the NDJSON query).',
+      '422 when the organisation has no active private list. A new version of the private list is a re-check too.',
   ),
   retention_days: z.int().min(1).max(MAX_MONITOR_RETENTION_DAYS).optional()
     .describe('Days the contacts are kept after their last replacement (default 400)'),
@@ -27,6 +27,7 @@ export const MonitorQuerySchema = z.strictObject({
   policy: MatchPolicySchema.optional(),
   stop_level: z.coerce.number().int().min(1).max(5).optional(),
   retention_days: z.coerce.number().int().min(1).max(MAX_MONITOR_RETENTION_DAYS).optional(),
+  use_private_list: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
 });
 
 export const CreateMonitorRequestSchema = named(

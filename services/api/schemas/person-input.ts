@@ -27,3 +27,17 @@ export const PersonInputSchema = named(
   }),
   'One person to check. Give `name` or `first_name` + `last_name`, and `address` or its parts.',
 );
+
+/**
+ * One row of a JSON or NDJSON check job: a PersonInput plus the company columns a file job maps
+ * (`cvr`, `company_name`), read when the job asks for `options.check_companies` (DECISIONS §17).
+ * `POST /v2/checks` keeps the strict PersonInput.
+ */
+export const JobPersonInputSchema = named(
+  'JobPersonInput',
+  PersonInputSchema.extend({
+    cvr: field('Company CVR number (check_companies); a malformed one is a company not found'),
+    company_name: field('Company name (check_companies), used when no CVR is given'),
+  }),
+  'One row of a check job: a PersonInput, plus `cvr` / `company_name` for company checks and `phone` for phone checks.',
+);

@@ -28,6 +28,6 @@ export {
 export { fieldOfHeader, normaliseHeader } from './header-names.ts';
 export { DEFAULT_MAX_DATA_ROWS, DEFAULT_MAX_INFLATED_BYTES, type OpenTableOptions, openTable, type TableSource } from './open-table.ts';
 export { FILE_REFUSAL_CODES, type FileRefusalCode, FileRefusedError, fileRefusalMessage } from './refusal.ts';
-export { neutraliseFormula, type ResultFileRow, type ResultFileSpec, verdictHeaders, writeResultFile } from './result-file.ts';
+export { neutraliseFormula, type ResultFileRow, type ResultFileSpec, verdictHeaders, verdictHeadersOf, writeResultFile } from './result-file.ts';
 export type { TextEncodingName } from './text-encoding.ts';
 export { DEFAULT_XLS_LIMITS, type XlsLimits } from './xls-reader.ts';

@@ -26,6 +26,12 @@ export interface ResultFileSpec {
   /** Input columns when there is no header row (else the header's length). */
   columnCount?: number;
   locale: 'da' | 'en';
+  /**
+   * Jobs with company or phone checks (DECISIONS §17) get their outcome in more columns after
+   * `list_version`: the company's status, register name and form; the phone lookup's outcome and
+   * the name and address the directory gave (empty for unlisted and not found numbers).
+   */
+  checks?: { companies: boolean; phones: boolean };
 }
 
 export interface ResultFileRow {
@@ -37,6 +43,14 @@ export interface ResultFileRow {
 export const VERDICT_HEADERS = {
   da: ['Status', 'Matchniveau', 'Matchkode', 'Årsager', 'Listeversion'],
   en: ['status', 'match_level', 'match_code', 'reasons', 'list_version'],
+} as const;
+const COMPANY_HEADERS = {
+  da: ['Virksomhedsstatus', 'Virksomhedsnavn', 'Virksomhedsform'],
+  en: ['company_status', 'company_name', 'company_form'],
+} as const;
+const PHONE_HEADERS = {
+  da: ['Telefonopslag', 'Navn fra telefonbog', 'Adresse fra telefonbog'],
+  en: ['phone_lookup', 'phone_name', 'phone_address'],
 } as const;
 const COLUMN_WORD = { da: 'Kolonne', en: 'Column' } as const;
 const SHEET_NAME = { da: 'Resultater', en: 'Results' } as const;
@@ -70,14 +84,32 @@ export function neutraliseFormula(cell: string): string {
   return FORMULA_START.test(cell) ? `'${cell}` : cell;
 }
 
-function verdictCells(row: ResultFileRow): string[] {
+function verdictCells(row: ResultFileRow, spec: ResultFileSpec): string[] {
   const { result } = row;
-  return [
+  const cells = [
     result.status,
     result.match.level === null ? '' : String(result.match.level),
     result.match.code ?? '',
     result.reasons.join(', '),
     row.list_version_id,
+  ];
+  if (spec.checks?.companies) {
+    const company = result.company;
+    cells.push(company?.status ?? '', company?.name ?? '', company?.company_form ?? '');
+  }
+  if (spec.checks?.phones) {
+    const lookup = result.phone_lookup;
+    cells.push(lookup?.outcome ?? '', lookup?.name ?? '', lookup?.address ?? '');
+  }
+  return cells;
+}
+
+/** The appended column names of a result file, in the locale. */
+export function verdictHeadersOf(spec: Pick<ResultFileSpec, 'locale' | 'checks'>): string[] {
+  return [
+    ...VERDICT_HEADERS[spec.locale],
+    ...(spec.checks?.companies ? COMPANY_HEADERS[spec.locale] : []),
+    ...(spec.checks?.phones ? PHONE_HEADERS[spec.locale] : []),
   ];
 }
 
@@ -87,25 +119,26 @@ function headerCells(spec: ResultFileSpec, width: number): string[] {
     const h = spec.header?.[i];
     own.push(spec.header === null ? `${COLUMN_WORD[spec.locale]} ${i + 1}` : (h ?? ''));
   }
-  return [...own, ...VERDICT_HEADERS[spec.locale]];
+  return [...own, ...verdictHeadersOf(spec)];
 }
 
 /** Input cells padded to the header's width, the verdict, then any cells beyond the width. */
-function outputCells(row: ResultFileRow, width: number): string[] {
+function outputCells(row: ResultFileRow, width: number, spec: ResultFileSpec): string[] {
   const own: string[] = [];
   for (let i = 0; i < width; i++) own.push(row.cells[i] ?? '');
   const extra = row.cells.slice(width).map((c) => c ?? '');
-  return [...own, ...verdictCells(row), ...extra];
+  return [...own, ...verdictCells(row, spec), ...extra];
 }
 
 export async function writeResultFile(out: NodeJS.WritableStream, spec: ResultFileSpec, rows: AsyncIterable<ResultFileRow>): Promise<void> {
   const width = spec.header?.length ?? spec.columnCount ?? 0;
   if (spec.format === 'xlsx') return writeXlsx(out, spec, width, rows);
-  return writeCsv(out, spec.csv ?? { encoding: 'utf-8', delimiter: ',' }, headerCells(spec, width), width, rows);
+  return writeCsv(out, spec, width, rows);
 }
 
-async function writeCsv(out: NodeJS.WritableStream, dialect: CsvDialect, header: string[], width: number, rows: AsyncIterable<ResultFileRow>): Promise<void> {
-  const { delimiter, encoding } = dialect;
+async function writeCsv(out: NodeJS.WritableStream, spec: ResultFileSpec, width: number, rows: AsyncIterable<ResultFileRow>): Promise<void> {
+  const { delimiter, encoding } = spec.csv ?? { encoding: 'utf-8', delimiter: ',' };
+  const header = headerCells(spec, width);
   const needsQuotes = new RegExp(`["\\r\\n${delimiter === '\t' ? '\\t' : delimiter === '|' ? '\\|' : delimiter}]`);
   const field = (value: string) => {
     const safe = neutraliseFormula(value);
@@ -118,7 +151,7 @@ async function writeCsv(out: NodeJS.WritableStream, dialect: CsvDialect, header:
   await write(byteOrderMark(encoding));
   let piece = line(header);
   for await (const row of rows) {
-    piece += line(outputCells(row, width));
+    piece += line(outputCells(row, width, spec));
     if (piece.length >= CSV_PIECE_CHARS) {
       await write(encodeText(piece, encoding));
       piece = '';
@@ -138,7 +171,7 @@ async function writeXlsx(out: NodeJS.WritableStream, spec: ResultFileSpec, width
       await zipCaughtUp(sheet, out);
     }
     // Strings stay text cells; the verdict's level is a number so that it sorts as one.
-    const cells: Array<string | number | null> = outputCells(row, width).map((c) => (c === '' ? null : c));
+    const cells: Array<string | number | null> = outputCells(row, width, spec).map((c) => (c === '' ? null : c));
     const levelAt = width + 1;
     if (row.result.match.level !== null) cells[levelAt] = row.result.match.level;
     sheet.addRow(cells).commit();

@@ -7,7 +7,8 @@
  * Used from the spool (a job published after its input was read) and while the input is still
  * being read (the overlapped intake).
  */
-import type { Locale, PersonInput } from '../../domain/types.ts';
+import type { JobRowInput } from '../../domain/job-row.ts';
+import type { Locale } from '../../domain/types.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { toAvroPerson, type PipelineEvent } from '../../pipeline/events.ts';
 
@@ -20,19 +21,38 @@ type Cells = Array<string | null> | null;
 export interface ChunkPublisher {
   created(): Promise<void>;
   /** Adds rows (each with its cells and JSON size); publishes whole appends as they fill. */
-  add(people: PersonInput[], cells: Cells[], sizes: number[]): Promise<void>;
+  add(people: JobRowInput[], cells: Cells[], sizes: number[]): Promise<void>;
   /** Publishes what is left, then RowsComplete; returns the counts. */
   complete(inputSha256: string, completedAt: string): Promise<{ rows: number; chunks: number }>;
   readonly rows: number;
 }
+
+/**
+ * The register versions a live job pinned when it was queued, like its list version (DECISIONS §7):
+ * its rows are checked against these whatever is activated meanwhile. Not stored on the job
+ * record: they travel on every chunk, and an intake that dies is never resumed.
+ */
+export interface RegisterPins {
+  company_register_version_id: string | null;
+  phone_directory_version_id: string | null;
+}
+
+export const NO_REGISTER_PINS: RegisterPins = Object.freeze({ company_register_version_id: null, phone_directory_version_id: null });
 
 export function createChunkPublisher(options: {
   job: JobRecord;
   locale: Locale;
   chunkRows: number;
   publish: (events: PipelineEvent | PipelineEvent[]) => Promise<void>;
+  pins?: RegisterPins;
 }): ChunkPublisher {
   const { job, locale, chunkRows, publish } = options;
+  const pins = options.pins ?? NO_REGISTER_PINS;
+  const checks = {
+    check_people: job.options.check_people ?? true,
+    check_companies: job.options.check_companies ?? false,
+    check_phones: job.options.check_phones ?? false,
+  };
   const policy = job.options.policy ?? 'standard';
   const stopLevel = job.options.stop_level ?? 1;
   const listVersionId = job.mode === 'test' ? null : (job.list_version?.id ?? null);
@@ -58,8 +78,11 @@ export function createChunkPublisher(options: {
     pendingBytes += chunkBytes;
     pending.push({
       type: 'RowsChunk',
-      value: { job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy, stop_level: stopLevel, locale, rows,
-        private_list_version_id: privateListVersionId },
+      value: {
+        job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy, stop_level: stopLevel, locale, rows,
+        private_list_version_id: privateListVersionId,
+        ...checks, company_register_version_id: pins.company_register_version_id, phone_directory_version_id: pins.phone_directory_version_id,
+      },
     });
     chunk += 1;
     rows = [];
@@ -76,7 +99,7 @@ export function createChunkPublisher(options: {
         type: 'JobCreated',
         value: {
           job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, list_version_id: listVersionId,
-          policy, stop_level: stopLevel, check_people: true, check_companies: false, check_phones: false,
+          policy, stop_level: stopLevel, ...checks,
           use_private_list: job.options.use_private_list === true, row_count: job.row_count, delete_after: job.delete_after, created_at: job.created_at,
         },
       });

@@ -10,6 +10,7 @@ export type JobInputProblem =
   | 'callback_refused'
   | 'callback_unresolvable'
   | 'option_unsupported'
+  | 'no_check_asked'
   | 'private_list_missing'
   | 'value_too_long'
   | 'column_mapping_required'
@@ -26,6 +27,10 @@ const TEXTS: Record<JobInputProblem, Record<Locale, string>> = {
   option_unsupported: {
     da: 'Understøttes ikke for job med personer; skal være false.',
     en: 'Not supported for jobs of people; must be false.',
+  },
+  no_check_asked: {
+    da: 'Mindst én af check_people, check_companies og check_phones skal være true.',
+    en: 'At least one of check_people, check_companies and check_phones must be true.',
   },
   private_list_missing: {
     da: 'Organisationen har ingen aktiv egen spærreliste; importér og aktivér den først, eller sæt use_private_list til false.',
@@ -67,6 +72,20 @@ export class ListNotReadyError extends Error {
   override name = 'ListNotReadyError';
   constructor() {
     super('no active list version to pin');
+  }
+}
+
+/**
+ * A live job with company or phone checks needs what it checks against: an active company
+ * register version to pin, an imported phone directory (or the provider's API). 503 at the edge,
+ * `details.reason` as the synchronous checks give it.
+ */
+export class RegisterNotReadyError extends Error {
+  override name = 'RegisterNotReadyError';
+  readonly reason: 'company_register_not_ready' | 'phone_directory_not_ready';
+  constructor(reason: RegisterNotReadyError['reason']) {
+    super(`no register to pin: ${reason}`);
+    this.reason = reason;
   }
 }
 

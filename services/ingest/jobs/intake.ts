@@ -22,8 +22,10 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { CsvDialectRecord, JobMonitorRef, JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import type { PipelineEvent, PipelineEvents } from '../../pipeline/events.ts';
-import { createChunkPublisher, MAX_CHUNK_BYTES, type ChunkPublisher } from './chunk-publisher.ts';
-import { AddonRequiredError, JobInputError, jobInputIssue, ListNotReadyError, type JobInputIssue } from './errors.ts';
+import { createChunkPublisher, MAX_CHUNK_BYTES, NO_REGISTER_PINS, type ChunkPublisher, type RegisterPins } from './chunk-publisher.ts';
+import {
+  AddonRequiredError, JobInputError, jobInputIssue, ListNotReadyError, RegisterNotReadyError, type JobInputIssue,
+} from './errors.ts';
 import { spoolPeople, spoolRows, type SpoolBatch, type SpooledPeople, type SpoolRow } from './spool.ts';
 
 export const DEFAULT_CHUNK_ROWS = 2000;
@@ -42,6 +44,14 @@ export interface JobIntakeDeps {
   events: Pick<PipelineEvents, 'publish'>;
   /** The active cpr list version a live job pins; null when none is active yet. */
   currentListVersion: () => ListVersionRef | null;
+  /** The active company register version a live job with check_companies pins; null (or absent): none. */
+  currentCompanyRegisterVersion?: () => string | null;
+  /**
+   * The phone directory a live job with check_phones uses: the imported version it pins (null:
+   * nothing imported), or the provider's API (`provider`, not versioned: nothing to pin).
+   * Absent: no directory.
+   */
+  currentPhoneDirectory?: () => { provider: true } | { provider: false; versionId: string | null };
   /**
    * Throws when a callback URL may not be called (services/projection/callbacks checkCallbackUrl
    * with the configured allow-list): a CallbackUrlError-like error with a `reason`.
@@ -158,7 +168,6 @@ export interface JobIntake {
   startDraft(draft: JobRecord, spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord>;
 }
 
-const UNSUPPORTED_OPTIONS = ['check_companies', 'check_phones'] as const;
 
 export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   const logger = deps.logger.child({ module: 'ingest.jobs' });
@@ -178,10 +187,10 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     if (spec.options?.check_companies === true && !spec.org.addons?.includes('company')) throw new AddonRequiredError('company');
     if (spec.options?.check_phones === true && !spec.org.addons?.includes('phone')) throw new AddonRequiredError('phone');
     const issues: JobInputIssue[] = [];
-    for (const option of UNSUPPORTED_OPTIONS) {
-      if (spec.options?.[option] === true) issues.push(jobInputIssue(`options.${option}`, 'option_unsupported'));
+    // check_people false is a job of companies and/or phones only; a job must check something.
+    if (spec.options?.check_people === false && spec.options.check_companies !== true && spec.options.check_phones !== true) {
+      issues.push(jobInputIssue('options.check_people', 'no_check_asked'));
     }
-    if (spec.options?.check_people === false) issues.push(jobInputIssue('options.check_people', 'option_unsupported'));
     let privateList: string | null = null;
     if (spec.options?.use_private_list === true && spec.mode === 'live') {
       if (!deps.privateListVersion) issues.push(jobInputIssue('options.use_private_list', 'option_unsupported'));
@@ -207,6 +216,26 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     const version = deps.currentListVersion();
     if (!version) throw new ListNotReadyError();
     return version;
+  }
+
+  /**
+   * The register versions a live job with company or phone checks pins, like its list version
+   * (the same moment: queueing). Test jobs read no register (DECISIONS §3).
+   */
+  function pinnedRegisters(spec: JobSpec): RegisterPins {
+    if (spec.mode === 'test') return NO_REGISTER_PINS;
+    let company: string | null = null;
+    let phone: string | null = null;
+    if (spec.options?.check_companies === true) {
+      company = deps.currentCompanyRegisterVersion?.() ?? null;
+      if (company === null) throw new RegisterNotReadyError('company_register_not_ready');
+    }
+    if (spec.options?.check_phones === true) {
+      const directory = deps.currentPhoneDirectory?.();
+      if (!directory || (!directory.provider && directory.versionId === null)) throw new RegisterNotReadyError('phone_directory_not_ready');
+      phone = directory.provider ? null : directory.versionId;
+    }
+    return { company_register_version_id: company, phone_directory_version_id: phone };
   }
 
   /**
@@ -290,8 +319,8 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     };
   }
 
-  async function publishJob(job: JobRecord, spooled: SpooledPeople, locale: Locale): Promise<number> {
-    const publisher = createChunkPublisher({ job, locale, chunkRows, publish: livePublish(job.id) });
+  async function publishJob(job: JobRecord, spooled: SpooledPeople, locale: Locale, pins: RegisterPins): Promise<number> {
+    const publisher = createChunkPublisher({ job, locale, chunkRows, publish: livePublish(job.id), pins });
     await publisher.created();
     for await (const { people, cells, sizes } of spooled.read({ maxRows: chunkRows, maxBytes: MAX_CHUNK_BYTES })) {
       await publisher.add(people, cells, sizes);
@@ -304,10 +333,11 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   async function commit(spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
     const privateList = await checkFields(spec);
     const version = pinnedVersion(spec.mode);
+    const pins = pinnedRegisters(spec);
     const ready = readyState(spec, spooled.rowCount);
     const job = { ...newRecord(spooled, spec, version, ready.status, ready.price), private_list_version_id: privateList };
     await deps.jobs.createJob(job);
-    return publishQueued(job, spooled, spec.locale);
+    return publishQueued(job, spooled, spec.locale, pins);
   }
 
   async function spoolAndPublish(people: AsyncIterable<PersonInput[]>, early: () => JobSpec | null): Promise<StreamedPeople> {
@@ -332,9 +362,11 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
           const privateList = await checkFields(spec);
           // No final row count and no input hash yet: the projection cannot complete the job
           // before seal writes both and RowsComplete confirms them (job-tracker.ts rowsComplete).
-          const job = { ...newRecord({ rowCount: 0, sha256: '' }, spec, pinnedVersion(spec.mode)), input_sha256: null, private_list_version_id: privateList };
+          const version = pinnedVersion(spec.mode);
+          const pins = pinnedRegisters(spec);
+          const job = { ...newRecord({ rowCount: 0, sha256: '' }, spec, version), input_sha256: null, private_list_version_id: privateList };
           await deps.jobs.createJob(job);
-          const publisher = createChunkPublisher({ job, locale: spec.locale, chunkRows, publish: livePublish(job.id) });
+          const publisher = createChunkPublisher({ job, locale: spec.locale, chunkRows, publish: livePublish(job.id), pins });
           holder.opened = { job, spec, publisher, state: 'open', alive: heartbeat(job.id) };
           await publisher.created();
           for (const b of held) await publisher.add(b.people, b.cells, b.sizes);
@@ -424,6 +456,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   async function startDraft(draft: JobRecord, spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord> {
     const privateList = await checkFields(spec);
     const version = pinnedVersion(spec.mode);
+    const pins = pinnedRegisters(spec);
     const options = resolvedOptions(spec);
     const now = clock().toISOString();
     // The intake opens before the job is queued: killed in between, an open intake of a draft is
@@ -446,13 +479,13 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       callback_url: spec.callback_url ?? draft.callback_url,
     });
     if (!queued) throw new Error('the draft disappeared while starting');
-    return publishQueued(queued, spooled, spec.locale);
+    return publishQueued(queued, spooled, spec.locale, pins);
   }
 
-  async function publishQueued(job: JobRecord, spooled: SpooledPeople, locale: Locale): Promise<JobRecord> {
+  async function publishQueued(job: JobRecord, spooled: SpooledPeople, locale: Locale, pins: RegisterPins): Promise<JobRecord> {
     const started = performance.now();
     try {
-      const chunks = await publishJob(job, spooled, locale);
+      const chunks = await publishJob(job, spooled, locale, pins);
       // Every row is on the log: the stalled-intake sweep must leave the job alone from now on.
       await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
       logger.info(

@@ -17,9 +17,10 @@ export const INVALID = -3;
 /** One person's JSON text: 13 fields of 200 characters, escaped, fits easily. */
 const MAX_PERSON_CHARS = 64 * 1024;
 
+/** A job row's fields: PersonInput's, and `cvr` / `company_name` for company checks (job rows only). */
 export const PERSON_FIELDS: ReadonlySet<string> = new Set([
   'id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door',
-  'postal_code', 'city', 'kvhx', 'phone',
+  'postal_code', 'city', 'kvhx', 'phone', 'cvr', 'company_name',
 ]);
 
 const QUOTE = 34;

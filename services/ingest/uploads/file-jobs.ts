@@ -12,7 +12,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { CheckJobOptions, ColumnMapping, JobSource, PreviewRow } from '../../domain/check-job.ts';
-import type { CheckOptions, CheckResult, Locale, PersonInput } from '../../domain/types.ts';
+import type { CheckOptions, CheckResult, Locale } from '../../domain/types.ts';
+import type { JobChecks, JobRowInput } from '../../domain/job-row.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
@@ -29,10 +30,11 @@ export interface FileIngestDeps {
   /** Where drafts keep their uploaded file (UPLOAD_DIR). */
   draftDir: string;
   /**
-   * Checks the preview's people as the job would (test keys: the fixed answers; live: the active
-   * version). Throws ListNotReadyError when a live check has no active version.
+   * Checks the preview's rows as the job would (test keys: the fixed answers; live: the active
+   * versions), with the checks the job asks for. Throws ListNotReadyError when a live check has
+   * no active version.
    */
-  checkPreview: (people: PersonInput[], mode: 'live' | 'test', options: CheckOptions) => CheckResult[];
+  checkPreview: (people: JobRowInput[], mode: 'live' | 'test', options: CheckOptions, checks: JobChecks) => CheckResult[];
   logger: Logger;
 }
 
@@ -93,6 +95,8 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
       policy: spec.policy ?? spec.options?.policy ?? 'standard',
       stopLevel: spec.options?.stop_level ?? spec.org.stop_level ?? 1,
       locale: spec.locale,
+    }, {
+      people: spec.options?.check_people ?? true, companies: spec.options?.check_companies ?? false, phones: spec.options?.check_phones ?? false,
     });
     return cells.map((row, i) => ({ cells: row, result: results[i] }));
   }

@@ -4,7 +4,7 @@
  * over 200 characters (DECISIONS §11) refuses the whole file, as a bad person refuses a JSON
  * body: the error names the row and field, never the value.
  */
-import type { PersonInput } from '../../domain/types.ts';
+import type { JobRowInput } from '../../domain/job-row.ts';
 import { JobInputError, jobInputIssue } from '../jobs/errors.ts';
 import type { SpoolRow } from '../jobs/spool.ts';
 import { personFromCells, type ResolvedColumnMapping, type TableSource } from '../files/index.ts';
@@ -14,20 +14,20 @@ const BATCH_ROWS = 1000;
 /** DECISIONS §11: every string field at most 200 characters. */
 export const MAX_FIELD_CHARS = 200;
 
-/** The fields a job of people checks; `cvr`/`company_name` wait for company checks (issue 9). */
+/** The fields a job row carries: the person, the phone, and `cvr`/`company_name` for company checks. */
 const PERSON_FIELDS = [
   'id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door', 'postal_code', 'city',
-  'kvhx', 'phone',
-] as const satisfies ReadonlyArray<keyof PersonInput>;
+  'kvhx', 'phone', 'cvr', 'company_name',
+] as const satisfies ReadonlyArray<keyof JobRowInput>;
 
 /**
- * The PersonInput of one data row (row = 0-based data row, for the error path). `lenient` (the
+ * The job row (PersonInput + company fields) of one data row (row = 0-based data row, for the error path). `lenient` (the
  * draft's preview) cuts an over-long value instead of refusing: the draft still shows the file,
  * and the start, which reads every row with the final mapping, refuses it.
  */
-export function personOfRow(cells: Cells, mapping: ResolvedColumnMapping, row: number, lenient = false): PersonInput {
+export function personOfRow(cells: Cells, mapping: ResolvedColumnMapping, row: number, lenient = false): JobRowInput {
   const mapped = personFromCells(cells, mapping) as Record<string, string | undefined>;
-  const person: PersonInput = {};
+  const person: JobRowInput = {};
   for (const field of PERSON_FIELDS) {
     const value = mapped[field];
     if (value === undefined || value === '') continue;

@@ -64,7 +64,10 @@ export async function streamResultFile(
   }
   await writeResultFile(
     out,
-    { format: spec.format, ...(spec.csv ? { csv: spec.csv } : {}), header: inputHeader(job), columnCount: json ? 1 : job.columns.length, locale: options.locale },
+    {
+      format: spec.format, ...(spec.csv ? { csv: spec.csv } : {}), header: inputHeader(job), columnCount: json ? 1 : job.columns.length,
+      locale: options.locale, checks: { companies: job.options.check_companies === true, phones: job.options.check_phones === true },
+    },
     rows(),
   );
 }

@@ -29,8 +29,10 @@ export interface MonitorRecord {
   mode: 'live' | 'test';
   external_ref: string | null;
   callback_url: string | null;
-  /** Resolved at creation: the job options every re-check runs with. */
-  /** `use_private_list`: every re-check also applies the organisation's active private list (DECISIONS §16); absent: false. */
+  /**
+   * Resolved at creation: the job options every re-check runs with. `use_private_list`: the
+   * organisation's own list applies too (DECISIONS §16); a new version of it is a re-check as well.
+   */
   options: { policy: MatchPolicy; stop_level: number; use_private_list?: boolean };
   /** Language of the result labels of its jobs. */
   locale: Locale;
@@ -58,6 +60,8 @@ export interface MonitorRecord {
 
 export interface MonitorCheck {
   list_version_id: string;
+  /** The private list version checked against (use_private_list); absent/null: none. */
+  private_list_version_id?: string | null;
   generation: number;
   job_id: string;
   checked_at: string;
@@ -66,6 +70,7 @@ export interface MonitorCheck {
 export interface MonitorRun {
   job_id: string;
   list_version_id: string;
+  private_list_version_id?: string | null;
   generation: number;
   /** `publishing` until every row and RowsComplete are on the log (a crash in between: restart it). */
   state: 'publishing' | 'published';

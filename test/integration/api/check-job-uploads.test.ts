@@ -114,12 +114,13 @@ describe('multipart POST /v2/check-jobs → draft', () => {
     const forbidden = await start({ check_companies: true });
     expect(forbidden.statusCode).toBe(403);
     expect(errorOf(forbidden).message).toContain('virksomhedstjek');
-    // With the add-on the option meets the next check: jobs do not run company checks yet (422).
+    // With the add-on the draft starts with company checks on its chunks.
     await accounts.updateOrganisation(orgA.org.id, { addons: ['company'] });
-    const unsupported = await start({ check_companies: true });
-    expect(unsupported.statusCode).toBe(422);
-    expect((await start({})).statusCode).toBe(202);
-    expect(eventsOf(await log.decoded(), draft.id).chunks.flatMap((c) => c.rows)).toHaveLength(3);
+    const started = await start({ check_companies: true });
+    expect(started.statusCode, started.body).toBe(202);
+    const chunks = eventsOf(await log.decoded(), draft.id).chunks;
+    expect(chunks.flatMap((c) => c.rows)).toHaveLength(3);
+    expect(chunks.every((c) => c.check_companies)).toBe(true);
   });
 
   it('start moves it to queued and publishes every row with its cells; the draft file goes; a second start is 409', async () => {

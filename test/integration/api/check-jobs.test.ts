@@ -275,15 +275,25 @@ describe('POST /v2/check-jobs', () => {
         expect(errorOf(response).message).toContain(text);
       }
     }
-    // With the add-on the option passes the gate (jobs do not run company or phone checks yet: 422).
-    await accounts.updateOrganisation(orgA.org.id, { addons: ['company', 'phone'] });
-    const withAddon = await app.inject({
-      method: 'POST', url: '/v2/check-jobs', headers: bearer(orgA.testKey), payload: { people, options: { check_phones: true } },
-    });
-    expect(withAddon.statusCode).toBe(422);
-    expect(errorOf(withAddon).details).toMatchObject({ issues: [{ path: 'options.check_phones' }] });
     expect(await log.count()).toBe(0);
     expect(await allJobs()).toEqual([]);
+    // With the add-on the job is taken, and its chunks ask the matcher for the checks.
+    await accounts.updateOrganisation(orgA.org.id, { addons: ['company', 'phone'] });
+    const withAddon = await app.inject({
+      method: 'POST', url: '/v2/check-jobs', headers: bearer(orgA.testKey),
+      payload: { people: people.map((p, i) => ({ ...p, cvr: '00000042', company_name: `Firma ${i}` })), options: { check_phones: true, check_companies: true } },
+    });
+    expect(withAddon.statusCode, withAddon.body).toBe(202);
+    expect(withAddon.json()).toMatchObject({ options: { check_people: true, check_companies: true, check_phones: true } });
+    const chunks = eventsOf(await log.decoded(), withAddon.json().id).chunks;
+    expect(chunks.every((c) => c.check_companies && c.check_phones && c.check_people)).toBe(true);
+    expect(chunks.flatMap((c) => c.rows).every((r) => r.person.cvr === '00000042')).toBe(true);
+    // A job that checks nothing is refused (422 at options.check_people, da/en).
+    const nothing = await app.inject({
+      method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'accept-language': 'en' }, payload: { people, options: { check_people: false } },
+    });
+    expect(nothing.statusCode).toBe(422);
+    expect(errorOf(nothing).details).toMatchObject({ issues: [{ path: 'options.check_people', message: expect.stringContaining('At least one of') }] });
   });
 
   // Regression (issue 12): JSON.stringify leaves U+2028/U+2029 unescaped, and the spool was read

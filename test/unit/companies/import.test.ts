@@ -111,7 +111,8 @@ describe('CVR extract import', () => {
     })();
     await activateRegister(deps, second.version.id);
     await active.refresh();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Until checks have run on the new version too (not a fixed wait: a loaded machine runs few).
+    while (seen.filter((s) => s.version === second.version.id).length < 2) await new Promise((resolve) => setImmediate(resolve));
     stop = true;
     await checking;
 

@@ -12,6 +12,30 @@ describe('the project lint', () => {
     expect(rulesOf('services/platform/config.ts', 'const e = process.env;\n')).toEqual([]);
   });
 
+  it('keeps domain code to domain imports and the pure packages allowed', () => {
+    expect(rulesOf('services/domain/check.ts', "import { normalize } from './normalize.ts';\nimport { x } from 'libphonenumber-js/max';\n")).toEqual([]);
+    expect(rulesOf('services/domain/check.ts', [
+      "import { readFileSync } from 'node:fs';",
+      "import type { Logger } from '../platform/logger.ts';",
+      '} from "../pipeline/events.ts";',
+      "const m = await import('pino');",
+    ].join('\n'))).toEqual(['1:domain-imports-only-domain', '2:domain-imports-only-domain', '3:domain-imports-only-domain', '4:domain-imports-only-domain']);
+  });
+
+  it('lets only the platform import the adapters, apart from the allowed existing imports', () => {
+    const imports = [
+      "import { createKafkaEventLog } from '../platform/log/kafka.ts';",
+      "import { createClickHouseJobStore } from '../platform/store/clickhouse/jobs.ts';",
+      "import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';",
+      "import type { JobStore } from '../platform/store/jobs-port.ts';",
+    ].join('\n');
+    expect(rulesOf('services/projection/projection.ts', imports)).toEqual([
+      '1:adapters-only-through-platform-ports', '2:adapters-only-through-platform-ports', '3:adapters-only-through-platform-ports',
+    ]);
+    expect(rulesOf('services/platform/open-platform.ts', imports.replaceAll('../platform/', './'))).toEqual([]);
+    expect(rulesOf('services/api/app.ts', imports)).toEqual(['1:adapters-only-through-platform-ports', '2:adapters-only-through-platform-ports']);
+  });
+
   it('finds focused and skipped tests, only in test/', () => {
     // Built from parts so that this file does not trip the rule itself.
     const dot = (name: string, modifier: string) => `${name}.${modifier}`;

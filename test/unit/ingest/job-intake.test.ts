@@ -129,14 +129,14 @@ describe('job intake', () => {
     const { intake, published } = setup({ callback: refuse });
     const error = await intake
       .createJob({
-        ...spec({ callback_url: 'https://10.0.0.1/x', options: { check_phones: true } }),
+        ...spec({ callback_url: 'https://10.0.0.1/x', options: { check_people: false } }),
         org: { id: 'org-1', stop_level: 2, retention_days: 14, plan: 'annual', addons: ['phone'] },
         people: batches(people),
       })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JobInputError);
     expect((error as JobInputError).issues.map((i) => [i.path, i.problem])).toEqual([
-      ['options.check_phones', 'option_unsupported'],
+      ['options.check_people', 'no_check_asked'],
       ['callback_url', 'callback_refused'],
     ]);
     expect((error as JobInputError).issues[1].describe('en')).not.toContain('10.0.0.1');

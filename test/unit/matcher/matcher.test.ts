@@ -16,10 +16,21 @@ import { createEmbeddedListStore } from '../../../services/platform/store/embedd
 import {
   createPipelineEvents, toAvroPerson, type EventMessage, type PipelineEvent, type ResultsChunkEvent, type RowsChunkEvent,
 } from '../../../services/pipeline/events.ts';
-import { mixedRows, mixedTestRows, seedListVersion, type MixedRow } from '../../support/pipeline.ts';
+import { createActiveRegister } from '../../../services/companies/active-register.ts';
+import {
+  createCompanyIndexBuilder, createPhoneIndexBuilder, type CompanyIndex, type CompanyRecord, type DirectoryEntry, type PhoneIndex,
+} from '../../../services/domain/index.ts';
+import { DirectoryUnavailableError } from '../../../services/phones/directory-port.ts';
+import { createEmbeddedRegisterStore } from '../../../services/platform/store/embedded/registers.ts';
+import type { MatcherRegisters } from '../../../services/matcher/matcher.ts';
+import {
+  DIRECTORY_ENTRIES, mixedRows, mixedTestRows, REGISTER_COMPANIES, REGISTER_ROWS, seedListVersion, seedRegisterVersion, type MixedRow,
+} from '../../support/pipeline.ts';
 
-function setup() {
-  const lists = createEmbeddedListStore(openEmbeddedDatabase(':memory:'));
+function setup(registers?: (store: ReturnType<typeof createEmbeddedRegisterStore>) => MatcherRegisters) {
+  const db = openEmbeddedDatabase(':memory:');
+  const lists = createEmbeddedListStore(db);
+  const registerStore = createEmbeddedRegisterStore(db);
   const appended: Array<{ topic: string; messages: EventMessage[] }> = [];
   const events = createPipelineEvents({
     log: { publish: async (topic, messages) => void appended.push({ topic, messages }) },
@@ -28,18 +39,19 @@ function setup() {
   let builds = 0;
   const index = createActiveListIndex({ listStore: lists, logger: silentLogger() });
   const counted = { forVersion: (id: string) => (builds++, index.forVersion(id)) };
-  const matcher = createMatcherCore({ events, activeIndex: counted, logger: silentLogger() });
+  const matcher = createMatcherCore({ events, activeIndex: counted, logger: silentLogger(), ...(registers ? { registers: registers(registerStore) } : {}) });
   const published = async (): Promise<PipelineEvent[]> => {
     const out: PipelineEvent[] = [];
     for (const { messages } of appended) for (const m of messages) out.push(await events.decode(m.value));
     return out;
   };
-  return { lists, events, matcher, published, appended, builds: () => builds };
+  return { lists, registerStore, events, matcher, published, appended, builds: () => builds };
 }
 
 function chunk(jobId: string, n: number, rows: MixedRow[], first: number, overrides: Partial<RowsChunkEvent>): RowsChunkEvent {
   return {
     job_id: jobId, chunk: n, org_id: randomUUID(), mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'en', private_list_version_id: null,
+    check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
     rows: rows.map((r, i) => ({ row: first + i, person: toAvroPerson(r.person), cells: null })), ...overrides,
   };
 }
@@ -129,5 +141,97 @@ describe('matcher', () => {
     });
     const { message } = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, mixedRows(1), 0, { list_version_id: randomUUID() }) });
     await expect(matcher.handleBatch([message.value])).rejects.toThrow('connection reset');
+  });
+
+  describe('company and phone checks (RowsChunk v5)', () => {
+    const fromStore = (store: ReturnType<typeof createEmbeddedRegisterStore>, directory?: MatcherRegisters['directory']): MatcherRegisters => ({
+      companies: createActiveRegister<CompanyRecord, CompanyIndex>({ store, kind: 'companies', logger: silentLogger(), createBuilder: createCompanyIndexBuilder }),
+      phones: createActiveRegister<DirectoryEntry, PhoneIndex>({ store, kind: 'phones', logger: silentLogger(), createBuilder: createPhoneIndexBuilder }),
+      ...(directory ? { directory } : {}),
+    });
+    const v3 = { check_people: false, check_companies: true, check_phones: true };
+    const registerRows = REGISTER_ROWS.map((r) => ({ person: r.row, level: r.level }));
+
+    it('checks every §17 row against the pinned company register and directory versions', async () => {
+      const { lists, registerStore, events, matcher, published } = setup((store) => fromStore(store));
+      const list = await seedListVersion(lists);
+      const companies = await seedRegisterVersion(registerStore, 'companies', REGISTER_COMPANIES);
+      const phones = await seedRegisterVersion(registerStore, 'phones', DIRECTORY_ENTRIES);
+      const { message } = await events.encode({
+        type: 'RowsChunk',
+        value: chunk(randomUUID(), 0, registerRows, 0, {
+          list_version_id: list.id, ...v3, company_register_version_id: companies.id, phone_directory_version_id: phones.id,
+        }),
+      });
+      await matcher.handleBatch([message.value]);
+      const [out] = await published();
+      const results = (out.value as ResultsChunkEvent).results.map((r) => r.result);
+      for (const [i, expected] of REGISTER_ROWS.entries()) {
+        const result = results[i];
+        expect([result.id, result.status, result.reasons, result.match.level]).toEqual([expected.row.id, expected.status, expected.reasons, expected.level]);
+        if (expected.company) expect(result.company).toMatchObject({ ...expected.company, synced_at: companies.created_at });
+        else expect(result.company).toBeUndefined();
+        expect(result.phone_lookup?.outcome).toBe(expected.phone);
+      }
+    });
+
+    it('without a pinned directory version, asks the provider once per chunk for its distinct numbers', async () => {
+      const asked: string[][] = [];
+      const provider = {
+        lookup: async (numbers: readonly string[]) => {
+          asked.push([...numbers]);
+          return new Map(numbers.map((n) => [n, DIRECTORY_ENTRIES.find((e) => e.number === n) ?? null]));
+        },
+      };
+      const { lists, registerStore, events, matcher, published } = setup((store) => fromStore(store, provider));
+      const list = await seedListVersion(lists);
+      const rows = [{ phone: '22334455' }, { phone: '+45 22 33 44 55' }, { phone: '66778899' }].map((person) => ({ person, level: null }));
+      const { message } = await events.encode({
+        type: 'RowsChunk', value: chunk(randomUUID(), 0, rows, 0, { list_version_id: list.id, check_people: true, check_phones: true }),
+      });
+      await matcher.handleBatch([message.value]);
+      expect(asked).toEqual([['+4522334455', '+4566778899']]);
+      const results = ((await published())[0].value as ResultsChunkEvent).results.map((r) => r.result);
+      expect(results.map((r) => [r.status, r.phone_lookup?.outcome])).toEqual([['blocked', 'found'], ['blocked', 'found'], ['manual', 'unlisted']]);
+      void registerStore;
+    });
+
+    it('fails the job when a pinned register is missing or gone, or the directory cannot answer; never a guessed answer', async () => {
+      const down = { lookup: async () => { throw new DirectoryUnavailableError('provider_failed', 'HTTP 502'); } };
+      const { lists, events, matcher, published } = setup((store) => fromStore(store, down));
+      const list = await seedListVersion(lists);
+      const cases = [
+        { check_companies: true, company_register_version_id: null },
+        { check_companies: true, company_register_version_id: randomUUID() },
+        { check_phones: true, phone_directory_version_id: randomUUID() },
+        { check_phones: true },
+      ];
+      for (const overrides of cases) {
+        const { message } = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, registerRows, 0, { list_version_id: list.id, ...overrides }) });
+        await matcher.handleBatch([message.value]);
+      }
+      const out = await published();
+      expect(out.map((e) => [e.type, (e.value as { error?: string }).error])).toEqual([
+        ['JobStateChanged', 'company_register_missing'],
+        ['JobStateChanged', 'company_register_unavailable'],
+        ['JobStateChanged', 'phone_directory_unavailable'],
+        ['JobStateChanged', 'phone_directory_unavailable'],
+      ]);
+    });
+
+    it('a test-mode chunk gets the §3 company and phone answers without any register', async () => {
+      const { events, matcher, published } = setup();
+      const rows = [{ cvr: '00000042' }, { cvr: '25313763' }, { phone: '12340000' }, { phone: '12341111' }, { phone: '12345678' }].map((person) => ({ person, level: null }));
+      const { message } = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, rows, 0, { mode: 'test', ...v3 }) });
+      await matcher.handleBatch([message.value]);
+      const results = ((await published())[0].value as ResultsChunkEvent).results.map((r) => r.result);
+      expect(results.map((r) => [r.status, r.reasons, r.company?.company_form ?? null, r.phone_lookup?.outcome ?? null])).toEqual([
+        ['blocked', ['company_protected'], 'A/S', null],
+        ['allowed', [], 'ApS', null],
+        ['manual', ['phone_not_found'], null, 'not_found'],
+        ['manual', ['phone_unlisted'], null, 'unlisted'],
+        ['allowed', [], null, 'found'],
+      ]);
+    });
   });
 });

@@ -121,3 +121,20 @@ describe('phone directory: HTTP adapter against a fake directory server (test do
     await expect(createHttpDirectory({ url: 'http://127.0.0.1:9', key: 'k', timeoutMs: 500 }).lookup(['+4520123456'])).rejects.toBeInstanceOf(DirectoryUnavailableError);
   });
 });
+
+describe('compact phone index', () => {
+  it('finds every number, confirms against the number itself, and a number listed twice keeps the later entry', () => {
+    const builder = createPhoneIndexBuilder();
+    const entries: DirectoryEntry[] = Array.from({ length: 5000 }, (_, i) => ({
+      number: `+452${String(i).padStart(7, '0')}`, name: `Navn ${i} Ærø`, address: `Vej ${i}, 8000 Aarhus C`, listed: i % 3 !== 0,
+    }));
+    for (const e of entries) builder.add(e);
+    builder.add({ ...entries[7], name: 'Ny Ejer', listed: true });
+    const index = builder.build();
+    for (const e of entries.slice(0, 7)) expect(index.get(e.number)).toEqual(e);
+    expect(index.get(entries[7].number)).toEqual({ ...entries[7], name: 'Ny Ejer', listed: true });
+    expect(index.get(entries[4999].number)).toEqual(entries[4999]);
+    expect(index.get('+4599999999')).toBeUndefined();
+    expect(index.size).toBe(5001);
+  });
+});

@@ -69,14 +69,45 @@ describe('pipeline events', () => {
     expect(decoded.value.results[1].result.phone_lookup).toEqual({ outcome: 'unlisted' });
   });
 
-  it('reads a v1 RowsChunk with the v2, v3 and v4 defaults (nothing sealed)', async () => {
+  it('reads a v4 RowsChunk with the v5 defaults: a person check only, no company fields', async () => {
+    const [, , , v4] = catalog.bySubject.get('checks.rows-dk.robinson.checks.RowsChunk')!;
+    const events = createPipelineEvents({ log: memoryLog().log, registry });
+    const person = toAvroPerson({ name: 'Søren Ærø' }) as Record<string, unknown>;
+    delete person.cvr;
+    delete person.company_name;
+    const old = { job_id: 'j', chunk: 1, rows: [{ row: 0, person, cells: null }], org_id: 'o', mode: 'test', list_version_id: null, policy: 'strict', stop_level: 2, locale: 'en', private_list_version_id: 'p', data_key_id: null, sealed_rows: null };
+    const decoded = await events.decode(frame(v4.id, v4.type.toBuffer(old)));
+    expect(decoded.value).toEqual({
+      ...old, rows: [{ row: 0, person: { ...person, cvr: null, company_name: null }, cells: null }],
+      check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
+    });
+  });
+
+  it('reads a v1 ResultsChunk with no company, and leaves a null company out of the result', async () => {
+    const [v1] = catalog.bySubject.get('checks.results-dk.robinson.checks.ResultsChunk')!;
+    const events = createPipelineEvents({ log: memoryLog().log, registry });
+    const value = sampleEvents['checks.results-dk.robinson.checks.ResultsChunk'] as { results: Array<{ result: Record<string, unknown> }> };
+    const old = { ...value, results: value.results.slice(0, 1).map((r) => ({ ...r, result: Object.fromEntries(Object.entries(r.result).filter(([k]) => k !== 'company')) })) };
+    const decoded = await events.decode(frame(v1.id, v1.type.toBuffer(old)));
+    const [first] = (decoded.value as { results: Array<{ result: object }> }).results;
+    expect(JSON.parse(JSON.stringify(first.result))).not.toHaveProperty('company');
+    const latest = await events.decode((await events.encode(sample('ResultsChunk'))).message.value);
+    const results = (latest.value as { results: Array<{ result: { company?: unknown } }> }).results;
+    expect(results[2].result.company).toMatchObject({ cvr: '10000009', status: 'blocked', reasons: ['company_protected'] });
+  });
+
+  it('reads a v1 RowsChunk with the v2, v3, v4 and v5 defaults (nothing sealed)', async () => {
     const [v1] = catalog.bySubject.get('checks.rows-dk.robinson.checks.RowsChunk')!;
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const old = { job_id: 'j', chunk: 3, rows: [] };
     const decoded = await events.decode(frame(v1.id, v1.type.toBuffer(old)));
     expect(decoded).toEqual({
       type: 'RowsChunk',
-      value: { ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da', private_list_version_id: null, data_key_id: null, sealed_rows: null },
+      value: {
+        ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da', private_list_version_id: null,
+        data_key_id: null, sealed_rows: null,
+        check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
+      },
     });
   });
 
@@ -85,7 +116,13 @@ describe('pipeline events', () => {
     const events = createPipelineEvents({ log: memoryLog().log, registry });
     const old = { job_id: 'j', chunk: 0, rows: [], org_id: 'o', mode: 'live', list_version_id: 'v', policy: 'strict', stop_level: 2, locale: 'en' };
     const decoded = await events.decode(frame(v2.id, v2.type.toBuffer(old)));
-    expect(decoded).toEqual({ type: 'RowsChunk', value: { ...old, private_list_version_id: null, data_key_id: null, sealed_rows: null } });
+    expect(decoded).toEqual({
+      type: 'RowsChunk',
+      value: {
+        ...old, private_list_version_id: null, data_key_id: null, sealed_rows: null,
+        check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
+      },
+    });
   });
 
   it('refuses a message of another subject', async () => {
@@ -99,7 +136,9 @@ describe('pipeline events', () => {
     const person = { name: 'Søren Ærø', address: 'Vestergade 1, 8000 Aarhus C' };
     const avro = toAvroPerson(person);
     expect(avro.first_name).toBeNull();
-    expect(Object.keys(avro)).toHaveLength(13);
+    expect(Object.keys(avro)).toHaveLength(15);
+    expect(avro.cvr).toBeNull();
+    expect(fromAvroPerson(toAvroPerson({ ...person, cvr: '10000009', company_name: 'Ærø ApS' }))).toEqual({ ...person, cvr: '10000009', company_name: 'Ærø ApS' });
     expect(fromAvroPerson(avro)).toEqual(person);
   });
 });
