@@ -6,6 +6,7 @@ import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { Connector, ConnectorStatus, ConnectorStore, ConnectorTarget } from '../platform/store/connectors-port.ts';
 import type { MonitorStore } from '../platform/store/monitors-port.ts';
 import { CallbackUrlError, checkCallbackUrl } from '../projection/callbacks/url-guard.ts';
+import { jsonFlag, optional, required, type Flags } from './flags.ts';
 import { AdminInputError, AdminNotFoundError } from './organisations.ts';
 
 /**
@@ -27,7 +28,6 @@ export interface ConnectorAdminDeps {
   monitors?: Pick<MonitorStore, 'getMonitor'>;
 }
 
-type Flags = Record<string, string | boolean | undefined>;
 
 export { CONNECTORS_USAGE } from './connectors-usage.ts';
 
@@ -132,29 +132,6 @@ function formatConnector(c: Connector, s: ConnectorStatus | null): string {
 function withoutQuery(url: string): string {
   const parsed = new URL(url);
   return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
-}
-
-function jsonFlag<T>(flags: Flags, name: string, parse: (value: unknown) => T): T | undefined {
-  const text = optional(flags, name);
-  if (text === undefined) return undefined;
-  try {
-    return parse(JSON.parse(text));
-  } catch {
-    throw new AdminInputError(`--${name} must be JSON as the API takes it (column_mapping / options)`);
-  }
-}
-
-function optional(flags: Flags, name: string): string | undefined {
-  const value = flags[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new AdminInputError(`--${name} needs a value`);
-  return value;
-}
-
-function required(flags: Flags, name: string): string {
-  const value = optional(flags, name);
-  if (value === undefined) throw new AdminInputError(`missing --${name}`);
-  return value;
 }
 
 function locale(text: string): 'da' | 'en' {

@@ -5,6 +5,7 @@ import type { DropFolder, DropFolderStatus, InboundStore } from '../platform/sto
 import { ColumnMappingSchema, CheckJobOptionsSchema } from '../api/schemas/check-job.ts';
 import type { SecretBox } from '../ingest/inbound/secrets.ts';
 import { fingerprintOfPublicKeyLine } from '../ingest/sftp/host-key.ts';
+import { jsonFlag, optional, required, type Flags } from './flags.ts';
 import { AdminInputError, AdminNotFoundError } from './organisations.ts';
 
 /**
@@ -19,7 +20,6 @@ export interface InboundAdminDeps {
   secrets: () => SecretBox;
 }
 
-type Flags = Record<string, string | boolean | undefined>;
 
 export const INBOUND_USAGE = `SFTP drop folders (inbox/ outbox/ archive/ failed/ below --path; the secret is stored encrypted)
   drop-folders add --org ID --host HOST [--port 22] --user USER (--key-file PATH | --password-file PATH)
@@ -156,29 +156,6 @@ async function hostKey(flags: Flags): Promise<string> {
   } catch {
     throw new AdminInputError('--host-key-file does not hold an OpenSSH public key');
   }
-}
-
-function jsonFlag<T>(flags: Flags, name: string, parse: (value: unknown) => T): T | undefined {
-  const text = optional(flags, name);
-  if (text === undefined) return undefined;
-  try {
-    return parse(JSON.parse(text));
-  } catch {
-    throw new AdminInputError(`--${name} must be JSON as the API takes it (column_mapping / options)`);
-  }
-}
-
-function optional(flags: Flags, name: string): string | undefined {
-  const value = flags[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new AdminInputError(`--${name} needs a value`);
-  return value;
-}
-
-function required(flags: Flags, name: string): string {
-  const value = optional(flags, name);
-  if (value === undefined) throw new AdminInputError(`missing --${name}`);
-  return value;
 }
 
 function port(text: string): number {

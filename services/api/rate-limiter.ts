@@ -46,17 +46,22 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
   }
 
+  /** The key's bucket refilled to `at`, a full new one when the key is not tracked. */
+  function bucketAt(key: string, at: number): Bucket {
+    let bucket = buckets.get(key);
+    if (!bucket) {
+      if (buckets.size >= maxTrackedKeys) forgetFullBuckets(at);
+      bucket = { tokens: burst, updatedAt: at };
+      buckets.set(key, bucket);
+    } else {
+      refill(bucket, at);
+    }
+    return bucket;
+  }
+
   return {
     take(key) {
-      const at = now();
-      let bucket = buckets.get(key);
-      if (!bucket) {
-        if (buckets.size >= maxTrackedKeys) forgetFullBuckets(at);
-        bucket = { tokens: burst, updatedAt: at };
-        buckets.set(key, bucket);
-      } else {
-        refill(bucket, at);
-      }
+      const bucket = bucketAt(key, now());
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1;
         return { allowed: true, remaining: Math.floor(bucket.tokens) };
@@ -67,15 +72,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
     consumedElsewhere(key, tokens) {
       if (!(tokens > 0)) return;
-      const at = now();
-      let bucket = buckets.get(key);
-      if (!bucket) {
-        if (buckets.size >= maxTrackedKeys) forgetFullBuckets(at);
-        bucket = { tokens: burst, updatedAt: at };
-        buckets.set(key, bucket);
-      } else {
-        refill(bucket, at);
-      }
+      const bucket = bucketAt(key, now());
       // Debt is bounded (a burst and two seconds' rate), so a late flood of others' counts
       // cannot lock a key out for long, yet covers what arrives a sync or two late.
       bucket.tokens = Math.max(-(burst + 2 * ratePerSecond), bucket.tokens - tokens);
