@@ -107,7 +107,7 @@ const INBOUND_CODES: Record<string, true> = {
 };
 
 /** Refusals for good become InboundRefusal; anything else (no list yet, a store down) stays as it is: transient. */
-function asRefusal(error: unknown): unknown {
+export function asRefusal(error: unknown): unknown {
   // A JSON/NDJSON body that is not JSON, has no people or a bad person: refused for good.
   if (error instanceof IntakeError) return new InboundRefusal('invalid_rows', inboundTexts('invalid_rows'));
   if (error instanceof FileRefusedError) {
