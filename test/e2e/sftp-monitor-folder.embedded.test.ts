@@ -38,7 +38,7 @@ describe('SFTP drop folder feeding a monitor (embedded deployment, OpenSSH)', ()
       headers: { Authorization: `Bearer ${d.liveKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ people: [{ name: 'Gammel Kontakt', address: 'Gammelvej 1, 8000 Aarhus C' }] }),
     });
-    expect(created.status).toBe(201);
+    if (created.status !== 201) throw new Error(`the monitor was not created: ${created.status} ${await created.text()}`);
     monitorId = ((await created.json()) as { id: string }).id;
     await addDropFolder(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, account, { locale: 'en', monitor: monitorId });
     await d.startInbound('sftp');

@@ -197,7 +197,7 @@ async function advanceMonitorClaim(ctx: VisitContext, claim: InboundClaim, origi
       await ctx.remote.download(processingPath, local);
       contacts = (await ctx.monitorFeed.replace({ org: ctx.org, monitorId, path: local, filename: original, column_mapping: ctx.folder.column_mapping })).contact_count;
     } catch (error) {
-      if (error instanceof InboundRefusal) return refuse(ctx, claim, original, new InboundRefusal(error.code, unchangedContacts(error.texts)));
+      if (error instanceof InboundRefusal) return await refuse(ctx, claim, original, new InboundRefusal(error.code, unchangedContacts(error.texts)));
       throw error;
     } finally {
       await rm(local, { force: true });
