@@ -4,7 +4,7 @@ import { createLogger } from '../platform/logger.ts';
 import { openPlatform, openStores, platformKind, type Stores } from '../platform/open-platform.ts';
 import { createPipelineEvents, type PipelineEvents } from '../pipeline/events.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
-import { runAdminCommand, USAGE, type Flags } from './commands.ts';
+import { runAdminCommand, USAGE } from './commands.ts';
 import { parseAllowHosts } from '../projection/callbacks/url-guard.ts';
 import { AdminInputError } from './organisations.ts';
 
@@ -117,7 +117,7 @@ async function main(argv: string[]): Promise<number> {
           monitors: stores.monitors,
         },
       },
-      group, action, args, parsed.values as Flags,
+      group, action, args, parsed.values,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;

@@ -134,7 +134,7 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
         column_mapping: ctx.folder.column_mapping, options: ctx.folder.options, locale: ctx.folder.locale,
       });
     } catch (error) {
-      if (error instanceof InboundRefusal) return refuse(ctx, claim, original, error);
+      if (error instanceof InboundRefusal) return await refuse(ctx, claim, original, error);
       throw error;
     } finally {
       await rm(local, { force: true });

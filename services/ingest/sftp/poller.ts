@@ -180,7 +180,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
       stopped = true;
       if (timer) clearTimeout(timer);
       for (const task of queue.splice(0)) task.drop();
-      await Promise.all([...inFlight]);
+      await Promise.all(inFlight);
     },
   };
 }
