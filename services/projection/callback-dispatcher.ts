@@ -86,7 +86,7 @@ export function createCallbackDispatcher(deps: CallbackDispatcherDeps): Callback
     },
     async stop() {
       abort.abort();
-      await Promise.all([...running.values()]);
+      await Promise.all(running.values());
     },
   };
 }

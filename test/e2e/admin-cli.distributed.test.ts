@@ -68,8 +68,8 @@ async function startApiProcess(): Promise<{ child: ChildProcess; baseUrl: string
   api = child;
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
   const deadline = Date.now() + 60_000;
   for (;;) {
     const started = out.split('\n').map((line) => /"msg":"services started"/.test(line) ? JSON.parse(line) as { address?: string } : null).find(Boolean);

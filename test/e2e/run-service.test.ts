@@ -46,8 +46,8 @@ describe('npm run service', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
-    child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
+    child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+    child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
       const deadline = Date.now() + 60_000;

@@ -95,7 +95,7 @@ export function createConnectorService(deps: ConnectorServiceDeps): ConnectorSer
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await Promise.all([...running.values()]);
+      await Promise.all(running.values());
     },
   };
 }

@@ -96,7 +96,7 @@ export async function openImapMailbox(settings: ImapSettings, logger: Logger): P
             size: m.size ?? 0,
             references: headerValue(headers, 'references').split(/\s+/).filter((r) => r.startsWith('<')),
             contentLanguage: headerValue(headers, 'content-language') || undefined,
-            structure: (m.bodyStructure ?? { type: 'text/plain' }) as StructureNode,
+            structure: (m.bodyStructure ?? { type: 'text/plain' }),
           });
         }
         return found;

@@ -63,7 +63,7 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
 
   /** Wakes every idle worker (a publish, a rebalance or close happened). */
   function wakeAll(): void {
-    for (const wake of [...wakers]) wake();
+    for (const wake of wakers) wake();
   }
 
   function idle(ms: number): Promise<void> {
@@ -156,7 +156,7 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
     member.left ??= (async () => {
       group.members.splice(group.members.indexOf(member), 1);
       rebalance(group);
-      await Promise.all([...member.inFlight]);
+      await Promise.all(member.inFlight);
     })();
     return member.left;
   }
