@@ -169,7 +169,7 @@ describe('callback sender over real HTTPS', () => {
     try {
       let out = '';
       const said = (text: string) => new Promise<void>((resolve) => {
-        const look = () => (out.includes(text) ? resolve() : child.stdout!.once('data', (d: Buffer) => ((out += d.toString()), look())));
+        const look = () => (out.includes(text) ? resolve() : child.stdout.once('data', (d: Buffer) => ((out += d.toString()), look())));
         look();
       });
       await said('port ');

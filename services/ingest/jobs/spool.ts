@@ -72,9 +72,9 @@ export async function spoolRows(
   const out = createWriteStream(path, { mode: 0o600 });
   // A write error (a full disk) can come while the batch is being published, when nothing waits
   // on the stream: kept here and thrown at the next write, never an unhandled 'error' event.
-  let writeError: Error | null = null;
+  const failed: { error: Error | null } = { error: null };
   out.on('error', (error) => {
-    writeError ??= error;
+    failed.error ??= error;
   });
   const hash = createHash('sha256');
   let rowCount = 0;
@@ -103,7 +103,7 @@ export async function spoolRows(
       }
       hash.update(text);
       rowCount += batch.length;
-      if (writeError) throw writeError;
+      if (failed.error) throw failed.error;
       if (!out.write(text)) await once(out, 'drain');
       if (onBatch) {
         const items = batch as Array<PersonInput | SpoolRow>;
@@ -115,7 +115,7 @@ export async function spoolRows(
         });
       }
     }
-    if (writeError) throw writeError;
+    if (failed.error) throw failed.error;
     out.end();
     await finished(out);
   } catch (error) {
