@@ -313,7 +313,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
       } catch (error) {
         throw apiErrorOfContacts(error);
       }
-      ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor created');
+      ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor.created');
       reply.header('Location', `/v2/monitors/${monitor.id}`);
       return send(reply, 201, monitor);
     });
@@ -330,7 +330,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
       } catch (error) {
         throw apiErrorOfContacts(error);
       }
-      ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor contacts replaced');
+      ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor.contacts_replaced');
       return send(reply, 200, monitor);
     });
   });
@@ -357,7 +357,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     const deleted = await deleteMonitor({ ...deps, endRun: mctx.endRun }, { org_id: org.id, mode }, current.id).catch((error: unknown) => {
       throw apiErrorOfContacts(error);
     });
-    ctx.logger.info({ monitor_id: current.id, org_id: org.id, request_id: request.id }, 'monitor deleted');
+    ctx.logger.info({ monitor_id: current.id, org_id: org.id, request_id: request.id }, 'monitor.deleted');
     return send(reply, 200, deleted);
   });
 }
