@@ -49,7 +49,7 @@ export async function runEntryPoint(options: {
     installShutdown(() => running, () => opened.close(), logger);
   } catch (error) {
     // Port in use, unreadable database, ...: one clear line, no stack trace for the operator.
-    logger.error({ ...errorFields(error) }, 'process.start_failed');
+    logger.error(errorFields(error), 'process.start_failed');
     process.stderr.write(`start failed: ${errorName(error)}\n`);
     for (const service of running.reverse()) await service.stop().catch(() => undefined);
     await platform?.close().catch(() => undefined);

@@ -180,14 +180,14 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   // Refreshing picks up a version activated with the admin tool while the server runs.
   const refreshTimer = setInterval(() => {
-    activeIndex.refresh().catch((error: unknown) => logger.error({ ...errorFields(error) }, 'list.refresh_failed'));
-    registers.refresh().catch((error: unknown) => logger.error({ ...errorFields(error) }, 'register.refresh_failed'));
+    activeIndex.refresh().catch((error: unknown) => logger.error(errorFields(error), 'list.refresh_failed'));
+    registers.refresh().catch((error: unknown) => logger.error(errorFields(error), 'register.refresh_failed'));
   }, config.LIST_REFRESH_SECONDS * 1000);
   refreshTimer.unref();
   // Drafts purged at their delete_after (by the projection) lose their file here.
   const draftSweepTimer = config.RETENTION_SWEEP_SECONDS > 0
     ? setInterval(() => {
-      sweepDrafts().catch((error: unknown) => logger.error({ ...errorFields(error) }, 'draft.sweep_failed'));
+      sweepDrafts().catch((error: unknown) => logger.error(errorFields(error), 'draft.sweep_failed'));
     }, config.RETENTION_SWEEP_SECONDS * 1000)
     : null;
   draftSweepTimer?.unref();
@@ -390,7 +390,7 @@ export function installShutdown(services: () => RunningService[], release: () =>
         process.exitCode = 0;
       })
       .catch((error: unknown) => {
-        logger.error({ ...errorFields(error) }, 'process.shutdown_failed');
+        logger.error(errorFields(error), 'process.shutdown_failed');
         process.exit(1);
       });
   };

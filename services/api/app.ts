@@ -308,7 +308,7 @@ function sharedAcrossProcesses(app: FastifyInstance, limiter: RateLimiter, deps:
     limiter, store: deps.rateSharing.store, process: deps.rateSharing.process, intervalMs: deps.rateSharing.intervalMs,
     burst: deps.config.RATE_LIMIT_BURST,
     now: () => Date.now(),
-    onError: (error) => logger.warn({ ...errorFields(error) }, 'rate_limit.sync_failed'),
+    onError: (error) => logger.warn(errorFields(error), 'rate_limit.sync_failed'),
   });
   app.addHook('onClose', async () => sharing.stop());
   return {

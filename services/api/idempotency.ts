@@ -63,7 +63,7 @@ export function createIdempotency(options: { store: IdempotencyStore; now: () =>
       const purged = await store.purgeExpired(at);
       if (purged > 0) logger.info({ purged }, 'idempotency.purged');
     } catch (error) {
-      logger.warn({ ...errorFields(error) }, 'idempotency.purge_failed');
+      logger.warn(errorFields(error), 'idempotency.purge_failed');
     }
   }
 

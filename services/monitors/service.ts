@@ -233,7 +233,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     if (stopped) return;
     timer = setTimeout(() => {
       running = tick()
-        .catch((error: unknown) => logger.error({ ...errorFields(error) }, 'monitor.walk_failed'))
+        .catch((error: unknown) => logger.error(errorFields(error), 'monitor.walk_failed'))
         .finally(() => {
           running = null;
           schedule();

@@ -187,12 +187,12 @@ export function createProjection(deps: ProjectionDeps): Projection {
       if (retentionIntervalMs > 0) {
         timers.push(setInterval(() => {
           if (sweeping) return;
-          sweep().catch((error: unknown) => logger.warn({ ...errorFields(error) }, 'retention.failed'));
+          sweep().catch((error: unknown) => logger.warn(errorFields(error), 'retention.failed'));
         }, retentionIntervalMs));
       }
       timers.push(setInterval(() => {
         if (sweepingIntakes) return;
-        sweepIntakes().catch((error: unknown) => logger.warn({ ...errorFields(error) }, 'intake.sweep_failed'));
+        sweepIntakes().catch((error: unknown) => logger.warn(errorFields(error), 'intake.sweep_failed'));
       }, Math.min(60_000, Math.max(1000, Math.floor(intakeStaleMs / 4)))));
       for (const timer of timers) timer.unref();
     },

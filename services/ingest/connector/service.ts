@@ -70,7 +70,7 @@ export function createConnectorService(deps: ConnectorServiceDeps): ConnectorSer
   async function runDue(): Promise<void> {
     passing ??= pass()
       .catch((error: unknown) => {
-        logger.error({ ...errorFields(error) }, 'connector.pass_failed');
+        logger.error(errorFields(error), 'connector.pass_failed');
         return [];
       })
       .finally(() => {

@@ -110,7 +110,7 @@ export async function startEmailIngest(deps: InboundServiceDeps): Promise<Runnin
       return;
     }
     passing = pass()
-      .catch((error: unknown) => logger.warn({ ...errorFields(error) }, 'email.pass_failed'))
+      .catch((error: unknown) => logger.warn(errorFields(error), 'email.pass_failed'))
       .finally(() => {
         passing = null;
         if (again) {

@@ -164,7 +164,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
   function schedule(): void {
     if (stopped) return;
     timer = setTimeout(() => {
-      round().catch((error: unknown) => logger.error({ ...errorFields(error) }, 'sftp.round_failed')).finally(schedule);
+      round().catch((error: unknown) => logger.error(errorFields(error), 'sftp.round_failed')).finally(schedule);
     }, deps.pollMs);
   }
 
