@@ -113,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
       {
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys,
         jobs: stores.jobs, usage: stores.usage, logger, ...(events ? { events } : {}),
-        inbound: { inbound: stores.inbound, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
+        inbound: { inbound: stores.inbound, monitors: stores.monitors, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
         connectors: {
           connectors: stores.connectors, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)),
           allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS), minIntervalSeconds: config.CONNECTOR_MIN_INTERVAL_SECONDS,

@@ -12,6 +12,7 @@ import { createConnectorService } from '../connector/service.ts';
 import { createMonitorFeed } from '../connector/monitor-feed.ts';
 import { parseAllowHosts } from '../../projection/callbacks/index.ts';
 import type { FileJobs } from './file-jobs.ts';
+import { createMonitorContactsFeed } from './monitor-contacts.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from './secrets.ts';
 
 /**
@@ -58,6 +59,7 @@ export async function startSftpIngest(deps: InboundServiceDeps): Promise<Running
   const secrets = secretBoxOf(config);
   const poller = createSftpPoller({
     inbound: platform.inbound, accounts: platform.accounts, fileJobs: deps.fileJobs, secrets, logger: deps.logger,
+    monitorFeed: createMonitorContactsFeed(platform.monitors, deps.now),
     workDir: await freshWorkDir(deps.spoolDir, 'sftp'),
     pollMs: config.SFTP_POLL_MS, stableMs: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY,
     visitTimeoutMs: config.SFTP_VISIT_TIMEOUT_MS,

@@ -2,6 +2,7 @@ import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { AccountStore } from '../../platform/store/accounts-port.ts';
 import type { DropFolder, DropFolderStatus, InboundClaim, InboundStore } from '../../platform/store/inbound-port.ts';
 import type { FileJobs } from '../inbound/file-jobs.ts';
+import type { MonitorContactsFeed } from '../inbound/monitor-contacts.ts';
 import type { SecretBox } from '../inbound/secrets.ts';
 import { visitDropFolder } from './claims.ts';
 import { connectRemoteFolder, type RemoteFolder } from './remote-folder.ts';
@@ -19,6 +20,7 @@ export interface SftpPollerDeps {
   inbound: InboundStore;
   accounts: AccountStore;
   fileJobs: FileJobs;
+  monitorFeed: MonitorContactsFeed;
   secrets: SecretBox;
   logger: Logger;
   workDir: string;
@@ -86,7 +88,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
       const org = await deps.accounts.getOrganisation(folder.org_id);
       remote = await connect(folder, deps.secrets.open(folder.secret_sealed, folder.id));
       return visitDropFolder({
-        folder, org, remote, inbound: deps.inbound, fileJobs: deps.fileJobs, tracker, workDir: deps.workDir, logger, now,
+        folder, org, remote, inbound: deps.inbound, fileJobs: deps.fileJobs, monitorFeed: deps.monitorFeed, tracker, workDir: deps.workDir, logger, now,
       }, due);
     })();
     try {
