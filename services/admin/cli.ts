@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../platform/config.ts';
-import { createLogger } from '../platform/logger.ts';
+import { createLogger, logFormatFor } from '../platform/logger.ts';
 import { openPlatform, openStores, platformKind, type Stores } from '../platform/open-platform.ts';
 import { createPipelineEvents, type PipelineEvents } from '../pipeline/events.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
@@ -87,7 +87,10 @@ async function main(argv: string[]): Promise<number> {
     return EXIT_CONFIG;
   }
   // Logs go to stderr so that stdout holds only the command's answer (keys, ids, JSON).
-  const logger = createLogger({ name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, stderr: true });
+  const logger = createLogger({
+    name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, stderr: true,
+    format: logFormatFor(config.LOG_FORMAT, process.stderr),
+  });
   let stores: Stores;
   let events: Pick<PipelineEvents, 'publish'> | undefined;
   try {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import { ApiError } from './errors.ts';
 import { localeFrom } from './locale.ts';
 import { message } from './messages.ts';
@@ -52,8 +52,8 @@ export function createErrorHandler(logger: Logger) {
       apiError ?? new ApiError({ code: 'internal_error', messageKey: 'internal_error' });
     if (!apiError) {
       logger.error(
-        { request_id: request.id, err_name: error.name, err_code: error.code, stack: framesOnly(error.stack) },
-        'unhandled error',
+        { request_id: request.id, ...errorFields(error), stack: framesOnly(error.stack) },
+        'api.unhandled_error',
       );
     }
     const details: Record<string, unknown> = { ...known.details };

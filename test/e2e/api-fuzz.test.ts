@@ -61,7 +61,7 @@ afterAll(() => {
 function loggedStatuses(output: string): number[] {
   const statuses: number[] = [];
   for (const line of output.split('\n')) {
-    if (!line.startsWith('{') || !line.includes('"msg":"request"')) continue;
+    if (!line.startsWith('{') || !line.includes('"msg":"api.request"')) continue;
     statuses.push((JSON.parse(line) as { status: number }).status);
   }
   return statuses;

@@ -156,7 +156,7 @@ export interface DistributedOptions {
   overrides?: ServiceOverrides;
   /** The API's logger in this process (default silent). */
   logger?: Logger;
-  /** LOG_LEVEL of the child processes (default info: they log `services started`). */
+  /** LOG_LEVEL of the child processes (default info: they log `process.started`). */
   serviceLogLevel?: string;
 }
 
@@ -191,7 +191,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
 
   async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors' | 'monitor', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
     const child = spawn(process.execPath, [RUN_SERVICE, name], {
-      // info: the process logs `services started` once its consumer joined the group (or it listens).
+      // info: the process logs `process.started` once its consumer joined the group (or it listens).
       env: { ...process.env, ...env, LOG_LEVEL: options.serviceLogLevel ?? 'info', ...(receiver ? { NODE_EXTRA_CA_CERTS: receiver.certFile } : {}), ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -203,7 +203,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
     processes.push(service);
     // Started once it logged that its services run (its consumer joined the group).
     const deadline = Date.now() + 60_000;
-    while (!out.includes('services started')) {
+    while (!out.includes('process.started')) {
       if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${out}`);
       if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s:\n${out}`);
       await new Promise((r) => setTimeout(r, 50));

@@ -21,6 +21,7 @@ import { readUpload } from '../jobs/read-upload.ts';
 import { CheckJobOptionsSchema, ColumnMappingSchema } from '../schemas/check-job.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import type { CheckJobsContext, RouteContext } from './route-spec.ts';
+import { errorFields } from '../../platform/logger.ts';
 
 /** The body of POST /v2/check-jobs/{id}/start: both optional. */
 export const StartCheckJobRequestSchema = z.strictObject({
@@ -169,7 +170,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
       })
       .catch((error: unknown) => {
         // Headers are out: the only honest signal left is a cut-off body.
-        ctx.logger.error({ job_id: job.id, request_id: request.id, err_name: (error as Error).name }, 'result file failed');
+        ctx.logger.error({ job_id: job.id, request_id: request.id, ...errorFields(error) }, 'api.result_file_failed');
         body.destroy(error as Error);
       });
     return reply

@@ -365,7 +365,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
             ...(fields.use_private_list !== undefined ? { use_private_list: fields.use_private_list } : {}),
           };
         }, source);
-        ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor created');
+        ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor.created');
         return answer(201, monitor);
       }).catch((error: unknown) => {
         throw apiErrorOfContacts(error);
@@ -381,7 +381,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
       const outcome = await withContacts(request, false, { orgId: org.id, mode, endpoint: `PUT /v2/monitors/${current.id}/contacts` }, async (source, fieldsOf) => {
         if (Object.keys(fieldsOf()).length > 0) throw validationFailed([{ path: '', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
         const monitor = await replaceMonitorContacts(deps, { organisationId: org.id, mode, monitorId: current.id, source });
-        ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor contacts replaced');
+        ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor.contacts_replaced');
         return answer(200, monitor);
       }).catch((error: unknown) => {
         throw apiErrorOfContacts(error);
@@ -412,7 +412,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     const deleted = await deleteMonitor({ ...deps, endRun: mctx.endRun }, { org_id: org.id, mode }, current.id).catch((error: unknown) => {
       throw apiErrorOfContacts(error);
     });
-    ctx.logger.info({ monitor_id: current.id, org_id: org.id, request_id: request.id }, 'monitor deleted');
+    ctx.logger.info({ monitor_id: current.id, org_id: org.id, request_id: request.id }, 'monitor.deleted');
     return send(reply, 200, deleted);
   });
 }

@@ -4,7 +4,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { Locale } from '../../domain/types.ts';
-import type { Logger } from '../../platform/logger.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { DropFolder, InboundClaim, InboundStore } from '../../platform/store/inbound-port.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
@@ -107,11 +107,11 @@ async function claimFile(ctx: VisitContext, name: string): Promise<boolean> {
     await ctx.remote.rename(`inbox/${name}`, `inbox/${item}`);
   } catch (error) {
     // Gone or renamed by someone else meanwhile: not ours. Logged without the name (personal data possible).
-    ctx.logger.warn({ folder_id: ctx.folder.id, err_name: (error as Error).name }, 'sftp claim rename failed');
+    ctx.logger.warn({ folder_id: ctx.folder.id, ...errorFields(error) }, 'sftp.claim_rename_failed');
     return false;
   }
   await ctx.inbound.claim(newClaim(ctx, id, item));
-  ctx.logger.info({ folder_id: ctx.folder.id, org_id: ctx.folder.org_id, claim_id: id }, 'sftp file claimed');
+  ctx.logger.info({ folder_id: ctx.folder.id, org_id: ctx.folder.org_id, claim_id: id }, 'sftp.file_claimed');
   return true;
 }
 
@@ -143,7 +143,7 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
     } finally {
       await rm(local, { force: true });
     }
-    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, rows: job.row_count }, 'sftp job created');
+    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, rows: job.row_count }, 'sftp.job_created');
   }
   const planned = await planOutputs(ctx, claim, original, ctx.fileJobs.resultExtension(job), job.delete_after);
   if (!TERMINAL.has(job.status)) return false;
@@ -162,7 +162,7 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
   }
   if (await ctx.remote.exists(processingPath)) await ctx.remote.rename(processingPath, archived);
   await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: ctx.now().toISOString() });
-  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, status: job.status }, 'sftp result delivered');
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, status: job.status }, 'sftp.result_delivered');
   return true;
 }
 
@@ -202,7 +202,7 @@ async function advanceMonitorClaim(ctx: VisitContext, claim: InboundClaim, origi
     } finally {
       await rm(local, { force: true });
     }
-    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId, contacts }, 'sftp file replaced monitor contacts');
+    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId, contacts }, 'sftp.monitor_contacts_replaced');
     const taken = async (path: string) => ctx.remote.exists(path);
     const receipt = `outbox/${receiptName(original, claim.id, await taken(`outbox/${receiptName(original, claim.id, false)}`))}`;
     const archived = `archive/${archiveName(original, claim.id, await taken(`archive/${archiveName(original, claim.id, false)}`))}`;
@@ -218,7 +218,7 @@ async function advanceMonitorClaim(ctx: VisitContext, claim: InboundClaim, origi
   await uploadText(ctx, claim.id, receipt, monitorReceiptText(original, monitorId, contacts, ctx.folder.locale));
   if (present) await ctx.remote.rename(processingPath, archived);
   await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: ctx.now().toISOString() });
-  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId }, 'sftp monitor receipt delivered');
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId }, 'sftp.monitor_receipt_delivered');
   return true;
 }
 
@@ -257,7 +257,7 @@ async function refuse(ctx: VisitContext, claim: InboundClaim, original: string, 
   const processingPath = `inbox/${claim.item}`;
   if (await ctx.remote.exists(processingPath)) await ctx.remote.rename(processingPath, kept);
   await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: ctx.now().toISOString() });
-  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, code: refusal.code }, 'sftp file refused');
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, code: refusal.code }, 'sftp.file_refused');
   return true;
 }
 
@@ -288,5 +288,5 @@ async function uploadText(ctx: VisitContext, claimId: string, path: string, text
 async function deleteClaimOutputs(ctx: VisitContext, claim: InboundClaim): Promise<void> {
   for (const path of [...claim.outputs, `inbox/${claim.item}`]) await ctx.remote.remove(path);
   await ctx.inbound.updateClaim(claim.id, { state: 'deleted', updated_at: ctx.now().toISOString() });
-  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id }, 'sftp files deleted at delete_after');
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id }, 'sftp.files_expired');
 }

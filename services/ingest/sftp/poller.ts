@@ -1,4 +1,4 @@
-import type { Logger } from '../../platform/logger.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { AccountStore } from '../../platform/store/accounts-port.ts';
 import type { DropFolder, DropFolderStatus, InboundClaim, InboundStore } from '../../platform/store/inbound-port.ts';
 import type { FileJobs } from '../inbound/file-jobs.ts';
@@ -99,7 +99,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
         }),
       ]);
       await recordOk(folder.id);
-      if (outcome.claimed + outcome.delivered + outcome.deleted > 0) logger.info({ folder_id: folder.id, ...outcome }, 'sftp folder visited');
+      if (outcome.claimed + outcome.delivered + outcome.deleted > 0) logger.info({ folder_id: folder.id, ...outcome }, 'sftp.visited');
     } catch (error) {
       await recordFailure(folder.id, error as Error);
     } finally {
@@ -131,7 +131,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
       folder_id: folderId, last_ok_at: previous?.last_ok_at ?? null,
       last_error: describeError(error), last_error_at: now().toISOString(), failures,
     };
-    logger.warn({ folder_id: folderId, err_name: error.name, failures, retry_in_ms: delay }, 'sftp folder visit failed');
+    logger.warn({ folder_id: folderId, ...errorFields(error), failures, retry_in_ms: delay }, 'sftp.visit_failed');
     await deps.inbound.recordFolderStatus(status).catch(() => undefined);
   }
 
@@ -166,7 +166,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
   function schedule(): void {
     if (stopped) return;
     timer = setTimeout(() => {
-      round().catch((error: unknown) => logger.error({ err_name: (error as Error).name }, 'sftp poll round failed')).finally(schedule);
+      round().catch((error: unknown) => logger.error(errorFields(error), 'sftp.round_failed')).finally(schedule);
     }, deps.pollMs);
   }
 
