@@ -121,6 +121,8 @@ export const LOG_EVENTS = {
   'sftp.file_refused': 'a claimed file was refused (its code); a refusal note was written',
   'sftp.result_delivered': 'a job\'s result file was written to the folder\'s outbox',
   'sftp.files_expired': 'a claim\'s files were deleted at delete_after',
+  'sftp.monitor_contacts_replaced': 'a file in a monitor\'s folder replaced the monitor\'s contacts',
+  'sftp.monitor_receipt_delivered': 'the receipt of a monitor contacts file was written to the outbox',
   'email.service_started': 'email ingest runs (IMAP IDLE and polling)',
   'email.pass': 'a mailbox pass handled messages (counts)',
   'email.pass_failed': 'a mailbox pass failed; retried at the next one',

@@ -202,7 +202,7 @@ async function advanceMonitorClaim(ctx: VisitContext, claim: InboundClaim, origi
     } finally {
       await rm(local, { force: true });
     }
-    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId, contacts }, 'sftp file replaced monitor contacts');
+    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId, contacts }, 'sftp.monitor_contacts_replaced');
     const taken = async (path: string) => ctx.remote.exists(path);
     const receipt = `outbox/${receiptName(original, claim.id, await taken(`outbox/${receiptName(original, claim.id, false)}`))}`;
     const archived = `archive/${archiveName(original, claim.id, await taken(`archive/${archiveName(original, claim.id, false)}`))}`;
@@ -218,7 +218,7 @@ async function advanceMonitorClaim(ctx: VisitContext, claim: InboundClaim, origi
   await uploadText(ctx, claim.id, receipt, monitorReceiptText(original, monitorId, contacts, ctx.folder.locale));
   if (present) await ctx.remote.rename(processingPath, archived);
   await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: ctx.now().toISOString() });
-  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId }, 'sftp monitor receipt delivered');
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId }, 'sftp.monitor_receipt_delivered');
   return true;
 }
 
