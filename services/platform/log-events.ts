@@ -120,6 +120,8 @@ export const LOG_EVENTS = {
   'sftp.job_created': 'a claimed file became a job',
   'sftp.file_refused': 'a claimed file was refused (its code); a refusal note was written',
   'sftp.result_delivered': 'a job\'s result file was written to the folder\'s outbox',
+  'sftp.monitor_contacts_replaced': 'a claimed file of a folder that feeds a monitor replaced the monitor\'s contacts',
+  'sftp.monitor_receipt_delivered': 'the receipt of a monitor\'s replaced contacts was written to the folder\'s outbox',
   'sftp.files_expired': 'a claim\'s files were deleted at delete_after',
   'sftp.monitor_contacts_replaced': 'a file in a monitor\'s folder replaced the monitor\'s contacts',
   'sftp.monitor_receipt_delivered': 'the receipt of a monitor contacts file was written to the outbox',
