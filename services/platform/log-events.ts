@@ -123,8 +123,6 @@ export const LOG_EVENTS = {
   'sftp.monitor_contacts_replaced': 'a claimed file of a folder that feeds a monitor replaced the monitor\'s contacts',
   'sftp.monitor_receipt_delivered': 'the receipt of a monitor\'s replaced contacts was written to the folder\'s outbox',
   'sftp.files_expired': 'a claim\'s files were deleted at delete_after',
-  'sftp.monitor_contacts_replaced': 'a file in a monitor\'s folder replaced the monitor\'s contacts',
-  'sftp.monitor_receipt_delivered': 'the receipt of a monitor contacts file was written to the outbox',
   'email.service_started': 'email ingest runs (IMAP IDLE and polling)',
   'email.pass': 'a mailbox pass handled messages (counts)',
   'email.pass_failed': 'a mailbox pass failed; retried at the next one',
