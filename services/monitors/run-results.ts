@@ -56,19 +56,21 @@ export function createMonitorRunResults(deps: { monitors: MonitorStore; logger: 
   }
 
   /**
-   * The contacts' verdicts in the previous check: first by position (one range read; a re-check
-   * of the same contacts finds every one there), then by key for the contacts that moved or are
-   * new (a replaced contact set). Hundreds of random keys per lookup touch nearly all of the
-   * previous run in ClickHouse; a row range touches a granule or two.
+   * The contacts' verdicts in the previous check: first by position (a range read per run of
+   * neighbouring blocks; a re-check of the same contacts finds every one there), then by key for
+   * the contacts that moved or are new (a replaced contact set). Hundreds of random keys per
+   * lookup touch nearly all of the previous run in ClickHouse; a row range a granule or two.
    */
   async function previousVerdicts(monitorId: string, previousJobId: string, keys: Map<number, string>): Promise<Map<string, MonitorVerdict>> {
-    let from = Infinity;
-    let to = -Infinity;
-    for (const row of keys.keys()) {
-      from = Math.min(from, row);
-      to = Math.max(to, row + 1);
+    const blocks = [...new Set([...keys.keys()].map((row) => Math.floor(row / CONTACT_BLOCK_SIZE)))].sort((a, b) => a - b);
+    const byRow = new Map<number, MonitorVerdict & { key: string }>();
+    for (let i = 0; i < blocks.length;) {
+      let j = i;
+      while (j + 1 < blocks.length && blocks[j + 1] === blocks[j] + 1) j++;
+      const range = { from: blocks[i] * CONTACT_BLOCK_SIZE, to: (blocks[j] + 1) * CONTACT_BLOCK_SIZE };
+      for (const [row, verdict] of await deps.monitors.readRunRows(monitorId, previousJobId, range)) byRow.set(row, verdict);
+      i = j + 1;
     }
-    const byRow = await deps.monitors.readRunRows(monitorId, previousJobId, { from, to });
     const found = new Map<string, MonitorVerdict>();
     const moved: string[] = [];
     for (const [row, key] of keys) {
