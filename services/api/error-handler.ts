@@ -68,6 +68,10 @@ export function createErrorHandler(logger: Logger) {
     };
     // Set here as well as in onRequest: errors found before routing never reach onRequest.
     reply.header('Request-Id', request.id);
+    // Answered before the body was read whole (fail fast, 413, a full spool): the rest of the
+    // body may still be on its way and the request stream may be gone, so this connection cannot
+    // carry another request. Saying so keeps a client from reusing it (it would see a reset).
+    if (!request.raw.complete) reply.header('Connection', 'close');
     reply.headers(known.headers).code(known.status).type('application/json; charset=utf-8').send(body);
   };
 }

@@ -160,9 +160,18 @@ export function createProjection(deps: ProjectionDeps): Projection {
     }
   }
 
+  /**
+   * The sweep in flight, for stop() to wait on. Its failure is the caller's to handle (the timer
+   * logs it); the bookkeeping copy must never reject, or a store that is down (ClickHouse
+   * restarting) becomes an unhandled rejection that ends the process.
+   */
+  function settledCopy(run: Promise<number>, done: () => void): Promise<void> {
+    return run.then(() => undefined, () => undefined).finally(done);
+  }
+
   function sweep(): Promise<number> {
     const run = retention.sweep();
-    sweeping = run.finally(() => {
+    sweeping = settledCopy(run, () => {
       sweeping = null;
     });
     return run;
@@ -170,7 +179,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
 
   function sweepIntakes(): Promise<number> {
     const run = intakes.sweep();
-    sweepingIntakes = run.finally(() => {
+    sweepingIntakes = settledCopy(run, () => {
       sweepingIntakes = null;
     });
     return run;
@@ -199,8 +208,8 @@ export function createProjection(deps: ProjectionDeps): Projection {
     async stop() {
       for (const timer of timers.splice(0)) clearInterval(timer);
       await dispatcher.stop();
-      await sweeping?.catch(() => undefined);
-      await sweepingIntakes?.catch(() => undefined);
+      await sweeping;
+      await sweepingIntakes;
       await serializer.idle();
       tracker.clear();
     },

@@ -9,12 +9,12 @@ import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  AddonRequiredError, ColumnMappingError, FileRefusedError, fileRefusalMessage, JobInputError, JobNotDraftError, ListNotReadyError, RegisterNotReadyError,
+  AddonRequiredError, ColumnMappingError, FileRefusedError, fileRefusalMessage, JobInputError, JobNotDraftError, ListNotReadyError, RegisterNotReadyError, SpoolFullError,
 } from '../../ingest/index.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
-import { ApiError, forbidden, listNotReady, registerNotReady, validationFailed, type IssueRef } from '../errors.ts';
+import { ApiError, forbidden, listNotReady, registerNotReady, spoolFull, validationFailed, type IssueRef } from '../errors.ts';
 import { assertValidIdempotencyKey, canonicalJson } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { readUpload } from '../jobs/read-upload.ts';
@@ -52,6 +52,7 @@ function mappingIssue(path: string, code: string): IssueRef {
 export function apiErrorOfIngest(error: unknown): unknown {
   if (error instanceof JobInputError) return validationFailed(error.issues);
   if (error instanceof ListNotReadyError) return listNotReady();
+  if (error instanceof SpoolFullError) return spoolFull();
   if (error instanceof RegisterNotReadyError) return registerNotReady(error.reason);
   if (error instanceof AddonRequiredError) return forbidden(error.addon);
   if (error instanceof FileRefusedError) {
