@@ -57,7 +57,7 @@ afterAll(() => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The status of every response the server logged (one `request` line each). */
+/** The status of every response the server logged (one `api.request` line each). */
 function loggedStatuses(output: string): number[] {
   const statuses: number[] = [];
   for (const line of output.split('\n')) {

@@ -82,6 +82,35 @@ describe('connectors (distributed deployment, run-service connectors)', () => {
     await killed(service);
   }, 180_000);
 
+  it('kill -9 during a pull for a monitor: restarted, the contacts are replaced exactly once', async () => {
+    const created = await fetch(new URL('/v2/monitors', d.baseUrl), {
+      method: 'POST', headers: { Authorization: `Bearer ${d.liveKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ people: [{ name: 'Gammel Kontakt', address: 'Gammelvej 1, 8000 Aarhus C' }] }),
+    });
+    expect(created.status).toBe(201);
+    const monitorId = ((await created.json()) as { id: string }).id;
+    const before = await d.platform.monitors.getMonitorById(monitorId);
+    const path = 'export/kill-monitor.csv';
+    const { csv: body, levels: expected } = exportCsv(300);
+    const url = server.serve(path, body, 'text/csv');
+    const held = server.hold(path, Math.floor(body.length / 2));
+    const id = await addConnector(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, orgId, url, { every: String(DAY), monitor: monitorId });
+    let service = await spawnConnectors();
+    await held.sent;
+    await killed(service);
+    held.release();
+    expect(await d.platform.monitors.getMonitorById(monitorId)).toMatchObject({ generation: before?.generation, contact_count: 1 });
+
+    service = await spawnConnectors();
+    await waitForStatus(d.platform, id, (s) => s.last_ok_at !== null, 'the slot pulled after the restart');
+    // One replacement: the next generation, every row of the export; no job of the connector's own.
+    expect(await d.platform.monitors.getMonitorById(monitorId)).toMatchObject({ generation: (before?.generation ?? 0) + 1, contact_count: expected.length });
+    expect(await slotJobs(id, slotOf(Date.now(), DAY))).toEqual([]);
+    expect(server.requests(path)).toHaveLength(2);
+    await d.platform.connectors.removeConnector(id, new Date().toISOString());
+    await killed(service);
+  }, 180_000);
+
   it('kill -9 after the slot\'s job was created: restarted, the slot ends with exactly one job that completes, its results once', async () => {
     const path = 'export/kill-after-job.csv';
     const { csv: body, levels: expected } = exportCsv(20_000);
