@@ -37,7 +37,7 @@ export function renderTable(rows: FaultRow[], ranAt: Date): string {
   const lines = [
     `Run ${ranAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} cores; FAULTS_ROWS = ${rows[0]?.rows.toLocaleString('en') ?? '?'}.`,
     '',
-    '| fault | injected | job state (error) | results = N | callback requests / events / 2xx | recovered in | load | held |',
+    '| fault | injected | job state (error) | results = N | callback requests / events / 2xx | fault → final state | load | held |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
