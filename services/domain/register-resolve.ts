@@ -30,7 +30,6 @@ export interface RegisterMatch {
   notFound: boolean;
 }
 
-const NOT_READ: RegisterMatch = { access: -1, unit: -1, confidence: 'unresolved', notFound: false };
 const closest: number[] = [];
 
 /** The unit of `access` with the parsed unit key; a single unit when none was written. */
@@ -77,42 +76,101 @@ function correctedAccess(d: AddressRegisterData, streetKey: string, house: strin
   return found;
 }
 
+/**
+ * A RegisterMatch written into the caller's object (checkPerson resolves every input: no object
+ * per input), with how the access address was found.
+ */
+export interface RegisterResolution extends RegisterMatch {
+  /**
+   * The access address is the one the parsed `buildingKey` names in the register: not by the
+   * closest street, not by postal district name, not by KVHX. Every list entry with that building
+   * key resolved to the same access address (same key, same lookup), so its records under the
+   * access address stand for those under the text key.
+   */
+  byBuildingKey: boolean;
+}
+
 /** Resolves a parsed address (parseAddress or parseAddressLine) in the register. Never throws. */
 export function resolveParsed(register: AddressRegister, parsed: ParsedAddress | null): RegisterMatch {
-  if (parsed === null) return NOT_READ;
+  const { access, unit, confidence, notFound } = resolveParsedInto(register, parsed, scratch);
+  return { access, unit, confidence, notFound };
+}
+
+const scratch: RegisterResolution = { access: -1, unit: -1, confidence: 'unresolved', notFound: false, byBuildingKey: false };
+
+function answer(
+  out: RegisterResolution, access: number, unit: number, confidence: RegisterMatch['confidence'], notFound: boolean,
+  byBuildingKey: boolean,
+): RegisterResolution {
+  out.access = access;
+  out.unit = unit;
+  out.confidence = confidence;
+  out.notFound = notFound;
+  out.byBuildingKey = byBuildingKey;
+  return out;
+}
+
+/** resolveParsed into `out` (returned). */
+export function resolveParsedInto(
+  register: AddressRegister, parsed: ParsedAddress | null, out: RegisterResolution,
+): RegisterResolution {
+  if (parsed === null) return answer(out, -1, -1, 'unresolved', false, false);
   const d = register.data;
   let access = -1;
   let corrected = false;
   let unknownWords = false;
+  let byBuildingKey = false;
   if (parsed.streetKey !== null && parsed.houseNumber !== null) {
     let postal = parsed.postalCode;
     let town = parsed.town;
     if (postal === null) {
-      if (town === null) return NOT_READ;
+      if (town === null) return answer(out, -1, -1, 'unresolved', false, false);
       const found = postalFromTown(d, town);
-      if (found === null) return NOT_READ;
+      if (found === null) return answer(out, -1, -1, 'unresolved', false, false);
       postal = found.postal;
       town = found.town;
-    } else if (parsed.city !== null) {
-      const id = d.postalByCode.get(postal);
-      unknownWords = id === undefined || nameKey(parsed.city) !== d.postalNameKeys[id];
+      access = accessByText(d, parsed.streetKey, parsed.houseNumber, postal);
+    } else {
+      if (parsed.city !== null) {
+        const id = d.postalByCode.get(postal);
+        unknownWords = id === undefined || nameKeyOf(parsed.city) !== d.postalNameKeys[id];
+      }
+      // buildingKey is streetKey|houseNumber|postalCode (address.ts): the key, not built again.
+      access = accessOf(d.buildings, d.buildingAccess, parsed.buildingKey!);
+      byBuildingKey = access >= 0;
     }
-    access = accessByText(d, parsed.streetKey, parsed.houseNumber, postal);
     if (access < 0) {
       access = correctedAccess(d, parsed.streetKey, parsed.houseNumber, postal);
       corrected = access >= 0;
     }
     if (access >= 0 && town !== null) {
       const t = d.accessTown[access];
-      if (t < 0 || d.townKeys[t] !== nameKey(town)) unknownWords = true;
+      if (t < 0 || nameKeyOf(town) !== d.townKeys[t]) unknownWords = true;
     }
   } else if (parsed.kvhxBuilding !== null) {
     access = accessOf(d.kvhxBuildings, d.kvhxAccess, parsed.kvhxBuilding);
   }
-  if (access < 0) return { access: -1, unit: -1, confidence: 'unresolved', notFound: true };
+  if (access < 0) return answer(out, -1, -1, 'unresolved', true, false);
   const unit = unitOf(d, access, parsed.unitKey);
-  if (unit < 0) return { access, unit: -1, confidence: 'unresolved', notFound: false };
-  return { access, unit, confidence: corrected || unknownWords ? 'corrected' : 'exact', notFound: false };
+  if (unit < 0) return answer(out, access, -1, 'unresolved', false, byBuildingKey);
+  return answer(out, access, unit, corrected || unknownWords ? 'corrected' : 'exact', false, byBuildingKey);
+}
+
+/**
+ * nameKey by text, once per distinct text: nameKey (normalizeText + skeleton) cost more than the
+ * rest of a resolution. A few thousand towns and cities exist; bounded all the same.
+ */
+const nameKeys = new Map<string, string>();
+const NAME_KEYS_MAX = 8192;
+
+function nameKeyOf(text: string): string {
+  let key = nameKeys.get(text);
+  if (key === undefined) {
+    if (nameKeys.size >= NAME_KEYS_MAX) nameKeys.clear();
+    key = nameKey(text);
+    nameKeys.set(text, key);
+  }
+  return key;
 }
 
 /** A display house number as the register writes it ("12A"). */
