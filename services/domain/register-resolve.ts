@@ -1,5 +1,8 @@
 import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
-import { accessOf, nameKey, type AddressRegister, type AddressRegisterData } from './address-register.ts';
+import {
+  A_FIELDS, A_HOUSE, A_POSTAL, A_STREET, A_TOWN, A_UNIT_END, A_UNIT_FROM, U_DOOR, U_FIELDS, U_FLOOR, U_KEY, accessOf,
+  nameKey, type AddressRegister, type AddressRegisterData,
+} from './address-register.ts';
 import { closestStreets } from './street-index.ts';
 import { toResolvedAddress } from './resolve.ts';
 import type { ResolvedAddress } from './types.ts';
@@ -34,16 +37,18 @@ const closest: number[] = [];
 
 /** The unit of `access` with the parsed unit key; a single unit when none was written. */
 function unitOf(d: AddressRegisterData, access: number, unitKey: string): number {
-  const from = d.unitStart[access];
-  const to = d.unitStart[access + 1];
+  const from = d.accesses[access * A_FIELDS + A_UNIT_FROM];
+  const to = d.accesses[access * A_FIELDS + A_UNIT_END];
+  const units = d.units;
   if (unitKey === '') {
     if (to - from === 1) return from;
-    for (let u = from; u < to; u++) if (d.unitKey[u] === d.unitKeys.get('')) return u;
+    const none = d.unitKeys.get('') ?? -2;
+    for (let u = from; u < to; u++) if (units[u * U_FIELDS + U_KEY] === none) return u;
     return -1;
   }
   const key = d.unitKeys.get(unitKey);
   if (key === undefined) return -1;
-  for (let u = from; u < to; u++) if (d.unitKey[u] === key) return u;
+  for (let u = from; u < to; u++) if (units[u * U_FIELDS + U_KEY] === key) return u;
   return -1;
 }
 
@@ -144,7 +149,7 @@ export function resolveParsedInto(
       corrected = access >= 0;
     }
     if (access >= 0 && town !== null) {
-      const t = d.accessTown[access];
+      const t = d.accesses[access * A_FIELDS + A_TOWN];
       if (t < 0 || nameKeyOf(town) !== d.townKeys[t]) unknownWords = true;
     }
   } else if (parsed.kvhxBuilding !== null) {
@@ -173,39 +178,33 @@ function nameKeyOf(text: string): string {
   return key;
 }
 
-/** A display house number as the register writes it ("12A"). */
-function registerFormatted(d: AddressRegisterData, access: number, unit: number): string {
-  let out = d.streetNames[d.accessStreet[access]] + ' ' + d.houseNumbers[d.accessHouse[access]];
-  const floor = d.unitFloor[unit] < 0 ? null : d.floors[d.unitFloor[unit]];
-  const door = d.unitDoor[unit] < 0 ? null : d.doors[d.unitDoor[unit]];
-  if (floor !== null || door !== null) {
-    out += ', ';
-    if (floor !== null) out += floor + '.';
-    if (door !== null) out += (floor !== null ? ' ' : '') + door;
-  }
-  const town = d.accessTown[access];
-  if (town >= 0) out += ', ' + d.towns[town];
-  const postal = d.accessPostal[access];
-  return out + ', ' + d.postalCodes[postal] + ' ' + d.postalNames[postal];
-}
-
 /** The register's spelling of a resolved unit address, as the API answers it. */
 export function registerAddress(
   register: AddressRegister, access: number, unit: number, input: string, confidence: 'exact' | 'corrected',
 ): ResolvedAddress {
   const d = register.data;
-  const postal = d.accessPostal[access];
+  const o = access * A_FIELDS;
+  const street = d.streetNames[d.accesses[o + A_STREET]];
+  const house = d.houseNumbers[d.accesses[o + A_HOUSE]];
+  const floorId = d.units[unit * U_FIELDS + U_FLOOR];
+  const doorId = d.units[unit * U_FIELDS + U_DOOR];
+  const floor = floorId < 0 ? null : d.floors[floorId];
+  const door = doorId < 0 ? null : d.doors[doorId];
+  const townId = d.accesses[o + A_TOWN];
+  const postal = d.accesses[o + A_POSTAL];
+  const postalCode = d.postalCodes[postal];
+  const city = d.postalNames[postal];
+  // "Skeevej 39B, st. tv, Skee, 4370 Store Merløse"
+  let formatted = street + ' ' + house;
+  if (floor !== null || door !== null) {
+    formatted += ', ';
+    if (floor !== null) formatted += floor + '.';
+    if (door !== null) formatted += (floor !== null ? ' ' : '') + door;
+  }
+  if (townId >= 0) formatted += ', ' + d.towns[townId];
+  formatted += ', ' + postalCode + ' ' + city;
   return {
-    input,
-    ok: true,
-    street: d.streetNames[d.accessStreet[access]],
-    house_number: d.houseNumbers[d.accessHouse[access]],
-    floor: d.unitFloor[unit] < 0 ? null : d.floors[d.unitFloor[unit]],
-    door: d.unitDoor[unit] < 0 ? null : d.doors[d.unitDoor[unit]],
-    postal_code: d.postalCodes[postal],
-    city: d.postalNames[postal],
-    formatted: registerFormatted(d, access, unit),
-    confidence,
+    input, ok: true, street, house_number: house, floor, door, postal_code: postalCode, city, formatted, confidence,
   };
 }
 
