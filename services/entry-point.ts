@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
-import { createLogger, type Logger } from './platform/logger.ts';
+import { createLogger, errorFields, logFormatFor, type Logger } from './platform/logger.ts';
 import { openPlatform, platformKind, type Platform } from './platform/open-platform.ts';
 import { errorName, installShutdown, type RunningService } from './processes.ts';
 
@@ -37,7 +37,9 @@ export async function runEntryPoint(options: {
     process.exitCode = 78;
     return;
   }
-  const logger = createLogger({ level: config.LOG_LEVEL, ...(options.loggerName ? { name: options.loggerName } : {}) });
+  // Decided once, on the main thread: a worker thread's stdout is never a terminal.
+  config = { ...config, LOG_FORMAT: logFormatFor(config.LOG_FORMAT, process.stdout) };
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, ...(options.loggerName ? { name: options.loggerName } : {}) });
   const running: RunningService[] = [];
   let platform: Platform | undefined;
   try {
@@ -47,7 +49,7 @@ export async function runEntryPoint(options: {
     installShutdown(() => running, () => opened.close(), logger);
   } catch (error) {
     // Port in use, unreadable database, ...: one clear line, no stack trace for the operator.
-    logger.error({ err: errorName(error) }, 'start failed');
+    logger.error(errorFields(error), 'process.start_failed');
     process.stderr.write(`start failed: ${errorName(error)}\n`);
     for (const service of running.reverse()) await service.stop().catch(() => undefined);
     await platform?.close().catch(() => undefined);

@@ -18,7 +18,7 @@ import type { Config } from './platform/config.ts';
 import type { PriceTable } from './domain/pricing.ts';
 import { createCertificateKeys, type CertificateKeys } from './platform/keys/certificate-keys.ts';
 import { createCursorSeal } from './platform/keys/cursor-seal.ts';
-import type { Logger } from './platform/logger.ts';
+import { errorFields, type Logger } from './platform/logger.ts';
 import type { Platform } from './platform/open-platform.ts';
 import { createPipelineEvents } from './pipeline/events.ts';
 import { checkCallbackUrl, parseAllowHosts } from './projection/callbacks/index.ts';
@@ -134,12 +134,12 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   const spoolDir = spoolDirOf(config);
   // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
-  if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped API process');
+  if (removed > 0) logger.warn({ removed }, 'spool.orphans_removed');
   useSpoolForXlsxTempFiles(spoolDir);
   const draftDir = uploadDirOf(config);
   const sweepDrafts = async () => {
     const gone = await sweepDraftFiles(draftDir, platform.jobs);
-    if (gone > 0) logger.info({ removed: gone }, 'removed files of drafts that are gone');
+    if (gone > 0) logger.info({ removed: gone }, 'draft.orphan_files_removed');
   };
   await sweepDrafts();
   await activeIndex.refresh();
@@ -180,14 +180,14 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   // Refreshing picks up a version activated with the admin tool while the server runs.
   const refreshTimer = setInterval(() => {
-    activeIndex.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'list index refresh failed'));
-    registers.refresh().catch((error: unknown) => logger.error({ err: errorName(error) }, 'register refresh failed'));
+    activeIndex.refresh().catch((error: unknown) => logger.error(errorFields(error), 'list.refresh_failed'));
+    registers.refresh().catch((error: unknown) => logger.error(errorFields(error), 'register.refresh_failed'));
   }, config.LIST_REFRESH_SECONDS * 1000);
   refreshTimer.unref();
   // Drafts purged at their delete_after (by the projection) lose their file here.
   const draftSweepTimer = config.RETENTION_SWEEP_SECONDS > 0
     ? setInterval(() => {
-      sweepDrafts().catch((error: unknown) => logger.error({ err: errorName(error) }, 'draft file sweep failed'));
+      sweepDrafts().catch((error: unknown) => logger.error(errorFields(error), 'draft.sweep_failed'));
     }, config.RETENTION_SWEEP_SECONDS * 1000)
     : null;
   draftSweepTimer?.unref();
@@ -297,7 +297,7 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
   const spoolDir = spoolDirOf(config);
   // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the API's.
   const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
-  if (removed > 0) logger.warn({ removed }, 'removed spool files left by a stopped process');
+  if (removed > 0) logger.warn({ removed }, 'spool.orphans_removed');
   useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, logger,
@@ -376,21 +376,21 @@ export function installShutdown(services: () => RunningService[], release: () =>
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) {
-      logger.warn({ signal }, 'second signal: exiting at once');
+      logger.warn({ signal }, 'process.forced_exit');
       process.exit(1);
     }
     closing = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal }, 'process.stopping');
     (async () => {
       for (const service of [...services()].reverse()) await service.stop();
       await release();
     })()
       .then(() => {
-        logger.info({}, 'stopped');
+        logger.info({}, 'process.stopped');
         process.exitCode = 0;
       })
       .catch((error: unknown) => {
-        logger.error({ err: errorName(error) }, 'shutdown failed');
+        logger.error(errorFields(error), 'process.shutdown_failed');
         process.exit(1);
       });
   };

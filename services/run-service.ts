@@ -33,7 +33,7 @@ if (names.length === 0 || unknown.length > 0) {
         if ('address' in service) address = service.address as string;
       }
       // The API's address too: with PORT=0 this is the only place it is told.
-      logger.info({ services: names, pid: process.pid, ...(address ? { address } : {}) }, 'services started');
+      logger.info({ services: names, pid: process.pid, ...(address ? { address } : {}) }, 'process.started');
     },
   });
 }

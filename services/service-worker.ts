@@ -25,7 +25,7 @@ export type ServiceWorkerMessage = { type: 'started' } | { type: 'stopped' } | {
 
 const data = workerData as ServiceWorkerData;
 const port = parentPort!;
-const logger = createLogger({ level: data.config.LOG_LEVEL, name: `robinson-${data.name}` });
+const logger = createLogger({ level: data.config.LOG_LEVEL, format: data.config.LOG_FORMAT, name: `robinson-${data.name}` });
 let platform: Platform | undefined;
 let running: RunningService | undefined;
 

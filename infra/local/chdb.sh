@@ -10,6 +10,9 @@
 #   chdb.sh stop     stop the front started by this script (data stays)
 #   chdb.sh status   exit 0 when /ping answers
 #
+# A second, independent front (the fault suite restarts its own, test/faults/) is the same script
+# with CHDB_HTTP_PORT and CHDB_STATE_DIR (its data, pid and log; the venv stays shared).
+#
 # A front that is already healthy costs one HTTP request. On failure the log tail is printed.
 # pip honours PIP_INDEX_URL / PIP_FIND_LINKS for a mirror or a wheel cache.
 set -euo pipefail
@@ -19,9 +22,10 @@ base="${ROBINSON_LOCAL:-${TMPDIR:-/tmp}/robinson-local}/chdb"
 port="${CHDB_HTTP_PORT:-18124}"
 chdb_version="3.7.2"  # carries the ClickHouse 25.8.2.1 engine (production runs 25.8)
 venv="$base/venv"
-data_dir="$base/data"
-log_file="$base/front.log"
-pid_file="$base/front.pid"
+state="${CHDB_STATE_DIR:-$base}"
+data_dir="$state/data"
+log_file="$state/front.log"
+pid_file="$state/front.pid"
 ping_url="http://127.0.0.1:$port/ping"
 
 log() { echo "[chdb] $*" >&2; }
@@ -68,7 +72,7 @@ running_pid() {
 
 start() {
   if healthy; then return 0; fi
-  mkdir -p "$base" "$data_dir"
+  mkdir -p "$base" "$state" "$data_dir"
   install_if_missing
   if running_pid >/dev/null; then
     log "process $(cat "$pid_file") exists but /ping does not answer yet; waiting"

@@ -31,7 +31,7 @@ export function createActiveAddressRegister(deps: { store: AddressStore; logger:
     logger.info({
       address_version_id: version.id, units: register.unitCount, accesses: register.accessCount,
       skipped: builder.skipped, ms: Math.round(performance.now() - started),
-    }, 'address register swapped');
+    }, 'address_register.active_swapped');
   }
 
   return {

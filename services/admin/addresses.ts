@@ -28,7 +28,7 @@ function formatVersion(v: AddressVersion, active: boolean): string {
 
 async function activate(deps: AddressAdminDeps, id: string): Promise<AddressVersion> {
   const version = await deps.addresses.activateAddressVersion(id, deps.now().toISOString());
-  deps.logger.info({ address_version_id: id }, 'address version activated');
+  deps.logger.info({ address_version_id: id }, 'address_register.activated');
   return version;
 }
 
@@ -44,7 +44,7 @@ export async function runAddressCommand(deps: AddressAdminDeps, action: string |
       const { version, stats } = await importAddressRegister(deps.addresses, await darSourcesFromPath(file), {
         publishedOn, now: deps.now,
       });
-      deps.logger.info({ address_version_id: version.id, ...stats.skipped, addresses: stats.addresses }, 'address register imported');
+      deps.logger.info({ address_version_id: version.id, ...stats.skipped, addresses: stats.addresses }, 'address_register.imported');
       const final = flags.activate === true ? await activate(deps, version.id) : version;
       if (json) return [JSON.stringify({ ...final, skipped: stats.skipped })];
       const skipped = stats.skipped.noHouseNumber + stats.skipped.noStreet + stats.skipped.noPostalCode;

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../platform/config.ts';
-import { createLogger } from '../platform/logger.ts';
+import { createLogger, logFormatFor } from '../platform/logger.ts';
 import { openPlatform, openStores, platformKind, type Stores } from '../platform/open-platform.ts';
 import { createPipelineEvents, type PipelineEvents } from '../pipeline/events.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
-import { runAdminCommand, USAGE, type Flags } from './commands.ts';
+import { runAdminCommand, USAGE } from './commands.ts';
 import { parseAllowHosts } from '../projection/callbacks/url-guard.ts';
 import { AdminInputError } from './organisations.ts';
 
@@ -87,7 +87,10 @@ async function main(argv: string[]): Promise<number> {
     return EXIT_CONFIG;
   }
   // Logs go to stderr so that stdout holds only the command's answer (keys, ids, JSON).
-  const logger = createLogger({ name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, stderr: true });
+  const logger = createLogger({
+    name: 'robinson-admin', level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, stderr: true,
+    format: logFormatFor(config.LOG_FORMAT, process.stderr),
+  });
   let stores: Stores;
   let events: Pick<PipelineEvents, 'publish'> | undefined;
   try {
@@ -110,14 +113,14 @@ async function main(argv: string[]): Promise<number> {
       {
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys,
         jobs: stores.jobs, usage: stores.usage, logger, ...(events ? { events } : {}),
-        inbound: { inbound: stores.inbound, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
+        inbound: { inbound: stores.inbound, monitors: stores.monitors, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
         connectors: {
           connectors: stores.connectors, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)),
           allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS), minIntervalSeconds: config.CONNECTOR_MIN_INTERVAL_SECONDS,
           monitors: stores.monitors,
         },
       },
-      group, action, args, parsed.values as Flags,
+      group, action, args, parsed.values,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;

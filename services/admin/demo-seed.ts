@@ -49,7 +49,7 @@ export async function seedDemoIfEmpty(
       break;
     }
     seed.list = { version: activated, sampleEntry };
-    logger.info({ list_version_id: activated.id, entry_count: activated.entry_count }, 'demo list seeded');
+    logger.info({ list_version_id: activated.id, entry_count: activated.entry_count }, 'demo.list_seeded');
   }
 
   if ((await deps.accounts.listOrganisations()).length === 0) {
@@ -57,7 +57,7 @@ export async function seedDemoIfEmpty(
     const testKey = (await issueApiKey(deps.accounts, org.id, 'test', now())).key;
     const liveKey = (await issueApiKey(deps.accounts, org.id, 'live', now())).key;
     seed.account = { org, testKey, liveKey };
-    logger.info({ org_id: org.id }, 'demo organisation seeded');
+    logger.info({ org_id: org.id }, 'demo.organisation_seeded');
   }
   return seed;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { DropFolder, DropFolderStatus, InboundStore } from '../platform/store/inbound-port.ts';
+import type { MonitorStore } from '../platform/store/monitors-port.ts';
 import { ColumnMappingSchema, CheckJobOptionsSchema } from '../api/schemas/check-job.ts';
 import type { SecretBox } from '../ingest/inbound/secrets.ts';
 import { fingerprintOfPublicKeyLine } from '../ingest/sftp/host-key.ts';
@@ -18,13 +19,15 @@ export interface InboundAdminDeps {
   inbound: InboundStore;
   /** Needed only to add a drop folder (sealing its secret). */
   secrets: () => SecretBox;
+  /** To check that a `--monitor` target is a live monitor of the organisation (required for `--monitor`). */
+  monitors?: Pick<MonitorStore, 'getMonitor'>;
 }
-
 
 export const INBOUND_USAGE = `SFTP drop folders (inbox/ outbox/ archive/ failed/ below --path; the secret is stored encrypted)
   drop-folders add --org ID --host HOST [--port 22] --user USER (--key-file PATH | --password-file PATH)
               (--host-key SHA256:… | --host-key-file PATH) [--path /] [--locale da|en]
-              [--mapping JSON] [--options JSON]
+              [--mapping JSON] [--options JSON] [--monitor MONITOR_ID]
+              (--monitor: each file replaces that live monitor's contacts, a receipt in outbox/, no job)
   drop-folders list [--org ID]     (with the poller's last success and last error)
   drop-folders remove FOLDER_ID    (stops claiming; files already delivered are still deleted at delete_after)
 
@@ -45,6 +48,10 @@ export async function runInboundCommand(
       const keyFile = optional(flags, 'key-file');
       const passwordFile = optional(flags, 'password-file');
       if ((keyFile === undefined) === (passwordFile === undefined)) throw new AdminInputError('give exactly one of --key-file and --password-file');
+      const monitorId = optional(flags, 'monitor');
+      if (monitorId !== undefined && !(await deps.monitors?.getMonitor({ org_id: orgId, mode: 'live' }, monitorId))) {
+        throw new AdminNotFoundError(`monitor ${monitorId} is not a live monitor of organisation ${orgId}`);
+      }
       const secret = await readSecret((keyFile ?? passwordFile) as string, keyFile ? 'key' : 'password');
       const folder: DropFolder = {
         id, org_id: orgId,
@@ -58,6 +65,7 @@ export async function runInboundCommand(
         column_mapping: jsonFlag(flags, 'mapping', (v) => ColumnMappingSchema.parse(v)) ?? null,
         options: jsonFlag(flags, 'options', (v) => CheckJobOptionsSchema.parse(v)) ?? {},
         locale: locale(optional(flags, 'locale') ?? 'da'),
+        ...(monitorId !== undefined ? { monitor_id: monitorId } : {}),
         created_at: now.toISOString(),
         removed_at: null,
       };
@@ -112,7 +120,7 @@ function formatFolder(f: DropFolder, s: DropFolderStatus | null): string {
     : s.failures > 0 ? `FAILING (${s.failures}x) since ${s.last_error_at}: ${s.last_error}`
     : `ok ${s.last_ok_at}${s.last_error ? ` (last error ${s.last_error_at}: ${s.last_error})` : ''}`;
   return `${f.id}  org=${f.org_id}  ${f.username}@${f.host}:${f.port}${f.path}  host key ${f.host_key_sha256}  ${f.auth}  locale=${f.locale}` +
-    `  mapping=${f.column_mapping ? 'saved' : 'guessed'}\n    ${state}`;
+    `  mapping=${f.column_mapping ? 'saved' : 'guessed'}${f.monitor_id ? `  feeds monitor ${f.monitor_id}` : ''}\n    ${state}`;
 }
 
 async function requireOrg(accounts: AccountStore, id: string): Promise<void> {

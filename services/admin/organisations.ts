@@ -59,7 +59,7 @@ export async function createOrganisation(
   const org: Organisation = {
     id: randomUUID(),
     ...valid,
-    addons: valid.addons as Organisation['addons'],
+    addons: valid.addons,
     suspended: false,
     created_at: now.toISOString(),
   };
@@ -76,7 +76,7 @@ export async function updateOrganisation(
   if (Object.values(valid).every((v) => v === undefined)) {
     throw new AdminInputError('nothing to update: give at least one field');
   }
-  const updated = await accounts.updateOrganisation(id, valid as Partial<Organisation>);
+  const updated = await accounts.updateOrganisation(id, valid);
   if (!updated) throw new AdminNotFoundError(`organisation ${id} does not exist`);
   return updated;
 }

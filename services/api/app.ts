@@ -6,7 +6,7 @@ import type { Config } from '../platform/config.ts';
 import type { CertificateKeys } from '../platform/keys/certificate-keys.ts';
 import { createCursorSeal, type CursorSeal } from '../platform/keys/cursor-seal.ts';
 import { createEmbeddedKeyRing } from '../platform/store/embedded/keyring.ts';
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import type { PriceTable } from '../domain/pricing.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
@@ -178,7 +178,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
         org_id: request.auth?.org.id,
         mode: request.auth?.mode,
       },
-      'request',
+      'api.request',
     );
   });
 
@@ -308,7 +308,7 @@ function sharedAcrossProcesses(app: FastifyInstance, limiter: RateLimiter, deps:
     limiter, store: deps.rateSharing.store, process: deps.rateSharing.process, intervalMs: deps.rateSharing.intervalMs,
     burst: deps.config.RATE_LIMIT_BURST,
     now: () => Date.now(),
-    onError: (error) => logger.warn({ err_name: (error as Error)?.name }, 'rate_limit.sync_failed'),
+    onError: (error) => logger.warn(errorFields(error), 'rate_limit.sync_failed'),
   });
   app.addHook('onClose', async () => sharing.stop());
   return {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import { ApiError } from './errors.ts';
 import { localeFrom } from './locale.ts';
 import { message } from './messages.ts';
@@ -52,8 +52,8 @@ export function createErrorHandler(logger: Logger) {
       apiError ?? new ApiError({ code: 'internal_error', messageKey: 'internal_error' });
     if (!apiError) {
       logger.error(
-        { request_id: request.id, err_name: error.name, err_code: error.code, stack: framesOnly(error.stack) },
-        'unhandled error',
+        { request_id: request.id, ...errorFields(error), stack: framesOnly(error.stack) },
+        'api.unhandled_error',
       );
     }
     const details: Record<string, unknown> = { ...known.details };
@@ -68,6 +68,10 @@ export function createErrorHandler(logger: Logger) {
     };
     // Set here as well as in onRequest: errors found before routing never reach onRequest.
     reply.header('Request-Id', request.id);
+    // Answered before the body was read whole (fail fast, 413, a full spool): the rest of the
+    // body may still be on its way and the request stream may be gone, so this connection cannot
+    // carry another request. Saying so keeps a client from reusing it (it would see a reset).
+    if (!request.raw.complete) reply.header('Connection', 'close');
     reply.headers(known.headers).code(known.status).type('application/json; charset=utf-8').send(body);
   };
 }

@@ -19,6 +19,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   gone: 410,
   rate_limited: 429,
   list_not_ready: 503,
+  service_unavailable: 503,
   internal_error: 500,
 };
 
@@ -72,6 +73,16 @@ const LIST_NOT_READY_RETRY_SECONDS = 30;
 
 export const listNotReady = () =>
   new ApiError({ code: 'list_not_ready', messageKey: 'list_not_ready', headers: { 'Retry-After': String(LIST_NOT_READY_RETRY_SECONDS) } });
+
+/** How long a client is asked to wait when the spool is full (an operator has to make room). */
+const SPOOL_FULL_RETRY_SECONDS = 300;
+
+/** No room to spool the job's rows (a full disk or quota): nothing was created; try again later. */
+export const spoolFull = () =>
+  new ApiError({
+    code: 'service_unavailable', messageKey: 'spool_full', details: { reason: 'spool_full' },
+    headers: { 'Retry-After': String(SPOOL_FULL_RETRY_SECONDS) },
+  });
 
 export const validationFailed = (issues: IssueRef[]) =>
   new ApiError({ code: 'invalid_request', messageKey: 'validation', issues });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../platform/store/idempotency-port.ts';
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import { ApiError } from './errors.ts';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -61,9 +61,9 @@ export function createIdempotency(options: { store: IdempotencyStore; now: () =>
     lastPurge = at.getTime();
     try {
       const purged = await store.purgeExpired(at);
-      if (purged > 0) logger.info({ purged }, 'idempotency records purged');
+      if (purged > 0) logger.info({ purged }, 'idempotency.purged');
     } catch (error) {
-      logger.warn({ err_name: (error as Error).name }, 'idempotency purge failed');
+      logger.warn(errorFields(error), 'idempotency.purge_failed');
     }
   }
 

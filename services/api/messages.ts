@@ -94,6 +94,10 @@ const catalog = {
     da: 'Der er endnu ingen aktiv version af listen. Prøv igen senere.',
     en: 'No list version is active yet. Try again later.',
   },
+  spool_full: {
+    da: 'Der er ikke plads til jobbet lige nu; intet er oprettet. Prøv igen senere.',
+    en: 'There is no room for the job right now; nothing was created. Try again later.',
+  },
   certificate_malformed: {
     da: 'Certifikatet kan ikke læses: det er ikke et certifikat fra denne tjeneste.',
     en: 'The certificate cannot be read: it is not a certificate from this service.',

@@ -27,7 +27,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'invalid_request: schema violation (details.issues), a file that cannot be used (details.reason file_…), or Idempotency-Key reused with another body (details.reason)',
   429: 'rate_limited: over the key\'s rate; see Retry-After',
   500: 'internal_error',
-  503: 'list_not_ready: no list version is active yet; see Retry-After',
+  503: 'list_not_ready: no list version is active yet; or service_unavailable: no room to take the job in right now (details.reason spool_full), nothing was created; see Retry-After',
 };
 
 const HEADERS: Record<DocumentedHeader, { description: string; schema: object }> = {

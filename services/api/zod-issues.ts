@@ -39,7 +39,7 @@ function valueAt(data: unknown, path: Path): unknown {
 
 function sizeText(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, locale: Locale): string {
   const big = issue.code === 'too_big';
-  const limit = big ? (issue as z.core.$ZodIssueTooBig).maximum : (issue as z.core.$ZodIssueTooSmall).minimum;
+  const limit = big ? issue.maximum : issue.minimum;
   const n = String(limit);
   const bound = big ? { da: 'højst', en: 'at most' } : { da: 'mindst', en: 'at least' };
   switch (issue.origin) {

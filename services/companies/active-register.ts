@@ -54,7 +54,7 @@ export function createActiveRegister<T, I>(deps: ActiveRegisterDeps<T, I>): Acti
     const builder = deps.createBuilder();
     for await (const chunk of deps.store.readRegisterRecords<T>(versionId)) for (const record of chunk) builder.add(record);
     const index = builder.build();
-    logger.info({ register_version_id: versionId, records: version.record_count, ms: Math.round(performance.now() - started) }, 'register index built');
+    logger.info({ register_version_id: versionId, records: version.record_count, ms: Math.round(performance.now() - started) }, 'register.index_built');
     return { version, index };
   }
 
@@ -90,7 +90,7 @@ export function createActiveRegister<T, I>(deps: ActiveRegisterDeps<T, I>): Acti
     // The activation time of this activation (a rollback re-activates an older version).
     active = { version, index: loaded.index };
     evict();
-    logger.info({ register_version_id: version.id, previous_register_version_id: previous }, 'active register version swapped');
+    logger.info({ register_version_id: version.id, previous_register_version_id: previous }, 'register.active_swapped');
   }
 
   return {

@@ -73,7 +73,7 @@ function isCurrentOwner(relation: Json): boolean {
   return arrayOf(relation.organisationer).some((organisation) =>
     organisation.hovedtype === 'FULDT_ANSVARLIG_DELTAGERE'
     && arrayOf(organisation.medlemsData).some((member) =>
-      arrayOf(member.attributter).some((attribute) => arrayOf(attribute.vaerdier).some((value) => isCurrent(value as Dated)))));
+      arrayOf(member.attributter).some((attribute) => arrayOf(attribute.vaerdier).some((value) => isCurrent(value)))));
 }
 
 function ownersOf(company: Json): Array<{ name: string; address: string }> {

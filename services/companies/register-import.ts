@@ -72,7 +72,7 @@ export async function importRegister<T extends object>(
     }
   }
   if (skippedLines.length > maxSkipped) {
-    logger.error({ register_version_id: version.id, skipped: skippedLines.length, lines: skippedLines.slice(0, 20) }, 'register import refused');
+    logger.error({ register_version_id: version.id, skipped: skippedLines.length, lines: skippedLines.slice(0, 20) }, 'register.import_refused');
     const first = skippedLines.slice(0, 5).map((s) => `line ${s.line}: ${s.reason}`).join('; ');
     throw new RegisterImportError(
       `${skippedLines.length} unusable record(s) (${first}); at most ${maxSkipped} may be skipped, version ${version.id} was not sealed`,
@@ -80,7 +80,7 @@ export async function importRegister<T extends object>(
   }
   if (batch.length > 0) await deps.store.appendRegisterRecords(version.id, batch);
   const sealed = await deps.store.sealRegisterVersion(version.id);
-  logger.info({ register_version_id: sealed.id, record_count: sealed.record_count, skipped: skippedLines.length }, 'register import sealed');
+  logger.info({ register_version_id: sealed.id, record_count: sealed.record_count, skipped: skippedLines.length }, 'register.import_sealed');
   return { version: sealed, skipped: skippedLines.length };
 }
 
@@ -88,7 +88,7 @@ export async function importRegister<T extends object>(
 export async function activateRegister(deps: RegisterImportDeps, versionId: string): Promise<RegisterVersion> {
   const now = deps.now ?? (() => new Date());
   const version = await deps.store.activateRegisterVersion(versionId, now().toISOString());
-  deps.logger.info({ module: 'registers.activate', register_version_id: version.id, kind: version.kind }, 'register version activated');
+  deps.logger.info({ module: 'registers.activate', register_version_id: version.id, kind: version.kind }, 'register.activated');
   return version;
 }
 

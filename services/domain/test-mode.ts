@@ -13,7 +13,7 @@ export const TEST_LIST_VERSION: ListVersionRef = Object.freeze({
   id: '00000000-0000-4000-8000-000000000001',
   source: 'cpr',
   published_on: '2026-01-01',
-}) as ListVersionRef;
+});
 
 /** Folded surname → level. */
 const TEST_LEVELS: Record<string, number> = {

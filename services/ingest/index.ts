@@ -22,7 +22,7 @@ import { createFileIngest, type FileIngest, type FileJobSpec, type StartChanges 
 import { resultFileSpec, streamResultFile, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
 
 export {
-  AddonRequiredError, JobInputError, JobNotDraftError, ListNotReadyError, RegisterNotReadyError, type JobInputIssue,
+  AddonRequiredError, JobInputError, JobNotDraftError, ListNotReadyError, RegisterNotReadyError, SpoolFullError, type JobInputIssue,
 } from './jobs/errors.ts';
 export { ColumnMappingError, FileRefusedError, fileRefusalMessage, type FileRefusalCode } from './files/index.ts';
 export { sweepDraftFiles, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';

@@ -80,7 +80,7 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
     logger.info({
       list_version_id: versionId, entries: count, earlier_versions: earlier.length, previous_addresses: previous?.derived ?? 0,
       ms: Math.round(performance.now() - started),
-    }, 'list index built');
+    }, 'list.index_built');
     return index;
   }
 
@@ -136,7 +136,7 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
     }
     const version = await listStore.getActiveListVersion('cpr');
     if (!version) {
-      if (active) logger.warn({ list_version_id: active.version.id }, 'no active cpr list version any more; keeping the last one');
+      if (active) logger.warn({ list_version_id: active.version.id }, 'list.active_missing');
       return;
     }
     if (!registerChanged && active && active.version.id === version.id && active.version.activated_at === version.activated_at) return;
@@ -144,7 +144,7 @@ export function createActiveListIndex(deps: ActiveListIndexDeps): ActiveListInde
     const previous = active?.version.id ?? null;
     active = { version, index };
     evict();
-    logger.info({ list_version_id: version.id, previous_list_version_id: previous, entry_count: version.entry_count }, 'active list version swapped');
+    logger.info({ list_version_id: version.id, previous_list_version_id: previous, entry_count: version.entry_count }, 'list.active_swapped');
   }
 
   return {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ListEntry } from '../domain/types.ts';
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 import { parseCprFile } from './cpr-format.ts';
 import { parseListCsv } from './csv-format.ts';
@@ -84,7 +84,7 @@ export async function importListVersion(deps: ImportListDeps, request: ImportLis
     entry_count: 0,
   };
   await listStore.createListVersion(version);
-  logger.info({ list_version_id: version.id, published_on: version.published_on }, 'list import started');
+  logger.info({ list_version_id: version.id, published_on: version.published_on }, 'list.import_started');
 
   let batch: ListEntry[] = [];
   let appended = 0;
@@ -101,12 +101,12 @@ export async function importListVersion(deps: ImportListDeps, request: ImportLis
     }
   } catch (error) {
     if (!(error instanceof ListFileRowsError)) {
-      logger.error({ list_version_id: version.id, appended, err: errorSummary(error) }, 'list import failed');
+      logger.error({ list_version_id: version.id, appended, ...errorFields(error) }, 'list.import_failed');
       throw error;
     }
     skippedLines = error.count;
     if (skippedLines > maxSkipped) {
-      logger.error({ list_version_id: version.id, skipped_lines: skippedLines, lines: error.lines.slice(0, 20) }, 'list import refused: malformed lines');
+      logger.error({ list_version_id: version.id, skipped_lines: skippedLines, lines: error.lines.slice(0, 20) }, 'list.import_refused');
       throw new ListImportError(
         `${error.message}; at most ${maxSkipped} may be skipped, the version ${version.id} was not sealed`,
       );
@@ -117,7 +117,7 @@ export async function importListVersion(deps: ImportListDeps, request: ImportLis
     appended += batch.length;
   }
   const sealed = await listStore.sealListVersion(version.id);
-  logger.info({ list_version_id: sealed.id, entry_count: sealed.entry_count, skipped_lines: skippedLines }, 'list import sealed');
+  logger.info({ list_version_id: sealed.id, entry_count: sealed.entry_count, skipped_lines: skippedLines }, 'list.import_sealed');
   return { version: sealed, skippedLines };
 }
 
@@ -128,7 +128,7 @@ export async function activateListVersion(
 ): Promise<ListVersion> {
   const now = deps.now ?? (() => new Date());
   const version = await deps.listStore.activateListVersion(versionId, now().toISOString());
-  deps.logger.info({ module: 'lists.activate', list_version_id: version.id, source: version.source }, 'list version activated');
+  deps.logger.info({ module: 'lists.activate', list_version_id: version.id, source: version.source }, 'list.activated');
   return version;
 }
 
@@ -140,9 +140,4 @@ async function* readItems(format: 'cpr' | 'csv', chunks: AsyncIterable<Uint8Arra
     return;
   }
   for await (const entry of parseListCsv(chunks)) yield { type: 'entry', entry };
-}
-
-/** Error name and message only: list-file errors carry line numbers, never field contents. */
-function errorSummary(error: unknown): { name: string; message: string } {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'unknown', message: String(error) };
 }

@@ -67,7 +67,7 @@ export function createPrivateListIndexes(deps: PrivateListIndexesDeps): PrivateL
       for (const entry of chunk) builder.add(entry);
       entries += chunk.length;
     }
-    logger.info({ list_version_id: versionId, entries }, 'private list index built');
+    logger.info({ list_version_id: versionId, entries }, 'private_list.index_built');
     return { index: builder.build(), entries };
   }
 

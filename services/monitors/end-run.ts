@@ -3,7 +3,7 @@ import type { PipelineEvents } from '../pipeline/events.ts';
 
 /**
  * Ends a monitor's re-check job that must not finish (its monitor was deleted, or the process that
- * published it died half-way): purged like DELETE /v2/check-jobs/{id} (results never kept, no
+ * published it died half-way; connectors end a slot's job cut off the same way): purged like DELETE /v2/check-jobs/{id} (results never kept, no
  * callback: a deleted job sends none) and `JobStateChanged{deleted}` published. A job already
  * done, failed or deleted is left as it is.
  */

@@ -11,7 +11,7 @@
  * Cost per chunk: the contact keys of its rows (one or two blocks) and one verdict lookup per
  * row in the previous check: proportional to the contacts, never to the history.
  */
-import { changeOf, verdictOf, type MonitorChangeCounts } from '../domain/monitor-change.ts';
+import { changeOf, verdictOf, type MonitorChangeCounts, type MonitorVerdict } from '../domain/monitor-change.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { JobRecord, ResultRow } from '../platform/store/jobs-port.ts';
 import { CONTACT_BLOCK_SIZE, type MonitorStore, type RunRow } from '../platform/store/monitors-port.ts';
@@ -55,6 +55,33 @@ export function createMonitorRunResults(deps: { monitors: MonitorStore; logger: 
     return keys;
   }
 
+  /**
+   * The contacts' verdicts in the previous check: first by position (a range read per run of
+   * neighbouring blocks; a re-check of the same contacts finds every one there), then by key for
+   * the contacts that moved or are new (a replaced contact set). Hundreds of random keys per
+   * lookup touch nearly all of the previous run in ClickHouse; a row range a granule or two.
+   */
+  async function previousVerdicts(monitorId: string, previousJobId: string, keys: Map<number, string>): Promise<Map<string, MonitorVerdict>> {
+    const blocks = [...new Set([...keys.keys()].map((row) => Math.floor(row / CONTACT_BLOCK_SIZE)))].sort((a, b) => a - b);
+    const byRow = new Map<number, MonitorVerdict & { key: string }>();
+    for (let i = 0; i < blocks.length;) {
+      let j = i;
+      while (j + 1 < blocks.length && blocks[j + 1] === blocks[j] + 1) j++;
+      const range = { from: blocks[i] * CONTACT_BLOCK_SIZE, to: (blocks[j] + 1) * CONTACT_BLOCK_SIZE };
+      for (const [row, verdict] of await deps.monitors.readRunRows(monitorId, previousJobId, range)) byRow.set(row, verdict);
+      i = j + 1;
+    }
+    const found = new Map<string, MonitorVerdict>();
+    const moved: string[] = [];
+    for (const [row, key] of keys) {
+      const before = byRow.get(row);
+      if (before && before.key === key) found.set(key, { status: before.status, level: before.level });
+      else moved.push(key);
+    }
+    if (moved.length > 0) for (const [key, verdict] of await deps.monitors.readVerdicts(monitorId, previousJobId, moved)) found.set(key, verdict);
+    return found;
+  }
+
   return {
     async annotate(job, rows) {
       const ref = job.monitor;
@@ -65,9 +92,7 @@ export function createMonitorRunResults(deps: { monitors: MonitorStore; logger: 
         logger.warn({ job_id: job.id, monitor_id: ref.id }, 'monitor.contacts_gone');
         return rows;
       }
-      const previous = ref.previous_job_id
-        ? await deps.monitors.readVerdicts(ref.id, ref.previous_job_id, [...keys.values()])
-        : new Map();
+      const previous = ref.previous_job_id ? await previousVerdicts(ref.id, ref.previous_job_id, keys) : new Map<string, MonitorVerdict>();
       const runRows: RunRow[] = [];
       const annotated = rows.map((r) => {
         const key = keys.get(r.row) as string;

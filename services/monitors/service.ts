@@ -28,7 +28,7 @@ import { TEST_LIST_VERSION } from '../domain/index.ts';
 import type { ListVersionRef, PersonInput } from '../domain/types.ts';
 import { createPeopleIngest } from '../ingest/index.ts';
 import { toListVersionRef } from '../lists/active-index.ts';
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
@@ -124,7 +124,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
       logger.info({ monitor_id: m.id, job_id: jobId, list_version_id: version.id, rows: job.row_count }, 'monitor.check_started');
     } catch (error) {
       // Nothing half-made stays: the job (if any) is ended, the run forgotten; the next walk retries.
-      logger.error({ monitor_id: m.id, job_id: jobId, err: (error as Error).name }, 'monitor.check_not_started');
+      logger.error({ monitor_id: m.id, job_id: jobId, ...errorFields(error) }, 'monitor.check_not_started');
       await endMonitorJob(deps, jobId, clock().toISOString()).catch(() => undefined);
       await deps.monitors.updateMonitor(m.id, { run: null });
     } finally {
@@ -221,7 +221,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
         try {
           await step(m, active);
         } catch (error) {
-          logger.error({ monitor_id: m.id, err: (error as Error).name }, 'monitor.step_failed');
+          logger.error({ monitor_id: m.id, ...errorFields(error) }, 'monitor.step_failed');
         }
       }
       if (page.length < PAGE) return;
@@ -233,7 +233,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     if (stopped) return;
     timer = setTimeout(() => {
       running = tick()
-        .catch((error: unknown) => logger.error({ err: (error as Error).name }, 'monitor.walk_failed'))
+        .catch((error: unknown) => logger.error(errorFields(error), 'monitor.walk_failed'))
         .finally(() => {
           running = null;
           schedule();

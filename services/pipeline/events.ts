@@ -311,7 +311,7 @@ function sealedFieldsOf(): { RowsChunk: SealedField; ResultsChunk: SealedField }
     const catalog = loadSchemaCatalog();
     const fieldType = (type: PipelineEventType, field: 'rows' | 'results'): SealedField => {
       const record = catalog.latest(EVENT_ROUTES[type].subject)!.type as avro.types.RecordType;
-      return { field, type: record.field(field)!.type };
+      return { field, type: record.field(field).type };
     };
     sealedFields = { RowsChunk: fieldType('RowsChunk', 'rows'), ResultsChunk: fieldType('ResultsChunk', 'results') };
   }

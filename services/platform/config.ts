@@ -14,6 +14,8 @@ export const configSchema = z.object({
   /** Where the embedded database (robinson.sqlite) and other local files live. */
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `pretty`: readable lines; `json`: one JSON object per line. Unset: pretty on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   /** DECISIONS §11: POST /v2/checks, per key. */
   RATE_LIMIT_PER_SECOND: positiveInt.default(20),
   RATE_LIMIT_BURST: positiveInt.default(40),

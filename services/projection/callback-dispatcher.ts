@@ -1,4 +1,4 @@
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
 import {
   initialDeliveryState, type CallbackSender, type DeliveryState,
@@ -69,7 +69,7 @@ export function createCallbackDispatcher(deps: CallbackDispatcherDeps): Callback
     const task = deliver(job)
       .catch((error: unknown) => {
         // The stored state stays pending: the next start resumes it.
-        logger.error({ job_id: job.id, err: error instanceof Error ? error.name : 'unknown' }, 'callback.dispatch_failed');
+        logger.error({ job_id: job.id, ...errorFields(error) }, 'callback.dispatch_failed');
       })
       .finally(() => running.delete(job.id));
     running.set(job.id, task);
@@ -86,7 +86,7 @@ export function createCallbackDispatcher(deps: CallbackDispatcherDeps): Callback
     },
     async stop() {
       abort.abort();
-      await Promise.all([...running.values()]);
+      await Promise.all(running.values());
     },
   };
 }

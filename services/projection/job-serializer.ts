@@ -25,7 +25,7 @@ export function createJobSerializer(): JobSerializer {
       return next;
     },
     async idle() {
-      while (tails.size > 0) await Promise.all([...tails.values()]);
+      while (tails.size > 0) await Promise.all(tails.values());
     },
   };
 }

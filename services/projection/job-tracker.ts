@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { certificateClaims } from '../domain/certificate.ts';
 import { isTerminal, transition, type JobCounts } from '../domain/job-state.ts';
 import type { JobStatus } from '../domain/check-job.ts';
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import type { JobPatch, JobRecord, JobStore, ResultCounts, ResultRow } from '../platform/store/jobs-port.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { JobStateChangedEvent, RowsCompleteEvent } from '../pipeline/events.ts';
@@ -124,7 +124,7 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
         changed_at: job.updated_at, processed_count: job.processed_count, finished_at: job.finished_at,
       });
     } catch (error) {
-      logger.warn({ job_id: job.id, status: job.status, err: (error as Error).name }, 'job.state_event_lost');
+      logger.warn({ job_id: job.id, status: job.status, ...errorFields(error) }, 'job.state_event_lost');
     }
   }
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../platform/logger.ts';
+import { errorFields, type Logger } from '../platform/logger.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { MonitorRunResults } from '../monitors/run-results.ts';
 import type { JobRecord, JobStore, ResultRow } from '../platform/store/jobs-port.ts';
@@ -155,14 +155,23 @@ export function createProjection(deps: ProjectionDeps): Projection {
     for (const { jobId, at: due } of tracker.dueRefreshes()) {
       if (due > at) continue;
       serializer.run(jobId, () => tracker.refreshIfStale(jobId)).catch((error: unknown) => {
-        logger.warn({ job_id: jobId, err: (error as Error).name }, 'projection.count_failed');
+        logger.warn({ job_id: jobId, ...errorFields(error) }, 'projection.count_failed');
       });
     }
   }
 
+  /**
+   * The sweep in flight, for stop() to wait on. Its failure is the caller's to handle (the timer
+   * logs it); the bookkeeping copy must never reject, or a store that is down (ClickHouse
+   * restarting) becomes an unhandled rejection that ends the process.
+   */
+  function settledCopy(run: Promise<number>, done: () => void): Promise<void> {
+    return run.then(() => undefined, () => undefined).finally(done);
+  }
+
   function sweep(): Promise<number> {
     const run = retention.sweep();
-    sweeping = run.finally(() => {
+    sweeping = settledCopy(run, () => {
       sweeping = null;
     });
     return run;
@@ -170,7 +179,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
 
   function sweepIntakes(): Promise<number> {
     const run = intakes.sweep();
-    sweepingIntakes = run.finally(() => {
+    sweepingIntakes = settledCopy(run, () => {
       sweepingIntakes = null;
     });
     return run;
@@ -187,20 +196,20 @@ export function createProjection(deps: ProjectionDeps): Projection {
       if (retentionIntervalMs > 0) {
         timers.push(setInterval(() => {
           if (sweeping) return;
-          sweep().catch((error: unknown) => logger.warn({ err: (error as Error).name }, 'retention.failed'));
+          sweep().catch((error: unknown) => logger.warn(errorFields(error), 'retention.failed'));
         }, retentionIntervalMs));
       }
       timers.push(setInterval(() => {
         if (sweepingIntakes) return;
-        sweepIntakes().catch((error: unknown) => logger.warn({ err: (error as Error).name }, 'intake_sweep.failed'));
+        sweepIntakes().catch((error: unknown) => logger.warn(errorFields(error), 'intake.sweep_failed'));
       }, Math.min(60_000, Math.max(1000, Math.floor(intakeStaleMs / 4)))));
       for (const timer of timers) timer.unref();
     },
     async stop() {
       for (const timer of timers.splice(0)) clearInterval(timer);
       await dispatcher.stop();
-      await sweeping?.catch(() => undefined);
-      await sweepingIntakes?.catch(() => undefined);
+      await sweeping;
+      await sweepingIntakes;
       await serializer.idle();
       tracker.clear();
     },

@@ -315,6 +315,7 @@ const HOUSE_LETTER_SPELLINGS: readonly ((number: string, letter: string) => stri
 const CASE_EDITS: readonly ((text: string, rng: Rng) => string)[] = [
   (t) => t.toUpperCase(),
   (t) => t.toLowerCase(),
+  // oxlint-disable-next-line typescript/no-misused-spread -- per code point is what a typist's case slip changes
   (t, rng) => [...t].map((c) => (rng.chance(0.5) ? c.toUpperCase() : c.toLowerCase())).join(''),
 ];
 

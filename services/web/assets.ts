@@ -69,10 +69,29 @@ export function buildWebPage(dir: string = PAGE_SOURCE_DIR): WebPage {
 const IMPORT_SPECIFIER = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"]+)\2/g;
 
 function browserModule(name: string, source: string): string {
-  const js = stripTypeScriptTypes(source, { mode: 'strip' });
+  const js = withoutItsExperimentalWarning(() => stripTypeScriptTypes(source, { mode: 'strip' }));
   return js.replace(IMPORT_SPECIFIER, (_all, lead: string, quote: string, specifier: string) => {
     const sibling = /^\.\/([a-z0-9-]+)\.ts$/.exec(specifier);
     if (!sibling) throw new Error(`web page module ${name} imports ${specifier}: only sibling modules (./x.ts) reach the browser`);
     return `${lead}${quote}./${sibling[1]}.js${quote}`;
   });
+}
+
+/**
+ * Node 24 prints "ExperimentalWarning: stripTypeScriptTypes is an experimental feature" on stderr
+ * at the first call, at every `npm start`; the page is built at start, and the function's output
+ * is checked by the web page tests. Only that one warning is held back, only during the call:
+ * every other warning still reaches the process's listeners.
+ */
+function withoutItsExperimentalWarning<T>(strip: () => T): T {
+  const emit = process.emitWarning;
+  process.emitWarning = function emitOthers(this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+    if (String(warning).includes('stripTypeScriptTypes')) return;
+    Reflect.apply(emit, this, [warning, ...rest]);
+  };
+  try {
+    return strip();
+  } finally {
+    process.emitWarning = emit;
+  }
 }

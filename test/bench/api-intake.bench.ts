@@ -73,7 +73,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
-    const lines = createInterface({ input: server.stdout! });
+    const lines = createInterface({ input: server.stdout });
     const [first] = (await once(lines, 'line')) as [string];
     const { port, key } = JSON.parse(first) as { port: number; key: string };
     const idle = memoryOf(server.pid!);

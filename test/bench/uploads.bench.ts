@@ -201,7 +201,7 @@ async function apiProcessFigures(inputs: { csv: Buffer; xlsx: Buffer }): Promise
   const dir = mkdtempSync(join(tmpdir(), 'uploads-bench-api-'));
   const server = spawn(process.execPath, [fileURLToPath(new URL('./api-intake-server.ts', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const [first] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
+    const [first] = (await once(createInterface({ input: server.stdout }), 'line')) as [string];
     const { port, key } = JSON.parse(first) as { port: number; key: string };
     const t: Target = { baseUrl: `http://127.0.0.1:${port}`, liveKey: key };
     const idle = memoryOf(server.pid!);

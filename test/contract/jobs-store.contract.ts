@@ -60,6 +60,33 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(await store().updateJob(randomUUID(), { status: 'done' })).toBeNull();
     });
 
+    it('applies patches of one job written at once, losing none (as the API and the projection do)', async () => {
+      // Each call is its own read and write, as from two processes: a patch must never undo another.
+      for (let round = 0; round < 3; round++) {
+        const job = makeJob();
+        await store().createJob(job);
+        const sha = 'c'.repeat(64);
+        await Promise.all([
+          store().updateJob(job.id, { row_count: 7, input_sha256: sha }),
+          store().updateJob(job.id, { status: 'running', error: 'x' }),
+          store().updateJob(job.id, { processed_count: 5 }),
+          store().updateJob(job.id, { allowed_count: 4 }),
+        ]);
+        expect(await store().getJobById(job.id)).toMatchObject({
+          row_count: 7, input_sha256: sha, status: 'running', error: 'x', processed_count: 5, allowed_count: 4,
+        });
+      }
+    });
+
+    it('keeps a finished job\'s row count and input hash (its callback showed them)', async () => {
+      const job = makeJob();
+      await store().createJob(job);
+      await store().updateJob(job.id, { status: 'failed', error: 'unreadable_message', finished_at: '2026-02-01T10:01:00.000Z' });
+      const sealed = await store().updateJob(job.id, { row_count: 100_000, input_sha256: 'd'.repeat(64) });
+      expect(sealed).toMatchObject({ status: 'failed', row_count: job.row_count, input_sha256: job.input_sha256 });
+      expect(await store().getJobById(job.id)).toMatchObject({ row_count: job.row_count, input_sha256: job.input_sha256 });
+    });
+
     it('stores results idempotently on (job_id, row) and counts them exactly', async () => {
       const job = makeJob();
       await store().createJob(job);

@@ -127,6 +127,13 @@ export function monitorsStoreContract(adapter: string, open: () => Promise<Monit
       expect(await store.countRunChanges(m.id, j1)).toEqual({ newly_blocked: 2, released: 1, changed_level: 1 });
       const verdicts = await (await reopen()).readVerdicts(m.id, j1, ['k0', 'k2', 'missing']);
       expect(Object.fromEntries(verdicts)).toEqual({ k0: { status: 'blocked', level: 5 }, k2: { status: 'manual', level: null } });
+      // By position: a range of rows with their keys, once each after the redelivery; rows outside or absent are not there.
+      const byRow = await (await reopen()).readRunRows(m.id, j1, { from: 1, to: 4 });
+      expect([...byRow.entries()].sort(([a], [b]) => a - b)).toEqual([
+        [1, { key: 'k1', status: 'allowed', level: 0 }], [2, { key: 'k2', status: 'manual', level: null }], [3, { key: 'k3', status: 'blocked', level: 4 }],
+      ]);
+      expect((await store.readRunRows(m.id, j1, { from: 5, to: 100 })).size).toBe(0);
+      expect((await store.readRunRows(m.id, j2, { from: 0, to: 100 })).get(0)?.key).toBe('k0');
       // Many keys at once (a projection batch of 16 chunks): every one found.
       const many = Array.from({ length: 3000 }, (_, i) => run(10 + i, `many-${i}-${'x'.repeat(16)}`, { status: 'blocked', level: 5 }));
       await store.putRunRows(m.id, j2, many);

@@ -68,11 +68,11 @@ async function startApiProcess(): Promise<{ child: ChildProcess; baseUrl: string
   api = child;
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const started = out.split('\n').map((line) => /"msg":"services started"/.test(line) ? JSON.parse(line) as { address?: string } : null).find(Boolean);
+    const started = out.split('\n').map((line) => /"msg":"process.started"/.test(line) ? JSON.parse(line) as { address?: string } : null).find(Boolean);
     if (started?.address) return { child, baseUrl: started.address, exited };
     if (child.exitCode !== null) throw new Error(`api exited with ${child.exitCode}:\n${out}`);
     if (Date.now() > deadline) throw new Error(`api did not start within 60 s:\n${out}`);

@@ -57,11 +57,11 @@ afterAll(() => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The status of every response the server logged (one `request` line each). */
+/** The status of every response the server logged (one `api.request` line each). */
 function loggedStatuses(output: string): number[] {
   const statuses: number[] = [];
   for (const line of output.split('\n')) {
-    if (!line.startsWith('{') || !line.includes('"msg":"request"')) continue;
+    if (!line.startsWith('{') || !line.includes('"msg":"api.request"')) continue;
     statuses.push((JSON.parse(line) as { status: number }).status);
   }
   return statuses;

@@ -23,7 +23,7 @@ describe('two API processes on Kafka + ClickHouse', () => {
     d = await startDistributed(null, { matchers: 1, env: { RATE_LIMIT_PER_SECOND: '10', RATE_LIMIT_BURST: '5', RATE_LIMIT_SYNC_MS: '100' } });
     secondDataDir = mkdtempSync(join(tmpdir(), 'second-api-'));
     const second = await d.spawnService('api', { PORT: '0', DATA_DIR: secondDataDir });
-    secondUrl = JSON.parse(second.output().split('\n').find((l) => l.includes('services started')) as string).address;
+    secondUrl = JSON.parse(second.output().split('\n').find((l) => l.includes('process.started')) as string).address;
   }, 120_000);
 
   afterAll(async () => {

@@ -245,3 +245,89 @@ export async function monitorPrivateListScenario(d: Deployment, hooks: MonitorSc
   expect(job.monitor.changes).toEqual({ newly_blocked: 0, released: 1, changed_level: 0 });
   expect((await api(d, 'DELETE', `/v2/monitors/${id}`)).status).toBe(200);
 }
+
+/** A monitor call with an Idempotency-Key over real HTTP: status, body text and the replay header. */
+async function keyed(d: Deployment, method: 'POST' | 'PUT', path: string, key: string, body: string | Uint8Array, contentType: string, language = 'en') {
+  const response = await fetch(new URL(path, d.baseUrl), {
+    method,
+    headers: { Authorization: `Bearer ${d.liveKey}`, 'Idempotency-Key': key, 'Accept-Language': language, 'Content-Type': contentType },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, text, json: JSON.parse(text) as Json, replayed: response.headers.get('idempotent-replayed'), location: response.headers.get('location') };
+}
+
+/**
+ * Idempotency-Key on POST /v2/monitors and PUT /v2/monitors/{id}/contacts (DECISIONS §6, the
+ * store shared by every API process): the same key and body replay the first answer byte for
+ * byte and create or replace nothing more; the same key with another body is 422
+ * `idempotency_key_reused` in da and en; a refused call does not use up its key; a key is scoped
+ * to its monitor. JSON, NDJSON and multipart bodies.
+ */
+export async function monitorIdempotencyScenario(d: Deployment, hooks: MonitorScenarioHooks): Promise<void> {
+  const run = `${Date.now()}`;
+  const ref = `idem-${run}`;
+  const body = JSON.stringify({ external_ref: ref, people: [contact(0), contact(1)] });
+  const first = await keyed(d, 'POST', '/v2/monitors', `create-${run}`, body, 'application/json');
+  expect(first.status, first.text).toBe(201);
+  expect(first.replayed).toBeNull();
+  const again = await keyed(d, 'POST', '/v2/monitors', `create-${run}`, body, 'application/json');
+  expect(again).toMatchObject({ status: 201, replayed: 'true', text: first.text, location: `/v2/monitors/${first.json.id}` });
+  const mine = async () => (await api(d, 'GET', '/v2/monitors?limit=1000')).json.monitors.filter((m: Json) => m.external_ref === ref);
+  expect((await mine()).map((m: Json) => m.id)).toEqual([first.json.id]);
+
+  // Same key, another body: 422 in the caller's language, nothing created.
+  const other = JSON.stringify({ external_ref: ref, people: [contact(2)] });
+  const reusedEn = await keyed(d, 'POST', '/v2/monitors', `create-${run}`, other, 'application/json', 'en');
+  const reusedDa = await keyed(d, 'POST', '/v2/monitors', `create-${run}`, other, 'application/json', 'da');
+  for (const reused of [reusedEn, reusedDa]) {
+    expect(reused.status, reused.text).toBe(422);
+    expect(reused.json.error).toMatchObject({ code: 'invalid_request', details: { reason: 'idempotency_key_reused' } });
+  }
+  expect(reusedEn.json.error.message).toBe('The Idempotency-Key was already used with a different request body.');
+  expect(reusedDa.json.error.message).toBe('Idempotency-Key er allerede brugt med et andet indhold.');
+  expect((await mine()).map((m: Json) => m.id)).toEqual([first.json.id]);
+
+  // A refused body does not use up its key: the corrected call with the same key creates the monitor.
+  const refused = await keyed(d, 'POST', '/v2/monitors', `fix-${run}`, JSON.stringify({ external_ref: ref, people: [{ name: 'x'.repeat(201) }] }), 'application/json');
+  expect(refused.status, refused.text).toBe(422);
+  const fixed = await keyed(d, 'POST', '/v2/monitors', `fix-${run}`, JSON.stringify({ external_ref: ref, people: [contact(3)] }), 'application/json');
+  expect(fixed.status, fixed.text).toBe(201);
+  expect(fixed.replayed).toBeNull();
+
+  // A spreadsheet sent twice with one key: one monitor.
+  const dir = await scratchDir('monitor-idem');
+  const file = await makeSpreadsheet(dir, { name: 'kontakter.xlsx', rows: [['Navn', 'Adresse'], [contact(4).name as string, contact(4).address as string]], via: 'exceljs' });
+  const form = await multipartBody([
+    { name: 'file', value: { bytes: await readFile(file), filename: 'kontakter.xlsx' } },
+    { name: 'external_ref', value: ref },
+  ]);
+  const upload = await keyed(d, 'POST', '/v2/monitors', `file-${run}`, form.body, form.contentType);
+  const uploadAgain = await keyed(d, 'POST', '/v2/monitors', `file-${run}`, form.body, form.contentType);
+  expect(upload.status, upload.text).toBe(201);
+  expect(uploadAgain).toMatchObject({ status: 201, replayed: 'true', text: upload.text });
+  expect((await mine()).map((m: Json) => m.id).sort()).toEqual([first.json.id, fixed.json.id, upload.json.id].sort());
+
+  // PUT: the same NDJSON replacement twice moves the monitor to one new contact generation.
+  const id = first.json.id as string;
+  const generation = async () => (await hooks.platform.monitors.getMonitorById(id) as MonitorRecord).generation;
+  const before = await generation();
+  const ndjson = [contact(0), contact(5), contact(6)].map((p) => JSON.stringify(p)).join('\n');
+  const put = await keyed(d, 'PUT', `/v2/monitors/${id}/contacts`, `put-${run}`, ndjson, 'application/x-ndjson');
+  const putAgain = await keyed(d, 'PUT', `/v2/monitors/${id}/contacts`, `put-${run}`, ndjson, 'application/x-ndjson');
+  expect(put.status, put.text).toBe(200);
+  expect(put.json.contact_count).toBe(3);
+  expect(putAgain).toMatchObject({ status: 200, replayed: 'true', text: put.text });
+  expect(await generation()).toBe(before + 1);
+  const putOther = await keyed(d, 'PUT', `/v2/monitors/${id}/contacts`, `put-${run}`, JSON.stringify(contact(7)), 'application/x-ndjson', 'da');
+  expect(putOther.status).toBe(422);
+  expect(putOther.json.error.details.reason).toBe('idempotency_key_reused');
+  expect(await generation()).toBe(before + 1);
+  // The same key on another monitor is another call.
+  const elsewhere = await keyed(d, 'PUT', `/v2/monitors/${fixed.json.id}/contacts`, `put-${run}`, ndjson, 'application/x-ndjson');
+  expect(elsewhere.status, elsewhere.text).toBe(200);
+  expect(elsewhere.replayed).toBeNull();
+  expect(elsewhere.json.contact_count).toBe(3);
+
+  for (const m of await mine()) expect((await api(d, 'DELETE', `/v2/monitors/${m.id}`)).status).toBe(200);
+}

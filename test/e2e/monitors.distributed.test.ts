@@ -12,7 +12,7 @@ import { startDistributed, type DistributedDeployment, type ServiceProcess } fro
 import { seedListVersion } from '../support/pipeline.ts';
 import { allResults, api, getJob, type Deployment } from './pipeline-scenarios.ts';
 import {
-  callbacksOf, contact, entryOf, monitorApiScenario, monitorPrivateListScenario, monitorScenario, strangers, versionN, waitForCallback, waitForMonitor,
+  callbacksOf, contact, entryOf, monitorApiScenario, monitorIdempotencyScenario, monitorPrivateListScenario, monitorScenario, strangers, versionN, waitForCallback, waitForMonitor,
   type MonitorScenarioHooks,
 } from './monitors-scenarios.ts';
 
@@ -52,6 +52,10 @@ afterAll(async () => {
 describe('monitors on Kafka + ClickHouse, the monitor service as its own process', () => {
   it('API: a monitor from an xlsx, get/list, a refused replacement changes nothing, a kept contact keeps its verdict, delete', async () => {
     await monitorApiScenario(d, hooks);
+  }, 180_000);
+
+  it('Idempotency-Key: the same key and body replay the first answer and create or replace nothing more; another body is 422 in da/en', async () => {
+    await monitorIdempotencyScenario(d, hooks);
   }, 180_000);
 
   it('use_private_list: refused without a private list; a contact on it is blocked; a new private list version is a re-check that reports the release', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { startEmbedded, type EmbeddedDeployment } from '../support/deployments.ts';
 import type { Deployment } from './pipeline-scenarios.ts';
-import { monitorApiScenario, monitorPrivateListScenario, monitorScenario, versionN, type MonitorScenarioHooks } from './monitors-scenarios.ts';
+import { monitorApiScenario, monitorIdempotencyScenario, monitorPrivateListScenario, monitorScenario, versionN, type MonitorScenarioHooks } from './monitors-scenarios.ts';
 
 let receiver: CallbackReceiver;
 let deployment: EmbeddedDeployment;
@@ -37,6 +37,10 @@ afterAll(async () => {
 describe('monitors on the embedded default', () => {
   it('API: a monitor from an xlsx, get/list, a refused replacement changes nothing, a kept contact keeps its verdict, delete', async () => {
     await monitorApiScenario(d, hooks);
+  }, 120_000);
+
+  it('Idempotency-Key: the same key and body replay the first answer and create or replace nothing more; another body is 422 in da/en', async () => {
+    await monitorIdempotencyScenario(d, hooks);
   }, 120_000);
 
   it('use_private_list: refused without a private list; a contact on it is blocked; a new private list version is a re-check that reports the release', async () => {

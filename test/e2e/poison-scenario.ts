@@ -3,8 +3,11 @@
  * deployments. The API of the deployment runs in the test process on `log`; for one job the test
  * stands between it and the log as a producer that corrupts one message: chunk 25 of the job's 50
  * goes out as bytes no registry can read, under the chunk's own key. The job can never complete
- * without it, so it must fail with a clear error (`unreadable_message`); the message must reach checks.rows.dlq as it was sent, with its
- * origin; and the partitions must keep flowing: the next job is done, complete.
+ * without it, so it must fail with a clear error (`unreadable_message`) and exactly one
+ * `check_job.failed` callback (the intake seals the job while the projection fails it: neither
+ * write may undo the other, docs/faults.md "One callback"); the message must reach
+ * checks.rows.dlq as it was sent, with its origin; and the partitions must keep flowing: the next
+ * job is done, complete.
  */
 import { expect } from 'vitest';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
@@ -12,7 +15,7 @@ import { topicNames } from '../../services/pipeline/events.ts';
 import { DEAD_LETTER_HEADERS, type EventLog, type LogMessage } from '../../services/platform/log/port.ts';
 import { uniqueName, waitFor } from '../support/event-log.ts';
 import { mixedRows } from '../support/pipeline.ts';
-import { api, createJob, expectCompleteResults, waitForJob, type Deployment } from './pipeline-scenarios.ts';
+import { api, createJob, expectCompleteResults, expectOneCallback, waitForJob, type Deployment } from './pipeline-scenarios.ts';
 
 const ROWS = 100_000;
 const POISONED_CHUNK = 25; // of 50 chunks of 2,000 rows
@@ -48,6 +51,7 @@ export async function poisonMessageScenario(d: Deployment, log: EventLog, topicP
   const failed = await waitForJob(d, created.id, (job) => job.status === 'failed' || job.status === 'done', 180_000);
   expect(failed.status).toBe('failed');
   expect(failed.error).toBe('unreadable_message');
+  await expectOneCallback(d, 'poison', failed, 'check_job.failed');
 
   const letters: LogMessage[] = [];
   await log.subscribe({

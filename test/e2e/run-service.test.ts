@@ -46,18 +46,18 @@ describe('npm run service', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
-    child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
+    child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+    child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
       const deadline = Date.now() + 60_000;
-      while (!out.includes('services started')) {
+      while (!out.includes('process.started')) {
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`matcher did not start:\n${out}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(out).toContain('"msg":"stopped"');
+      expect(out).toContain('"msg":"process.stopped"');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await deleteTopics(servers.kafkaBrokers, `rs-${suffix}.`);

@@ -5,6 +5,7 @@ import type SftpClient from 'ssh2-sftp-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../services/admin/commands.ts';
 import { createIngestFileJobs } from '../../services/ingest/inbound/ingest-file-jobs.ts';
+import { createMonitorContactsFeed } from '../../services/ingest/inbound/monitor-contacts.ts';
 import { createSecretBox } from '../../services/ingest/inbound/secrets.ts';
 import { createSftpPoller, type SftpPoller } from '../../services/ingest/sftp/poller.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
@@ -55,6 +56,7 @@ describe('a hung or refusing SFTP server (embedded deployment, OpenSSH behind a 
         events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
         spoolDir: join(d.dataDir, 'spool'), draftDir: join(d.dataDir, 'uploads'),
       }),
+      monitorFeed: createMonitorContactsFeed(platform.monitors),
       secrets: createSecretBox(Buffer.from(INBOUND_TEST_ENV.INBOUND_SECRET_KEY, 'base64')),
       pollMs: 60_000, stableMs: 300, concurrency: 2, visitTimeoutMs: VISIT_TIMEOUT_MS,
       now: () => new Date(Date.now() + offsetMs),

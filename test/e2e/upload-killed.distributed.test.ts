@@ -38,7 +38,7 @@ describe('the API process killed (-9) during an upload (distributed deployment)'
     await d?.stop();
   });
 
-  /** `npm run service -- api` on this deployment; its address is in its `services started` line. */
+  /** `npm run service -- api` on this deployment; its address is in its `process.started` line. */
   async function startApi(): Promise<{ process: ServiceProcess; baseUrl: string }> {
     const process = await d.spawnService('api', { PORT: '0' });
     const address = /"address":"(http:\/\/[^"]+)"/.exec(process.output())?.[1];

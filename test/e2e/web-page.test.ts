@@ -357,7 +357,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.getByTestId('progress-text').textContent()).toBe('150.000 af 150.000 rækker tjekket');
     await screenshot(page, '15-done-after-reload-da');
     // The key lives in this tab's sessionStorage only: not in the URL, localStorage or a cookie.
-    const storage = await page.evaluate(`({ session: sessionStorage.getItem('robinson.apiKey'), local: JSON.stringify(localStorage) })`) as { session: string; local: string };
+    const storage = await page.evaluate<{ session: string; local: string }>(`({ session: sessionStorage.getItem('robinson.apiKey'), local: JSON.stringify(localStorage) })`);
     expect(storage.session).toBe(testKey);
     expect(storage.local).not.toContain('rl_test_');
     expect(await context.cookies()).toEqual([]);

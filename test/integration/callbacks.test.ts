@@ -2,7 +2,7 @@
  * The callback sender against a real HTTPS receiver on loopback, with a self-signed certificate
  * made for the test by the openssl CLI, trusted through the sender's `ca` and allow-listed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -154,6 +154,41 @@ describe('callback sender over real HTTPS', () => {
     expect(outcome).toMatchObject({ state: 'failed', attempts: 4, last_status: null, last_error: 'timeout' });
     expect(received2).toHaveLength(4);
     expect(received).toHaveLength(1);
+  });
+
+  it('takes an answer that came while the process was busy past the timeout, and sends nothing again', async () => {
+    // The receiver is a process of its own (this test blocks its own event loop): it says when a
+    // request arrived and answers 200 300 ms later, while this process is still busy.
+    const child = spawn(process.execPath, ['-e', `
+      const server = require('node:https').createServer({ key: process.env.KEY, cert: process.env.CERT }, (req, res) => {
+        req.resume();
+        req.on('end', () => { process.stdout.write('received\\n'); setTimeout(() => res.writeHead(200).end('ok'), 300); });
+      });
+      server.listen(0, '127.0.0.1', () => process.stdout.write('port ' + server.address().port + '\\n'));
+    `], { env: { ...process.env, KEY: key, CERT: cert }, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      let out = '';
+      const said = (text: string) => new Promise<void>((resolve) => {
+        const look = () => (out.includes(text) ? resolve() : child.stdout.once('data', (d: Buffer) => ((out += d.toString()), look())));
+        look();
+      });
+      await said('port ');
+      const port = /port (\d+)/.exec(out)![1];
+      const states: DeliveryState[] = [];
+      const delivery = sender({ timeoutMs: 1_000, retryDelaysMs: [10] }).deliver(request(`https://127.0.0.1:${port}/hook`), {
+        onAttempt: (state) => void states.push(state),
+      });
+      await said('received');
+      // Busy past the timeout; the answer arrives meanwhile and waits in the socket.
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) { /* a long synchronous batch */ }
+      const outcome = await delivery;
+      expect(outcome).toMatchObject({ state: 'delivered', attempts: 1, last_status: 200 });
+      expect(out.match(/received/g)).toHaveLength(1);
+      expect(states).toHaveLength(1);
+    } finally {
+      child.kill();
+    }
   });
 
   it('counts a host whose DNS answer does not come within the timeout as a timeout', async () => {

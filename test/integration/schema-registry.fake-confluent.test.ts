@@ -17,6 +17,7 @@ function startFakeRegistry(): Promise<{ server: Server; url: string; requests: s
   const subjects = new Map<string, number[]>();
   const configs = new Map<string, string>();
   const requests: string[] = [];
+  // oxlint-disable-next-line typescript/no-misused-promises -- a fake server: a failing handler fails the test through its client
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);

@@ -35,10 +35,10 @@ export interface AxeViolation {
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
   // Browser-side code as text: this file is type-checked against Node, not the DOM.
-  const violations = (await page.evaluate(`(async () => {
+  const violations = await page.evaluate<AxeViolation[]>(`(async () => {
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  })()`)) as AxeViolation[];
+  })()`);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 

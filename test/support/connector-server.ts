@@ -14,6 +14,11 @@ import { join } from 'node:path';
 export interface ExportServer {
   /** `https://127.0.0.1:<port>/<path>`, answering `body` with `contentType`. */
   serve(path: string, body: Buffer | string, contentType: string): string;
+  /**
+   * The next request for `path` gets the first `bytes` of its body, then the answer stalls until
+   * `release()`: `sent` resolves once those bytes are written (the client is mid-download).
+   */
+  hold(path: string, bytes: number): { sent: Promise<void>; release(): void };
   /** Requests seen per path, with the Authorization header they carried. */
   requests(path: string): Array<{ authorization: string | undefined; answered: number }>;
   cert: string;
@@ -35,6 +40,7 @@ export async function startExportServer(expectedAuthorization: string): Promise<
   const key = readFileSync(join(dir, 'key.pem'), 'utf8');
   const bodies = new Map<string, { body: Buffer; contentType: string }>();
   const seen = new Map<string, Array<{ authorization: string | undefined; answered: number }>>();
+  const holds = new Map<string, { bytes: number; sent: () => void; released: Promise<void> }>();
   let port = 0;
   let server: Server | null = null;
 
@@ -49,7 +55,17 @@ export async function startExportServer(expectedAuthorization: string): Promise<
         res.writeHead(status).end();
         return;
       }
-      res.writeHead(200, { 'Content-Type': answer.contentType, 'Content-Length': String(answer.body.length) }).end(answer.body);
+      res.writeHead(200, { 'Content-Type': answer.contentType, 'Content-Length': String(answer.body.length) });
+      const held = holds.get(path);
+      if (!held) {
+        res.end(answer.body);
+        return;
+      }
+      holds.delete(path);
+      res.write(answer.body.subarray(0, held.bytes), () => held.sent());
+      void held.released.then(() => {
+        if (!res.destroyed) res.end(answer.body.subarray(held.bytes));
+      });
     });
     await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', resolve));
     port = (s.address() as AddressInfo).port;
@@ -71,6 +87,14 @@ export async function startExportServer(expectedAuthorization: string): Promise<
     serve(path, body, contentType) {
       bodies.set(path, { body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'), contentType });
       return `https://127.0.0.1:${port}/${path}`;
+    },
+    hold(path, bytes) {
+      let sent = () => {};
+      let release = () => {};
+      const sentPromise = new Promise<void>((resolve) => { sent = resolve; });
+      const released = new Promise<void>((resolve) => { release = resolve; });
+      holds.set(path, { bytes, sent, released });
+      return { sent: sentPromise, release };
     },
     requests: (path) => [...(seen.get(path) ?? [])],
     down,

@@ -156,7 +156,7 @@ export interface DistributedOptions {
   overrides?: ServiceOverrides;
   /** The API's logger in this process (default silent). */
   logger?: Logger;
-  /** LOG_LEVEL of the child processes (default info: they log `services started`). */
+  /** LOG_LEVEL of the child processes (default info: they log `process.started`). */
   serviceLogLevel?: string;
 }
 
@@ -191,19 +191,19 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
 
   async function spawnService(name: 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors' | 'monitor', extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
     const child = spawn(process.execPath, [RUN_SERVICE, name], {
-      // info: the process logs `services started` once its consumer joined the group (or it listens).
+      // info: the process logs `process.started` once its consumer joined the group (or it listens).
       env: { ...process.env, ...env, LOG_LEVEL: options.serviceLogLevel ?? 'info', ...(receiver ? { NODE_EXTRA_CA_CERTS: receiver.certFile } : {}), ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const service: ServiceProcess = { name, child, output: () => out, exited };
     processes.push(service);
     // Started once it logged that its services run (its consumer joined the group).
     const deadline = Date.now() + 60_000;
-    while (!out.includes('services started')) {
+    while (!out.includes('process.started')) {
       if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${out}`);
       if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s:\n${out}`);
       await new Promise((r) => setTimeout(r, 50));

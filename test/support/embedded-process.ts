@@ -22,8 +22,8 @@ export function spawnNpmStart(env: NodeJS.ProcessEnv, children: ChildProcess[]):
   children.push(child);
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
   return new Promise((resolve, reject) => {
     const fail = (why: string) => {
       clearInterval(poll);

@@ -36,7 +36,7 @@ export async function addDropFolder(platform: Platform, secretKey: string, orgId
     await writeFile(join(dir, 'host.pub'), `${account.hostKeyLine}\n`);
     const lines = await runAdminCommand({
       accounts: platform.accounts, lists: platform.lists, keys: platform.keys, logger: silentLogger(),
-      inbound: { inbound: platform.inbound, secrets: () => createSecretBox(Buffer.from(secretKey, 'base64')) },
+      inbound: { inbound: platform.inbound, monitors: platform.monitors, secrets: () => createSecretBox(Buffer.from(secretKey, 'base64')) },
     }, 'drop-folders', 'add', [], {
       org: orgId, host: account.host, port: String(account.port), user: account.user, 'key-file': join(dir, 'id_ed25519'),
       'host-key-file': join(dir, 'host.pub'), json: true, ...extra,

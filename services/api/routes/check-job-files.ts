@@ -9,18 +9,19 @@ import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  AddonRequiredError, ColumnMappingError, FileRefusedError, fileRefusalMessage, JobInputError, JobNotDraftError, ListNotReadyError, RegisterNotReadyError,
+  AddonRequiredError, ColumnMappingError, FileRefusedError, fileRefusalMessage, JobInputError, JobNotDraftError, ListNotReadyError, RegisterNotReadyError, SpoolFullError,
 } from '../../ingest/index.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
-import { ApiError, forbidden, listNotReady, registerNotReady, validationFailed, type IssueRef } from '../errors.ts';
+import { ApiError, forbidden, listNotReady, registerNotReady, spoolFull, validationFailed, type IssueRef } from '../errors.ts';
 import { assertValidIdempotencyKey, canonicalJson } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { readUpload } from '../jobs/read-upload.ts';
 import { CheckJobOptionsSchema, ColumnMappingSchema } from '../schemas/check-job.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import type { CheckJobsContext, RouteContext } from './route-spec.ts';
+import { errorFields } from '../../platform/logger.ts';
 
 /** The body of POST /v2/check-jobs/{id}/start: both optional. */
 export const StartCheckJobRequestSchema = z.strictObject({
@@ -51,6 +52,7 @@ function mappingIssue(path: string, code: string): IssueRef {
 export function apiErrorOfIngest(error: unknown): unknown {
   if (error instanceof JobInputError) return validationFailed(error.issues);
   if (error instanceof ListNotReadyError) return listNotReady();
+  if (error instanceof SpoolFullError) return spoolFull();
   if (error instanceof RegisterNotReadyError) return registerNotReady(error.reason);
   if (error instanceof AddonRequiredError) return forbidden(error.addon);
   if (error instanceof FileRefusedError) {
@@ -168,7 +170,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
       })
       .catch((error: unknown) => {
         // Headers are out: the only honest signal left is a cut-off body.
-        ctx.logger.error({ job_id: job.id, request_id: request.id, err_name: (error as Error).name }, 'result file failed');
+        ctx.logger.error({ job_id: job.id, request_id: request.id, ...errorFields(error) }, 'api.result_file_failed');
         body.destroy(error as Error);
       });
     return reply

@@ -306,7 +306,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
         },
       });
     }
-    ctx.logger.info({ job_id: job.id, org_id: job.org_id, request_id: request.id }, 'job deleted');
+    ctx.logger.info({ job_id: job.id, org_id: job.org_id, request_id: request.id }, 'job.deleted');
     return sendJob(reply, 200, deleted);
   });
 }

@@ -4,21 +4,27 @@
  * and file readers of services/ingest); the whole input is read and validated before anything is
  * created or replaced. The monitor service re-checks each monitor as a `source: monitor` job.
  */
-import { rm } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import type { PersonInput } from '../../domain/types.ts';
-import { IntakeError, JobInputError, readPeopleFromJson, readPeopleFromNdjson } from '../../ingest/index.ts';
+import { IntakeError, JobInputError, readPeopleFromJson, readPeopleFromNdjson, uploadFileName } from '../../ingest/index.ts';
 import { callbackProblem } from '../../ingest/jobs/intake.ts';
 import { jobInputIssue } from '../../ingest/jobs/errors.ts';
 import {
   createMonitor, deleteMonitor, MAX_MONITOR_CONTACTS, MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError,
   type ContactSource, type MonitorSpec,
 } from '../../monitors/contacts.ts';
+import type { IdempotencyScope, StoredResponse } from '../../platform/store/idempotency-port.ts';
 import type { MonitorRecord, MonitorStore } from '../../platform/store/monitors-port.ts';
 import { authOf } from '../auth.ts';
 import { ApiError, validationFailed } from '../errors.ts';
+import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader, type IdempotentOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { apiErrorOfIntake } from '../jobs/intake-issues.ts';
 import { readUpload, UploadFormSchema } from '../jobs/read-upload.ts';
@@ -67,8 +73,9 @@ export const createMonitorSpec: RouteSpec = {
   body: CreateMonitorRequestSchema,
   otherBodies: bodies('; the other fields in the query string'),
   query: MonitorQuerySchema,
-  success: { status: 201, description: 'The monitor', schema: MonitorSchema, headers: ['Request-Id', 'Location'] },
-  errors: [400, 401, 402, 413, 422, 500],
+  requestHeaders: [idempotencyKeyHeader],
+  success: { status: 201, description: 'The monitor', schema: MonitorSchema, headers: ['Request-Id', 'Idempotent-Replayed', 'Location'] },
+  errors: [400, 401, 402, 409, 413, 422, 500],
 };
 
 export const listMonitorsSpec: RouteSpec = {
@@ -105,8 +112,9 @@ export const replaceMonitorContactsSpec: RouteSpec = {
   pathParams: monitorId,
   body: ReplaceMonitorContactsRequestSchema,
   otherBodies: bodies(''),
-  success: { status: 200, description: 'The monitor', schema: MonitorSchema },
-  errors: [400, 401, 402, 404, 413, 422, 500],
+  requestHeaders: [idempotencyKeyHeader],
+  success: { status: 200, description: 'The monitor', schema: MonitorSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
+  errors: [400, 401, 402, 404, 409, 413, 422, 500],
 };
 
 export const deleteMonitorSpec: RouteSpec = {
@@ -155,6 +163,10 @@ function mediaTypeOf(request: FastifyRequest): MediaType {
   throw new ApiError({ code: 'invalid_request', messageKey: 'unsupported_job_media_type', status: 400, details: { reason: 'unsupported_media_type' } });
 }
 
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
 const required = (path: string) => validationFailed([{ path, describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
 
 function parseOrThrow<T>(schema: z.ZodType<T>, data: unknown, prefix: string[] = []): T {
@@ -201,16 +213,38 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     }
   }
 
+  /** The raw body written to a spool file (mode 0600) while counted and hashed; the hex SHA-256. */
+  async function spoolBody(request: FastifyRequest, path: string): Promise<string> {
+    await mkdir(mctx.spoolDir, { recursive: true, mode: 0o700 });
+    const hash = createHash('sha256');
+    const hashed = async function* (source: AsyncIterable<Uint8Array>) {
+      for await (const chunk of source) {
+        hash.update(chunk);
+        yield chunk;
+      }
+    };
+    await pipeline(counted(request), hashed, createWriteStream(path, { mode: 0o600 }));
+    return hash.digest('hex');
+  }
+
   /**
    * Reads the contacts of a request and runs `use` with them while the source is open; the
    * fields of the monitor (JSON body fields, NDJSON query, multipart options) are given to
    * `use` once read. Upload files are removed afterwards, whatever happened.
+   *
+   * With an Idempotency-Key (DECISIONS §6) `use` runs at most once per (scope, key, body): the
+   * fingerprint must be known before anything is written, so a JSON/NDJSON body is first spooled
+   * to a file and hashed (a multipart file is spooled anyway), and read from there.
    */
-  async function withContacts<T>(
+  async function withContacts(
     request: FastifyRequest,
     allowFields: boolean,
-    use: (source: ContactSource, fields: () => MonitorFields) => Promise<T>,
-  ): Promise<T> {
+    scope: IdempotencyScope,
+    use: (source: ContactSource, fields: () => MonitorFields) => Promise<StoredResponse>,
+  ): Promise<IdempotentOutcome> {
+    const idempotencyKey = singleHeader(request.headers['idempotency-key']);
+    if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
+    const fingerprintOf = (request: Record<string, unknown>) => createHash('sha256').update(canonicalJson(request)).digest('hex');
     const mediaType = mediaTypeOf(request);
     const query = (request.query ?? {}) as Record<string, unknown>;
     if (mediaType === 'multipart') {
@@ -227,53 +261,75 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
           ...(options.retention_days !== undefined ? { retention_days: options.retention_days } : {}),
         };
         if (!allowFields && Object.keys(fields).length > 0) throw validationFailed([{ path: 'options', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
-        return await use({ kind: 'file', path: upload.path, filename: upload.filename, column_mapping: upload.column_mapping }, () => fields);
+        const fingerprint = fingerprintOf({ media_type: 'multipart', file_sha256: upload.sha256, filename: upload.filename, fields: upload.rawFields });
+        return await ctx.idempotency.runWithFingerprint(scope, idempotencyKey, fingerprint, () =>
+          use({ kind: 'file', path: upload.path, filename: upload.filename, column_mapping: upload.column_mapping }, () => fields));
       } finally {
         await rm(upload.path, { force: true });
       }
     }
     const q = allowFields ? parseOrThrow(MonitorQuerySchema, query) : parseOrThrow(z.strictObject({}), query);
     if (request.body === null || request.body === undefined) throw required('people');
-    let jsonFields: Record<string, unknown> = {};
-    const allowed = (allowFields ? MonitorFieldsSchema.shape : {}) as Record<string, z.ZodType>;
-    async function* people(): AsyncGenerator<PersonInput[]> {
-      let read = false;
-      try {
-        if (mediaType === 'json') {
-          const onField = (name: string, value: unknown) => {
-            if (!Object.hasOwn(allowed, name)) {
-              throw validationFailed([{ path: /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '', describe: (l) => (l === 'da' ? 'Ukendt felt.' : 'Unknown field.') }]);
-            }
-            parseOrThrow(allowed[name], value, [name]);
-          };
-          const summary = yield* readPeopleFromJson(markRead(counted(request)), { maxPeople: MAX_MONITOR_CONTACTS, onField });
-          jsonFields = summary.fields;
-        } else {
-          yield* readPeopleFromNdjson(markRead(counted(request)), { maxPeople: MAX_MONITOR_CONTACTS });
-        }
-      } catch (error) {
-        if (error instanceof IntakeError && !read) throw required('people');
-        throw error;
-      }
-      async function* markRead(source: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> {
-        for await (const chunk of source) {
-          if (chunk.length > 0) read = true;
-          yield chunk;
-        }
-      }
+    const spooled = idempotencyKey === undefined ? null : join(mctx.spoolDir, uploadFileName(randomUUID()));
+    try {
+      let fingerprint = '';
+      if (spooled !== null) fingerprint = fingerprintOf({ media_type: mediaType, query, body_sha256: await spoolBody(request, spooled) });
+      const bytes = spooled === null ? counted(request) : createReadStream(spooled);
+      return await ctx.idempotency.runWithFingerprint(scope, idempotencyKey, fingerprint, () => usePeople(bytes));
+    } finally {
+      if (spooled !== null) await rm(spooled, { force: true });
     }
-    return use({ kind: 'people', people: people() }, () => {
-      const body = parseOrThrow(MonitorFieldsSchema, jsonFields);
-      const both = Object.keys(body).filter((k) => (q as Record<string, unknown>)[k] !== undefined);
-      if (both.length > 0) {
-        throw validationFailed(both.map((path) => ({ path, describe: (l) => (l === 'da' ? 'Angivet både i forespørgselsstrengen og i indholdet.' : 'Given both in the query string and in the body.') })));
+
+    function usePeople(bytes: AsyncIterable<Uint8Array>): Promise<StoredResponse> {
+      let jsonFields: Record<string, unknown> = {};
+      const allowed = (allowFields ? MonitorFieldsSchema.shape : {}) as Record<string, z.ZodType>;
+      async function* people(): AsyncGenerator<PersonInput[]> {
+        let read = false;
+        try {
+          if (mediaType === 'json') {
+            const onField = (name: string, value: unknown) => {
+              if (!Object.hasOwn(allowed, name)) {
+                throw validationFailed([{ path: /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '', describe: (l) => (l === 'da' ? 'Ukendt felt.' : 'Unknown field.') }]);
+              }
+              parseOrThrow(allowed[name], value, [name]);
+            };
+            const summary = yield* readPeopleFromJson(markRead(bytes), { maxPeople: MAX_MONITOR_CONTACTS, onField });
+            jsonFields = summary.fields;
+          } else {
+            yield* readPeopleFromNdjson(markRead(bytes), { maxPeople: MAX_MONITOR_CONTACTS });
+          }
+        } catch (error) {
+          if (error instanceof IntakeError && !read) throw required('people');
+          throw error;
+        }
+        async function* markRead(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+          for await (const chunk of source) {
+            if (chunk.length > 0) read = true;
+            yield chunk;
+          }
+        }
       }
-      return { ...body, ...(q as MonitorFields) };
-    });
+      return use({ kind: 'people', people: people() }, () => {
+        const body = parseOrThrow(MonitorFieldsSchema, jsonFields);
+        const both = Object.keys(body).filter((k) => (q as Record<string, unknown>)[k] !== undefined);
+        if (both.length > 0) {
+          throw validationFailed(both.map((path) => ({ path, describe: (l) => (l === 'da' ? 'Angivet både i forespørgselsstrengen og i indholdet.' : 'Given both in the query string and in the body.') })));
+        }
+        return { ...body, ...(q as MonitorFields) };
+      });
+    }
+  }
+
+  /** The stored answer of a monitor call (what an Idempotency-Key replays byte for byte). */
+  const answer = (status: number, m: MonitorRecord): StoredResponse => ({ status, body: JSON.stringify(MonitorSchema.parse(toMonitorJson(m))) });
+
+  function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome) {
+    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
   }
 
   function send(reply: FastifyReply, status: number, m: MonitorRecord) {
-    return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(MonitorSchema.parse(toMonitorJson(m))));
+    return reply.code(status).type('application/json; charset=utf-8').send(answer(status, m).body);
   }
 
   // Bodies are read by the handlers as streams (as POST /v2/check-jobs does).
@@ -286,9 +342,8 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     registerRoute(scope, { ...createMonitorSpec, body: undefined }, [ctx.authenticate], async (request, reply) => {
       const { org, mode, key } = authOf(request);
       const locale = localeFrom(request.headers['accept-language']);
-      let monitor: MonitorRecord;
-      try {
-        monitor = await withContacts(request, true, (source, fieldsOf) => createMonitor(deps, async (): Promise<MonitorSpec> => {
+      const outcome = await withContacts(request, true, { orgId: org.id, mode, endpoint: 'POST /v2/monitors' }, async (source, fieldsOf) => {
+        const monitor = await createMonitor(deps, async (): Promise<MonitorSpec> => {
           const fields = fieldsOf();
           // A live monitor that asks for the private list needs one now (a test key has none: §3).
           if (fields.use_private_list === true && mode === 'live' && (await mctx.privateListVersion(org.id)) === null) {
@@ -309,29 +364,29 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
             ...(fields.retention_days !== undefined ? { retention_days: fields.retention_days } : {}),
             ...(fields.use_private_list !== undefined ? { use_private_list: fields.use_private_list } : {}),
           };
-        }, source));
-      } catch (error) {
+        }, source);
+        ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor.created');
+        return answer(201, monitor);
+      }).catch((error: unknown) => {
         throw apiErrorOfContacts(error);
-      }
-      ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor created');
-      reply.header('Location', `/v2/monitors/${monitor.id}`);
-      return send(reply, 201, monitor);
+      });
+      reply.header('Location', `/v2/monitors/${(JSON.parse(outcome.body) as { id: string }).id}`);
+      return sendOutcome(reply, outcome);
     });
 
     registerRoute(scope, { ...replaceMonitorContactsSpec, body: undefined }, [ctx.authenticate], async (request, reply) => {
       const { org, mode } = authOf(request);
       const current = await scoped(request);
-      let monitor: MonitorRecord;
-      try {
-        monitor = await withContacts(request, false, async (source, fieldsOf) => {
-          if (Object.keys(fieldsOf()).length > 0) throw validationFailed([{ path: '', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
-          return replaceMonitorContacts(deps, { organisationId: org.id, mode, monitorId: current.id, source });
-        });
-      } catch (error) {
+      // The key is scoped to this monitor: the same key on another monitor is another call.
+      const outcome = await withContacts(request, false, { orgId: org.id, mode, endpoint: `PUT /v2/monitors/${current.id}/contacts` }, async (source, fieldsOf) => {
+        if (Object.keys(fieldsOf()).length > 0) throw validationFailed([{ path: '', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
+        const monitor = await replaceMonitorContacts(deps, { organisationId: org.id, mode, monitorId: current.id, source });
+        ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor.contacts_replaced');
+        return answer(200, monitor);
+      }).catch((error: unknown) => {
         throw apiErrorOfContacts(error);
-      }
-      ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor contacts replaced');
-      return send(reply, 200, monitor);
+      });
+      return sendOutcome(reply, outcome);
     });
   });
 
@@ -357,7 +412,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     const deleted = await deleteMonitor({ ...deps, endRun: mctx.endRun }, { org_id: org.id, mode }, current.id).catch((error: unknown) => {
       throw apiErrorOfContacts(error);
     });
-    ctx.logger.info({ monitor_id: current.id, org_id: org.id, request_id: request.id }, 'monitor deleted');
+    ctx.logger.info({ monitor_id: current.id, org_id: org.id, request_id: request.id }, 'monitor.deleted');
     return send(reply, 200, deleted);
   });
 }

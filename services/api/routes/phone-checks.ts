@@ -17,6 +17,7 @@ import {
 import { limitRate, requireAddon, requireApiAgreement } from './check-hooks.ts';
 import { registerRoute } from './register.ts';
 import { RATE_LIMIT_HEADERS, type RouteContext, type RouteSpec } from './route-spec.ts';
+import { errorFields } from '../../platform/logger.ts';
 
 const ENDPOINT = 'POST /v2/phone-checks';
 
@@ -59,7 +60,7 @@ async function checkPhones(ctx: RouteContext, mode: 'live' | 'test', body: Creat
     answers = await ctx.phoneDirectory.lookup(numbers.filter((n): n is string => n !== null));
   } catch (error) {
     if (!(error instanceof DirectoryUnavailableError)) throw error;
-    ctx.logger.warn({ reason: error.reason, err: error.message }, 'phone directory unavailable');
+    ctx.logger.warn({ reason: error.reason, ...errorFields(error) }, 'phone_directory.unavailable');
     throw registerNotReady(error.reason === 'not_imported' ? 'phone_directory_not_ready' : 'phone_directory_unavailable');
   }
   const check = (person: Parameters<typeof checkPerson>[1]): CheckResult => checkPerson(list.index, person, options);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { ErrorSchema } from '../schemas/error.ts';
 import type { RouteSpec } from './route-spec.ts';
 
@@ -19,7 +19,7 @@ export function registerRoute(
     url: spec.url.replace(/\{(\w+)\}/g, ':$1'),
     ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     schema: { ...(spec.body ? { body: spec.body } : {}), response },
-    onRequest: onRequest.map((hook) => async (request, reply) => hook(request, reply)) as onRequestAsyncHookHandler[],
+    onRequest: onRequest.map((hook) => async (request, reply) => hook(request, reply)),
     handler,
   });
 }

@@ -11,6 +11,7 @@ export const ErrorCodeSchema = z.enum([
   'gone',
   'rate_limited',
   'list_not_ready',
+  'service_unavailable',
   'internal_error',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;

@@ -77,6 +77,28 @@ export function filenameOf(url: string): string | null {
   }
 }
 
+/** Jobs one slot may start when each is cut off by a killed process; then the slot fails visibly. */
+const MAX_SLOT_ATTEMPTS = 3;
+
+/**
+ * The slot's job if a pull before made it (killed after making it and before recording it: the
+ * job is there), else the id to make it under. A slot's job whose intake is still open was cut
+ * off by a process killed while publishing its rows (one connector process per deployment, and a
+ * slot is pulled by one pull at a time: no one else publishes it): it is ended (purged, no
+ * results, no callback) and the slot is made again under the next attempt's id, so the slot ends
+ * with one job that completes, not a half-published one.
+ */
+async function slotJob(fileJobs: FileJobs, connectorId: string, slot: number): Promise<{ kind: 'made' | 'make'; id: string } | { kind: 'exhausted' }> {
+  for (let attempt = 0; attempt < MAX_SLOT_ATTEMPTS; attempt++) {
+    const id = slotJobId(connectorId, slot, attempt);
+    const job = await fileJobs.get(id);
+    if (!job) return { kind: 'make', id };
+    if (job.status === 'deleted' || (await fileJobs.endInterrupted(id))) continue;
+    return { kind: 'made', id };
+  }
+  return { kind: 'exhausted' };
+}
+
 export async function pullSlot(deps: PullDeps, connector: Connector, slot: number, previous: ConnectorStatus | null): Promise<ConnectorStatus> {
   const at = () => deps.now().toISOString();
   const ok = (jobId: string | null): ConnectorStatus => ({
@@ -88,10 +110,12 @@ export async function pullSlot(deps: PullDeps, connector: Connector, slot: numbe
     last_job_id: previous?.last_job_id ?? null, last_error: code, last_error_at: at(), failures: (previous?.failures ?? 0) + 1,
   });
 
-  const jobId = slotJobId(connector.id, slot);
+  let jobId = slotJobId(connector.id, slot);
   if (connector.target.kind === 'job') {
-    // Killed after making this slot's job and before recording it: the job is there, done.
-    if (await deps.fileJobs.get(jobId)) return ok(jobId);
+    const made = await slotJob(deps.fileJobs, connector.id, slot);
+    if (made.kind === 'made') return ok(made.id);
+    if (made.kind === 'exhausted') return failed('interrupted');
+    jobId = made.id;
   } else if (!deps.replaceMonitorContacts) {
     return failed('monitor_unavailable');
   }

@@ -19,9 +19,12 @@ export function slotStartMs(slot: number, intervalSeconds: number): number {
 /**
  * The job id of a connector's slot: an RFC 9562 version-8 UUID (custom) from SHA-256 of
  * `connector:<id>:<slot>`, so every process computes the same id and no two slots share one.
+ * `attempt` > 0 (`…:<slot>:<attempt>`): the slot made again after a process was killed while
+ * publishing the rows of the earlier attempt's job (pull.ts).
  */
-export function slotJobId(connectorId: string, slot: number): string {
-  const bytes = createHash('sha256').update(`connector:${connectorId}:${slot}`).digest().subarray(0, 16);
+export function slotJobId(connectorId: string, slot: number, attempt = 0): string {
+  const name = attempt === 0 ? `connector:${connectorId}:${slot}` : `connector:${connectorId}:${slot}:${attempt}`;
+  const bytes = createHash('sha256').update(name).digest().subarray(0, 16);
   bytes[6] = (bytes[6] & 0x0f) | 0x80;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = bytes.toString('hex');

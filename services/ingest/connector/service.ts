@@ -1,6 +1,7 @@
 import type { ConnectorStatus, ConnectorStore } from '../../platform/store/connectors-port.ts';
 import { pullSlot, type PullDeps } from './pull.ts';
 import { slotOf } from './schedule.ts';
+import { errorFields } from '../../platform/logger.ts';
 
 /**
  * The connector service (`npm run service -- connectors`, and inside `npm start`): every
@@ -43,7 +44,7 @@ export function createConnectorService(deps: ConnectorServiceDeps): ConnectorSer
       else logger.warn({ connector_id: connectorId, slot: status.last_slot, error: status.last_error, failures: status.failures }, 'connector.pull_failed');
     } catch (error) {
       // A store or the disk did not answer: no outcome recorded, the slot is tried again next tick.
-      logger.error({ connector_id: connectorId, err_name: (error as Error).name }, 'connector.pull_interrupted');
+      logger.error({ connector_id: connectorId, ...errorFields(error) }, 'connector.pull_interrupted');
       known.delete(connectorId);
     }
   }
@@ -69,7 +70,7 @@ export function createConnectorService(deps: ConnectorServiceDeps): ConnectorSer
   async function runDue(): Promise<void> {
     passing ??= pass()
       .catch((error: unknown) => {
-        logger.error({ err_name: (error as Error).name }, 'connector.pass_failed');
+        logger.error(errorFields(error), 'connector.pass_failed');
         return [];
       })
       .finally(() => {
@@ -95,7 +96,7 @@ export function createConnectorService(deps: ConnectorServiceDeps): ConnectorSer
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await Promise.all([...running.values()]);
+      await Promise.all(running.values());
     },
   };
 }

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { ImapFlow } from 'imapflow';
-import type { Logger } from '../../platform/logger.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { StructureNode } from './message-parts.ts';
 
 /**
@@ -61,7 +61,7 @@ export async function openImapMailbox(settings: ImapSettings, logger: Logger): P
     // Plain IMAP on loopback in tests; a real deployment uses TLS (secure) or STARTTLS.
     doSTARTTLS: settings.secure ? undefined : false,
   });
-  client.on('error', (error: Error) => logger.warn({ err_name: error.name }, 'imap connection error'));
+  client.on('error', (error: Error) => logger.warn(errorFields(error), 'email.imap_error'));
   await client.connect();
   const existing = new Set((await client.list()).map((m) => m.path));
   for (const folder of Object.values(FOLDERS)) {
@@ -96,7 +96,7 @@ export async function openImapMailbox(settings: ImapSettings, logger: Logger): P
             size: m.size ?? 0,
             references: headerValue(headers, 'references').split(/\s+/).filter((r) => r.startsWith('<')),
             contentLanguage: headerValue(headers, 'content-language') || undefined,
-            structure: (m.bodyStructure ?? { type: 'text/plain' }) as StructureNode,
+            structure: (m.bodyStructure ?? { type: 'text/plain' }),
           });
         }
         return found;

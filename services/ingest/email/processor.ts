@@ -90,7 +90,7 @@ async function sortIncoming(ctx: MailContext, mail: MailSummary, folder: MailFol
       state: 'delivered', outputs: [FOLDERS.quarantine], delete_after: deleteAfter,
     }));
     await ctx.mailbox.move(folder, mail.uid, FOLDERS.quarantine);
-    ctx.logger.info({ mailbox: ctx.mailboxName }, 'email from an unknown sender quarantined');
+    ctx.logger.info({ mailbox: ctx.mailboxName }, 'email.quarantined');
     return 'quarantined';
   }
   await ctx.inbound.claim(newClaim(ctx, derivedId(ctx.mailboxName, key, 'message'), sender.org_id, `message:${key}`));
@@ -133,7 +133,7 @@ async function advanceMessage(ctx: MailContext, mail: MailSummary): Promise<bool
           job = await ctx.fileJobs.create({
             id, source: 'email', org, filename: part.filename, path: local, column_mapping: null, options: {}, locale,
           });
-          ctx.logger.info({ mailbox: ctx.mailboxName, job_id: id, rows: job.row_count }, 'email job created');
+          ctx.logger.info({ mailbox: ctx.mailboxName, job_id: id, rows: job.row_count }, 'email.job_created');
         } catch (error) {
           if (!(error instanceof InboundRefusal)) throw error;
           refusal = error.code;
@@ -177,7 +177,7 @@ async function advanceMessage(ctx: MailContext, mail: MailSummary): Promise<bool
   for (const a of attachments) await ctx.inbound.updateClaim(a.claim.id, { state: 'delivered', delete_after: deleteAfter, updated_at: at });
   await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: at });
   await ctx.mailbox.move(FOLDERS.processing, mail.uid, FOLDERS.processed);
-  ctx.logger.info({ mailbox: ctx.mailboxName, claim_id: claim.id, files: files.length }, 'email reply sent');
+  ctx.logger.info({ mailbox: ctx.mailboxName, claim_id: claim.id, files: files.length }, 'email.reply_sent');
   return true;
 }
 

@@ -97,6 +97,7 @@ export function byteOrderMark(encoding: TextEncodingName): Uint8Array {
 
 /** The 0x80-0x9F block of Windows-1252; the rest of 0x00-0xFF is Latin-1. */
 const CP1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
+// oxlint-disable-next-line typescript/no-misused-spread -- one UTF-16 unit per character: all are in the BMP
 const CP1252_REVERSE = new Map<number, number>([...CP1252_HIGH].map((ch, i) => [ch.charCodeAt(0), 0x80 + i]));
 
 /** Characters where Windows-1252 and Latin-1 differ or that Latin-1 lacks. */

@@ -43,6 +43,12 @@ export interface FileJobs {
   /** As `create`, for people read from JSON or NDJSON; a bad body is an InboundRefusal (`invalid_rows`). */
   createFromPeople(spec: InboundPeopleSpec): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | null>;
+  /**
+   * Ends a job whose intake is still open although no one publishes it any more (the caller
+   * knows its publisher died: a process killed while publishing the rows): purged like DELETE
+   * (no results kept, no callback). False, and nothing changed, when the intake was closed.
+   */
+  endInterrupted(id: string): Promise<boolean>;
   resultExtension(job: JobRecord): 'csv' | 'xlsx';
   writeResult(job: JobRecord, locale: Locale, out: NodeJS.WritableStream): Promise<void>;
   /** The da/en text of a refusal code `create` threw (to tell it again later, e.g. in a reply). */

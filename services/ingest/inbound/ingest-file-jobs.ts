@@ -10,6 +10,7 @@ import {
   type FileRefusalCode, type Ingest, type IngestDeps,
 } from '../index.ts';
 import { FILE_REFUSAL_CODES } from '../files/index.ts';
+import { endMonitorJob } from '../../monitors/end-run.ts';
 import { InboundRefusal, type FileJobs } from './file-jobs.ts';
 import { inboundTexts, type InboundMessageCode } from './messages.ts';
 
@@ -91,6 +92,14 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
       }
     },
     get: (id) => deps.jobs.getJobById(id),
+    async endInterrupted(id) {
+      // Every open intake was last seen before a second from now.
+      const at = new Date(Date.now() + 1000);
+      const open = await deps.jobs.listStalledIntakes(at.toISOString(), 10_000);
+      if (!open.some((job) => job.id === id)) return false;
+      await endMonitorJob(deps, id, new Date().toISOString());
+      return true;
+    },
     resultExtension: (job) => resultFileSpec(job).format,
     writeResult: (job, locale, out) => shared.streamResultFile(job, { locale }, out),
     refusalTexts(code) {
@@ -107,7 +116,7 @@ const INBOUND_CODES: Record<string, true> = {
 };
 
 /** Refusals for good become InboundRefusal; anything else (no list yet, a store down) stays as it is: transient. */
-function asRefusal(error: unknown): unknown {
+export function asRefusal(error: unknown): unknown {
   // A JSON/NDJSON body that is not JSON, has no people or a bad person: refused for good.
   if (error instanceof IntakeError) return new InboundRefusal('invalid_rows', inboundTexts('invalid_rows'));
   if (error instanceof FileRefusedError) {

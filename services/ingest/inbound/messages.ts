@@ -25,6 +25,18 @@ const catalog = {
     da: 'Filen indeholder en række, der ikke kan tjekkes (f.eks. en værdi over 200 tegn).',
     en: 'The file contains a row that cannot be checked (for example a value over 200 characters).',
   },
+  too_many_contacts: {
+    da: 'Filen har flere end 1.000.000 kontakter; en overvågning kan højst have 1.000.000.',
+    en: 'The file has more than 1,000,000 contacts; a monitor holds at most 1,000,000.',
+  },
+  no_contacts: {
+    da: 'Filen indeholder ingen kontakter (en overvågning uden kontakter slettes i stedet).',
+    en: 'The file holds no contacts (a monitor without contacts is deleted instead).',
+  },
+  monitor_missing: {
+    da: 'Overvågningen, som mappen er knyttet til, findes ikke længere.',
+    en: 'The monitor this folder feeds no longer exists.',
+  },
   invalid_options: {
     da: 'Mappens gemte indstillinger kan ikke bruges til dette job.',
     en: "The folder's saved options cannot be used for this job.",
@@ -39,6 +51,22 @@ export function inboundMessage(code: InboundMessageCode, locale: Locale): string
 
 export function inboundTexts(code: InboundMessageCode): Record<Locale, string> {
   return { da: catalog[code].da, en: catalog[code].en };
+}
+
+/** The body of a receipt for a file that replaced a monitor's contacts: both languages, the preferred one first. */
+export function monitorReceiptText(filename: string, monitorId: string, contacts: number | null, first: Locale): string {
+  const counted = (l: Locale) => (contacts === null ? '' : l === 'da' ? ` (${contacts} kontakter)` : ` (${contacts} contacts)`);
+  const lines: Record<Locale, string> = {
+    da: `Filen "${filename}" har erstattet kontakterne i overvågning ${monitorId}${counted('da')}. De tjekkes mod den aktive listeversion; resultatet kommer som et job med source "monitor".`,
+    en: `The file "${filename}" replaced the contacts of monitor ${monitorId}${counted('en')}. They are checked against the active list version; the result comes as a job with source "monitor".`,
+  };
+  const order: Locale[] = first === 'da' ? ['da', 'en'] : ['en', 'da'];
+  return `${order.map((l) => lines[l]).join('\n\n')}\n`;
+}
+
+/** A refusal's texts for a folder that feeds a monitor: the monitor's contacts stay as they were. */
+export function unchangedContacts(texts: Record<Locale, string>): Record<Locale, string> {
+  return { da: `${texts.da} Overvågningens kontakter er uændrede.`, en: `${texts.en} The monitor's contacts are unchanged.` };
 }
 
 /** The body of an error file / refusal: both languages, the preferred one first. */

@@ -2,7 +2,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../platform/config.ts';
 import { ConfigError } from '../../platform/config.ts';
-import type { Logger } from '../../platform/logger.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { Platform } from '../../platform/open-platform.ts';
 import { openImapMailbox, type Mailbox } from '../email/mailbox.ts';
 import { runMailPass } from '../email/processor.ts';
@@ -12,6 +12,7 @@ import { createConnectorService } from '../connector/service.ts';
 import { createMonitorFeed } from '../connector/monitor-feed.ts';
 import { parseAllowHosts } from '../../projection/callbacks/index.ts';
 import type { FileJobs } from './file-jobs.ts';
+import { createMonitorContactsFeed } from './monitor-contacts.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from './secrets.ts';
 
 /**
@@ -58,13 +59,14 @@ export async function startSftpIngest(deps: InboundServiceDeps): Promise<Running
   const secrets = secretBoxOf(config);
   const poller = createSftpPoller({
     inbound: platform.inbound, accounts: platform.accounts, fileJobs: deps.fileJobs, secrets, logger: deps.logger,
+    monitorFeed: createMonitorContactsFeed(platform.monitors, deps.now),
     workDir: await freshWorkDir(deps.spoolDir, 'sftp'),
     pollMs: config.SFTP_POLL_MS, stableMs: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY,
     visitTimeoutMs: config.SFTP_VISIT_TIMEOUT_MS,
     ...(deps.now ? { now: deps.now } : {}),
   });
   poller.start();
-  deps.logger.info({ poll_ms: config.SFTP_POLL_MS, stable_ms: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY }, 'sftp drop-folder poller started');
+  deps.logger.info({ poll_ms: config.SFTP_POLL_MS, stable_ms: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY }, 'sftp.service_started');
   return { name: 'sftp', stop: () => poller.stop() };
 }
 
@@ -99,7 +101,7 @@ export async function startEmailIngest(deps: InboundServiceDeps): Promise<Runnin
       fileJobs: deps.fileJobs, replies, from: settings.from, quarantineDays: config.EMAIL_QUARANTINE_DAYS,
       workDir, logger, now: deps.now ?? (() => new Date()),
     });
-    if (outcome.quarantined + outcome.claimed + outcome.replied + outcome.deleted > 0) logger.info(outcome, 'mailbox pass');
+    if (outcome.quarantined + outcome.claimed + outcome.replied + outcome.deleted > 0) logger.info(outcome, 'email.pass');
     await mailbox.idle();
   };
   /** One pass at a time; a notice during a pass asks for one more right after. */
@@ -110,7 +112,7 @@ export async function startEmailIngest(deps: InboundServiceDeps): Promise<Runnin
       return;
     }
     passing = pass()
-      .catch((error: unknown) => logger.warn({ err_name: (error as Error).name }, 'mailbox pass failed'))
+      .catch((error: unknown) => logger.warn(errorFields(error), 'email.pass_failed'))
       .finally(() => {
         passing = null;
         if (again) {
@@ -128,7 +130,7 @@ export async function startEmailIngest(deps: InboundServiceDeps): Promise<Runnin
   };
   trigger();
   schedule();
-  logger.info({ poll_ms: config.EMAIL_POLL_MS }, 'email ingest started (IMAP IDLE and polling)');
+  logger.info({ poll_ms: config.EMAIL_POLL_MS }, 'email.service_started');
   return {
     name: 'email',
     async stop() {
@@ -155,6 +157,6 @@ export async function startConnectorIngest(deps: InboundServiceDeps): Promise<Ru
     ...(deps.connectorCa ? { ca: deps.connectorCa } : {}),
   });
   service.start();
-  deps.logger.info({ tick_ms: config.CONNECTOR_TICK_MS, concurrency: config.CONNECTOR_CONCURRENCY }, 'connector service started');
+  deps.logger.info({ tick_ms: config.CONNECTOR_TICK_MS, concurrency: config.CONNECTOR_CONCURRENCY }, 'connector.service_started');
   return { name: 'connectors', stop: () => service.stop() };
 }

@@ -68,6 +68,17 @@ export class JobInputError extends Error {
 }
 
 /** A live job needs an active cpr list version to pin; none is active yet. */
+/**
+ * The spool has no room for the job (the disk or the quota is full): nothing was created (the
+ * spool file is removed, a job published early is abandoned). The client may try again later.
+ */
+export class SpoolFullError extends Error {
+  override name = 'SpoolFullError';
+  constructor(options?: ErrorOptions) {
+    super('no room left in the spool', options);
+  }
+}
+
 export class ListNotReadyError extends Error {
   override name = 'ListNotReadyError';
   constructor() {

@@ -18,7 +18,7 @@ import {
 import { TEST_LIST_VERSION } from '../../domain/index.ts';
 import { needsPayment, priceFor, type PriceTable } from '../../domain/pricing.ts';
 import type { ListVersionRef, Locale, MatchPolicy, PersonInput } from '../../domain/types.ts';
-import type { Logger } from '../../platform/logger.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { CsvDialectRecord, JobMonitorRef, JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import type { PipelineEvent, PipelineEvents } from '../../pipeline/events.ts';
@@ -305,7 +305,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       if (now.getTime() - last < touchIntervalMs) return;
       last = now.getTime();
       await deps.jobs.touchIntake(jobId, { at: now.toISOString(), closed: false }).catch((error: unknown) => {
-        logger.warn({ job_id: jobId, err_name: (error as Error).name }, 'intake touch failed');
+        logger.warn({ job_id: jobId, ...errorFields(error) }, 'intake.touch_failed');
       });
     };
   }
@@ -401,8 +401,8 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     await deps.events.publish({
       type: 'JobStateChanged',
       value: { job_id: early.job.id, org_id: early.job.org_id, status: 'deleted', error: null, changed_at: at, processed_count: deleted?.processed_count ?? 0, finished_at: null },
-    }).catch((error: unknown) => logger.warn({ job_id: early.job.id, err_name: (error as Error).name }, 'publishing the abandoned job failed'));
-    logger.info({ job_id: early.job.id, org_id: early.job.org_id, rows: early.publisher.rows }, 'overlapped job abandoned');
+    }).catch((error: unknown) => logger.warn({ job_id: early.job.id, ...errorFields(error) }, 'job.abandoned_publish_failed'));
+    logger.info({ job_id: early.job.id, org_id: early.job.org_id, rows: early.publisher.rows }, 'job.overlap_abandoned');
   }
 
   /** The fields that shape the record and the chunks: the same early and at the end, or no overlap. */
@@ -429,10 +429,10 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
       logger.info(
         { job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count, chunks, ms: Math.round(performance.now() - started), overlapped: true },
-        'job queued',
+        'job.queued',
       );
     } catch (error) {
-      logger.error({ job_id: job.id, err_name: (error as Error).name }, 'publishing the job failed');
+      logger.error({ job_id: job.id, ...errorFields(error) }, 'job.publish_failed');
       const at = clock().toISOString();
       const failed = await deps.jobs.updateJob(job.id, { status: 'failed', error: 'intake_failed', finished_at: at }).catch(() => null);
       if (failed) await deps.jobs.touchIntake(job.id, { at, closed: true }).catch(() => undefined);
@@ -449,7 +449,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     if (content.jobId) job.id = content.jobId;
     job.preview = content.preview;
     await deps.jobs.createJob(job);
-    logger.info({ job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count }, 'draft created');
+    logger.info({ job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count }, 'job.draft_created');
     return job;
   }
 
@@ -490,11 +490,11 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
       logger.info(
         { job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count, chunks, ms: Math.round(performance.now() - started) },
-        'job queued',
+        'job.queued',
       );
     } catch (error) {
       // The record exists but its rows are not all on the log: fail it rather than leave it queued forever.
-      logger.error({ job_id: job.id, err_name: (error as Error).name }, 'publishing the job failed');
+      logger.error({ job_id: job.id, ...errorFields(error) }, 'job.publish_failed');
       // The request answers 500, so the client knows. If even this write fails (store down), the
       // intake stays open and the projection's sweep fails the job later (intake_interrupted).
       const at = clock().toISOString();

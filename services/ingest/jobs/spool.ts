@@ -10,9 +10,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { PersonInput } from '../../domain/types.ts';
+import { SpoolFullError } from './errors.ts';
 
 /**
  * One input row: the person, and for file input the row's cells as read (kept with the result so
@@ -68,6 +70,12 @@ export async function spoolRows(
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, spoolFileName(randomUUID()));
   const out = createWriteStream(path, { mode: 0o600 });
+  // A write error (a full disk) can come while the batch is being published, when nothing waits
+  // on the stream: kept here and thrown at the next write, never an unhandled 'error' event.
+  const failed: { error: Error | null } = { error: null };
+  out.on('error', (error) => {
+    failed.error ??= error;
+  });
   const hash = createHash('sha256');
   let rowCount = 0;
   let discarded = false;
@@ -95,6 +103,7 @@ export async function spoolRows(
       }
       hash.update(text);
       rowCount += batch.length;
+      if (failed.error) throw failed.error;
       if (!out.write(text)) await once(out, 'drain');
       if (onBatch) {
         const items = batch as Array<PersonInput | SpoolRow>;
@@ -106,11 +115,12 @@ export async function spoolRows(
         });
       }
     }
+    if (failed.error) throw failed.error;
     out.end();
-    await once(out, 'finish');
+    await finished(out);
   } catch (error) {
     await discard();
-    throw error;
+    throw isDiskFull(error) ? new SpoolFullError({ cause: error }) : error;
   }
   return {
     rowCount,
@@ -213,6 +223,11 @@ export function uploadFileName(id: string): string {
  */
 export function xlsxTempFileName(): string {
   return `xlsx-${spoolHost()}-${process.pid}-${randomUUID()}.sheet`;
+}
+
+function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** This machine's name as it appears in spool file names. */

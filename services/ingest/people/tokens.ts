@@ -203,7 +203,7 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
     j += 1;
     first = false;
   }
-  parsedPerson = person as PersonInput;
+  parsedPerson = person;
   return j + 1;
 }
 

@@ -4,13 +4,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { Locale } from '../../domain/types.ts';
-import type { Logger } from '../../platform/logger.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { DropFolder, InboundClaim, InboundStore } from '../../platform/store/inbound-port.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { InboundRefusal, type FileJobs } from '../inbound/file-jobs.ts';
-import { inboundTexts, refusalText } from '../inbound/messages.ts';
-import { archiveName, errorName, isClaimable, parseProcessingName, processingName, resultName } from './names.ts';
+import { inboundTexts, monitorReceiptText, refusalText, unchangedContacts } from '../inbound/messages.ts';
+import type { MonitorContactsFeed } from '../inbound/monitor-contacts.ts';
+import { archiveName, errorName, isClaimable, parseProcessingName, processingName, receiptName, resultName } from './names.ts';
 import { partialUploadName, type RemoteFolder } from './remote-folder.ts';
 import type { StabilityTracker } from './stability.ts';
 
@@ -38,6 +39,8 @@ export interface VisitContext {
   remote: RemoteFolder;
   inbound: InboundStore;
   fileJobs: FileJobs;
+  /** For folders bound to a monitor (`folder.monitor_id`). */
+  monitorFeed: MonitorContactsFeed;
   tracker: StabilityTracker;
   /** Local directory for downloads and results in transit (personal data: deleted at once). */
   workDir: string;
@@ -104,11 +107,11 @@ async function claimFile(ctx: VisitContext, name: string): Promise<boolean> {
     await ctx.remote.rename(`inbox/${name}`, `inbox/${item}`);
   } catch (error) {
     // Gone or renamed by someone else meanwhile: not ours. Logged without the name (personal data possible).
-    ctx.logger.warn({ folder_id: ctx.folder.id, err_name: (error as Error).name }, 'sftp claim rename failed');
+    ctx.logger.warn({ folder_id: ctx.folder.id, ...errorFields(error) }, 'sftp.claim_rename_failed');
     return false;
   }
   await ctx.inbound.claim(newClaim(ctx, id, item));
-  ctx.logger.info({ folder_id: ctx.folder.id, org_id: ctx.folder.org_id, claim_id: id }, 'sftp file claimed');
+  ctx.logger.info({ folder_id: ctx.folder.id, org_id: ctx.folder.org_id, claim_id: id }, 'sftp.file_claimed');
   return true;
 }
 
@@ -117,6 +120,7 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
   const parsed = parseProcessingName(claim.item);
   if (!parsed) return false;
   const original = parsed.original;
+  if (ctx.folder.monitor_id) return advanceMonitorClaim(ctx, claim, original, ctx.folder.monitor_id);
   const processingPath = `inbox/${claim.item}`;
   let job = await ctx.fileJobs.get(claim.id);
   if (!job) {
@@ -134,12 +138,12 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
         column_mapping: ctx.folder.column_mapping, options: ctx.folder.options, locale: ctx.folder.locale,
       });
     } catch (error) {
-      if (error instanceof InboundRefusal) return refuse(ctx, claim, original, error);
+      if (error instanceof InboundRefusal) return await refuse(ctx, claim, original, error);
       throw error;
     } finally {
       await rm(local, { force: true });
     }
-    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, rows: job.row_count }, 'sftp job created');
+    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, rows: job.row_count }, 'sftp.job_created');
   }
   const planned = await planOutputs(ctx, claim, original, ctx.fileJobs.resultExtension(job), job.delete_after);
   if (!TERMINAL.has(job.status)) return false;
@@ -158,7 +162,63 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
   }
   if (await ctx.remote.exists(processingPath)) await ctx.remote.rename(processingPath, archived);
   await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: ctx.now().toISOString() });
-  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, status: job.status }, 'sftp result delivered');
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, status: job.status }, 'sftp.result_delivered');
+  return true;
+}
+
+/**
+ * A claim of a folder bound to a monitor: the file replaces the monitor's contacts (no job), a
+ * receipt goes to outbox/ (`<base>.receipt.txt`: the monitor's id and the count, no contact), the
+ * file to archive/; a file that cannot be used is refused like any other (failed/, contacts
+ * unchanged). Steps, each resumable:
+ *
+ *   download, replaceMonitorContacts        (InboundRefusal → refuse(): nothing replaced)
+ *   store: outputs planned, delete_after    (planned ⇒ the contacts were replaced)
+ *   outbox/<base>.receipt.txt, inbox/…processing ──rename──► archive/; store: delivered
+ *
+ * A crash between the replacement and the planning replaces again from the same file on the next
+ * visit: the same contacts under the same keys, one more generation (the re-check then reports no
+ * change for them); nothing is lost or doubled.
+ */
+async function advanceMonitorClaim(ctx: VisitContext, claim: InboundClaim, original: string, monitorId: string): Promise<boolean> {
+  const processingPath = `inbox/${claim.item}`;
+  const present = await ctx.remote.exists(processingPath);
+  if (!present && claim.outputs.length === 0) {
+    // The file left the inbox before it was read (removed by the customer): nothing to deliver.
+    await ctx.inbound.updateClaim(claim.id, { state: 'deleted', updated_at: ctx.now().toISOString() });
+    return false;
+  }
+  if (!ctx.org) return refuse(ctx, claim, original, new InboundRefusal('organisation_missing', inboundTexts('job_failed')));
+  let contacts: number | null;
+  let outputs = claim.outputs;
+  if (outputs.length === 0) {
+    const local = join(ctx.workDir, `${claim.id}.in`);
+    try {
+      await ctx.remote.download(processingPath, local);
+      contacts = (await ctx.monitorFeed.replace({ org: ctx.org, monitorId, path: local, filename: original, column_mapping: ctx.folder.column_mapping })).contact_count;
+    } catch (error) {
+      if (error instanceof InboundRefusal) return await refuse(ctx, claim, original, new InboundRefusal(error.code, unchangedContacts(error.texts)));
+      throw error;
+    } finally {
+      await rm(local, { force: true });
+    }
+    ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId, contacts }, 'sftp.monitor_contacts_replaced');
+    const taken = async (path: string) => ctx.remote.exists(path);
+    const receipt = `outbox/${receiptName(original, claim.id, await taken(`outbox/${receiptName(original, claim.id, false)}`))}`;
+    const archived = `archive/${archiveName(original, claim.id, await taken(`archive/${archiveName(original, claim.id, false)}`))}`;
+    outputs = [receipt, partialUploadName(receipt), archived];
+    // The customer's file is kept (archive/) as long as a job's would be: the organisation's retention.
+    const deleteAfter = new Date(ctx.now().getTime() + ctx.org.retention_days * 86_400_000).toISOString();
+    await ctx.inbound.updateClaim(claim.id, { state: 'job_created', outputs, delete_after: deleteAfter, updated_at: ctx.now().toISOString() });
+  } else {
+    // Replaced before a crash: the receipt tells the monitor's count now.
+    contacts = await ctx.monitorFeed.contactCount(ctx.org, monitorId);
+  }
+  const [receipt, , archived] = outputs;
+  await uploadText(ctx, claim.id, receipt, monitorReceiptText(original, monitorId, contacts, ctx.folder.locale));
+  if (present) await ctx.remote.rename(processingPath, archived);
+  await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: ctx.now().toISOString() });
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId }, 'sftp.monitor_receipt_delivered');
   return true;
 }
 
@@ -197,7 +257,7 @@ async function refuse(ctx: VisitContext, claim: InboundClaim, original: string, 
   const processingPath = `inbox/${claim.item}`;
   if (await ctx.remote.exists(processingPath)) await ctx.remote.rename(processingPath, kept);
   await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: ctx.now().toISOString() });
-  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, code: refusal.code }, 'sftp file refused');
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, code: refusal.code }, 'sftp.file_refused');
   return true;
 }
 
@@ -228,5 +288,5 @@ async function uploadText(ctx: VisitContext, claimId: string, path: string, text
 async function deleteClaimOutputs(ctx: VisitContext, claim: InboundClaim): Promise<void> {
   for (const path of [...claim.outputs, `inbox/${claim.item}`]) await ctx.remote.remove(path);
   await ctx.inbound.updateClaim(claim.id, { state: 'deleted', updated_at: ctx.now().toISOString() });
-  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id }, 'sftp files deleted at delete_after');
+  ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id }, 'sftp.files_expired');
 }

@@ -37,6 +37,11 @@ export function resultName(original: string, ext: 'csv' | 'xlsx', claimId: strin
   return `${baseName(original)}${taken ? `.${claimId.slice(0, 8)}` : ''}.result.${ext}`;
 }
 
+/** The receipt of a file that replaced a monitor's contacts (outbox/). */
+export function receiptName(original: string, claimId: string, taken: boolean): string {
+  return `${baseName(original)}${taken ? `.${claimId.slice(0, 8)}` : ''}.receipt.txt`;
+}
+
 export function errorName(original: string, claimId: string, taken: boolean): string {
   return `${baseName(original)}${taken ? `.${claimId.slice(0, 8)}` : ''}.error.txt`;
 }

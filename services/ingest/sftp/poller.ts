@@ -1,7 +1,8 @@
-import type { Logger } from '../../platform/logger.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { AccountStore } from '../../platform/store/accounts-port.ts';
 import type { DropFolder, DropFolderStatus, InboundClaim, InboundStore } from '../../platform/store/inbound-port.ts';
 import type { FileJobs } from '../inbound/file-jobs.ts';
+import type { MonitorContactsFeed } from '../inbound/monitor-contacts.ts';
 import type { SecretBox } from '../inbound/secrets.ts';
 import { visitDropFolder } from './claims.ts';
 import { connectRemoteFolder, type RemoteFolder } from './remote-folder.ts';
@@ -19,6 +20,7 @@ export interface SftpPollerDeps {
   inbound: InboundStore;
   accounts: AccountStore;
   fileJobs: FileJobs;
+  monitorFeed: MonitorContactsFeed;
   secrets: SecretBox;
   logger: Logger;
   workDir: string;
@@ -86,7 +88,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
       const org = await deps.accounts.getOrganisation(folder.org_id);
       remote = await connect(folder, deps.secrets.open(folder.secret_sealed, folder.id));
       return visitDropFolder({
-        folder, org, remote, inbound: deps.inbound, fileJobs: deps.fileJobs, tracker, workDir: deps.workDir, logger, now,
+        folder, org, remote, inbound: deps.inbound, fileJobs: deps.fileJobs, monitorFeed: deps.monitorFeed, tracker, workDir: deps.workDir, logger, now,
       }, due);
     })();
     try {
@@ -97,7 +99,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
         }),
       ]);
       await recordOk(folder.id);
-      if (outcome.claimed + outcome.delivered + outcome.deleted > 0) logger.info({ folder_id: folder.id, ...outcome }, 'sftp folder visited');
+      if (outcome.claimed + outcome.delivered + outcome.deleted > 0) logger.info({ folder_id: folder.id, ...outcome }, 'sftp.visited');
     } catch (error) {
       await recordFailure(folder.id, error as Error);
     } finally {
@@ -129,7 +131,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
       folder_id: folderId, last_ok_at: previous?.last_ok_at ?? null,
       last_error: describeError(error), last_error_at: now().toISOString(), failures,
     };
-    logger.warn({ folder_id: folderId, err_name: error.name, failures, retry_in_ms: delay }, 'sftp folder visit failed');
+    logger.warn({ folder_id: folderId, ...errorFields(error), failures, retry_in_ms: delay }, 'sftp.visit_failed');
     await deps.inbound.recordFolderStatus(status).catch(() => undefined);
   }
 
@@ -164,7 +166,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
   function schedule(): void {
     if (stopped) return;
     timer = setTimeout(() => {
-      round().catch((error: unknown) => logger.error({ err_name: (error as Error).name }, 'sftp poll round failed')).finally(schedule);
+      round().catch((error: unknown) => logger.error(errorFields(error), 'sftp.round_failed')).finally(schedule);
     }, deps.pollMs);
   }
 
@@ -180,7 +182,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
       stopped = true;
       if (timer) clearTimeout(timer);
       for (const task of queue.splice(0)) task.drop();
-      await Promise.all([...inFlight]);
+      await Promise.all(inFlight);
     },
   };
 }

@@ -77,7 +77,7 @@ export async function connectRemoteFolder(
         keyMismatch = hostKeyFingerprint(key) !== folder.host_key_sha256;
         return !keyMismatch;
       },
-    } as SftpClient.ConnectOptions);
+    });
   } catch (error) {
     await client.end().catch(() => undefined);
     if (keyMismatch) throw new HostKeyMismatchError();

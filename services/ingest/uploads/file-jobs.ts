@@ -211,7 +211,7 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
     discardDraftFile: (jobId) => draftFiles.remove(jobId),
     async sweepDraftFiles() {
       const removed = await sweepDraftFiles(deps.draftDir, deps.jobs);
-      if (removed > 0) logger.info({ removed }, 'draft files removed');
+      if (removed > 0) logger.info({ removed }, 'draft.files_removed');
       return removed;
     },
   };

@@ -165,7 +165,7 @@ export function createJobDataKeys(deps: JobDataKeysDeps): JobDataKeys {
     async forget(jobId) {
       await deps.store.deleteJobKeys(jobId);
       writers.delete(jobId);
-      for (const id of [...cache.keys()]) if (id.startsWith(`${jobId}:`)) cache.set(id, { key: null, at: Date.now() });
+      for (const id of cache.keys()) if (id.startsWith(`${jobId}:`)) cache.set(id, { key: null, at: Date.now() });
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../logger.ts';
+import { errorFields, type Logger } from '../logger.ts';
 import { createBackoff, deliverBatch, type PublishOne } from './dead-letter.ts';
 import { createEmbeddedLogStorage, type EmbeddedLogStorage } from './embedded-storage.ts';
 import {
@@ -63,7 +63,7 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
 
   /** Wakes every idle worker (a publish, a rebalance or close happened). */
   function wakeAll(): void {
-    for (const wake of [...wakers]) wake();
+    for (const wake of wakers) wake();
   }
 
   function idle(ms: number): Promise<void> {
@@ -97,7 +97,7 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
     if (group.workers.has(id)) return;
     group.workers.add(id);
     void runPartition(group, topic, partition)
-      .catch((error: unknown) => logger.error({ err: error, group: group.name, topic, partition }, 'partition worker failed'))
+      .catch((error: unknown) => logger.error({ ...errorFields(error), group: group.name, topic, partition }, 'event_log.partition_worker_failed'))
       .finally(() => group.workers.delete(id));
   }
 
@@ -118,7 +118,7 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
         .then(() => deliverBatch({ topic, partition, messages }, owner.options, publishOne))
         .then(
           ({ deadLettered }) => {
-            if (deadLettered > 0) logger.warn({ group: group.name, topic, partition, dead_lettered: deadLettered }, 'messages dead-lettered');
+            if (deadLettered > 0) logger.warn({ group: group.name, topic, partition, dead_lettered: deadLettered }, 'event_log.dead_lettered');
             storage.commit(group.name, topic, partition, Number(messages[messages.length - 1].offset) + 1);
             backoff.succeeded(topic, partition);
             return 0;
@@ -126,8 +126,8 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
           (error: unknown) => {
             const delay = backoff.failed(topic, partition);
             logger.warn(
-              { err_name: (error as Error)?.name, group: group.name, topic, partition, offset: messages[0].offset, retry_in_ms: delay },
-              'batch handler failed; redelivering',
+              { ...errorFields(error), group: group.name, topic, partition, offset: messages[0].offset, retry_in_ms: delay },
+              'event_log.batch_failed',
             );
             return delay;
           },
@@ -156,7 +156,7 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
     member.left ??= (async () => {
       group.members.splice(group.members.indexOf(member), 1);
       rebalance(group);
-      await Promise.all([...member.inFlight]);
+      await Promise.all(member.inFlight);
     })();
     return member.left;
   }

@@ -11,7 +11,7 @@ import {
   type LogEntry,
   type Producer,
 } from 'kafkajs';
-import type { Logger } from '../logger.ts';
+import { errorFields, type Logger } from '../logger.ts';
 import { createBackoff, deliverBatch, type PublishOne } from './dead-letter.ts';
 import {
   DEFAULT_MAX_BATCH_SIZE,
@@ -161,10 +161,10 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
       const group = subscribeOptions.group;
       consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
         const partitions = Object.values(payload.memberAssignment).reduce((sum, list) => sum + list.length, 0);
-        logger.info({ group, member: payload.memberId, leader: payload.isLeader, partitions }, 'joined consumer group');
+        logger.info({ group, member: payload.memberId, leader: payload.isLeader, partitions }, 'event_log.group_joined');
       });
       consumer.on(consumer.events.CRASH, ({ payload }) => {
-        if (!payload.restart) logger.error({ group, err: payload.error }, 'consumer stopped for good; restart the process');
+        if (!payload.restart) logger.error({ group, ...errorFields(payload.error) }, 'event_log.consumer_stopped');
       });
       try {
         await consumer.connect();
@@ -226,14 +226,14 @@ async function handleBatch(
     try {
       const { deadLettered } = await deliverBatch({ topic: batch.topic, partition: batch.partition, messages }, options, context.publishOne);
       if (deadLettered > 0) {
-        logger.warn({ group: options.group, topic: batch.topic, partition: batch.partition, dead_lettered: deadLettered }, 'messages dead-lettered');
+        logger.warn({ group: options.group, topic: batch.topic, partition: batch.partition, dead_lettered: deadLettered }, 'event_log.dead_lettered');
       }
       backoff.succeeded(batch.topic, batch.partition);
     } catch (error) {
       const delay = backoff.failed(batch.topic, batch.partition);
       logger.warn(
-        { err_name: (error as Error)?.name, group: options.group, topic: batch.topic, partition: batch.partition, offset: slice[0].offset, retry_in_ms: delay },
-        'batch handler failed; redelivering',
+        { ...errorFields(error), group: options.group, topic: batch.topic, partition: batch.partition, offset: slice[0].offset, retry_in_ms: delay },
+        'event_log.batch_failed',
       );
       await sleep(delay);
       return;
@@ -344,8 +344,8 @@ function errorType(error: unknown): string | undefined {
 /** kafkajs logs through our Logger: its INFO chatter (joins, connects) becomes debug. */
 function forward(logger: Logger, entry: LogEntry): void {
   const { message, timestamp: _timestamp, logger: _name, ...fields } = entry.log;
-  const context = { ...fields, kafkajs: entry.namespace };
-  if (entry.level === logLevel.ERROR) logger.error(context, message);
-  else if (entry.level === logLevel.WARN) logger.warn(context, message);
-  else logger.debug(context, message);
+  const context = { ...fields, kafkajs: entry.namespace, detail: message };
+  if (entry.level === logLevel.ERROR) logger.error(context, 'event_log.kafka_client');
+  else if (entry.level === logLevel.WARN) logger.warn(context, 'event_log.kafka_client');
+  else logger.debug(context, 'event_log.kafka_client');
 }

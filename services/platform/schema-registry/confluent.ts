@@ -36,7 +36,7 @@ export function createConfluentSchemaRegistry(options: {
       entryOf.set(id, entry);
       if (id !== entry.id) {
         options.logger?.warn({ subject: entry.subject, version: entry.version, pinned: entry.id, registry: id },
-          'schema registry id differs from the pinned id');
+          'schema_registry.id_differs');
       }
     }
   }

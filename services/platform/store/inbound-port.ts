@@ -34,6 +34,11 @@ export interface DropFolder {
   options: CheckJobOptions;
   /** Language of error files' first half and of result headers. */
   locale: 'da' | 'en';
+  /**
+   * Set: the folder feeds this live monitor of the organisation: each file replaces its contacts
+   * (a receipt in outbox/) instead of becoming a job. Absent in folders stored before monitors.
+   */
+  monitor_id?: string | null;
   created_at: string;
   removed_at: string | null;
 }

@@ -28,9 +28,11 @@ import type { CheckResult, ListVersionRef } from '../../domain/types.ts';
  *   an open intake whose last sign of life is its `created_at`; `listStalledIntakes` finds the
  *   queued/running jobs whose intake stopped giving signs of life (a process killed mid-publish).
  *
- * Does not promise: atomic read-modify-write between processes. `updateJob` applies a patch to
- * the latest record; callers serialise writes to one job (the projection owns a job's partition,
- * the API only creates, starts and deletes).
+ * - `updateJob` is an atomic read-modify-write, also between processes: patches written to one job
+ *   at once (the API sealing an overlapped intake while the projection fails the job) all hold;
+ *   none is silently undone by a write based on an older record.
+ *   Writers still serialise their own writes to a job where order matters (the projection owns a
+ *   job's partition; the API only creates, seals, starts and deletes).
  */
 export interface JobRecord {
   id: string;

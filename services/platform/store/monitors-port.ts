@@ -124,6 +124,12 @@ export interface MonitorStore {
 
   /** Idempotent on (job, key). */
   putRunRows(monitorId: string, jobId: string, rows: RunRow[]): Promise<void>;
+  /**
+   * The run's rows `from` (inclusive) to `to` (exclusive) by row, each with its contact key and
+   * verdict (absent rows: not in that run). A re-check of the same contacts finds a chunk's
+   * previous verdicts here at the same rows, in one cheap range read.
+   */
+  readRunRows(monitorId: string, jobId: string, range: { from: number; to: number }): Promise<Map<number, MonitorVerdict & { key: string }>>;
   /** The verdicts of these contact keys (any number) in the run of `jobId` (absent keys: not in that run). */
   readVerdicts(monitorId: string, jobId: string, keys: string[]): Promise<Map<string, MonitorVerdict>>;
   /** Distinct contacts of the run per change. */

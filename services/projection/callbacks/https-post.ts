@@ -52,11 +52,16 @@ export function httpsPost(
       agent: false,
       ca: options.ca,
     });
-    // The whole exchange, connection and TLS included, has timeoutMs to produce an answer.
-    const timer = setTimeout(() => {
+    // The whole exchange, connection and TLS included, has timeoutMs to produce an answer. When
+    // the process was busy past the deadline (a long batch on a loaded machine), the answer may
+    // already wait in the socket: the timer fires before the loop reads it, and the attempt
+    // would count as a timeout and be sent again although the receiver took it. One more turn of
+    // the loop (its poll phase runs before setImmediate) reads such an answer first.
+    const timer = setTimeout(() => setImmediate(() => {
+      if (settled) return;
       finish({ statusCode: null, error: 'timeout' });
       req.destroy();
-    }, options.timeoutMs);
+    }), options.timeoutMs);
     req.on('response', (res) => {
       finish({ statusCode: res.statusCode ?? null, error: null });
       res.on('end', () => clearTimeout(timer));

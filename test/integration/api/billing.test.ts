@@ -90,7 +90,7 @@ describe('POST /v2/payments/webhook', () => {
     const response = await built.app.inject({
       method: 'POST', url: '/v2/check-jobs', payload: { people: [{ name: 'A B', address: '?' }] }, headers: bearer(built.payPerList.liveKey),
     });
-    return { ...built, job: response.json() as Json };
+    return { ...built, job: response.json<Json>() };
   }
 
   it('a signed event publishes one payment (JobStateChanged queued); the same event id again replays it', async () => {

@@ -12,7 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { pipelineTopics } from '../../../infra/topics.ts';
 import { fileRefusalMessage } from '../../../services/ingest/index.ts';
 import { matchChunk } from '../../../services/matcher/match-chunk.ts';
-import { createPipelineEvents, type PipelineEvent, type RowsChunkEvent } from '../../../services/pipeline/events.ts';
+import { createPipelineEvents, type PipelineEvent } from '../../../services/pipeline/events.ts';
 import { createEmbeddedEventLog } from '../../../services/platform/log/embedded.ts';
 import type { EventLog } from '../../../services/platform/log/port.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
@@ -75,7 +75,7 @@ function eventsOf(all: PipelineEvent[], jobId: string) {
   const mine = all.filter((e) => (e.value as { job_id?: string }).job_id === jobId);
   return {
     created: mine.filter((e) => e.type === 'JobCreated'),
-    chunks: mine.filter((e) => e.type === 'RowsChunk').map((e) => e.value as RowsChunkEvent).sort((a, b) => a.chunk - b.chunk),
+    chunks: mine.filter((e) => e.type === 'RowsChunk').map((e) => e.value).sort((a, b) => a.chunk - b.chunk),
     complete: mine.filter((e) => e.type === 'RowsComplete'),
   };
 }
@@ -86,7 +86,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
     const rows = rowsOf(45);
     const response = await upload(orgA.testKey, [csvFile(csvOf(rows)), { name: 'external_ref', value: 'crm-7' }], { 'accept-language': 'en' });
     expect(response.statusCode, response.body).toBe(202);
-    const job = response.json() as Json;
+    const job = response.json<Json>();
     expect(job).toMatchObject({
       source: 'upload', status: 'draft', filename: 'kunder.csv', file_format: 'csv', row_count: 45, columns: HEADER,
       column_mapping: { header_row: 0, external_id: 'Kundenr.', first_name: 'Fornavn', last_name: 'Efternavn', address: 'Adresse', postal_code: 'Postnr.', city: 'By' },
@@ -107,7 +107,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
     const refused = await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3))), { name: 'options', value: JSON.stringify({ start: true, check_phones: true }) }], { 'accept-language': 'en' });
     expect(refused.statusCode, refused.body).toBe(403);
     expect(errorOf(refused)).toMatchObject({ code: 'forbidden', details: { reason: 'addon_required', addon: 'phone' } });
-    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json() as Json;
+    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json<Json>();
     const start = (options: Json) => app.inject({
       method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: { ...bearer(orgA.testKey), 'accept-language': 'da' }, payload: { options },
     });
@@ -126,7 +126,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   it('start moves it to queued and publishes every row with its cells; the draft file goes; a second start is 409', async () => {
     const { app, upload, orgA, log, draftDir, spoolDir, filesIn } = await setup();
     const rows = rowsOf(120);
-    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rows))])).json() as Json;
+    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rows))])).json<Json>();
     const started = await app.inject({ method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: bearer(orgA.testKey), payload: { options: { stop_level: 3 } } });
     expect(started.statusCode, started.body).toBe(202);
     expect(started.json()).toMatchObject({ id: draft.id, status: 'queued', row_count: 120, options: { stop_level: 3 }, list_version: { id: '00000000-0000-4000-8000-000000000001' } });
@@ -149,7 +149,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
     const { upload, orgA, log, draftDir, filesIn } = await setup();
     const response = await upload(orgA.testKey, [csvFile(csvOf(rowsOf(7))), { name: 'options', value: JSON.stringify({ start: true, policy: 'strict' }) }]);
     expect(response.statusCode, response.body).toBe(202);
-    const job = response.json() as Json;
+    const job = response.json<Json>();
     expect(job).toMatchObject({ status: 'queued', row_count: 7, options: { policy: 'strict' }, file_format: 'csv' });
     expect(job.options).not.toHaveProperty('start');
     expect(eventsOf(await log.decoded(), job.id).chunks.flatMap((c) => c.rows)).toHaveLength(7);
@@ -159,7 +159,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   it('a file whose columns cannot be told is a draft without a mapping; start asks for one, then takes one by index', async () => {
     const { app, upload, orgA } = await setup();
     const bytes = Buffer.from('1;2;3\n4;5;6\n7;8;9\n');
-    const draft = (await upload(orgA.testKey, [csvFile(bytes, 'tal.csv')])).json() as Json;
+    const draft = (await upload(orgA.testKey, [csvFile(bytes, 'tal.csv')])).json<Json>();
     expect(draft).toMatchObject({ status: 'draft', column_mapping: null, row_count: 2, columns: ['1', '2', '3'] });
     const refused = await app.inject({ method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: { ...bearer(orgA.testKey), 'accept-language': 'en' }, payload: {} });
     expect(refused.statusCode).toBe(422);
@@ -176,7 +176,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
     const { app, upload, orgA, log, jobs } = await setup();
     const rows = rowsOf(5);
     rows[3][1] = 'x'.repeat(201);
-    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rows))])).json() as Json;
+    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rows))])).json<Json>();
     const response = await app.inject({ method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: bearer(orgA.testKey) });
     expect(response.statusCode).toBe(422);
     expect(errorOf(response).details?.issues).toEqual([{ path: 'rows[3].first_name', message: 'Må højst være 200 tegn.' }]);
@@ -187,7 +187,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
 
   it('DELETE of a draft removes its file at once', async () => {
     const { app, upload, orgA, draftDir, filesIn } = await setup();
-    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json() as Json;
+    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json<Json>();
     expect(filesIn(draftDir)).toHaveLength(1);
     const deleted = await app.inject({ method: 'DELETE', url: `/v2/check-jobs/${draft.id}`, headers: bearer(orgA.testKey) });
     expect(deleted.json()).toMatchObject({ status: 'deleted', preview: [] });
@@ -212,7 +212,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
 
   it('another organisation cannot start a draft (404)', async () => {
     const { app, upload, orgA, orgB } = await setup();
-    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json() as Json;
+    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json<Json>();
     const response = await app.inject({ method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: bearer(orgB.testKey) });
     expect(response.statusCode).toBe(404);
   });
@@ -275,7 +275,7 @@ describe('GET /v2/check-jobs/{id}/file', () => {
   /** A started upload made done the way the pipeline would: the matcher's pure step, then the store. */
   async function doneJob(rows: string[][], parts: FormPart[] = [csvFile(csvOf(rows))]) {
     const s = await setup();
-    const draft = (await s.upload(s.orgA.testKey, parts)).json() as Json;
+    const draft = (await s.upload(s.orgA.testKey, parts)).json<Json>();
     await s.app.inject({ method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: bearer(s.orgA.testKey) });
     const { chunks } = eventsOf(await s.log.decoded(), draft.id);
     const record = (await s.jobs.getJobById(draft.id))!;
@@ -319,7 +319,7 @@ describe('GET /v2/check-jobs/{id}/file', () => {
 
   it('is 409 before done, 410 once deleted, 404 for another organisation', async () => {
     const { app, upload, orgA, orgB } = await setup();
-    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json() as Json;
+    const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json<Json>();
     const early = await app.inject({ method: 'GET', url: `/v2/check-jobs/${draft.id}/file`, headers: bearer(orgA.testKey) });
     expect(early.statusCode).toBe(409);
     expect(errorOf(early).details).toMatchObject({ reason: 'job_not_done', status: 'draft' });

@@ -96,7 +96,7 @@ describe('POST /v2/check-jobs', () => {
       payload: { external_ref: 'crm-2026-01', policy: 'strict', people },
     });
     expect(response.statusCode).toBe(202);
-    const job = response.json() as Json;
+    const job = response.json<Json>();
     expect(job).toMatchObject({
       source: 'api', status: 'queued', row_count: 3, processed_count: 0, level_counts: emptyLevelCounts(),
       list_version: TEST_LIST_VERSION, external_ref: 'crm-2026-01', callback_url: null, callback: null, finished_at: null,
@@ -122,7 +122,7 @@ describe('POST /v2/check-jobs', () => {
     const { app, orgB, log } = await setup({ liveEntries: LIVE_ENTRIES });
     const response = await app.inject({ method: 'POST', url: '/v2/check-jobs', headers: bearer(orgB.liveKey), payload: { people } });
     expect(response.statusCode).toBe(202);
-    const job = response.json() as Json;
+    const job = response.json<Json>();
     expect(job.list_version.id).toBe(LIVE_VERSION_ID);
     expect(job.options).toMatchObject({ policy: 'standard', stop_level: 3 });
     const { created, chunks } = eventsOf(await log.decoded(), job.id);
@@ -149,7 +149,7 @@ describe('POST /v2/check-jobs', () => {
       payload: ndjson(people) + '\n',
     });
     expect(response.statusCode).toBe(202);
-    const job = response.json() as Json;
+    const job = response.json<Json>();
     expect(job).toMatchObject({
       row_count: 3, external_ref: 'batch-7', callback_url: 'https://hooks.example.com/done',
       options: { stop_level: 2, retention_days: 7 },
@@ -186,7 +186,7 @@ describe('POST /v2/check-jobs', () => {
     const many = Array.from({ length: 15_000 }, (_, i) => ({ id: String(i), name: 'Anne Hansen', address: 'Vestergade 12, 8000 Aarhus C' }));
     const accepted = await app.inject({ method: 'POST', url: '/v2/check-jobs', headers: bearer(orgA.testKey), payload: { people: many } });
     expect(accepted.statusCode).toBe(202);
-    expect((accepted.json() as Json).row_count).toBe(15_000);
+    expect(accepted.json<Json>().row_count).toBe(15_000);
     const published = await log.count();
     const tooLarge = await app.inject({ method: 'POST', url: '/v2/check-jobs', headers: bearer(orgA.testKey), payload: { people: [...many, ...many] } });
     expect(tooLarge.statusCode).toBe(413);
@@ -214,7 +214,7 @@ describe('POST /v2/check-jobs', () => {
     const { app, orgA, jobs } = await setup();
     const text = JSON.stringify({ people });
     const response = await app.inject({ method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': 'application/json' }, payload: text });
-    const record = await jobs.getJobById((response.json() as Json).id);
+    const record = await jobs.getJobById(response.json<Json>().id);
     expect(record?.input_sha256).toBe(createHash('sha256').update(text).digest('hex'));
     expect(record?.key_hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -311,7 +311,7 @@ describe('POST /v2/check-jobs', () => {
       method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': type }, payload: body(odd),
     });
     expect(response.statusCode).toBe(202);
-    const job = response.json() as Json;
+    const job = response.json<Json>();
     expect(job).toMatchObject({ status: 'queued', row_count: 2 });
     const { chunks, complete } = eventsOf(await log.decoded(), job.id);
     expect(chunks.flatMap((c) => c.rows.map((r: Json) => r.person.id))).toEqual(['a\u2028b', 'c']);
@@ -373,7 +373,7 @@ describe('GET, results and DELETE of a check job', () => {
   async function withJob() {
     const ctx = await setup();
     const created = await ctx.app.inject({ method: 'POST', url: '/v2/check-jobs', headers: bearer(ctx.orgA.testKey), payload: { people } });
-    return { ...ctx, job: created.json() as Json, createdBody: created.body };
+    return { ...ctx, job: created.json<Json>(), createdBody: created.body };
   }
 
   /** What the projection does when a job is finished: results stored, status done. */
@@ -424,15 +424,15 @@ describe('GET, results and DELETE of a check job', () => {
     const url = `/v2/check-jobs/${job.id}/results`;
     const first = await app.inject({ method: 'GET', url: `${url}?limit=2`, headers: bearer(orgA.testKey) });
     expect(first.statusCode).toBe(200);
-    const page1 = first.json() as Json;
+    const page1 = first.json<Json>();
     expect(page1.list_version).toEqual(TEST_LIST_VERSION);
     expect(page1.results.map((r: Json) => r.id)).toEqual(['a', 'b']);
     expect(page1.next_cursor).toEqual(expect.any(String));
     const second = await app.inject({ method: 'GET', url: `${url}?limit=2&cursor=${page1.next_cursor}`, headers: bearer(orgA.testKey) });
-    expect((second.json() as Json).results.map((r: Json) => r.id)).toEqual(['c']);
-    expect((second.json() as Json).next_cursor).toBeNull();
+    expect(second.json<Json>().results.map((r: Json) => r.id)).toEqual(['c']);
+    expect(second.json<Json>().next_cursor).toBeNull();
     const all = await app.inject({ method: 'GET', url, headers: bearer(orgA.testKey) });
-    expect((all.json() as Json).results).toHaveLength(3);
+    expect(all.json<Json>().results).toHaveLength(3);
 
     // Signed cursors: the store's own cursor with the row number edited, resealed with a made-up
     // MAC; the unsealed store cursor of this very job; the sealed cursor with its row edited.
@@ -466,7 +466,7 @@ describe('GET, results and DELETE of a check job', () => {
     expect(results.statusCode).toBe(410);
     expect(errorOf(results).code).toBe('gone');
     const get = await app.inject({ method: 'GET', url: `/v2/check-jobs/${job.id}`, headers: bearer(orgA.testKey) });
-    expect((get.json() as Json).status).toBe('deleted');
+    expect(get.json<Json>().status).toBe('deleted');
     const again = await app.inject({ method: 'DELETE', url: `/v2/check-jobs/${job.id}`, headers: bearer(orgA.testKey) });
     expect(again.statusCode).toBe(200);
 

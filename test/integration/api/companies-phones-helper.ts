@@ -47,7 +47,7 @@ export async function buildWithRegisters(options: BuildOptions & { registers?: b
     withDeps: (db) => {
       store = createEmbeddedRegisterStore(db);
       registers = createRegisters(store, silentLogger(), { PHONE_DIRECTORY_TIMEOUT_MS: 5000 });
-      return { companyRegister: registers.companies, phoneDirectory: options.directory ?? registers.directory, ...(options.withDeps?.(db) ?? {}) };
+      return { companyRegister: registers.companies, phoneDirectory: options.directory ?? registers.directory, ...options.withDeps?.(db) };
     },
   });
   if (options.registers !== false) {

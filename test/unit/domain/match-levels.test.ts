@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildListIndex, checkPerson } from '../../../services/domain/index.ts';
-import type { CheckOptions, ListEntry, MatchPolicy, PersonInput } from '../../../services/domain/types.ts';
+import type { CheckOptions, ListEntry, PersonInput } from '../../../services/domain/types.ts';
 
 /** Pins every row of the table in DECISIONS §1 through checkPerson. */
 
@@ -236,7 +236,7 @@ describe('labels and locale', () => {
 });
 
 describe('bdq: anything in the building blocks', () => {
-  const bdq = (stopLevel: number): CheckOptions => ({ policy: 'bdq' as MatchPolicy, stopLevel, locale: 'en' });
+  const bdq = (stopLevel: number): CheckOptions => ({ policy: 'bdq', stopLevel, locale: 'en' });
 
   it('level 0 with an entry elsewhere in the building is blocked, reason household, level unchanged', () => {
     for (const s of [1, 2, 3, 4, 5]) {

@@ -14,8 +14,8 @@ import { sampleEvents } from '../../fixtures/events.ts';
  * Real embedded key stores (node:sqlite in memory).
  */
 const registry = createStaticSchemaRegistry();
-const rowsSample = sampleEvents['checks.rows-dk.robinson.checks.RowsChunk'] as unknown as RowsChunkEvent;
-const resultsSample = sampleEvents['checks.results-dk.robinson.checks.ResultsChunk'] as unknown as ResultsChunkEvent;
+const rowsSample = sampleEvents['checks.rows-dk.robinson.checks.RowsChunk'] as RowsChunkEvent;
+const resultsSample = sampleEvents['checks.results-dk.robinson.checks.ResultsChunk'] as ResultsChunkEvent;
 const NAME = 'Søren Ærø';
 
 function setup(configured?: string) {

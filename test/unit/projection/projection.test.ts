@@ -225,6 +225,35 @@ describe('projection', () => {
     expect(await store.getJobById(job.id)).toMatchObject({ status: 'done', processed_count: 0, callback: null, preview: [] });
   });
 
+  it('keeps running while its store is down: a failing sweep is logged, never an unhandled rejection', async () => {
+    // As ClickHouse restarting looks to the timers: every query refused.
+    const down = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    const calls = { intakes: 0, retention: 0 };
+    const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+    const broken: JobStore = {
+      ...store,
+      listStalledIntakes: () => (calls.intakes++, down()),
+      listJobsDueForDeletion: () => (calls.retention++, down()),
+    };
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const projection = createProjection({
+        jobs: broken, events: { publish: async () => undefined }, callbacks: fakeSender(),
+        renderJob: (job) => JSON.stringify({ id: job.id }), logger: silentLogger(), retentionIntervalMs: 50, intakeStaleMs: 4_000,
+      });
+      open.push(projection);
+      await projection.start();
+      await until(() => calls.intakes >= 2 && calls.retention >= 2, 5_000);
+      await new Promise((r) => setImmediate(r));
+      expect(unhandled).toEqual([]);
+      await projection.stop();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('fails a job whose intake went silent (intake_interrupted), once, with a failure callback; living and closed intakes stay', async () => {
     const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
     const sender = fakeSender();

@@ -15,6 +15,8 @@ import { sql, type Statement } from './sql.ts';
  * (job_id, row) by FINAL, so counts and pages are exact even before ClickHouse merges.
  */
 const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record'] as const;
+/** Concurrent writers of one record are two or three processes: each loses a race rarely. */
+const MAX_WRITE_ATTEMPTS = 20;
 
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   const jobs = conn.table('check_jobs');
@@ -32,11 +34,21 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     return row ? { revision: Number(row.revision), job: JSON.parse(row.doc) as JobRecord } : null;
   }
 
-  async function write(job: JobRecord, revision: number): Promise<void> {
-    await conn.insert('check_jobs', [{
-      id: job.id, revision, org_id: job.org_id, mode: job.mode, status: job.status,
-      delete_after_ms: timestampMs(job.delete_after), doc: JSON.stringify(job),
-    }]);
+  /**
+   * Inserts revision `revision` of the record. The token `<id>/<revision>` makes the table keep
+   * one row per revision (migration 014: check_jobs remembers recent tokens): of two writers that
+   * read the same revision, the second insert is dropped, and `replace` sees it lost.
+   */
+  async function write(job: JobRecord, revision: number, doc = JSON.stringify(job)): Promise<void> {
+    await conn.client.insert({
+      table: jobs.name,
+      format: 'JSONEachRow',
+      values: [{
+        id: job.id, revision, org_id: job.org_id, mode: job.mode, status: job.status,
+        delete_after_ms: timestampMs(job.delete_after), doc,
+      }],
+      clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: `${job.id}/${revision}` },
+    });
   }
 
   /**
@@ -53,12 +65,25 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     return rows;
   }
 
+  /**
+   * Read, change, write as one step between processes (compare-and-set on the revision): the API
+   * (an overlapped intake sealing its job) and the projection (failing or completing it) may
+   * change one record at once, and without this the later insert of the same revision silently
+   * undid the other (a failed job back to running, then failed again with a second callback).
+   * A writer whose revision was taken applies its change again to the record that won.
+   */
   async function replace(id: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord | null> {
-    const current = await readVersioned(id);
-    if (!current) return null;
-    const next = change(current.job);
-    await write(next, current.revision + 1);
-    return next;
+    for (let attempt = 1; ; attempt++) {
+      const current = await readVersioned(id);
+      if (!current) return null;
+      const next = change(current.job);
+      const doc = JSON.stringify(next);
+      const revision = current.revision + 1;
+      await write(next, revision, doc);
+      const [stored] = await conn.rows<{ doc: string }>(sql`SELECT doc FROM ${jobs} WHERE id = ${id} AND revision = ${revision} LIMIT 1`);
+      if (stored?.doc === doc) return next;
+      if (attempt >= MAX_WRITE_ATTEMPTS) throw new Error(`job record ${id}: revision ${revision} taken ${attempt} times in a row`);
+    }
   }
 
   return {

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../config.ts';
-import { createLogger } from '../../logger.ts';
+import { createLogger, logFormatFor } from '../../logger.ts';
 import { openClickHouseStores } from './stores.ts';
 
 /**
@@ -17,15 +17,15 @@ async function main(): Promise<void> {
     process.exitCode = 78;
     return;
   }
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'clickhouse-migrate' });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'clickhouse-migrate', format: logFormatFor(config.LOG_FORMAT, process.stdout) });
   if (!config.CLICKHOUSE_URL) {
-    logger.error({ variable: 'CLICKHOUSE_URL' }, 'CLICKHOUSE_URL is not set');
+    logger.error({ variable: 'CLICKHOUSE_URL' }, 'clickhouse.url_missing');
     process.exitCode = 78;
     return;
   }
   const stores = await openClickHouseStores({ ...config, CLICKHOUSE_URL: config.CLICKHOUSE_URL }, { logger });
   await stores.close();
-  logger.info({ database: stores.connection.database }, 'clickhouse schema up to date');
+  logger.info({ database: stores.connection.database }, 'clickhouse.schema_current');
 }
 
 await main();

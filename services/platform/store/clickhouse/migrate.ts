@@ -67,7 +67,7 @@ export async function migrate(
     }
     const at = (options.now?.() ?? new Date()).toISOString();
     await conn.command(sql`INSERT INTO ${table} (version, name, applied_at) VALUES (${migration.version}, ${migration.name}, ${at})`);
-    options.logger?.info({ version: migration.version, migration: migration.name }, 'clickhouse migration applied');
+    options.logger?.info({ version: migration.version, migration: migration.name }, 'clickhouse.migration_applied');
     applied.push(migration.version);
   }
   return applied;

@@ -7,7 +7,8 @@ import { sql } from './sql.ts';
 /**
  * MonitorStore on ClickHouse (infra/clickhouse/migrations/010_monitors.sql; promises in
  * monitors-port.ts). Records are versioned rows read with FINAL; run rows are deduplicated on
- * (monitor, job, key) by FINAL, so a redelivered chunk never counts twice. Deletions are
+ * (monitor, job, row) by FINAL (a job's rows and contact keys are one to one), so a redelivered
+ * chunk never counts twice. Deletions are
  * lightweight DELETEs that no read sees once they return (lightweight_deletes_sync = 2).
  */
 const RUN_COLUMNS = ['monitor_id', 'job_id', 'key', 'row', 'status', 'level', 'change'] as const;
@@ -17,7 +18,7 @@ const VERDICT_KEYS_PER_QUERY = 500;
 export function createClickHouseMonitorStore(conn: ClickHouseConnection): MonitorStore {
   const monitors = conn.table('monitors');
   const blocks = conn.table('monitor_contact_blocks');
-  const runs = conn.table('monitor_run_rows');
+  const runs = conn.table('monitor_run_rows_by_row');
 
   async function readVersioned(id: string): Promise<{ revision: number; monitor: MonitorRecord } | null> {
     const [row] = await conn.rows<{ revision: string; doc: string }>(sql`SELECT revision, doc FROM ${monitors} FINAL WHERE id = ${id}`);
@@ -107,7 +108,14 @@ export function createClickHouseMonitorStore(conn: ClickHouseConnection): Monito
       for (const r of rows) {
         text += `${tsvEscape(monitorId)}\t${tsvEscape(jobId)}\t${tsvEscape(r.key)}\t${r.row}\t${r.status}\t${r.level === null ? '\\N' : r.level}\t${r.change ?? ''}\n`;
       }
-      await conn.insertTabSeparated('monitor_run_rows', RUN_COLUMNS, text);
+      await conn.insertTabSeparated('monitor_run_rows_by_row', RUN_COLUMNS, text);
+    },
+    async readRunRows(monitorId, jobId, range) {
+      // The table's order (monitor, job, row): a range of rows is a range of the primary key.
+      const rows = await conn.rows<{ row: number; key: string; status: Status; level: number | null }>(sql`SELECT row, any(key) AS key,
+          any(status) AS status, any(level) AS level
+        FROM ${runs} WHERE monitor_id = ${monitorId} AND job_id = ${jobId} AND row >= ${range.from} AND row < ${range.to} GROUP BY row`);
+      return new Map(rows.map((r) => [Number(r.row), { key: r.key, status: r.status, level: r.level === null ? null : Number(r.level) }]));
     },
     async readVerdicts(monitorId, jobId, keys) {
       const found = new Map<string, MonitorVerdict>();

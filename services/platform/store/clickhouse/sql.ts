@@ -98,6 +98,8 @@ function scalarType(value: SqlScalar): string {
       return 'Int64';
     case 'boolean':
       return 'Bool';
+    default:
+      break; // not a SqlScalar at run time: refused below
   }
   throw new SqlValueError(`cannot pass a value of type ${describe(value)}`);
 }

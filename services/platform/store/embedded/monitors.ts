@@ -38,6 +38,7 @@ export function createEmbeddedMonitorStore(db: DatabaseSync): MonitorStore {
       change TEXT,
       PRIMARY KEY (monitor_id, job_id, key)
     ) WITHOUT ROWID;
+    CREATE UNIQUE INDEX IF NOT EXISTS monitor_run_rows_by_row ON monitor_run_rows (monitor_id, job_id, row);
   `);
   const insertMonitor = db.prepare('INSERT OR IGNORE INTO monitors (id, org_id, mode, deleted, created_at, doc) VALUES (?, ?, ?, ?, ?, ?)');
   const selectMonitor = db.prepare('SELECT doc FROM monitors WHERE id = ?');
@@ -57,6 +58,8 @@ export function createEmbeddedMonitorStore(db: DatabaseSync): MonitorStore {
   const deleteBlocks = db.prepare('DELETE FROM monitor_contact_blocks WHERE monitor_id = ?');
   const insertRunRow = db.prepare(`INSERT OR IGNORE INTO monitor_run_rows (monitor_id, job_id, key, row, status, level, change)
     VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const selectRunRows = db.prepare(`SELECT row, key, status, level FROM monitor_run_rows
+    WHERE monitor_id = ? AND job_id = ? AND row >= ? AND row < ?`);
   const selectVerdict = db.prepare('SELECT status, level FROM monitor_run_rows WHERE monitor_id = ? AND job_id = ? AND key = ?');
   const selectChanges = db.prepare(`SELECT change, COUNT(*) AS count FROM monitor_run_rows
     WHERE monitor_id = ? AND job_id = ? AND change IS NOT NULL GROUP BY change`);
@@ -142,6 +145,10 @@ export function createEmbeddedMonitorStore(db: DatabaseSync): MonitorStore {
       inTransaction(db, () => {
         for (const r of rows) insertRunRow.run(monitorId, jobId, r.key, r.row, r.status, r.level, r.change);
       });
+    },
+    async readRunRows(monitorId, jobId, range) {
+      const rows = selectRunRows.all(monitorId, jobId, range.from, range.to) as Array<{ row: number; key: string; status: Status; level: number | null }>;
+      return new Map(rows.map((r) => [Number(r.row), { key: r.key, status: r.status, level: r.level === null ? null : Number(r.level) }]));
     },
     async readVerdicts(monitorId, jobId, keys) {
       const found = new Map<string, MonitorVerdict>();

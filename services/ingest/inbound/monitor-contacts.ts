@@ -1,0 +1,42 @@
+import type { ColumnMapping } from '../../domain/check-job.ts';
+import { MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError } from '../../monitors/contacts.ts';
+import type { Organisation } from '../../platform/store/accounts-port.ts';
+import type { MonitorStore } from '../../platform/store/monitors-port.ts';
+import { InboundRefusal } from './file-jobs.ts';
+import { asRefusal } from './ingest-file-jobs.ts';
+import { inboundTexts } from './messages.ts';
+
+/**
+ * What an SFTP folder bound to a monitor needs (docs/inbound.md "Folders that feed a monitor"):
+ * replace the monitor's contacts from a file on local disk through the monitors' own entry point
+ * (`replaceMonitorContacts`, the same readers and mapping as the API's PUT), and read its count.
+ *
+ * Promises: a file that can never be used throws InboundRefusal (its code and da/en text) and
+ * leaves the contacts as they were; any other error is transient (a store that does not answer).
+ * Monitors of inbound channels are live (drop folders have no test mode).
+ */
+export interface MonitorContactsFeed {
+  replace(input: { org: Organisation; monitorId: string; path: string; filename: string; column_mapping: ColumnMapping | null }): Promise<{ contact_count: number }>;
+  /** The monitor's contact count now; null when it no longer exists. */
+  contactCount(org: Organisation, monitorId: string): Promise<number | null>;
+}
+
+export function createMonitorContactsFeed(monitors: MonitorStore, clock?: () => Date): MonitorContactsFeed {
+  return {
+    async replace({ org, monitorId, path, filename, column_mapping }) {
+      try {
+        return await replaceMonitorContacts({ monitors, ...(clock ? { clock } : {}) }, {
+          organisationId: org.id, mode: 'live', monitorId, source: { kind: 'file', path, filename, column_mapping },
+        });
+      } catch (error) {
+        if (error instanceof MonitorNotFoundError) throw new InboundRefusal('monitor_missing', inboundTexts('monitor_missing'));
+        if (error instanceof TooManyContactsError) throw new InboundRefusal('too_many_contacts', inboundTexts('too_many_contacts'));
+        if (error instanceof NoContactsError) throw new InboundRefusal('no_contacts', inboundTexts('no_contacts'));
+        throw asRefusal(error);
+      }
+    },
+    async contactCount(org, monitorId) {
+      return (await monitors.getMonitor({ org_id: org.id, mode: 'live' }, monitorId))?.contact_count ?? null;
+    },
+  };
+}
