@@ -9,7 +9,8 @@
  *
  * The deployment: the API in this process, two matcher processes, one projection process and the
  * monitor process (`npm run service -- monitor`), real Kafka and ClickHouse 25.8 from infra/local.
- * Run alone: `npm exec -- node test/bench/monitors.bench.ts`; MONITORS_BENCH_ROWS for a smaller run.
+ * Run alone: `npm exec -- node test/bench/monitors.bench.ts`; MONITORS_BENCH_ROWS for a smaller run,
+ * MONITORS_BENCH_WAIT_MINUTES for a longer wait per stage on a loaded machine.
  */
 import { readFileSync } from 'node:fs';
 import type { ListEntry, PersonInput } from '../../services/domain/types.ts';
@@ -26,6 +27,11 @@ const SEED = 23;
 const MEMBER_SHARE = 0.2;
 /** Members of the new version that were not on the old one, and the other way round. */
 const CHURN = 0.01;
+/**
+ * How long each stage may take before the bench gives up (MONITORS_BENCH_WAIT_MINUTES, default
+ * 15): on a loaded machine a slow run is still a measurement (its ratios hold), a stuck one is not.
+ */
+const WAIT_MS = Number(process.env.MONITORS_BENCH_WAIT_MINUTES ?? 15) * 60_000;
 
 type Json = Record<string, any>;
 
@@ -46,14 +52,28 @@ async function call(d: DistributedDeployment, method: string, path: string, body
 }
 
 /** When the receiver got the 2xx callback of `jobId` (polls its record; it is in this process). */
-async function callbackAt(receiver: CallbackReceiver, path: string, match: (body: Json) => boolean, timeoutMs: number): Promise<{ at: number; body: Json }> {
-  const end = Date.now() + timeoutMs;
+async function callbackAt(d: DistributedDeployment, receiver: CallbackReceiver, path: string, match: (body: Json) => boolean): Promise<{ at: number; body: Json }> {
+  const end = Date.now() + WAIT_MS;
+  let traced = Date.now();
   for (;;) {
     const hit = receiver.received(path).find((r) => r.answered < 300 && match(JSON.parse(r.body)));
     if (hit) return { at: hit.at, body: JSON.parse(hit.body) };
-    if (Date.now() > end) throw new Error(`no callback on ${path} within ${timeoutMs} ms`);
+    if (Date.now() > end) throw new Error(`no callback on ${path} within ${WAIT_MS} ms`);
+    if (Date.now() - traced > 60_000) {
+      traced = Date.now();
+      await traceRecentJobs(d);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A minute's trace on stderr of where the newest jobs stand (ids, states and counts only), so a
+ *  run that gives up says which stage it was stuck in. */
+async function traceRecentJobs(d: DistributedDeployment): Promise<void> {
+  const recent = await call(d, 'GET', '/v2/check-jobs?limit=3');
+  const jobs = (recent.json.data ?? []) as Json[];
+  const line = jobs.map((j) => `${j.id} ${j.source} ${j.status} ${JSON.stringify(j.progress ?? j.counts ?? {})}`).join(' | ');
+  process.stderr.write(`[monitors.bench ${new Date().toISOString()}] ${line}\n`);
 }
 
 /** Resident and peak resident memory of a process (Linux /proc), in MB. */
@@ -89,8 +109,9 @@ const bench: Bench = async (): Promise<BenchSection> => {
     const jobStarted = Date.now();
     const job = await call(d, 'POST', '/v2/check-jobs', body);
     if (job.status !== 202) throw new Error(`job: ${job.status} ${JSON.stringify(job.json)}`);
-    const jobDone = await callbackAt(receiver, 'job', (b) => b.id === job.json.id, 900_000);
+    const jobDone = await callbackAt(d, receiver, 'job', (b) => b.id === job.json.id);
     const jobSeconds = (jobDone.at - jobStarted) / 1000;
+    process.stderr.write(`[monitors.bench] plain job: ${jobSeconds} s\n`);
     const idle = memoryOf(monitor);
 
     // The monitor: created, then its first check against N.
@@ -98,13 +119,14 @@ const bench: Bench = async (): Promise<BenchSection> => {
     const created = await call(d, 'POST', '/v2/monitors', JSON.stringify({ people, callback_url: receiver.url('monitor') }));
     if (created.status !== 201) throw new Error(`monitor: ${created.status} ${JSON.stringify(created.json)}`);
     const createSeconds = (Date.now() - createStarted) / 1000;
-    const first = await callbackAt(receiver, 'monitor', (b) => b.monitor?.previous_job_id === null, 900_000);
+    const first = await callbackAt(d, receiver, 'monitor', (b) => b.monitor?.previous_job_id === null);
     const firstSeconds = (first.at - createStarted) / 1000;
+    process.stderr.write(`[monitors.bench] monitor created in ${createSeconds} s, first check after ${firstSeconds} s\n`);
 
     // The re-check: N+1 activated → the callback of the monitor job that compares against the first.
     const version = await seedListVersion(d.platform.lists, versionN1);
     const activatedAt = Date.now();
-    const recheck = await callbackAt(receiver, 'monitor', (b) => b.monitor?.previous_job_id === first.body.id, 900_000);
+    const recheck = await callbackAt(d, receiver, 'monitor', (b) => b.monitor?.previous_job_id === first.body.id);
     const recheckSeconds = (recheck.at - activatedAt) / 1000;
     if (recheck.body.list_version.id !== version.id || recheck.body.row_count !== ROWS) throw new Error('the re-check is not of the new version');
     const monitorMemory = memoryOf(monitor);

@@ -36,7 +36,9 @@ async function adminJson<T>(...args: string[]): Promise<T> {
   return JSON.parse(result.stdout) as T;
 }
 
-describe('admin CLI', () => {
+// Each test starts the CLI five to ten times, each a fresh Node process loading the services:
+// seconds apiece on a loaded machine, so the default 30 s is too little beside other work.
+describe('admin CLI', { timeout: 120_000 }, () => {
   it('rotates the certificate key: each rotation adds a newer signing key, old ones stay listed', async () => {
     expect((await admin('certificate-keys', 'list')).stdout).toContain('no stored certificate keys');
     const first = await adminJson<{ kid: string }>('certificate-keys', 'rotate');
