@@ -55,17 +55,15 @@ export interface AddressRegisterData {
   /** KVHX building (12 characters) → key id, for list entries that carry only the legacy codes. */
   kvhxBuildings: FingerprintTable;
   kvhxAccess: Int32Array;
-  /** Per access: street id, house number id, postal id, town id (-1: none). */
-  accessStreet: Int32Array;
-  accessHouse: Int32Array;
-  accessPostal: Int32Array;
-  accessTown: Int32Array;
-  /** Units of access a are unitStart[a] .. unitStart[a + 1]. */
-  unitStart: Int32Array;
-  /** Per unit: the unitKeyOf(floor, door) id (address.ts), floor id and door id (-1: none). */
-  unitKey: Int32Array;
-  unitFloor: Int32Array;
-  unitDoor: Int32Array;
+  /**
+   * Per access, A_FIELDS numbers side by side (A_STREET ... A_UNIT_END): street id, house number
+   * id, postal id, town id (-1: none), and its units as unit positions [A_UNIT_FROM, A_UNIT_END).
+   * One record per access, not one array per field: a check reads all of them for its access,
+   * and at national size each separate array is one more cache miss per input.
+   */
+  accesses: Int32Array;
+  /** Per unit, U_FIELDS numbers: the unitKeyOf(floor, door) id (address.ts), floor id, door id (-1: none). */
+  units: Int32Array;
   /** Interned strings the ids above point at. */
   streetNames: string[];
   houseNumbers: string[];
@@ -87,6 +85,18 @@ export interface AddressRegisterData {
   /** Postal code → postal id. */
   postalByCode: Map<string, number>;
 }
+
+export const A_STREET = 0;
+export const A_HOUSE = 1;
+export const A_POSTAL = 2;
+export const A_TOWN = 3;
+export const A_UNIT_FROM = 4;
+export const A_UNIT_END = 5;
+export const A_FIELDS = 6;
+export const U_KEY = 0;
+export const U_FLOOR = 1;
+export const U_DOOR = 2;
+export const U_FIELDS = 3;
 
 /** Folded, spaces dropped: the form names are compared in ("St. Merløse" = "st merloese"). */
 export function nameKey(text: string): string {
@@ -256,14 +266,26 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
       const keys = unitKeyColumn.done();
       const floors = unitFloor.done();
       const doors = unitDoor.done();
-      const sortedKey = new Int32Array(unitCount);
-      const sortedFloor = new Int32Array(unitCount);
-      const sortedDoor = new Int32Array(unitCount);
+      const units = new Int32Array(unitCount * U_FIELDS);
       for (let u = 0; u < unitCount; u++) {
-        const at = fill[owners[u]]++;
-        sortedKey[at] = keys[u];
-        sortedFloor[at] = floors[u];
-        sortedDoor[at] = doors[u];
+        const at = fill[owners[u]]++ * U_FIELDS;
+        units[at + U_KEY] = keys[u];
+        units[at + U_FLOOR] = floors[u];
+        units[at + U_DOOR] = doors[u];
+      }
+      const streetOf = accessStreet.done();
+      const houseOf = accessHouse.done();
+      const postalOf = accessPostal.done();
+      const townOf = accessTown.done();
+      const accesses = new Int32Array(accessCount * A_FIELDS);
+      for (let a = 0; a < accessCount; a++) {
+        const o = a * A_FIELDS;
+        accesses[o + A_STREET] = streetOf[a];
+        accesses[o + A_HOUSE] = houseOf[a];
+        accesses[o + A_POSTAL] = postalOf[a];
+        accesses[o + A_TOWN] = townOf[a];
+        accesses[o + A_UNIT_FROM] = unitStart[a];
+        accesses[o + A_UNIT_END] = unitStart[a + 1];
       }
       const postalByName = new Map<string, number[]>();
       const postalByCode = new Map<string, number>();
@@ -279,8 +301,7 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
         unitCount,
         data: {
           buildings, buildingAccess: buildingAccess.done(), kvhxBuildings, kvhxAccess: kvhxAccess.done(),
-          accessStreet: accessStreet.done(), accessHouse: accessHouse.done(), accessPostal: accessPostal.done(),
-          accessTown: accessTown.done(), unitStart, unitKey: sortedKey, unitFloor: sortedFloor, unitDoor: sortedDoor,
+          accesses, units,
           ...strings, townKeys: strings.towns.map(nameKey), postalNameKeys: strings.postalNames.map(nameKey), unitKeys, streets: streets.build(), postalByName,
           postalByCode,
         },

@@ -1,10 +1,10 @@
 import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import {
-  FLAG_PREVIOUS, KVHX_PREFIX, REGISTER_PREFIX, R_FLAGS, R_FLOOR, R_GIVEN_COUNT, R_HEADER, R_SURNAME, R_UNIT,
+  FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_GIVEN_COUNT, R_HEADER, R_SURNAME, R_UNIT,
   registerUnitIdOf, type ListIndex, type ListIndexData,
 } from './list-index.ts';
-import { registerAddress, resolveParsed } from './register-resolve.ts';
+import { registerAddress, resolveParsed, resolveParsedInto, type RegisterResolution } from './register-resolve.ts';
 import { parseName, type ParsedName } from './name.ts';
 import { skeleton } from './normalize.ts';
 import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
@@ -114,8 +114,21 @@ export type ReadPerson =
  */
 export function readPerson(
   person: PersonInput, options: CheckOptions, addressUnreadable?: (addressText: string) => boolean,
-  register: AddressRegister | null = null,
 ): ReadPerson {
+  const read = readPersonText(person, options, addressUnreadable, null);
+  if (read.unread) return read;
+  const { id, parsed, name, addressText } = read;
+  return { unread: null, id, parsed, name, address: toResolvedAddress(parsed, addressText) };
+}
+
+/**
+ * readPerson without the parse-only ResolvedAddress of a readable address: checkPerson makes it
+ * only when the register does not answer with its own.
+ */
+function readPersonText(
+  person: PersonInput, options: CheckOptions, addressUnreadable: ((addressText: string) => boolean) | undefined,
+  register: AddressRegister | null,
+): { unread: CheckResult } | { unread: null; id: string | null; parsed: ParsedAddress; name: ParsedName; addressText: string } {
   const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
   const id = typeof input.id === 'string' ? input.id : null;
   const addressText = addressInputOf(input);
@@ -126,15 +139,15 @@ export function readPerson(
       ? input.city.trim() : '';
     parsed = readWithoutPostalCode(register, city === '' ? addressText : addressText + ', ' + city);
   }
-  const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
   const name = parseName(input);
   if (parsed === null || name === null) {
     const reasons: Reason[] = [];
     if (parsed === null) reasons.push('address_unreadable');
     if (name === null) reasons.push('no_name');
+    const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
     return { unread: unreadResult(id, reasons, address, options) };
   }
-  return { unread: null, id, parsed, name, address };
+  return { unread: null, id, parsed, name, addressText };
 }
 
 /**
@@ -215,12 +228,15 @@ function correctedBuilding(d: ListIndexData, parsed: ParsedAddress): number {
   return found;
 }
 
+/** checkPerson's register answer for the current input (one object, not one per input). */
+const resolution: RegisterResolution = { access: -1, unit: -1, confidence: 'unresolved', notFound: false, byBuildingKey: false };
+
 export function checkPerson(index: ListIndex, person: PersonInput, options: CheckOptions): CheckResult {
   const register = index.register;
-  const read = readPerson(person, options, undefined, register);
+  const read = readPersonText(person, options, undefined, register);
   if (read.unread) return read.unread;
-  const { id, parsed, name } = read;
-  let address = read.address;
+  const { id, parsed, name, addressText } = read;
+  let address: ResolvedAddress | null = null;
 
   const d = index.data;
   const surnameId = name.surname === '' ? -1 : d.names.get(skeleton(name.surname)) ?? -1;
@@ -237,29 +253,32 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
   // unit are compared by; the text keys still find entries the register could not place.
   let access = -1;
   let notFound = false;
+  // Every entry under the person's text building key is also under this access address, with a
+  // unit compared at least as leniently (see RegisterResolution): the text building adds nothing.
+  let textBuildingCovered = false;
   if (register !== null) {
-    const match = resolveParsed(register, parsed);
+    const match = resolveParsedInto(register, parsed, resolution);
     access = match.access;
     notFound = match.notFound;
+    textBuildingCovered = match.byBuildingKey;
     if (match.unit >= 0 && match.confidence !== 'unresolved') {
-      address = registerAddress(register, match.access, match.unit, address!.input, match.confidence);
+      address = registerAddress(register, match.access, match.unit, addressText, match.confidence);
     }
-    if (access >= 0) {
-      const b = d.buildings.get(REGISTER_PREFIX + access);
-      if (b >= 0) {
-        anyInBuilding = true;
-        const unit = match.unit >= 0 ? registerUnitIdOf(match.unit) : d.units.get(parsed.unitKey) ?? -2;
-        scanBuilding(d, b, unit, surnameId, givenCount, floorId, best);
-      }
+    const b = access >= 0 ? d.registerBuildings![access] : -1;
+    if (b >= 0) {
+      anyInBuilding = true;
+      const unit = match.unit >= 0 ? registerUnitIdOf(match.unit) : d.units.get(parsed.unitKey) ?? -2;
+      scanBuilding(d, b, unit, surnameId, givenCount, floorId, best);
     }
   }
-  if (parsed.buildingKey !== null) {
+  if (parsed.buildingKey !== null && !textBuildingCovered) {
     let b = d.buildings.get(parsed.buildingKey);
     // The list's streets correct a misspelt street only when the register has not placed it.
     if (b < 0 && access < 0) {
       b = correctedBuilding(d, parsed);
-      // A readable address always has its ResolvedAddress (readPerson).
-      if (b >= 0) address = toCorrectedAddress(parsed, address!, d.streets.displays[correctedStreet]);
+      if (b >= 0) {
+        address = toCorrectedAddress(parsed, toResolvedAddress(parsed, addressText), d.streets.displays[correctedStreet]);
+      }
     }
     if (b >= 0) {
       anyInBuilding = true;
@@ -274,7 +293,7 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
       scanBuilding(d, b, unit, surnameId, givenCount, floorId, best);
     }
   }
-  const result = resultFor(id, best, anyInBuilding, address, options);
+  const result = resultFor(id, best, anyInBuilding, address ?? toResolvedAddress(parsed, addressText), options);
   // DECISIONS §2: added as a reason; matching still ran on the normalised text.
   if (notFound) result.reasons.push('address_not_found');
   return result;

@@ -18,13 +18,13 @@ import type { ListEntry } from './types.ts';
 export interface ListIndex {
   /** Number of entries added (with or without a readable address). */
   readonly size: number;
-  /** Number of distinct building keys (text keys and kvhx keys). */
+  /** Number of buildings: distinct text and kvhx keys, and register access addresses with entries. */
   readonly buildingCount: number;
   readonly data: ListIndexData;
   /**
    * The address register the entries were resolved in, or null. With one, an entry whose address
    * (text or KVHX codes) is an access address of the register is also filed under that access
-   * address and unit (REGISTER_PREFIX keys), and checkPerson resolves the input in the same
+   * address (`registerBuildings`) and unit, and checkPerson resolves the input in the same
    * register: spelling, abbreviations and word order no longer decide the building and unit.
    */
   readonly register: AddressRegister | null;
@@ -42,6 +42,12 @@ export const FLAG_PREVIOUS = 1;
 export interface ListIndexData {
   /** Text building key ("gammelkongevej|12a|1610") or KVHX_PREFIX + kvhx building → building id. */
   buildings: FingerprintTable;
+  /**
+   * Register access address (its position) → building id, -1 for one without entries; null
+   * without a register. An array, not keys in `buildings`: every input with a register address
+   * looks here, and an index by position costs no hashing and keeps `buildings` small.
+   */
+  registerBuildings: Int32Array | null;
   /** The records of building b are records[recordStart[b] .. recordStart[b + 1]). */
   recordStart: Int32Array;
   records: Int32Array;
@@ -58,8 +64,6 @@ export interface ListIndexData {
 }
 
 export const KVHX_PREFIX = '#';
-/** Building key of a register access address: '@' + its position. */
-export const REGISTER_PREFIX = '@';
 
 /**
  * The record unit id of a register unit: negative, below the sentinels -1 (no unit) and -2 (a
@@ -116,6 +120,9 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
   const previous = growable();
   const textBuilding = growable();
   const kvhxBuilding = growable();
+  /** Access address → its building, numbered 0.. here and placed after the text and kvhx buildings in build(). */
+  const accessBuilding = register === null ? null : new Int32Array(register.accessCount).fill(-1);
+  let registerBuildingCount = 0;
   const registerBuilding = growable();
   const registerUnit = growable();
   let built = false;
@@ -146,10 +153,11 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       floor.push(address?.floor ? intern(floorIds, address.floor) : -1);
       let registerId = -1;
       let registerUnitId = -1;
-      if (register !== null && address !== null) {
-        const match = resolveParsed(register, address);
+      if (accessBuilding !== null && address !== null) {
+        const match = resolveParsed(register!, address);
         if (match.access >= 0) {
-          registerId = buildings.intern(REGISTER_PREFIX + match.access);
+          if (accessBuilding[match.access] < 0) accessBuilding[match.access] = registerBuildingCount++;
+          registerId = accessBuilding[match.access];
           // A unit the register lacks keeps its text key: the input's will be the same text key.
           registerUnitId = match.unit >= 0 ? registerUnitIdOf(match.unit) : intern(unitIds, address.unitKey);
         }
@@ -169,7 +177,13 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       const reg = registerBuilding.done();
       const regUnits = registerUnit.done();
       const starts = givenStart.done();
-      const buildingCount = buildings.size;
+      // Register buildings follow the text and kvhx ones.
+      const firstRegister = buildings.size;
+      const buildingCount = firstRegister + registerBuildingCount;
+      if (accessBuilding !== null) {
+        for (let a = 0; a < accessBuilding.length; a++) if (accessBuilding[a] >= 0) accessBuilding[a] += firstRegister;
+      }
+      for (let e = 0; e < reg.length; e++) if (reg[e] >= 0) reg[e] += firstRegister;
       const recordStart = new Int32Array(buildingCount + 1);
       for (let e = 0; e < size; e++) {
         const length = R_HEADER + starts[e + 1] - starts[e];
@@ -206,7 +220,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
         buildingCount,
         register,
         data: {
-          buildings, recordStart, records, names, units: unitIds, floors: floorIds, streets: streets.build(),
+          buildings, registerBuildings: accessBuilding, recordStart, records, names, units: unitIds, floors: floorIds, streets: streets.build(),
         },
       };
     },

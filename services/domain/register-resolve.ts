@@ -1,5 +1,8 @@
 import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
-import { accessOf, nameKey, type AddressRegister, type AddressRegisterData } from './address-register.ts';
+import {
+  A_FIELDS, A_HOUSE, A_POSTAL, A_STREET, A_TOWN, A_UNIT_END, A_UNIT_FROM, U_DOOR, U_FIELDS, U_FLOOR, U_KEY, accessOf,
+  nameKey, type AddressRegister, type AddressRegisterData,
+} from './address-register.ts';
 import { closestStreets } from './street-index.ts';
 import { toResolvedAddress } from './resolve.ts';
 import type { ResolvedAddress } from './types.ts';
@@ -30,21 +33,22 @@ export interface RegisterMatch {
   notFound: boolean;
 }
 
-const NOT_READ: RegisterMatch = { access: -1, unit: -1, confidence: 'unresolved', notFound: false };
 const closest: number[] = [];
 
 /** The unit of `access` with the parsed unit key; a single unit when none was written. */
 function unitOf(d: AddressRegisterData, access: number, unitKey: string): number {
-  const from = d.unitStart[access];
-  const to = d.unitStart[access + 1];
+  const from = d.accesses[access * A_FIELDS + A_UNIT_FROM];
+  const to = d.accesses[access * A_FIELDS + A_UNIT_END];
+  const units = d.units;
   if (unitKey === '') {
     if (to - from === 1) return from;
-    for (let u = from; u < to; u++) if (d.unitKey[u] === d.unitKeys.get('')) return u;
+    const none = d.unitKeys.get('') ?? -2;
+    for (let u = from; u < to; u++) if (units[u * U_FIELDS + U_KEY] === none) return u;
     return -1;
   }
   const key = d.unitKeys.get(unitKey);
   if (key === undefined) return -1;
-  for (let u = from; u < to; u++) if (d.unitKey[u] === key) return u;
+  for (let u = from; u < to; u++) if (units[u * U_FIELDS + U_KEY] === key) return u;
   return -1;
 }
 
@@ -77,58 +81,101 @@ function correctedAccess(d: AddressRegisterData, streetKey: string, house: strin
   return found;
 }
 
+/**
+ * A RegisterMatch written into the caller's object (checkPerson resolves every input: no object
+ * per input), with how the access address was found.
+ */
+export interface RegisterResolution extends RegisterMatch {
+  /**
+   * The access address is the one the parsed `buildingKey` names in the register: not by the
+   * closest street, not by postal district name, not by KVHX. Every list entry with that building
+   * key resolved to the same access address (same key, same lookup), so its records under the
+   * access address stand for those under the text key.
+   */
+  byBuildingKey: boolean;
+}
+
 /** Resolves a parsed address (parseAddress or parseAddressLine) in the register. Never throws. */
 export function resolveParsed(register: AddressRegister, parsed: ParsedAddress | null): RegisterMatch {
-  if (parsed === null) return NOT_READ;
+  const { access, unit, confidence, notFound } = resolveParsedInto(register, parsed, scratch);
+  return { access, unit, confidence, notFound };
+}
+
+const scratch: RegisterResolution = { access: -1, unit: -1, confidence: 'unresolved', notFound: false, byBuildingKey: false };
+
+function answer(
+  out: RegisterResolution, access: number, unit: number, confidence: RegisterMatch['confidence'], notFound: boolean,
+  byBuildingKey: boolean,
+): RegisterResolution {
+  out.access = access;
+  out.unit = unit;
+  out.confidence = confidence;
+  out.notFound = notFound;
+  out.byBuildingKey = byBuildingKey;
+  return out;
+}
+
+/** resolveParsed into `out` (returned). */
+export function resolveParsedInto(
+  register: AddressRegister, parsed: ParsedAddress | null, out: RegisterResolution,
+): RegisterResolution {
+  if (parsed === null) return answer(out, -1, -1, 'unresolved', false, false);
   const d = register.data;
   let access = -1;
   let corrected = false;
   let unknownWords = false;
+  let byBuildingKey = false;
   if (parsed.streetKey !== null && parsed.houseNumber !== null) {
     let postal = parsed.postalCode;
     let town = parsed.town;
     if (postal === null) {
-      if (town === null) return NOT_READ;
+      if (town === null) return answer(out, -1, -1, 'unresolved', false, false);
       const found = postalFromTown(d, town);
-      if (found === null) return NOT_READ;
+      if (found === null) return answer(out, -1, -1, 'unresolved', false, false);
       postal = found.postal;
       town = found.town;
-    } else if (parsed.city !== null) {
-      const id = d.postalByCode.get(postal);
-      unknownWords = id === undefined || nameKey(parsed.city) !== d.postalNameKeys[id];
+      access = accessByText(d, parsed.streetKey, parsed.houseNumber, postal);
+    } else {
+      if (parsed.city !== null) {
+        const id = d.postalByCode.get(postal);
+        unknownWords = id === undefined || nameKeyOf(parsed.city) !== d.postalNameKeys[id];
+      }
+      // buildingKey is streetKey|houseNumber|postalCode (address.ts): the key, not built again.
+      access = accessOf(d.buildings, d.buildingAccess, parsed.buildingKey!);
+      byBuildingKey = access >= 0;
     }
-    access = accessByText(d, parsed.streetKey, parsed.houseNumber, postal);
     if (access < 0) {
       access = correctedAccess(d, parsed.streetKey, parsed.houseNumber, postal);
       corrected = access >= 0;
     }
     if (access >= 0 && town !== null) {
-      const t = d.accessTown[access];
-      if (t < 0 || d.townKeys[t] !== nameKey(town)) unknownWords = true;
+      const t = d.accesses[access * A_FIELDS + A_TOWN];
+      if (t < 0 || nameKeyOf(town) !== d.townKeys[t]) unknownWords = true;
     }
   } else if (parsed.kvhxBuilding !== null) {
     access = accessOf(d.kvhxBuildings, d.kvhxAccess, parsed.kvhxBuilding);
   }
-  if (access < 0) return { access: -1, unit: -1, confidence: 'unresolved', notFound: true };
+  if (access < 0) return answer(out, -1, -1, 'unresolved', true, false);
   const unit = unitOf(d, access, parsed.unitKey);
-  if (unit < 0) return { access, unit: -1, confidence: 'unresolved', notFound: false };
-  return { access, unit, confidence: corrected || unknownWords ? 'corrected' : 'exact', notFound: false };
+  if (unit < 0) return answer(out, access, -1, 'unresolved', false, byBuildingKey);
+  return answer(out, access, unit, corrected || unknownWords ? 'corrected' : 'exact', false, byBuildingKey);
 }
 
-/** A display house number as the register writes it ("12A"). */
-function registerFormatted(d: AddressRegisterData, access: number, unit: number): string {
-  let out = d.streetNames[d.accessStreet[access]] + ' ' + d.houseNumbers[d.accessHouse[access]];
-  const floor = d.unitFloor[unit] < 0 ? null : d.floors[d.unitFloor[unit]];
-  const door = d.unitDoor[unit] < 0 ? null : d.doors[d.unitDoor[unit]];
-  if (floor !== null || door !== null) {
-    out += ', ';
-    if (floor !== null) out += floor + '.';
-    if (door !== null) out += (floor !== null ? ' ' : '') + door;
+/**
+ * nameKey by text, once per distinct text: nameKey (normalizeText + skeleton) cost more than the
+ * rest of a resolution. A few thousand towns and cities exist; bounded all the same.
+ */
+const nameKeys = new Map<string, string>();
+const NAME_KEYS_MAX = 8192;
+
+function nameKeyOf(text: string): string {
+  let key = nameKeys.get(text);
+  if (key === undefined) {
+    if (nameKeys.size >= NAME_KEYS_MAX) nameKeys.clear();
+    key = nameKey(text);
+    nameKeys.set(text, key);
   }
-  const town = d.accessTown[access];
-  if (town >= 0) out += ', ' + d.towns[town];
-  const postal = d.accessPostal[access];
-  return out + ', ' + d.postalCodes[postal] + ' ' + d.postalNames[postal];
+  return key;
 }
 
 /** The register's spelling of a resolved unit address, as the API answers it. */
@@ -136,18 +183,28 @@ export function registerAddress(
   register: AddressRegister, access: number, unit: number, input: string, confidence: 'exact' | 'corrected',
 ): ResolvedAddress {
   const d = register.data;
-  const postal = d.accessPostal[access];
+  const o = access * A_FIELDS;
+  const street = d.streetNames[d.accesses[o + A_STREET]];
+  const house = d.houseNumbers[d.accesses[o + A_HOUSE]];
+  const floorId = d.units[unit * U_FIELDS + U_FLOOR];
+  const doorId = d.units[unit * U_FIELDS + U_DOOR];
+  const floor = floorId < 0 ? null : d.floors[floorId];
+  const door = doorId < 0 ? null : d.doors[doorId];
+  const townId = d.accesses[o + A_TOWN];
+  const postal = d.accesses[o + A_POSTAL];
+  const postalCode = d.postalCodes[postal];
+  const city = d.postalNames[postal];
+  // "Skeevej 39B, st. tv, Skee, 4370 Store Merløse"
+  let formatted = street + ' ' + house;
+  if (floor !== null || door !== null) {
+    formatted += ', ';
+    if (floor !== null) formatted += floor + '.';
+    if (door !== null) formatted += (floor !== null ? ' ' : '') + door;
+  }
+  if (townId >= 0) formatted += ', ' + d.towns[townId];
+  formatted += ', ' + postalCode + ' ' + city;
   return {
-    input,
-    ok: true,
-    street: d.streetNames[d.accessStreet[access]],
-    house_number: d.houseNumbers[d.accessHouse[access]],
-    floor: d.unitFloor[unit] < 0 ? null : d.floors[d.unitFloor[unit]],
-    door: d.unitDoor[unit] < 0 ? null : d.doors[d.unitDoor[unit]],
-    postal_code: d.postalCodes[postal],
-    city: d.postalNames[postal],
-    formatted: registerFormatted(d, access, unit),
-    confidence,
+    input, ok: true, street, house_number: house, floor, door, postal_code: postalCode, city, formatted, confidence,
   };
 }
 
