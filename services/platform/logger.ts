@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { LogEvent } from './log-events.ts';
 import { prettyLine } from './pretty-log.ts';
@@ -45,18 +46,29 @@ export function silentLogger(): Logger {
  * The one way to put an error in a log line: `logger.warn({ job_id, ...errorFields(error) }, event)`.
  * Its name and code, and its message with quoted parts and long digit runs blanked and cut short:
  * messages of other libraries (JSON.parse, ClickHouse, zod) quote the input they refused, and that
- * input may be a person's data.
+ * input may be a person's data. A library's own error (made under node_modules or inside V8, e.g.
+ * ssh2-sftp-client naming a customer's file unquoted) keeps no message at all; Node's system
+ * errors (code E…) keep theirs, as they quote their paths.
  */
 export function errorFields(error: unknown): { err: { name: string; message: string; code?: string } } {
   if (!(error instanceof Error)) return { err: { name: typeof error, message: '' } };
   const code = (error as { code?: unknown }).code;
+  const systemError = typeof code === 'string' && /^E[A-Z]+$/.test(code);
   return {
     err: {
       name: error.name,
-      message: safeMessage(error.message),
+      message: systemError || madeByOurCode(error) ? safeMessage(error.message) : '',
       ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
     },
   };
+}
+
+const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Whether the error was made in this repository's code (its first stack frame), not a library's. */
+function madeByOurCode(error: Error): boolean {
+  const firstFrame = error.stack?.split('\n').find((line) => /^\s+at /.test(line));
+  return firstFrame !== undefined && firstFrame.includes(REPOSITORY) && !firstFrame.includes('/node_modules/');
 }
 
 const QUOTED = /"[^"]*"|'[^']*'|`[^`]*`|«[^»]*»/g;

@@ -36,6 +36,16 @@ describe('errorFields', () => {
     expect(errorFields('a string thrown').err).toEqual({ name: 'string', message: '' });
   });
 
+  it("keeps no message of a library's own error: it may name the input unquoted", () => {
+    const parsed = (() => { try { return JSON.parse('{"name": Anne Hansen}'); } catch (error) { return error; } })();
+    expect(errorFields(parsed).err).toEqual({ name: 'SyntaxError', message: '' });
+    const library = pino.destination; // any function of a module under node_modules that throws
+    const thrown = (() => { try { return library({ dest: '/nonexistent-dir/Anne Hansen.log', sync: true }); } catch (error) { return error; } })();
+    expect(JSON.stringify(errorFields(thrown))).not.toContain('Anne');
+    const system = Object.assign(new Error("ENOENT: no such file or directory, open '/inbox/Anne Hansen.csv'"), { code: 'ENOENT' });
+    expect(errorFields(system).err.message).toBe('ENOENT: no such file or directory, open …');
+  });
+
   it('puts an error into a JSON log line without the refused input', () => {
     const { logger, lines } = capture();
     logger.warn({ job_id: 'j1', ...errorFields(new Error('cannot parse "Nørregade 7"')) }, 'job.publish_failed');
