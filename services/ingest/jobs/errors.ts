@@ -67,7 +67,6 @@ export class JobInputError extends Error {
   }
 }
 
-/** A live job needs an active cpr list version to pin; none is active yet. */
 /**
  * The spool has no room for the job (the disk or the quota is full): nothing was created (the
  * spool file is removed, a job published early is abandoned). The client may try again later.
@@ -79,6 +78,7 @@ export class SpoolFullError extends Error {
   }
 }
 
+/** A live job needs an active cpr list version to pin; none is active yet. */
 export class ListNotReadyError extends Error {
   override name = 'ListNotReadyError';
   constructor() {
