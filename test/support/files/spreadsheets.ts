@@ -66,7 +66,9 @@ async function writeWithExceljs(file: string, rows: Rows): Promise<void> {
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('Ark1');
   for (const row of rows) sheet.addRow(row.map((c) => c ?? undefined));
-  await workbook.xlsx.writeFile(file);
+  // writeBuffer + writeFile, not exceljs's writeFile: that one can resolve before the file is
+  // written whole, and a busy machine then reads a truncated xlsx (seen once in CI beside a burner).
+  await writeFile(file, Buffer.from(await workbook.xlsx.writeBuffer()));
 }
 
 const FILTERS: Record<string, string> = {
