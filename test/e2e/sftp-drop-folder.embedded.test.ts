@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type SftpClient from 'ssh2-sftp-client';
 import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
-import { addDropFolder, INBOUND_TEST_ENV, startInboundEmbedded, type InboundEmbedded } from '../support/inbound.ts';
-import { createSftpAccount, namesIn, type SftpAccount } from '../support/sftp.ts';
+import { startSftpDropFolder, type InboundEmbedded, type SftpDropFolder } from '../support/inbound.ts';
+import { namesIn } from '../support/sftp.ts';
 import { readResultFile, UPLOAD_HEADER, uploadRows } from './uploads-scenarios.ts';
 
 /**
@@ -14,22 +14,16 @@ import { readResultFile, UPLOAD_HEADER, uploadRows } from './uploads-scenarios.t
  * come back in outbox/ with every row checked; the originals go to archive/.
  */
 describe('SFTP drop folder (embedded deployment, OpenSSH)', () => {
+  let folder: SftpDropFolder;
   let d: InboundEmbedded;
-  let account: SftpAccount;
   let customer: SftpClient;
   let folderId: string;
 
   beforeAll(async () => {
-    account = await createSftpAccount();
-    d = await startInboundEmbedded();
-    folderId = await addDropFolder(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, account, { locale: 'en' });
-    await d.startInbound('sftp');
-    customer = await account.customer();
+    folder = await startSftpDropFolder(async () => ({ locale: 'en' }));
+    ({ d, customer, folderId } = folder);
   }, 60_000);
-  afterAll(async () => {
-    await d?.stop();
-    await account?.remove();
-  });
+  afterAll(async () => folder?.stop());
 
   it('a CSV and an xlsx dropped by an SFTP client come back in outbox/ with every row checked', async () => {
     const { rows, levels } = uploadRows(41);

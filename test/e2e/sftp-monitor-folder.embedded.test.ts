@@ -5,8 +5,8 @@ import type { PersonInput } from '../../services/domain/types.ts';
 import { blockPlace, openContacts } from '../../services/monitors/contact-seal.ts';
 import type { MonitorRecord } from '../../services/platform/store/monitors-port.ts';
 import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
-import { addDropFolder, INBOUND_TEST_ENV, startInboundEmbedded, type InboundEmbedded } from '../support/inbound.ts';
-import { createSftpAccount, namesIn, type SftpAccount } from '../support/sftp.ts';
+import { startSftpDropFolder, type InboundEmbedded, type SftpDropFolder } from '../support/inbound.ts';
+import { namesIn } from '../support/sftp.ts';
 import { UPLOAD_HEADER, uploadRows } from './uploads-scenarios.ts';
 
 /**
@@ -17,8 +17,8 @@ import { UPLOAD_HEADER, uploadRows } from './uploads-scenarios.ts';
  * is no spreadsheet is refused into failed/ (da and en) and the contacts stay as they were.
  */
 describe('SFTP drop folder feeding a monitor (embedded deployment, OpenSSH)', () => {
+  let folder: SftpDropFolder;
   let d: InboundEmbedded;
-  let account: SftpAccount;
   let customer: SftpClient;
   let monitorId: string;
 
@@ -31,23 +31,20 @@ describe('SFTP drop folder feeding a monitor (embedded deployment, OpenSSH)', ()
   }
 
   beforeAll(async () => {
-    account = await createSftpAccount();
-    d = await startInboundEmbedded();
-    const created = await fetch(new URL('/v2/monitors', d.baseUrl), {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${d.liveKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ people: [{ name: 'Gammel Kontakt', address: 'Gammelvej 1, 8000 Aarhus C' }] }),
+    folder = await startSftpDropFolder(async (deployment) => {
+      d = deployment;
+      const created = await fetch(new URL('/v2/monitors', d.baseUrl), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${d.liveKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ people: [{ name: 'Gammel Kontakt', address: 'Gammelvej 1, 8000 Aarhus C' }] }),
+      });
+      if (created.status !== 201) throw new Error(`the monitor was not created: ${created.status} ${await created.text()}`);
+      monitorId = ((await created.json()) as { id: string }).id;
+      return { locale: 'en', monitor: monitorId };
     });
-    if (created.status !== 201) throw new Error(`the monitor was not created: ${created.status} ${await created.text()}`);
-    monitorId = ((await created.json()) as { id: string }).id;
-    await addDropFolder(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, account, { locale: 'en', monitor: monitorId });
-    await d.startInbound('sftp');
-    customer = await account.customer();
+    customer = folder.customer;
   }, 60_000);
-  afterAll(async () => {
-    await d?.stop();
-    await account?.remove();
-  });
+  afterAll(async () => folder?.stop());
 
   it('a CSV, then an xlsx, dropped by an SFTP client each replace the contacts, with a receipt in outbox/ and no job', async () => {
     const dir = await scratchDir('sftp-monitor');

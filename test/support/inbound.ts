@@ -9,7 +9,8 @@ import { silentLogger, type Logger } from '../../services/platform/logger.ts';
 import type { Platform } from '../../services/platform/open-platform.ts';
 import { createServiceContext, startInbound, type RunningService } from '../../services/processes.ts';
 import { startEmbedded, TEST_ENV, type EmbeddedDeployment } from './deployments.ts';
-import type { SftpAccount } from './sftp.ts';
+import type SftpClient from 'ssh2-sftp-client';
+import { createSftpAccount, type SftpAccount } from './sftp.ts';
 
 /** Settings of the inbound tests: fast polls, a short stability interval. */
 export const INBOUND_TEST_ENV = {
@@ -80,4 +81,36 @@ export async function startInboundEmbedded(env: Record<string, string> = {}, clo
       await deployment.stop();
     },
   };
+}
+
+/** An SFTP drop folder of a fresh account on the embedded deployment, its poller running. */
+export interface SftpDropFolder {
+  d: InboundEmbedded;
+  account: SftpAccount;
+  folderId: string;
+  /** The customer's own SFTP client, logged in to the account. */
+  customer: SftpClient;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the deployment, adds one drop folder for a new SFTP account with the options `folder`
+ * gives once the deployment runs (e.g. a monitor made through its API), and starts the sftp
+ * service. Whatever was made is removed again when a step fails.
+ */
+export async function startSftpDropFolder(folder: (d: InboundEmbedded) => Promise<Record<string, string>>): Promise<SftpDropFolder> {
+  const account = await createSftpAccount();
+  let d: InboundEmbedded | undefined;
+  try {
+    d = await startInboundEmbedded();
+    const folderId = await addDropFolder(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, account, await folder(d));
+    await d.startInbound('sftp');
+    const customer = await account.customer();
+    const deployment = d;
+    return { d, account, folderId, customer, stop: async () => { await deployment.stop(); await account.remove(); } };
+  } catch (error) {
+    await d?.stop();
+    await account.remove();
+    throw error;
+  }
 }
