@@ -6,7 +6,6 @@ import {
 } from './list-index.ts';
 import { registerAddress, resolveParsed, resolveParsedInto, type RegisterResolution } from './register-resolve.ts';
 import { parseName, type ParsedName } from './name.ts';
-import { skeleton } from './normalize.ts';
 import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
 import { closestStreets } from './street-index.ts';
 import { matchLabel, statusFor } from './status.ts';
@@ -239,11 +238,11 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
   let address: ResolvedAddress | null = null;
 
   const d = index.data;
-  const surnameId = name.surname === '' ? -1 : d.names.get(skeleton(name.surname)) ?? -1;
+  const surnameId = name.surname === '' ? -1 : d.names.get(name.surname);
   let givenCount = 0;
   for (const given of name.given) {
-    const gid = d.names.get(skeleton(given));
-    if (gid !== undefined) givenScratch[givenCount++] = gid;
+    const gid = d.names.get(given);
+    if (gid >= 0) givenScratch[givenCount++] = gid;
   }
   const floorId = parsed.floor === null ? -2 : d.floors.get(parsed.floor) ?? -2;
   const best = { score: -1, level: 0, base: 0, previous: false, sameFloor: false };

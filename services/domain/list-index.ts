@@ -3,7 +3,6 @@ import type { AddressRegister } from './address-register.ts';
 import { resolveParsed } from './register-resolve.ts';
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
 import { parseName } from './name.ts';
-import { skeleton } from './normalize.ts';
 import { createStreetIndexBuilder, type StreetIndex } from './street-index.ts';
 import type { ListEntry } from './types.ts';
 
@@ -53,8 +52,11 @@ export interface ListIndexData {
   /** The records of building b are records[recordStart[b] .. recordStart[b + 1]). */
   recordStart: Int32Array;
   records: Int32Array;
-  /** Skeleton of a name word (normalize.ts) → id. */
-  names: Map<string, number>;
+  /**
+   * Name word → id, compared by skeleton (normalize.ts): a FingerprintTable, not a Map of skeleton
+   * strings, so a check neither builds the skeleton string nor follows a pointer to a key.
+   */
+  names: FingerprintTable;
   /**
    * Text unit key ("3|tv", '') or KVHX_PREFIX + kvhx unit → id. A record under a text building
    * holds the text unit id, one under a kvhx building the kvhx unit id.
@@ -155,7 +157,7 @@ export interface ListIndexBuilder {
 export function createListIndexBuilder(register: AddressRegister | null = null): ListIndexBuilder {
   const buildings = createFingerprintTable();
   const streets = createStreetIndexBuilder();
-  const names = new Map<string, number>();
+  const names = createFingerprintTable();
   const unitIds = new Map<string, number>();
   const floorIds = new Map<string, number>();
   const surname = growable();
@@ -182,8 +184,8 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       if (name === null) {
         surname.push(-1);
       } else {
-        surname.push(name.surname === '' ? -1 : intern(names, skeleton(name.surname)));
-        for (const given of name.given) givenPool.push(intern(names, skeleton(given)));
+        surname.push(name.surname === '' ? -1 : names.intern(name.surname));
+        for (const given of name.given) givenPool.push(names.intern(given));
       }
       const address = parseAddress(entry);
       let textId = -1;
