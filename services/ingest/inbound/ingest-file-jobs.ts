@@ -10,7 +10,7 @@ import {
   type FileRefusalCode, type Ingest, type IngestDeps,
 } from '../index.ts';
 import { FILE_REFUSAL_CODES } from '../files/index.ts';
-import { endMonitorJob } from '../../monitors/end-run.ts';
+import { endUnfinishedJob } from '../jobs/end-job.ts';
 import { InboundRefusal, type FileJobs } from './file-jobs.ts';
 import { inboundTexts, type InboundMessageCode } from './messages.ts';
 
@@ -97,7 +97,7 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
       const at = new Date(Date.now() + 1000);
       const open = await deps.jobs.listStalledIntakes(at.toISOString(), 10_000);
       if (!open.some((job) => job.id === id)) return false;
-      await endMonitorJob(deps, id, new Date().toISOString());
+      await endUnfinishedJob(deps, id, new Date().toISOString());
       return true;
     },
     resultExtension: (job) => resultFileSpec(job).format,
