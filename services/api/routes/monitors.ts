@@ -174,7 +174,8 @@ function apiErrorOfContacts(error: unknown): unknown {
   if (error instanceof IntakeError) return apiErrorOfIntake(error);
   if (error instanceof MonitorNotFoundError) return notFound();
   if (error instanceof TooManyContactsError) {
-    return validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? `Højst ${MAX_MONITOR_CONTACTS} kontakter.` : `At most ${MAX_MONITOR_CONTACTS} contacts.`) }]);
+    const limit = error.limit;
+    return validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? `Højst ${limit.toLocaleString('da-DK')} kontakter.` : `At most ${limit.toLocaleString('en')} contacts.`) }]);
   }
   if (error instanceof NoContactsError) {
     return validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Mindst én kontakt.' : 'At least one contact.') }]);
