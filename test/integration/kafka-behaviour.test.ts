@@ -122,6 +122,17 @@ describe('kafka behaviour the pipeline relies on', () => {
     expect(started).toEqual(['0', '1', '2', '3', '4']);
   }, 30_000);
 
+  it('runs a producer and a consumer without a process warning (kafkajs on Node 24)', async () => {
+    // kafkajs 2.2.4 set a timer to `throttledUntil - now` with throttledUntil -1 when never
+    // throttled: Node 24 printed a TimeoutNegativeWarning in every service (kafka.ts). Node warns
+    // once per process, so the client runs in a fresh one.
+    await requireKafka();
+    const { stdout } = await run(process.execPath, [
+      'test/support/kafka-warnings-child.ts', servers.kafkaBrokers.join(','), uniqueName('warnings'), uniqueName('warnings'),
+    ], { cwd: repo, timeout: 60_000 });
+    expect(JSON.parse(stdout)).toEqual({ warnings: [] });
+  }, 90_000);
+
   it('rebalances when a second member joins: both own partitions, nothing is lost', async () => {
     const log = await client();
     const topic = await createTopic(log, 4);

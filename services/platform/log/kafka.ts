@@ -12,6 +12,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import { errorFields, type Logger } from '../logger.ts';
+import './kafkajs-negative-timeout.ts';
 import { createBackoff, deliverBatch, type PublishOne } from './dead-letter.ts';
 import {
   DEFAULT_MAX_BATCH_SIZE,
@@ -27,7 +28,8 @@ import {
 
 /**
  * The event log on Apache Kafka through kafkajs 2.2.4 (the only file that imports kafkajs, so a
- * maintained client can replace it here alone). Proved against the broker pinned in
+ * maintained client can replace it here alone; kafkajs-negative-timeout.ts mends one of its
+ * timers). Proved against the broker pinned in
  * infra/local/kafka/pom.xml by test/integration/event-log.kafka.test.ts and
  * kafka-behaviour.test.ts.
  *
