@@ -293,6 +293,23 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect((await listed(60)).map((j) => j.id).sort()).toEqual([running.id, touched.id, edge.id].sort());
     });
 
+    it('reads one job\'s intake: last sign of life, closed for good; null when it has none', async () => {
+      const at = (minute: number) => new Date(Date.UTC(2004, 0, 1, 0, minute)).toISOString();
+      const job = makeJob({ created_at: at(0) });
+      const draft = makeJob({ created_at: at(0), status: 'draft' });
+      await store().createJob(job);
+      await store().createJob(draft);
+      expect(await store().getIntake(job.id)).toEqual({ last_seen_at: at(0), closed: false });
+      await store().touchIntake(job.id, { at: at(7), closed: false });
+      await store().touchIntake(job.id, { at: at(3), closed: false }); // older: changes nothing
+      expect(await store().getIntake(job.id)).toEqual({ last_seen_at: at(7), closed: false });
+      await store().touchIntake(job.id, { at: at(9), closed: true });
+      await store().touchIntake(job.id, { at: at(12), closed: false }); // closed stays closed
+      expect(await store().getIntake(job.id)).toEqual({ last_seen_at: at(12), closed: true });
+      expect(await store().getIntake(draft.id)).toBeNull();
+      expect(await store().getIntake(randomUUID())).toBeNull();
+    });
+
     it('drops results of jobs due before a day, keeping job records and later jobs', async () => {
       const early = makeJob({ delete_after: '2002-01-01T08:00:00.000Z', processed_count: 3 });
       const late = makeJob({ delete_after: '2002-03-01T08:00:00.000Z' });

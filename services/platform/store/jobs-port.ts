@@ -26,7 +26,8 @@ import type { CheckResult, ListVersionRef } from '../../domain/types.ts';
  * - The intake's progress (`touchIntake`) is kept apart from the job record, so the intake (API
  *   process) and the projection never write the same record at once: a job created `queued` has
  *   an open intake whose last sign of life is its `created_at`; `listStalledIntakes` finds the
- *   queued/running jobs whose intake stopped giving signs of life (a process killed mid-publish).
+ *   queued/running jobs whose intake stopped giving signs of life (a process killed mid-publish);
+ *   `getIntake` reads one job's (whose publisher is known to have died).
  *
  * - `updateJob` is an atomic read-modify-write, also between processes: patches written to one job
  *   at once (the API sealing an overlapped intake while the projection fails the job) all hold;
@@ -125,6 +126,12 @@ export interface ResultPage {
 
 export const MAX_RESULTS_PAGE = 10_000;
 
+/** An intake's progress (JobStore.touchIntake). */
+export interface IntakeState {
+  last_seen_at: string;
+  closed: boolean;
+}
+
 export interface JobStore {
   /**
    * Throws JobExistsError when a job with this id exists. A job created `queued` starts with an
@@ -165,6 +172,11 @@ export interface JobStore {
    * Jobs created before intakes were recorded have none and are never listed.
    */
   listStalledIntakes(lastSeenBefore: string, limit: number): Promise<JobRecord[]>;
+  /**
+   * One job's intake as touchIntake left it: its last sign of life and whether it is closed;
+   * null when the job has none (never created queued, or created before intakes were recorded).
+   */
+  getIntake(jobId: string): Promise<IntakeState | null>;
 
   /**
    * Stores result rows of one job, idempotently on (job_id, row). `deleteAfter` is the job's

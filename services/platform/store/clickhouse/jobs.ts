@@ -155,6 +155,14 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
+    async getIntake(jobId) {
+      // One row per touch: the intake is the latest sign of life and closed once any touch closed it.
+      const [row] = await conn.rows<{ last_seen_ms: string; closed: number }>(sql`SELECT
+        max(last_seen_ms) AS last_seen_ms, max(closed) AS closed FROM ${intakes}
+        WHERE job_id = ${jobId} GROUP BY job_id`);
+      return row ? { last_seen_at: new Date(Number(row.last_seen_ms)).toISOString(), closed: Number(row.closed) === 1 } : null;
+    },
+
     async putResults(jobId, deleteAfter, rows) {
       if (rows.length === 0) return;
       const deleteOn = utcDay(deleteAfter);
