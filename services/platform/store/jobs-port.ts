@@ -149,8 +149,12 @@ export interface JobStore {
    * organisation (the web page); not a page through every job (no cursor).
    */
   listRecentJobs(scope: { org_id: string; mode: 'live' | 'test' }, limit: number): Promise<JobRecord[]>;
-  /** Applies `patch` (and `updated_at`) to the latest record; null when no such job. */
-  updateJob(id: string, patch: JobPatch): Promise<JobRecord | null>;
+  /**
+   * Applies `patch` (and `updated_at`) to the latest record; null when no such job. With `when`,
+   * only if `when(latest)` holds, else the latest record comes back unchanged: the condition is
+   * checked on the record the patch would change, also when a concurrent write won the race.
+   */
+  updateJob(id: string, patch: JobPatch, when?: (current: JobRecord) => boolean): Promise<JobRecord | null>;
   /** Jobs not yet deleted whose delete_after ≤ `now`, oldest delete_after first; limit 1..10,000. */
   listJobsDueForDeletion(now: string, limit: number): Promise<JobRecord[]>;
   /**

@@ -70,13 +70,15 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
    * (an overlapped intake sealing its job) and the projection (failing or completing it) may
    * change one record at once, and without this the later insert of the same revision silently
    * undid the other (a failed job back to running, then failed again with a second callback).
-   * A writer whose revision was taken applies its change again to the record that won.
+   * A writer whose revision was taken applies its change again to the record that won. `change`
+   * returns null to leave the record as it is.
    */
-  async function replace(id: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord | null> {
+  async function replace(id: string, change: (job: JobRecord) => JobRecord | null): Promise<JobRecord | null> {
     for (let attempt = 1; ; attempt++) {
       const current = await readVersioned(id);
       if (!current) return null;
       const next = change(current.job);
+      if (!next) return current.job; // no change wanted: nothing written
       const doc = JSON.stringify(next);
       const revision = current.revision + 1;
       await write(next, revision, doc);
@@ -115,8 +117,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
-    async updateJob(id, patch) {
-      return replace(id, (job) => applyJobPatch(job, patch, new Date().toISOString()));
+    async updateJob(id, patch, when) {
+      return replace(id, (job) => (when && !when(job) ? null : applyJobPatch(job, patch, new Date().toISOString())));
     },
 
     async listJobsDueForDeletion(now, limit) {

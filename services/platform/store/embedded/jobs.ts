@@ -107,10 +107,10 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
-    async updateJob(id, patch) {
+    async updateJob(id, patch, when) {
       return inTransaction(db, () => {
         const current = read(id);
-        if (!current) return null;
+        if (!current || (when && !when(current))) return current;
         const next = applyJobPatch(current, patch, new Date().toISOString());
         write(next);
         return next;
