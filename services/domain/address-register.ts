@@ -1,5 +1,5 @@
 import { parseAddress, unitKeyOf } from './address.ts';
-import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
+import { createFingerprintMap, type FingerprintMap } from './fingerprint-table.ts';
 import { normalizeText, skeleton } from './normalize.ts';
 import { createStreetIndexBuilder, type StreetIndex } from './street-index.ts';
 
@@ -48,13 +48,10 @@ export interface AddressRegister {
 }
 
 export interface AddressRegisterData {
-  /** street key|house number|postal code (full street name and addressing name) → key id. */
-  buildings: FingerprintTable;
-  /** Key id of `buildings` → access. */
-  buildingAccess: Int32Array;
-  /** KVHX building (12 characters) → key id, for list entries that carry only the legacy codes. */
-  kvhxBuildings: FingerprintTable;
-  kvhxAccess: Int32Array;
+  /** street key|house number|postal code (full street name and addressing name) → access. */
+  buildings: FingerprintMap;
+  /** KVHX building (12 characters) → access, for list entries that carry only the legacy codes. */
+  kvhxBuildings: FingerprintMap;
   /**
    * Per access, A_FIELDS numbers side by side (A_STREET ... A_UNIT_END): street id, house number
    * id, postal id, town id (-1: none), and its units as unit positions [A_UNIT_FROM, A_UNIT_END).
@@ -74,6 +71,12 @@ export interface AddressRegisterData {
   towns: string[];
   /** Folded town names (same ids as `towns`). */
   townKeys: string[];
+  /**
+   * Town and postal names as the parser reads a city (parsedCityOf): most inputs write them the
+   * register's way, and an equal string spares the nameKey comparison.
+   */
+  townCities: string[];
+  postalCities: string[];
   /** unitKeyOf(...) → id. */
   unitKeys: Map<string, number>;
   /** Streets by postal code (full and addressing names), for the closest-street rule. */
@@ -101,6 +104,11 @@ export const U_FIELDS = 3;
 /** Folded, spaces dropped: the form names are compared in ("St. Merløse" = "st merloese"). */
 export function nameKey(text: string): string {
   return skeleton(normalizeText(text).replace(/ /g, ''));
+}
+
+/** A name as ParsedAddress.city (and .town) holds it: its folded words. */
+function parsedCityOf(name: string): string {
+  return parseAddress({ street: 'x', house_number: '1', postal_code: '0000', city: name })?.city ?? '';
 }
 
 function intern(map: Map<string, number>, list: string[], value: string): number {
@@ -237,22 +245,15 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
       if (built) throw new Error('address register already built');
       built = true;
       const accessCount = accessStreet.length();
-      const buildings = createFingerprintTable(1 << 16);
-      const kvhxBuildings = createFingerprintTable(1 << 16);
-      const buildingAccess = column();
-      const kvhxAccess = column();
+      const buildings = createFingerprintMap(1 << 16);
+      const kvhxBuildings = createFingerprintMap(1 << 16);
       // A key two accesses share (a data error) keeps the first.
-      const add = (table: FingerprintTable, access: ReturnType<typeof column>, key: string, a: number): void => {
-        const before = table.size;
-        table.intern(key);
-        if (table.size > before) access.push(a);
-      };
       for (let a = 0; a < accessCount; a++) {
-        add(buildings, buildingAccess, accessFullKey[a], a);
+        buildings.setIfAbsent(accessFullKey[a], a);
         const short = accessShortKey[a];
-        if (short !== null) add(buildings, buildingAccess, short, a);
+        if (short !== null) buildings.setIfAbsent(short, a);
         const kvhx = accessKvhx[a];
-        if (kvhx !== null) add(kvhxBuildings, kvhxAccess, kvhx, a);
+        if (kvhx !== null) kvhxBuildings.setIfAbsent(kvhx, a);
       }
       accessFullKey.length = 0;
       accessShortKey.length = 0;
@@ -300,20 +301,16 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
         accessCount,
         unitCount,
         data: {
-          buildings, buildingAccess: buildingAccess.done(), kvhxBuildings, kvhxAccess: kvhxAccess.done(),
+          buildings, kvhxBuildings,
           accesses, units,
-          ...strings, townKeys: strings.towns.map(nameKey), postalNameKeys: strings.postalNames.map(nameKey), unitKeys, streets: streets.build(), postalByName,
+          ...strings, townKeys: strings.towns.map(nameKey), postalNameKeys: strings.postalNames.map(nameKey),
+          townCities: strings.towns.map(parsedCityOf), postalCities: strings.postalNames.map(parsedCityOf),
+          unitKeys, streets: streets.build(), postalByName,
           postalByCode,
         },
       };
     },
   };
-}
-
-/** The access address behind a key of `buildings` (or of `kvhxBuildings` with `kvhxAccess`), or -1. */
-export function accessOf(table: FingerprintTable, accessOfKey: Int32Array, key: string): number {
-  const id = table.get(key);
-  return id < 0 ? -1 : accessOfKey[id];
 }
 
 export function buildAddressRegister(addresses: Iterable<RegisterAddress>): AddressRegister {

@@ -2,7 +2,7 @@ import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts
 import type { AddressRegister } from './address-register.ts';
 import {
   FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_GIVEN_COUNT, R_HEADER, R_SURNAME, R_UNIT,
-  registerUnitIdOf, type ListIndex, type ListIndexData,
+  registerBuildingOf, registerUnitIdOf, type ListIndex, type ListIndexData,
 } from './list-index.ts';
 import { registerAddress, resolveParsed, resolveParsedInto, type RegisterResolution } from './register-resolve.ts';
 import { parseName, type ParsedName } from './name.ts';
@@ -264,7 +264,7 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
     if (match.unit >= 0 && match.confidence !== 'unresolved') {
       address = registerAddress(register, match.access, match.unit, addressText, match.confidence);
     }
-    const b = access >= 0 ? d.registerBuildings![access] : -1;
+    const b = access >= 0 ? registerBuildingOf(d, access) : -1;
     if (b >= 0) {
       anyInBuilding = true;
       const unit = match.unit >= 0 ? registerUnitIdOf(match.unit) : d.units.get(parsed.unitKey) ?? -2;

@@ -36,16 +36,24 @@ function fingerprint(key: string): void {
   hashB = b;
 }
 
-/** Slots are [hashA, hashB, id + 1] side by side, so a probe touches one cache line. */
+/** Slots are [hashA, hashB, value + 1] side by side, so a probe touches one cache line. */
 const STRIDE = 3;
 
-export function createFingerprintTable(initialCapacity = 1 << 12): FingerprintTable {
+/**
+ * The open-addressed slots both tables use: `find` hashes a key and answers the offset of its slot
+ * (or of the empty slot where it belongs); `put` fills the slot `find` answered.
+ */
+function createSlots(initialCapacity: number): {
+  find(key: string): number;
+  valueAt(o: number): number;
+  put(o: number, value: number): void;
+  readonly size: number;
+} {
   let capacity = 1;
   while (capacity < initialCapacity) capacity *= 2;
   let slots = new Int32Array(capacity * STRIDE);
   let size = 0;
 
-  /** Offset of the slot holding (a, b), or of the empty slot where it belongs. */
   function slotOf(a: number, b: number): number {
     const mask = capacity - 1;
     let slot = a & mask;
@@ -70,25 +78,70 @@ export function createFingerprintTable(initialCapacity = 1 << 12): FingerprintTa
   }
 
   return {
-    get(key: string): number {
+    find(key: string): number {
       fingerprint(key);
-      return slots[slotOf(hashA, hashB) + 2] - 1;
+      return slotOf(hashA, hashB);
     },
-    intern(key: string): number {
-      fingerprint(key);
-      let o = slotOf(hashA, hashB);
-      if (slots[o + 2] !== 0) return slots[o + 2] - 1;
+    valueAt: (o: number): number => slots[o + 2] - 1,
+    put(o: number, value: number): void {
+      // The fingerprint is still the one find() computed for this slot.
       if ((size + 1) * 2 > capacity) {
         grow();
         o = slotOf(hashA, hashB);
       }
       slots[o] = hashA;
       slots[o + 1] = hashB;
-      slots[o + 2] = ++size;
-      return size - 1;
+      slots[o + 2] = value + 1;
+      size++;
     },
     get size(): number {
       return size;
+    },
+  };
+}
+
+export function createFingerprintTable(initialCapacity = 1 << 12): FingerprintTable {
+  const slots = createSlots(initialCapacity);
+  return {
+    get: (key: string): number => slots.valueAt(slots.find(key)),
+    intern(key: string): number {
+      const o = slots.find(key);
+      const id = slots.valueAt(o);
+      if (id >= 0) return id;
+      slots.put(o, slots.size);
+      return slots.size - 1;
+    },
+    get size(): number {
+      return slots.size;
+    },
+  };
+}
+
+/**
+ * A FingerprintTable whose values are the caller's (non-negative) numbers, not ids in order: the
+ * register maps a building key straight to its access address, with no id → access array to read
+ * (one cache miss less per resolution at national size).
+ */
+export interface FingerprintMap {
+  /** The value of `key`, or -1. */
+  get(key: string): number;
+  /** Sets `key` to `value` unless it has one; false when it had (the first value stays). */
+  setIfAbsent(key: string, value: number): boolean;
+  readonly size: number;
+}
+
+export function createFingerprintMap(initialCapacity = 1 << 12): FingerprintMap {
+  const slots = createSlots(initialCapacity);
+  return {
+    get: (key: string): number => slots.valueAt(slots.find(key)),
+    setIfAbsent(key: string, value: number): boolean {
+      const o = slots.find(key);
+      if (slots.valueAt(o) >= 0) return false;
+      slots.put(o, value);
+      return true;
+    },
+    get size(): number {
+      return slots.size;
     },
   };
 }

@@ -43,11 +43,13 @@ export interface ListIndexData {
   /** Text building key ("gammelkongevej|12a|1610") or KVHX_PREFIX + kvhx building → building id. */
   buildings: FingerprintTable;
   /**
-   * Register access address (its position) → building id, -1 for one without entries; null
-   * without a register. An array, not keys in `buildings`: every input with a register address
-   * looks here, and an index by position costs no hashing and keeps `buildings` small.
+   * Register access address (its position) → building id (registerBuildingOf); null without a
+   * register. Not keys in `buildings`: every input with a register address looks here, and an
+   * index by position costs no hashing and keeps `buildings` small. An array as long as the
+   * register for a list that covers much of it, a Map for a small (private) list, which would
+   * otherwise carry ~10 MB of array at national size for a few entries.
    */
-  registerBuildings: Int32Array | null;
+  registerBuildings: Int32Array | Map<number, number> | null;
   /** The records of building b are records[recordStart[b] .. recordStart[b + 1]). */
   recordStart: Int32Array;
   records: Int32Array;
@@ -71,6 +73,51 @@ export const KVHX_PREFIX = '#';
  */
 export function registerUnitIdOf(unit: number): number {
   return -3 - unit;
+}
+
+/** The building id of register access address `access` in `d`, -1 for none. */
+export function registerBuildingOf(d: ListIndexData, access: number): number {
+  const buildings = d.registerBuildings;
+  if (buildings === null) return -1;
+  if (buildings instanceof Int32Array) return buildings[access];
+  return buildings.get(access) ?? -1;
+}
+
+/**
+ * Access address → building while the index is built: a Map until the list has buildings at more
+ * than 1/16 of the register's access addresses, where an array becomes the smaller of the two.
+ */
+function createAccessBuildings(accessCount: number): {
+  get(access: number): number;
+  set(access: number, building: number): void;
+  /** Every building id moved by `offset`. */
+  done(offset: number): Int32Array | Map<number, number>;
+} {
+  let map: Map<number, number> | null = new Map();
+  let array: Int32Array | null = null;
+  return {
+    get: (access) => (array !== null ? array[access] : map!.get(access) ?? -1),
+    set(access, building) {
+      if (array !== null) {
+        array[access] = building;
+        return;
+      }
+      map!.set(access, building);
+      if (map!.size * 16 > accessCount) {
+        array = new Int32Array(accessCount).fill(-1);
+        for (const [a, b] of map!) array[a] = b;
+        map = null;
+      }
+    },
+    done(offset) {
+      if (array !== null) {
+        for (let a = 0; a < array.length; a++) if (array[a] >= 0) array[a] += offset;
+        return array;
+      }
+      for (const [a, b] of map!) map!.set(a, b + offset);
+      return map!;
+    },
+  };
 }
 
 /** An Int32Array that grows by doubling, trimmed to its length at the end. */
@@ -121,7 +168,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
   const textBuilding = growable();
   const kvhxBuilding = growable();
   /** Access address → its building, numbered 0.. here and placed after the text and kvhx buildings in build(). */
-  const accessBuilding = register === null ? null : new Int32Array(register.accessCount).fill(-1);
+  const accessBuilding = register === null ? null : createAccessBuildings(register.accessCount);
   let registerBuildingCount = 0;
   const registerBuilding = growable();
   const registerUnit = growable();
@@ -156,8 +203,11 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       if (accessBuilding !== null && address !== null) {
         const match = resolveParsed(register!, address);
         if (match.access >= 0) {
-          if (accessBuilding[match.access] < 0) accessBuilding[match.access] = registerBuildingCount++;
-          registerId = accessBuilding[match.access];
+          registerId = accessBuilding.get(match.access);
+          if (registerId < 0) {
+            registerId = registerBuildingCount++;
+            accessBuilding.set(match.access, registerId);
+          }
           // A unit the register lacks keeps its text key: the input's will be the same text key.
           registerUnitId = match.unit >= 0 ? registerUnitIdOf(match.unit) : intern(unitIds, address.unitKey);
         }
@@ -180,9 +230,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       // Register buildings follow the text and kvhx ones.
       const firstRegister = buildings.size;
       const buildingCount = firstRegister + registerBuildingCount;
-      if (accessBuilding !== null) {
-        for (let a = 0; a < accessBuilding.length; a++) if (accessBuilding[a] >= 0) accessBuilding[a] += firstRegister;
-      }
+      const registerBuildings = accessBuilding === null ? null : accessBuilding.done(firstRegister);
       for (let e = 0; e < reg.length; e++) if (reg[e] >= 0) reg[e] += firstRegister;
       const recordStart = new Int32Array(buildingCount + 1);
       for (let e = 0; e < size; e++) {
@@ -220,7 +268,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
         buildingCount,
         register,
         data: {
-          buildings, registerBuildings: accessBuilding, recordStart, records, names, units: unitIds, floors: floorIds, streets: streets.build(),
+          buildings, registerBuildings, recordStart, records, names, units: unitIds, floors: floorIds, streets: streets.build(),
         },
       };
     },

@@ -1,7 +1,7 @@
 import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
 import {
-  A_FIELDS, A_HOUSE, A_POSTAL, A_STREET, A_TOWN, A_UNIT_END, A_UNIT_FROM, U_DOOR, U_FIELDS, U_FLOOR, U_KEY, accessOf,
-  nameKey, type AddressRegister, type AddressRegisterData,
+  A_FIELDS, A_HOUSE, A_POSTAL, A_STREET, A_TOWN, A_UNIT_END, A_UNIT_FROM, U_DOOR, U_FIELDS, U_FLOOR, U_KEY, nameKey,
+  type AddressRegister, type AddressRegisterData,
 } from './address-register.ts';
 import { closestStreets } from './street-index.ts';
 import { toResolvedAddress } from './resolve.ts';
@@ -65,7 +65,7 @@ function postalFromTown(d: AddressRegisterData, town: string): { postal: string;
 }
 
 function accessByText(d: AddressRegisterData, streetKey: string, house: string, postal: string): number {
-  return accessOf(d.buildings, d.buildingAccess, streetKey + '|' + house + '|' + postal);
+  return d.buildings.get(streetKey + '|' + house + '|' + postal);
 }
 
 /** The one access address at the closest street of the postal code, or -1 (none, or ambiguous). */
@@ -138,10 +138,11 @@ export function resolveParsedInto(
     } else {
       if (parsed.city !== null) {
         const id = d.postalByCode.get(postal);
-        unknownWords = id === undefined || nameKeyOf(parsed.city) !== d.postalNameKeys[id];
+        unknownWords = id === undefined
+          || (parsed.city !== d.postalCities[id] && nameKeyOf(parsed.city) !== d.postalNameKeys[id]);
       }
       // buildingKey is streetKey|houseNumber|postalCode (address.ts): the key, not built again.
-      access = accessOf(d.buildings, d.buildingAccess, parsed.buildingKey!);
+      access = d.buildings.get(parsed.buildingKey!);
       byBuildingKey = access >= 0;
     }
     if (access < 0) {
@@ -150,10 +151,10 @@ export function resolveParsedInto(
     }
     if (access >= 0 && town !== null) {
       const t = d.accesses[access * A_FIELDS + A_TOWN];
-      if (t < 0 || nameKeyOf(town) !== d.townKeys[t]) unknownWords = true;
+      if (t < 0 || (town !== d.townCities[t] && nameKeyOf(town) !== d.townKeys[t])) unknownWords = true;
     }
   } else if (parsed.kvhxBuilding !== null) {
-    access = accessOf(d.kvhxBuildings, d.kvhxAccess, parsed.kvhxBuilding);
+    access = d.kvhxBuildings.get(parsed.kvhxBuilding);
   }
   if (access < 0) return answer(out, -1, -1, 'unresolved', true, false);
   const unit = unitOf(d, access, parsed.unitKey);

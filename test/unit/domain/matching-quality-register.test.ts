@@ -147,3 +147,25 @@ describe('matching quality with the address register', () => {
     expect(notFound / NON_MEMBERS).toBeLessThan(0.05);
   });
 });
+
+describe('a small list over the national register (a private list)', () => {
+  // Every 150th entry: a list at far less than 1/16 of the register's access addresses.
+  const picked = entries.flatMap((entry, i) => (i % 150 === 0 ? [{ entry, address: listAddresses[i] }] : []));
+  const small = buildListIndex(picked.map((p) => p.entry), register);
+
+  it('keeps its register buildings in a Map, not an array as long as the register', () => {
+    expect(small.data.registerBuildings).toBeInstanceOf(Map);
+    expect(withRegister.data.registerBuildings).toBeInstanceOf(Int32Array);
+  });
+
+  it('finds its members written as the register writes them at level 5, as the whole list does', () => {
+    let five = 0;
+    for (const { entry, address } of picked) {
+      const person = registerForm(entry, address);
+      const own = checkPerson(small, person, STANDARD).match.level;
+      if (checkPerson(withRegister, person, STANDARD).match.level === 5) expect(own).toBe(5);
+      if (own === 5) five++;
+    }
+    expect(five / picked.length).toBeGreaterThan(0.95);
+  });
+});
