@@ -131,13 +131,9 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     }
   }
 
-  /**
-   * Whether the intake of a job is still open (its publisher has not put RowsComplete on the log):
-   * the JobStore lists open intakes last seen before a time; every open intake was seen before now.
-   */
-  async function intakeOpen(jobId: string, now: Date): Promise<boolean> {
-    const open = await deps.jobs.listStalledIntakes(new Date(now.getTime() + 1000).toISOString(), 10_000);
-    return open.some((job) => job.id === jobId);
+  /** Whether the intake of a job is still open (its publisher has not put RowsComplete on the log). */
+  async function intakeOpen(jobId: string): Promise<boolean> {
+    return (await deps.jobs.getIntake(jobId))?.closed === false;
   }
 
   async function promote(m: MonitorRecord, run: NonNullable<MonitorRecord['run']>, finishedAt: string): Promise<void> {
@@ -169,7 +165,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
       const job = await deps.jobs.getJobById(run.job_id);
       if (job?.status === 'done') return promote(m, run, job.finished_at ?? now.toISOString());
       const open = job !== null && job.status !== 'failed' && job.status !== 'deleted';
-      if (open && run.state === 'publishing' && await intakeOpen(run.job_id, now)) {
+      if (open && run.state === 'publishing' && await intakeOpen(run.job_id)) {
         // The process that published it died half-way: the rows on the log are incomplete.
         logger.warn({ monitor_id: m.id, job_id: run.job_id }, 'monitor.check_interrupted');
         await endUnfinishedJob(deps, run.job_id, now.toISOString());

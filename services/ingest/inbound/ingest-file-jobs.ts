@@ -93,10 +93,8 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
     },
     get: (id) => deps.jobs.getJobById(id),
     async endInterrupted(id) {
-      // Every open intake was last seen before a second from now.
-      const at = new Date(Date.now() + 1000);
-      const open = await deps.jobs.listStalledIntakes(at.toISOString(), 10_000);
-      if (!open.some((job) => job.id === id)) return false;
+      const [job, intake] = await Promise.all([deps.jobs.getJobById(id), deps.jobs.getIntake(id)]);
+      if (intake?.closed !== false || (job?.status !== 'queued' && job?.status !== 'running')) return false;
       await endUnfinishedJob(deps, id, new Date().toISOString());
       return true;
     },

@@ -70,13 +70,15 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
    * (an overlapped intake sealing its job) and the projection (failing or completing it) may
    * change one record at once, and without this the later insert of the same revision silently
    * undid the other (a failed job back to running, then failed again with a second callback).
-   * A writer whose revision was taken applies its change again to the record that won.
+   * A writer whose revision was taken applies its change again to the record that won. `change`
+   * returns null to leave the record as it is.
    */
-  async function replace(id: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord | null> {
+  async function replace(id: string, change: (job: JobRecord) => JobRecord | null): Promise<JobRecord | null> {
     for (let attempt = 1; ; attempt++) {
       const current = await readVersioned(id);
       if (!current) return null;
       const next = change(current.job);
+      if (!next) return current.job; // no change wanted: nothing written
       const doc = JSON.stringify(next);
       const revision = current.revision + 1;
       await write(next, revision, doc);
@@ -115,8 +117,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
-    async updateJob(id, patch) {
-      return replace(id, (job) => applyJobPatch(job, patch, new Date().toISOString()));
+    async updateJob(id, patch, when) {
+      return replace(id, (job) => (when && !when(job) ? null : applyJobPatch(job, patch, new Date().toISOString())));
     },
 
     async listJobsDueForDeletion(now, limit) {
@@ -153,6 +155,14 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
         WHERE status IN ('queued', 'running')
         LIMIT ${limit}`);
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
+    async getIntake(jobId) {
+      // One row per touch: the intake is the latest sign of life and closed once any touch closed it.
+      const [row] = await conn.rows<{ last_seen_ms: string; closed: number }>(sql`SELECT
+        max(last_seen_ms) AS last_seen_ms, max(closed) AS closed FROM ${intakes}
+        WHERE job_id = ${jobId} GROUP BY job_id`);
+      return row ? { last_seen_at: new Date(Number(row.last_seen_ms)).toISOString(), closed: Number(row.closed) === 1 } : null;
     },
 
     async putResults(jobId, deleteAfter, rows) {
