@@ -5,58 +5,22 @@
  * job spool, and leave nothing behind: no job or monitor, no file, no event. The full disk is a
  * real one: a small tmpfs (test/support/small-disk.ts).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { pipelineTopics } from '../../../infra/topics.ts';
-import { createPipelineEvents } from '../../../services/pipeline/events.ts';
-import { createEmbeddedEventLog } from '../../../services/platform/log/embedded.ts';
-import type { EventLog } from '../../../services/platform/log/port.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { createStaticSchemaRegistry } from '../../../services/platform/schema-registry/static.ts';
-import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
-import { createEmbeddedMonitorStore } from '../../../services/platform/store/embedded/monitors.ts';
-import type { JobStore } from '../../../services/platform/store/jobs-port.ts';
-import { multipartBody, type FormPart } from '../../support/multipart.ts';
+import { describe, expect, it } from 'vitest';
+import type { FormPart } from '../../support/multipart.ts';
 import { smallDisk } from '../../support/small-disk.ts';
-import { consumeEvents } from './event-capture.ts';
-import { bearer, build, errorOf } from './helper.ts';
+import { bearer, errorOf } from './helper.ts';
+import { uploadsApi } from './uploads-api.ts';
 
 type Json = Record<string, any>;
-const registry = createStaticSchemaRegistry();
 /** The disk: 64 KiB. A file of 3,000 rows is about 150 KB; one of 20 rows fits. */
 const DISK_KIB = 64;
 
+/** The API with its spool, or its draft directory, on a full disk; requests ask for Danish. */
 async function setup(full: 'spool' | 'drafts') {
-  const dir = mkdtempSync(join(tmpdir(), 'spool-full-test-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const disk = await smallDisk(DISK_KIB);
-  const spoolDir = full === 'spool' ? disk : join(dir, 'spool');
-  const draftDir = full === 'drafts' ? disk : join(dir, 'uploads');
-  let jobs!: JobStore;
-  let eventLog!: EventLog;
-  const built = await build({
-    withDeps: (db) => {
-      jobs = createEmbeddedJobStore(db);
-      eventLog = createEmbeddedEventLog({ db, logger: silentLogger(), pollIntervalMs: 20 });
-      const events = createPipelineEvents({ log: eventLog, registry });
-      return { events, checkJobs: { jobs, events, spoolDir, draftDir, monitors: createEmbeddedMonitorStore(db) } };
-    },
-  });
-  await eventLog.createTopics(pipelineTopics());
-  const log = await consumeEvents(eventLog, registry);
-  onTestFinished(async () => {
-    await log.close();
-    await eventLog.close();
-  });
-  const allJobs = () => jobs.listJobsDueForDeletion('9999-12-31T00:00:00.000Z', 10_000);
-  const filesIn = (d: string) => (existsSync(d) ? readdirSync(d) : []);
-  async function post(url: string, key: string, parts: FormPart[]) {
-    const { body, contentType } = await multipartBody(parts);
-    return built.app.inject({ method: 'POST', url, headers: { ...bearer(key), 'content-type': contentType, 'accept-language': 'da' }, payload: body });
-  }
-  return { ...built, log, spoolDir, draftDir, allJobs, filesIn, post };
+  const api = await uploadsApi(full === 'spool' ? { spoolDir: disk } : { draftDir: disk });
+  const post = (url: string, key: string, parts: FormPart[]) => api.postForm(url, key, parts, { 'accept-language': 'da' });
+  return { ...api, post };
 }
 
 const csvOf = (rows: number) =>
