@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../platform/store/idempotency-port.ts';
 import { errorFields, type Logger } from '../platform/logger.ts';
@@ -34,6 +35,12 @@ export function canonicalJson(value: unknown): string {
 
 export interface IdempotentOutcome extends StoredResponse {
   replayed: boolean;
+}
+
+/** Sends an outcome of `run`: the stored status and body, with `Idempotent-Replayed: true` on a replay. */
+export function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome) {
+  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
 }
 
 /** 1 to 255 characters (api-v2 Limits); callers that read a long body check it before reading. */

@@ -14,7 +14,7 @@ import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
 import { ApiError, forbidden, listNotReady, registerNotReady, spoolFull, validationFailed, type IssueRef } from '../errors.ts';
-import { idempotencyKeyOf } from '../idempotency.ts';
+import { idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { idempotencyBodyOf, readUpload } from '../jobs/read-upload.ts';
 import { CheckJobOptionsSchema, ColumnMappingSchema } from '../schemas/check-job.ts';
@@ -111,9 +111,8 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
       // Moved into the draft store, or no longer needed: no copy of the file stays in the spool.
       await rm(upload.path, { force: true });
     }
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
     reply.header('Location', `/v2/check-jobs/${(JSON.parse(outcome.body) as { id: string }).id}`);
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   }
 
   async function start(request: FastifyRequest, reply: FastifyReply, job: JobRecord) {
@@ -139,8 +138,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
         }
       },
     );
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   }
 
   async function file(request: FastifyRequest, reply: FastifyReply, job: JobRecord) {

@@ -5,7 +5,7 @@ import type { CheckOptions } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import { authOf } from '../auth.ts';
 import { listNotReady, validationFailed } from '../errors.ts';
-import { idempotencyKeyHeader, idempotencyKeyOf } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
   CreateChecksRequestSchema,
@@ -99,7 +99,6 @@ export function registerChecksRoutes(app: FastifyInstance, ctx: RouteContext): v
         return { status: 200, body: JSON.stringify(CreateChecksResponseSchema.parse(response)) };
       },
     );
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   });
 }

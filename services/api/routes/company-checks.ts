@@ -7,7 +7,7 @@ import type { CheckOptions, ListVersionRef } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import { authOf } from '../auth.ts';
 import { listNotReady, registerNotReady } from '../errors.ts';
-import { idempotencyKeyHeader, idempotencyKeyOf } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
   CreateCompanyChecksRequestSchema, CreateCompanyChecksResponseSchema,
@@ -94,7 +94,6 @@ export function registerCompanyChecksRoutes(app: FastifyInstance, ctx: RouteCont
         return { status: 200, body: JSON.stringify(CreateCompanyChecksResponseSchema.parse(response)) };
       },
     );
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   });
 }

@@ -21,9 +21,10 @@ import type { IdempotencyScope, StoredResponse } from '../../platform/store/idem
 import type { MonitorRecord, MonitorStore } from '../../platform/store/monitors-port.ts';
 import { authOf } from '../auth.ts';
 import { ApiError, validationFailed } from '../errors.ts';
-import { idempotencyKeyHeader, idempotencyKeyOf, type IdempotentOutcome } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome, type IdempotentOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { apiErrorOfIntake } from '../jobs/intake-issues.ts';
+import { jobMediaTypeOf } from '../jobs/read-body.ts';
 import { idempotencyBodyOf, readUpload, UploadFormSchema } from '../jobs/read-upload.ts';
 import { PersonInputSchema } from '../schemas/person-input.ts';
 import {
@@ -150,16 +151,6 @@ export function toMonitorJson(m: MonitorRecord): Monitor {
   };
 }
 
-type MediaType = 'json' | 'ndjson' | 'multipart';
-
-function mediaTypeOf(request: FastifyRequest): MediaType {
-  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'application/json') return 'json';
-  if (type === 'application/x-ndjson') return 'ndjson';
-  if (type === 'multipart/form-data') return 'multipart';
-  throw new ApiError({ code: 'invalid_request', messageKey: 'unsupported_job_media_type', status: 400, details: { reason: 'unsupported_media_type' } });
-}
-
 const required = (path: string) => validationFailed([{ path, describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
 
 function parseOrThrow<T>(schema: z.ZodType<T>, data: unknown, prefix: string[] = []): T {
@@ -223,7 +214,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     use: (source: ContactSource, fields: () => MonitorFields) => Promise<StoredResponse>,
   ): Promise<IdempotentOutcome> {
     const idempotencyKey = idempotencyKeyOf(request.headers);
-    const mediaType = mediaTypeOf(request);
+    const mediaType = jobMediaTypeOf(request);
     const query = (request.query ?? {}) as Record<string, unknown>;
     if (mediaType === 'multipart') {
       if (Object.keys(query).length > 0) throw validationFailed([{ path: '', describe: (l) => (l === 'da' ? 'Ingen parametre i forespørgselsstrengen her.' : 'No query parameters here.') }]);
@@ -298,11 +289,6 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
 
   /** The stored answer of a monitor call (what an Idempotency-Key replays byte for byte). */
   const answer = (status: number, m: MonitorRecord): StoredResponse => ({ status, body: JSON.stringify(MonitorSchema.parse(toMonitorJson(m))) });
-
-  function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome) {
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
-  }
 
   function send(reply: FastifyReply, status: number, m: MonitorRecord) {
     return reply.code(status).type('application/json; charset=utf-8').send(answer(status, m).body);

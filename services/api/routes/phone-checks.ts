@@ -8,7 +8,7 @@ import { toListVersionRef } from '../../lists/active-index.ts';
 import { DirectoryUnavailableError } from '../../phones/directory-port.ts';
 import { authOf } from '../auth.ts';
 import { listNotReady, registerNotReady } from '../errors.ts';
-import { idempotencyKeyHeader, idempotencyKeyOf } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
   CreatePhoneChecksRequestSchema, CreatePhoneChecksResponseSchema,
@@ -101,7 +101,6 @@ export function registerPhoneChecksRoutes(app: FastifyInstance, ctx: RouteContex
         return { status: 200, body: JSON.stringify(CreatePhoneChecksResponseSchema.parse(response)) };
       },
     );
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   });
 }
