@@ -116,7 +116,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       const mark = `${revision}:${randomBytes(6).toString('base64url')}`;
       await write(next, revision, [...current.writes.slice(1 - WRITES_KEPT), mark]);
       current = await readVersioned(id);
-      const writer = current?.writes.find((write) => write.startsWith(`${revision}:`));
+      const writer = current?.writes.find((entry) => entry.startsWith(`${revision}:`));
       if (writer === mark) return next;
       if (!writer && current && current.revision > revision) {
         throw new Error(`job record ${id}: revision ${revision} is older than the ${WRITES_KEPT} writes the record remembers`);
