@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../platform/store/idempotency-port.ts';
 import { errorFields, type Logger } from '../platform/logger.ts';
@@ -44,6 +45,17 @@ export function assertValidIdempotencyKey(key: string): void {
       details: { reason: 'idempotency_key_invalid' },
     });
   }
+}
+
+/**
+ * The request's Idempotency-Key, checked (1 to 255 characters, else 422), or undefined without
+ * one. Call it before reading a long body, so a bad key is refused before the body is spooled.
+ */
+export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers['idempotency-key'];
+  const key = Array.isArray(value) ? value.join(',') : value;
+  if (key !== undefined) assertValidIdempotencyKey(key);
+  return key;
 }
 
 /**

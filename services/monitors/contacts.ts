@@ -43,9 +43,12 @@ export class MonitorNotFoundError extends Error {
 
 /** More contacts than a monitor may hold: refused, nothing changed. */
 export class TooManyContactsError extends Error {
-  constructor() {
-    super(`a monitor holds at most ${MAX_MONITOR_CONTACTS} contacts`);
+  /** The limit that refused them: what every refusal text tells the customer. */
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`a monitor holds at most ${limit} contacts`);
     this.name = 'TooManyContactsError';
+    this.limit = limit;
   }
 }
 
@@ -101,7 +104,7 @@ async function writeGeneration(store: MonitorStore, monitor: { id: string; data_
     for await (const batch of peopleOf(source)) {
       for (const person of batch) {
         count += 1;
-        if (count > MAX_MONITOR_CONTACTS) throw new TooManyContactsError();
+        if (count > MAX_MONITOR_CONTACTS) throw new TooManyContactsError(MAX_MONITOR_CONTACTS);
         let key = contactKey(monitor.data_key, person);
         for (let n = 2; seen.has(key); n++) key = `${contactKey(monitor.data_key, person)}~${n}`;
         seen.add(key);

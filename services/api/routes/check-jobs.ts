@@ -7,7 +7,7 @@ import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
 import { ApiError, validationFailed } from '../errors.ts';
-import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { fieldsFromQuery, JobQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
 import {
@@ -16,7 +16,6 @@ import {
 import type { JobSpec } from '../../ingest/index.ts';
 import { JobPersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
-import { createHash } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { UploadFormSchema } from '../jobs/read-upload.ts';
 import { createCheckJobFileHandlers, ResultFileQuerySchema, StartCheckJobRequestSchema } from './check-job-files.ts';
@@ -157,10 +156,6 @@ function mediaTypeOf(request: FastifyRequest): JobMediaType | 'multipart' {
   });
 }
 
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
-}
-
 function sendJob(reply: FastifyReply, status: number, job: JobRecord) {
   return reply.code(status).type('application/json; charset=utf-8').send(renderCheckJob(job));
 }
@@ -193,8 +188,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       const { org, mode, key } = authOf(request);
       const mediaType = mediaTypeOf(request);
       if (mediaType === 'multipart') return files.createFromUpload(request, reply);
-      const idempotencyKey = singleHeader(request.headers['idempotency-key']);
-      if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
+      const idempotencyKey = idempotencyKeyOf(request.headers);
       const query = (request.query ?? {}) as Record<string, unknown>;
       const queryFields = fieldsFromQuery(query);
       if (request.body === null || request.body === undefined) {
@@ -224,13 +218,10 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       let outcome;
       try {
         // Same key + same bytes (and the same query) is the same request.
-        const fingerprint = createHash('sha256')
-          .update(canonicalJson({ media_type: mediaType, query, body_sha256: body.bodySha256 }))
-          .digest('hex');
-        outcome = await ctx.idempotency.runWithFingerprint(
+        outcome = await ctx.idempotency.run(
           { orgId: org.id, mode, endpoint: ENDPOINT },
           idempotencyKey,
-          fingerprint,
+          { media_type: mediaType, query, body_sha256: body.bodySha256 },
           async () => {
             const job = await commit();
             return { status: 202, body: renderCheckJob(job) };

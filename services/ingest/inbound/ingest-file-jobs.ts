@@ -10,7 +10,7 @@ import {
   type FileRefusalCode, type Ingest, type IngestDeps,
 } from '../index.ts';
 import { FILE_REFUSAL_CODES } from '../files/index.ts';
-import { endMonitorJob } from '../../monitors/end-run.ts';
+import { endUnfinishedJob } from '../jobs/end-job.ts';
 import { InboundRefusal, type FileJobs } from './file-jobs.ts';
 import { inboundTexts, type InboundMessageCode } from './messages.ts';
 
@@ -95,7 +95,7 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
     async endInterrupted(id) {
       const [job, intake] = await Promise.all([deps.jobs.getJobById(id), deps.jobs.getIntake(id)]);
       if (intake?.closed !== false || (job?.status !== 'queued' && job?.status !== 'running')) return false;
-      await endMonitorJob(deps, id, new Date().toISOString());
+      await endUnfinishedJob(deps, id, new Date().toISOString());
       return true;
     },
     resultExtension: (job) => resultFileSpec(job).format,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../../../services/ingest/inbound/secrets.ts';
-import { refusalText } from '../../../services/ingest/inbound/messages.ts';
+import { refusalText, tooManyContactsTexts } from '../../../services/ingest/inbound/messages.ts';
+import { MAX_MONITOR_CONTACTS, TooManyContactsError } from '../../../services/monitors/contacts.ts';
 import { bareAddress, derivedId, messageKey, replyLocale, safeFilename, spreadsheetParts } from '../../../services/ingest/email/message-parts.ts';
 import { replySubject, replyText } from '../../../services/ingest/email/reply.ts';
 import { archiveName, baseName, errorName, isClaimable, parseProcessingName, processingName, resultName } from '../../../services/ingest/sftp/names.ts';
@@ -30,6 +31,17 @@ describe('drop-folder names', () => {
     expect(errorName('list.csv', ID, true)).toBe('list.0b6f3f2e.error.txt');
     expect(archiveName('list.csv', ID, false)).toBe('list.csv');
     expect(archiveName('list.csv', ID, true)).toBe('0b6f3f2e.list.csv');
+  });
+});
+
+describe("a monitor's contact limit in refusals", () => {
+  it('names the limit of the refusing rule, in each language\'s own digits', () => {
+    expect(tooManyContactsTexts(new TooManyContactsError(2500).limit)).toEqual({
+      da: 'Filen har flere end 2.500 kontakter; en overvågning kan højst have 2.500.',
+      en: 'The file has more than 2,500 contacts; a monitor holds at most 2,500.',
+    });
+    expect(MAX_MONITOR_CONTACTS).toBe(1_000_000);
+    expect(tooManyContactsTexts(MAX_MONITOR_CONTACTS).da).toContain('højst have 1.000.000');
   });
 });
 
