@@ -87,7 +87,7 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(await store().getJobById(job.id)).toEqual(patched);
     });
 
-    it('applies a conditional patch only when its condition holds on the latest record', async () => {
+    it('keeps a finished job\'s row count and input hash from a patch conditional on an unfinished job (the late seal)', async () => {
       const unfinished = (current: JobRecord) => current.status !== 'done' && current.status !== 'failed';
       const seal = { row_count: 100_000, input_sha256: 'd'.repeat(64), updated_at: '2026-02-01T10:02:00.000Z' };
       const failed = makeJob();
