@@ -5,7 +5,10 @@
  * job spool, and leave nothing behind: no job or monitor, no file, no event. The full disk is a
  * real one: a small tmpfs (test/support/small-disk.ts).
  */
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { useSpoolForXlsxTempFiles } from '../../../services/ingest/index.ts';
+import { makeSpreadsheets, scratchDir, type Rows } from '../../support/files/spreadsheets.ts';
 import type { FormPart } from '../../support/multipart.ts';
 import { smallDisk } from '../../support/small-disk.ts';
 import { bearer, errorOf } from './helper.ts';
@@ -16,8 +19,8 @@ type Json = Record<string, any>;
 const DISK_KIB = 64;
 
 /** The API with its spool, or its draft directory, on a full disk; requests ask for Danish. */
-async function setup(full: 'spool' | 'drafts') {
-  const disk = await smallDisk(DISK_KIB);
+async function setup(full: 'spool' | 'drafts', diskKiB = DISK_KIB) {
+  const disk = await smallDisk(diskKiB);
   const api = await uploadsApi(full === 'spool' ? { spoolDir: disk } : { draftDir: disk });
   const post = (url: string, key: string, parts: FormPart[]) => api.postForm(url, key, parts, { 'accept-language': 'da' });
   return { ...api, post };
@@ -78,4 +81,19 @@ describe('uploaded bytes on a full disk: 503 spool_full, nothing left behind', (
     expect(next.statusCode, next.body).toBe(201);
     expect(next.json<Json>()).toMatchObject({ contact_count: 20 });
   });
+
+  it("an xlsx whose .part fits but exceljs's copy of its sheet (in the spool too) does not", async () => {
+    // 6,000 rows: the xlsx is about 140 KB, its sheet's XML over 1 MB; the disk 256 KiB.
+    const rows: Rows = [['Fornavn', 'Efternavn', 'Adresse', 'Postnr.', 'By']];
+    for (let i = 0; i < 6000; i++) rows.push(['Åse', 'Jensen', `Østergade ${i + 1}`, '8000', 'Aarhus C']);
+    const [xlsx] = await makeSpreadsheets(await scratchDir('spool-full-xlsx'), [{ name: 'kunder.xlsx', rows, via: 'exceljs' }]);
+    const { post, orgA, log, allJobs, spoolDir, draftDir, filesIn } = await setup('spool', 256);
+    // Process-wide (exceljs has one temp-file maker); this file's worker only, and the last test of it.
+    useSpoolForXlsxTempFiles(spoolDir);
+    expectSpoolFull(await post('/v2/check-jobs', orgA.testKey, [{ name: 'file', value: { bytes: await readFile(xlsx), filename: 'kunder.xlsx' } }]));
+    expect(await allJobs()).toEqual([]);
+    expect(filesIn(spoolDir), 'no .part and no sheet copy left in the spool').toEqual([]);
+    expect(filesIn(draftDir)).toEqual([]);
+    expect(await log.count()).toBe(0);
+  }, 60_000);
 });
