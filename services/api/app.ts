@@ -13,7 +13,7 @@ import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
 import { createPrivateListIndexes, DEFAULT_PRIVATE_LIST_CACHE_ENTRIES, type PrivateListIndexes } from '../lists/private-indexes.ts';
-import { createIngest, DEFAULT_SPOOL_DIR, ListNotReadyError } from '../ingest/index.ts';
+import { createIngest, DEFAULT_SPOOL_DIR, endUnfinishedJob, ListNotReadyError } from '../ingest/index.ts';
 import {
   checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, type ListIndex, type PhoneIndex, type RowLookups,
 } from '../domain/index.ts';
@@ -24,7 +24,6 @@ import type { CompanyIndex } from '../domain/index.ts';
 import type { PhoneDirectory } from '../phones/directory-port.ts';
 import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
 import type { MonitorStore } from '../platform/store/monitors-port.ts';
-import { endMonitorJob } from '../monitors/end-run.ts';
 import type { MonitorsContext } from './routes/monitors.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
 import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
@@ -221,7 +220,7 @@ function monitorsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, monitors: Monit
       allowHosts: jobsDeps.callbackAllowHosts ?? [],
       ...(jobsDeps.callbackLookup ? { lookup: jobsDeps.callbackLookup } : {}),
     }),
-    endRun: (jobId) => endMonitorJob({ jobs: jobsDeps.jobs, events: jobsDeps.events }, jobId, clock().toISOString()),
+    endRun: (jobId) => endUnfinishedJob({ jobs: jobsDeps.jobs, events: jobsDeps.events }, jobId, clock().toISOString()),
     privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
     spoolDir,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,

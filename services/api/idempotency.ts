@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../platform/store/idempotency-port.ts';
 import { errorFields, type Logger } from '../platform/logger.ts';
@@ -35,6 +37,12 @@ export interface IdempotentOutcome extends StoredResponse {
   replayed: boolean;
 }
 
+/** Sends an outcome of `run`: the stored status and body, with `Idempotent-Replayed: true` on a replay. */
+export function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome) {
+  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+}
+
 /** 1 to 255 characters (api-v2 Limits); callers that read a long body check it before reading. */
 export function assertValidIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
@@ -44,6 +52,17 @@ export function assertValidIdempotencyKey(key: string): void {
       details: { reason: 'idempotency_key_invalid' },
     });
   }
+}
+
+/**
+ * The request's Idempotency-Key, checked (1 to 255 characters, else 422), or undefined without
+ * one. Call it before reading a long body, so a bad key is refused before the body is spooled.
+ */
+export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers['idempotency-key'];
+  const key = Array.isArray(value) ? value.join(',') : value;
+  if (key !== undefined) assertValidIdempotencyKey(key);
+  return key;
 }
 
 /**

@@ -5,6 +5,12 @@ import type { CheckResult, MatchPolicy } from './types.ts';
  * "CheckJobOptions"; DECISIONS §7-§10). Pure types, shared by the API, projection and stores.
  */
 
+/**
+ * api-v2 "Limits", DECISIONS §14: at most this many people (rows, contacts) per job, file or
+ * monitor. Every rule and every message that names the limit takes it from here.
+ */
+export const MAX_ROWS_PER_JOB = 1_000_000;
+
 export type JobStatus = 'draft' | 'awaiting_payment' | 'queued' | 'running' | 'done' | 'failed' | 'deleted';
 export type JobSource = 'upload' | 'email' | 'sftp' | 'api' | 'monitor' | 'connector';
 export type FileFormat = 'xlsx' | 'xls' | 'csv';

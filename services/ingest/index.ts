@@ -27,7 +27,9 @@ export {
 export { ColumnMappingError, FileRefusedError, fileRefusalMessage, type FileRefusalCode } from './files/index.ts';
 export { sweepDraftFiles, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
 export { resultFileSpec, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
-export { removeStaleSpoolFiles, uploadFileName } from './jobs/spool.ts';
+export { removeStaleSpoolFiles } from './jobs/spool.ts';
+export { spoolBytes, type SpooledBytes } from './jobs/spool-bytes.ts';
+export { endUnfinishedJob } from './jobs/end-job.ts';
 export { readPeopleFromFile, type FilePeople } from './uploads/file-people.ts';
 
 /** exceljs's temporary worksheet copies go to the spool, named for the stale-file sweep (files/xlsx-temp.ts). */

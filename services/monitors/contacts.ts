@@ -8,7 +8,7 @@
  * create, no monitor). Blocks of an abandoned generation are removed before the error passes on.
  */
 import { randomUUID } from 'node:crypto';
-import type { ColumnMapping } from '../domain/check-job.ts';
+import { MAX_ROWS_PER_JOB, type ColumnMapping } from '../domain/check-job.ts';
 import type { Locale, MatchPolicy, PersonInput } from '../domain/types.ts';
 import { readPeopleFromFile } from '../ingest/index.ts';
 import type { Organisation } from '../platform/store/accounts-port.ts';
@@ -31,7 +31,7 @@ export interface MonitorContactsDeps {
 export const DEFAULT_MONITOR_RETENTION_DAYS = 400;
 export const MAX_MONITOR_RETENTION_DAYS = 400;
 /** At most this many contacts per monitor (the job limit, api-v2 "Limits"). */
-export const MAX_MONITOR_CONTACTS = 1_000_000;
+export const MAX_MONITOR_CONTACTS = MAX_ROWS_PER_JOB;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class MonitorNotFoundError extends Error {
@@ -43,9 +43,12 @@ export class MonitorNotFoundError extends Error {
 
 /** More contacts than a monitor may hold: refused, nothing changed. */
 export class TooManyContactsError extends Error {
-  constructor() {
-    super(`a monitor holds at most ${MAX_MONITOR_CONTACTS} contacts`);
+  /** The limit that refused them: what every refusal text tells the customer. */
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`a monitor holds at most ${limit} contacts`);
     this.name = 'TooManyContactsError';
+    this.limit = limit;
   }
 }
 
@@ -101,7 +104,7 @@ async function writeGeneration(store: MonitorStore, monitor: { id: string; data_
     for await (const batch of peopleOf(source)) {
       for (const person of batch) {
         count += 1;
-        if (count > MAX_MONITOR_CONTACTS) throw new TooManyContactsError();
+        if (count > MAX_MONITOR_CONTACTS) throw new TooManyContactsError(MAX_MONITOR_CONTACTS);
         let key = contactKey(monitor.data_key, person);
         for (let n = 2; seen.has(key); n++) key = `${contactKey(monitor.data_key, person)}~${n}`;
         seen.add(key);

@@ -26,7 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import { TEST_LIST_VERSION } from '../domain/index.ts';
 import type { ListVersionRef, PersonInput } from '../domain/types.ts';
-import { createPeopleIngest } from '../ingest/index.ts';
+import { createPeopleIngest, endUnfinishedJob } from '../ingest/index.ts';
 import { toListVersionRef } from '../lists/active-index.ts';
 import { errorFields, type Logger } from '../platform/logger.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
@@ -35,7 +35,6 @@ import type { ListStore } from '../platform/store/lists-port.ts';
 import { CONTACT_BLOCK_SIZE, type MonitorRecord, type MonitorStore } from '../platform/store/monitors-port.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
 import { blockPlace, openContacts } from './contact-seal.ts';
-import { endMonitorJob } from './end-run.ts';
 
 export interface MonitorServiceDeps {
   monitors: MonitorStore;
@@ -125,20 +124,16 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     } catch (error) {
       // Nothing half-made stays: the job (if any) is ended, the run forgotten; the next walk retries.
       logger.error({ monitor_id: m.id, job_id: jobId, ...errorFields(error) }, 'monitor.check_not_started');
-      await endMonitorJob(deps, jobId, clock().toISOString()).catch(() => undefined);
+      await endUnfinishedJob(deps, jobId, clock().toISOString()).catch(() => undefined);
       await deps.monitors.updateMonitor(m.id, { run: null });
     } finally {
       publishing.delete(m.id);
     }
   }
 
-  /**
-   * Whether the intake of a job is still open (its publisher has not put RowsComplete on the log):
-   * the JobStore lists open intakes last seen before a time; every open intake was seen before now.
-   */
-  async function intakeOpen(jobId: string, now: Date): Promise<boolean> {
-    const open = await deps.jobs.listStalledIntakes(new Date(now.getTime() + 1000).toISOString(), 10_000);
-    return open.some((job) => job.id === jobId);
+  /** Whether the intake of a job is still open (its publisher has not put RowsComplete on the log). */
+  async function intakeOpen(jobId: string): Promise<boolean> {
+    return (await deps.jobs.getIntake(jobId))?.closed === false;
   }
 
   async function promote(m: MonitorRecord, run: NonNullable<MonitorRecord['run']>, finishedAt: string): Promise<void> {
@@ -160,7 +155,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     const now = clock();
     if (Date.parse(m.delete_after) <= now.getTime()) {
       await deps.monitors.deleteMonitor(m.id, now.toISOString());
-      if (m.run) await endMonitorJob(deps, m.run.job_id, now.toISOString());
+      if (m.run) await endUnfinishedJob(deps, m.run.job_id, now.toISOString());
       logger.info({ monitor_id: m.id }, 'monitor.retention_deleted');
       return;
     }
@@ -170,10 +165,10 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
       const job = await deps.jobs.getJobById(run.job_id);
       if (job?.status === 'done') return promote(m, run, job.finished_at ?? now.toISOString());
       const open = job !== null && job.status !== 'failed' && job.status !== 'deleted';
-      if (open && run.state === 'publishing' && await intakeOpen(run.job_id, now)) {
+      if (open && run.state === 'publishing' && await intakeOpen(run.job_id)) {
         // The process that published it died half-way: the rows on the log are incomplete.
         logger.warn({ monitor_id: m.id, job_id: run.job_id }, 'monitor.check_interrupted');
-        await endMonitorJob(deps, run.job_id, now.toISOString());
+        await endUnfinishedJob(deps, run.job_id, now.toISOString());
         m = (await deps.monitors.updateMonitor(m.id, { run: null })) ?? m;
       } else if (open) {
         // Every row is on the log (died after RowsComplete, before saying so): it completes.

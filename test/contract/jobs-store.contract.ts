@@ -78,13 +78,28 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       }
     });
 
-    it('keeps a finished job\'s row count and input hash (its callback showed them)', async () => {
+    it('applies a patch to a finished job as written', async () => {
       const job = makeJob();
       await store().createJob(job);
       await store().updateJob(job.id, { status: 'failed', error: 'unreadable_message', finished_at: '2026-02-01T10:01:00.000Z' });
-      const sealed = await store().updateJob(job.id, { row_count: 100_000, input_sha256: 'd'.repeat(64) });
-      expect(sealed).toMatchObject({ status: 'failed', row_count: job.row_count, input_sha256: job.input_sha256 });
-      expect(await store().getJobById(job.id)).toMatchObject({ row_count: job.row_count, input_sha256: job.input_sha256 });
+      const patched = await store().updateJob(job.id, { row_count: 100_000, input_sha256: 'd'.repeat(64) });
+      expect(patched).toMatchObject({ status: 'failed', row_count: 100_000, input_sha256: 'd'.repeat(64) });
+      expect(await store().getJobById(job.id)).toEqual(patched);
+    });
+
+    it('keeps a finished job\'s row count and input hash from a patch conditional on an unfinished job (the late seal)', async () => {
+      const unfinished = (current: JobRecord) => current.status !== 'done' && current.status !== 'failed';
+      const seal = { row_count: 100_000, input_sha256: 'd'.repeat(64), updated_at: '2026-02-01T10:02:00.000Z' };
+      const failed = makeJob();
+      await store().createJob(failed);
+      const before = await store().updateJob(failed.id, { status: 'failed', error: 'unreadable_message', finished_at: '2026-02-01T10:01:00.000Z' });
+      expect(await store().updateJob(failed.id, seal, unfinished)).toEqual(before);
+      expect(await store().getJobById(failed.id)).toEqual(before);
+      const running = makeJob({ status: 'running' });
+      await store().createJob(running);
+      expect(await store().updateJob(running.id, seal, unfinished)).toEqual({ ...running, ...seal });
+      expect(await store().getJobById(running.id)).toEqual({ ...running, ...seal });
+      expect(await store().updateJob(randomUUID(), seal, unfinished)).toBeNull();
     });
 
     it('stores results idempotently on (job_id, row) and counts them exactly', async () => {
@@ -291,6 +306,23 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
 
       await store().touchIntake(stalled.id, { at: at(40), closed: true });
       expect((await listed(60)).map((j) => j.id).sort()).toEqual([running.id, touched.id, edge.id].sort());
+    });
+
+    it('reads one job\'s intake: last sign of life, closed for good; null when it has none', async () => {
+      const at = (minute: number) => new Date(Date.UTC(2004, 0, 1, 0, minute)).toISOString();
+      const job = makeJob({ created_at: at(0) });
+      const draft = makeJob({ created_at: at(0), status: 'draft' });
+      await store().createJob(job);
+      await store().createJob(draft);
+      expect(await store().getIntake(job.id)).toEqual({ last_seen_at: at(0), closed: false });
+      await store().touchIntake(job.id, { at: at(7), closed: false });
+      await store().touchIntake(job.id, { at: at(3), closed: false }); // older: changes nothing
+      expect(await store().getIntake(job.id)).toEqual({ last_seen_at: at(7), closed: false });
+      await store().touchIntake(job.id, { at: at(9), closed: true });
+      await store().touchIntake(job.id, { at: at(12), closed: false }); // closed stays closed
+      expect(await store().getIntake(job.id)).toEqual({ last_seen_at: at(12), closed: true });
+      expect(await store().getIntake(draft.id)).toBeNull();
+      expect(await store().getIntake(randomUUID())).toBeNull();
     });
 
     it('drops results of jobs due before a day, keeping job records and later jobs', async () => {

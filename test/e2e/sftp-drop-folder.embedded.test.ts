@@ -97,6 +97,29 @@ describe('SFTP drop folder (embedded deployment, OpenSSH)', () => {
     expect(back.slice(1).map((r) => (r[5] === '' ? null : Number(r[5])))).toEqual(levels);
   }, 60_000);
 
+  it('a file dropped again under a name whose outputs exist gets its own names (the claim id in them); nothing is replaced', async () => {
+    const firstResult = (await customer.get('/outbox/kunder uge 12.result.csv')) as Buffer;
+    const firstError = (await customer.get('/failed/noise.error.txt')) as Buffer;
+    const { rows } = uploadRows(5);
+    const [csv] = await makeSpreadsheets(await scratchDir('sftp-e2e-again'), [{ name: 'kunder uge 12.csv', rows, via: 'excel-1252-semicolon' }]);
+    await customer.put(await readFile(csv), '/inbox/kunder uge 12.csv');
+    await customer.put(Buffer.from([0x00, 0x01, 0x02, 0xff]), '/inbox/noise.csv');
+    const claimOf = async (item: string) => {
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        const claims = (await d.platform.inbound.listClaimsDue('9999-01-01T00:00:00.000Z', 100)).filter((c) => c.source_ref === folderId && c.item.startsWith(`${item}.`));
+        const newest = claims.find((c) => c.state === 'delivered' && c.outputs.some((o) => o.includes(c.id.slice(0, 8))));
+        if (newest) return newest.id.slice(0, 8);
+      }
+      throw new Error(`no second claim of ${item} delivered`);
+    };
+    const [csvId, noiseId] = [await claimOf('kunder uge 12.csv'), await claimOf('noise.csv')];
+    expect(await namesIn(customer, '/outbox')).toEqual(['kunder uge 12.result.csv', `kunder uge 12.${csvId}.result.csv`, 'kunder.result.xlsx', 'slow.result.csv'].sort());
+    expect(await namesIn(customer, '/archive')).toEqual(['kunder uge 12.csv', `${csvId}.kunder uge 12.csv`, 'kunder.xlsx', 'slow.csv'].sort());
+    expect(await namesIn(customer, '/failed')).toEqual(['noise.csv', 'noise.error.txt', `${noiseId}.noise.csv`, `noise.${noiseId}.error.txt`].sort());
+    expect((await customer.get('/outbox/kunder uge 12.result.csv')) as Buffer).toEqual(firstResult);
+    expect((await customer.get('/failed/noise.error.txt')) as Buffer).toEqual(firstError);
+  }, 90_000);
+
   it('shows the folder with its last success in the admin list', async () => {
     const status = await d.platform.inbound.getFolderStatus(folderId);
     expect(status).toMatchObject({ failures: 0, last_error: null });

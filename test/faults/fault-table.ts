@@ -1,11 +1,13 @@
 /**
- * The fault table (docs/faults.md): one row per scenario of the fault suite, written into the
- * generated section of docs/faults.md when the suite ends, with the machine's load and the job
- * size, so a reader sees what was tried, on what, and what held.
+ * The fault table (docs/faults.md): one row per scenario of the fault suite, with the machine's
+ * load and the job size, so a reader sees what was tried, on what, and what held. Every run writes
+ * it to a report file that git ignores (test/faults/out/fault-table.md), so running the suite
+ * leaves the tree clean; it replaces the generated section of docs/faults.md only when asked
+ * (`FAULTS_UPDATE_DOC=1`), for a run whose figures should be published.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface FaultRow {
   fault: string;
@@ -26,7 +28,8 @@ export interface FaultRow {
 }
 
 const DOC = join(import.meta.dirname, '../../docs/faults.md');
-const BEGIN = '<!-- fault-table:begin (written by npm run faults) -->';
+const REPORT = join(import.meta.dirname, 'out/fault-table.md');
+const BEGIN = '<!-- fault-table:begin (written by FAULTS_UPDATE_DOC=1 npm run faults) -->';
 const END = '<!-- fault-table:end -->';
 
 export function loadNow(): number {
@@ -48,11 +51,32 @@ export function renderTable(rows: FaultRow[], ranAt: Date): string {
   return lines.join('\n');
 }
 
-/** Replaces the generated section of docs/faults.md with this run's table. */
-export function writeTable(rows: FaultRow[], ranAt = new Date()): void {
-  const doc = readFileSync(DOC, 'utf8');
+export interface TableTargets {
+  /** The report file, always written. */
+  report?: string;
+  /** The doc whose generated section is replaced when `updateDoc`. */
+  doc?: string;
+  updateDoc: boolean;
+}
+
+/** Writes this run's table to the report file and, when asked, into the doc's generated section. */
+export function writeTable(rows: FaultRow[], targets: TableTargets, ranAt = new Date()): void {
+  const table = renderTable(rows, ranAt);
+  const report = targets.report ?? REPORT;
+  mkdirSync(dirname(report), { recursive: true });
+  writeFileSync(report, `# Fault table (npm run faults)\n\n${table}\n`);
+  if (!targets.updateDoc) return;
+  const path = targets.doc ?? DOC;
+  const doc = readFileSync(path, 'utf8');
   const start = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`docs/faults.md lacks the ${BEGIN} … ${END} section`);
-  writeFileSync(DOC, `${doc.slice(0, start + BEGIN.length)}\n${renderTable(rows, ranAt)}\n${doc.slice(end)}`);
+  if (start < 0 || end < start) throw new Error(`${path} lacks the ${BEGIN} … ${END} section`);
+  writeFileSync(path, `${doc.slice(0, start + BEGIN.length)}\n${table}\n${doc.slice(end)}`);
+}
+
+/** FAULTS_UPDATE_DOC: unset or `0` leaves docs/faults.md alone, `1` rewrites its table; anything else is refused. */
+export function updateDocFrom(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === '0') return false;
+  if (value === '1') return true;
+  throw new Error(`FAULTS_UPDATE_DOC must be 0 or 1, not ${JSON.stringify(value)}`);
 }

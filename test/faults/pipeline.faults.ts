@@ -20,7 +20,7 @@ import { startCallbackReceiver, type CallbackReceiver } from '../support/callbac
 import { startDistributed, type DistributedDeployment, type ServiceProcess } from '../support/deployments.ts';
 import { mixedRows, type MixedRow } from '../support/pipeline.ts';
 import { expectCompleteResults, type Deployment } from '../e2e/pipeline-scenarios.ts';
-import { loadNow, writeTable, type FaultRow } from './fault-table.ts';
+import { loadNow, updateDocFrom, writeTable, type FaultRow } from './fault-table.ts';
 import { privateClickHouse, privateKafka } from './private-servers.ts';
 
 const run = promisify(execFile);
@@ -28,6 +28,8 @@ const ROWS = Number(process.env.FAULTS_ROWS ?? 100_000);
 /** Long enough for a 1,000,000-row job on a loaded two-core machine. */
 const JOB_MINUTES = Number(process.env.FAULTS_JOB_MINUTES ?? 30);
 const INTAKE_STALE_SECONDS = 5;
+/** FAULTS_UPDATE_DOC=1: the run's table also goes into docs/faults.md (fault-table.ts). */
+const UPDATE_DOC = updateDocFrom(process.env.FAULTS_UPDATE_DOC);
 
 type Json = Record<string, any>;
 
@@ -37,10 +39,10 @@ let d: Deployment;
 let rows: MixedRow[];
 const table: FaultRow[] = [];
 
-/** Each row goes into docs/faults.md at once: a run cut short still leaves what it measured. */
+/** Each row is written at once: a run cut short still leaves what it measured. */
 function record(row: FaultRow): void {
   table.push(row);
-  writeTable(table);
+  writeTable(table, { updateDoc: UPDATE_DOC });
 }
 
 beforeAll(async () => {

@@ -181,3 +181,44 @@ describe('ClickHouse job results: deletion on disk', () => {
     }
   });
 });
+
+describe('ClickHouse job records: compare-and-set across a merge', () => {
+  it('a writer whose revision was merged away under a later one keeps its win (its patch is not applied again)', async () => {
+    const { conn, drop } = await openTestClickHouse('jobs_cas');
+    try {
+      // Right after writer A inserts revision n (and before it reads it back), writer B builds
+      // n + 1 on it and a merge keeps only n + 1: what a background merge may do at any time.
+      let afterInsert: (() => Promise<void>) | null = null;
+      const hooked: ClickHouseConnection = {
+        ...conn,
+        client: new Proxy(conn.client, {
+          get(client, name) {
+            if (name !== 'insert') return Reflect.get(client, name, client);
+            return async (params: Parameters<typeof client.insert>[0]) => {
+              const result = await client.insert(params);
+              const hook = afterInsert;
+              afterInsert = null;
+              await hook?.();
+              return result;
+            };
+          },
+        }),
+      };
+      const a = createClickHouseJobStore(hooked);
+      const b = createClickHouseJobStore(conn);
+      const job = makeJob();
+      await b.createJob(job);
+      afterInsert = async () => {
+        await b.updateJob(job.id, { status: 'failed', error: 'unreadable_message' });
+        await conn.command(sql`OPTIMIZE TABLE ${conn.table('check_jobs')} FINAL`);
+      };
+      const written = await a.updateJob(job.id, { status: 'running' });
+      expect(afterInsert, 'the merge ran between the insert and the read back').toBeNull();
+      expect(written?.status).toBe('running');
+      // Applied again, A's patch would have put the failed job back to running.
+      expect(await b.getJobById(job.id)).toMatchObject({ status: 'failed', error: 'unreadable_message' });
+    } finally {
+      await drop();
+    }
+  });
+});

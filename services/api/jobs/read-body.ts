@@ -5,6 +5,7 @@
  * input's SHA-256 and the idempotency fingerprint) on the way.
  */
 import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { PersonInput } from '../../domain/types.ts';
 import type { JobIntake, JobSpec, StreamedPeople } from '../../ingest/jobs/intake.ts';
@@ -18,6 +19,15 @@ import { boundedString } from '../schemas/registry.ts';
 import { apiErrorOfIntake } from './intake-issues.ts';
 
 export type JobMediaType = 'json' | 'ndjson';
+
+/** The body kind of a job or monitor request (its content type); any other is 400 unsupported_media_type. */
+export function jobMediaTypeOf(request: FastifyRequest): JobMediaType | 'multipart' {
+  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/json') return 'json';
+  if (type === 'application/x-ndjson') return 'ndjson';
+  if (type === 'multipart/form-data') return 'multipart';
+  throw new ApiError({ code: 'invalid_request', messageKey: 'unsupported_job_media_type', status: 400, details: { reason: 'unsupported_media_type' } });
+}
 
 /**
  * Job fields in the query string. An NDJSON body holds only people, so its fields can only come

@@ -1,20 +1,17 @@
 /**
  * Reads a multipart POST /v2/check-jobs (DECISIONS §14) into a file on local disk and its form
- * fields: the `file` part streams to the spool directory (counted, 100 MB → 413, hashed), never
- * into memory; `column_mapping` and `options` are JSON text, checked against their schemas;
- * `callback_url` and `external_ref` are text. Any other part, a second file or a missing one is
- * 422. The file is deleted again if anything about the request is wrong.
+ * fields: the `file` part streams to the spool directory (spoolBytes: counted, 100 MB → 413,
+ * hashed; a full disk → 503 spool_full), never into memory; `column_mapping` and `options` are
+ * JSON text, checked against their schemas; `callback_url` and `external_ref` are text. Any other
+ * part, a second file or a missing one is 422. The file is deleted again if anything about the
+ * request is wrong.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
-import { uploadFileName } from '../../ingest/index.ts';
-import { ApiError, validationFailed, type IssueRef } from '../errors.ts';
+import { spoolBytes, SpoolFullError } from '../../ingest/index.ts';
+import { ApiError, spoolFull, validationFailed, type IssueRef } from '../errors.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import { CheckJobOptionsSchema, ColumnMappingSchema } from '../schemas/check-job.ts';
 import { boundedString } from '../schemas/registry.ts';
@@ -52,6 +49,14 @@ export interface Upload {
   rawFields: Record<string, string>;
 }
 
+/**
+ * What makes an upload the same request for an Idempotency-Key (DECISIONS §6): the file's bytes,
+ * its name and the fields as sent.
+ */
+export function idempotencyBodyOf(upload: Upload): Record<string, unknown> {
+  return { media_type: 'multipart', file_sha256: upload.sha256, filename: upload.filename, fields: upload.rawFields };
+}
+
 const FIELDS = ['column_mapping', 'options', 'callback_url', 'external_ref'] as const;
 
 const issue = (path: string, da: string, en: string): IssueRef => ({ path, describe: (l) => (l === 'da' ? da : en) });
@@ -74,10 +79,8 @@ function jsonField<T>(name: string, text: string, schema: z.ZodType<T>): T {
 }
 
 export async function readUpload(request: FastifyRequest, spoolDir: string, maxBytes = MAX_UPLOAD_BYTES): Promise<Upload> {
-  await mkdir(spoolDir, { recursive: true, mode: 0o700 });
-  const path = join(spoolDir, uploadFileName(randomUUID()));
   const raw: Record<string, string> = {};
-  let file: { filename: string | null; bytes: number; sha256: string } | null = null;
+  let file: { path: string; filename: string | null; bytes: number; sha256: string } | null = null;
   try {
     const parts = request.parts({
       limits: { fileSize: maxBytes, files: 1, fields: FIELDS.length, fieldSize: MAX_FIELD_BYTES, parts: FIELDS.length + 1 },
@@ -88,7 +91,9 @@ export async function readUpload(request: FastifyRequest, spoolDir: string, maxB
           part.file.resume();
           throw validationFailed([issue(safeName(part.fieldname), 'Ukendt felt; filen skal ligge i feltet file.', 'Unknown field; the file goes in the field file.')]);
         }
-        file = await writePart(part.file, path, part.filename);
+        const spooled = await spoolBytes(part.file, spoolDir);
+        file = { ...spooled, filename: plainName(part.filename) };
+        if (part.file.truncated) throw tooLarge();
       } else {
         const name = part.fieldname;
         if (!(FIELDS as readonly string[]).includes(name)) throw validationFailed([issue(safeName(name), 'Ukendt felt.', 'Unknown field.')]);
@@ -105,7 +110,7 @@ export async function readUpload(request: FastifyRequest, spoolDir: string, maxB
       return parsed.data;
     };
     return {
-      path,
+      path: file.path,
       filename: file.filename,
       bytes: file.bytes,
       sha256: file.sha256,
@@ -116,40 +121,25 @@ export async function readUpload(request: FastifyRequest, spoolDir: string, maxB
       rawFields: raw,
     };
   } catch (error) {
-    await rm(path, { force: true });
+    if (file) await rm(file.path, { force: true });
     throw mapMultipartError(error);
   }
 }
 
-async function writePart(stream: NodeJS.ReadableStream & { truncated?: boolean }, path: string, filename: string | undefined) {
-  const out = createWriteStream(path, { mode: 0o600, flags: 'wx' });
-  const hash = createHash('sha256');
-  let bytes = 0;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      bytes += chunk.length;
-      hash.update(chunk);
-      if (!out.write(chunk)) await once(out, 'drain');
-    }
-    out.end();
-    await once(out, 'finish');
-  } catch (error) {
-    out.destroy();
-    throw error;
-  }
-  if (stream.truncated) throw tooLarge();
-  // Only a plain base name is kept (shown on the job and in the result file's name).
+/** Only a plain base name is kept (shown on the job and in the result file's name). */
+function plainName(filename: string | undefined): string | null {
   const base = (filename ?? '').split(/[\\/]/).pop()?.slice(0, 200) ?? '';
-  return { filename: base === '' ? null : base, bytes, sha256: hash.digest('hex') };
+  return base === '' ? null : base;
 }
 
 function safeName(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '';
 }
 
-/** @fastify/multipart's limit and format errors in the contract's terms (413 / 400). */
+/** A full spool and @fastify/multipart's limit and format errors in the contract's terms (503 / 413 / 400). */
 function mapMultipartError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
+  if (error instanceof SpoolFullError) return spoolFull();
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
   if (code === 'FST_FILES_LIMIT') return validationFailed([issue('file', 'Kun én fil pr. job.', 'Only one file per job.')]);

@@ -3,7 +3,6 @@
  * (a draft, or a job started at once), POST /v2/check-jobs/{id}/start and GET
  * /v2/check-jobs/{id}/file. HTTP concerns only: the work is services/ingest's.
  */
-import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,9 +14,9 @@ import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
 import { ApiError, forbidden, listNotReady, registerNotReady, spoolFull, validationFailed, type IssueRef } from '../errors.ts';
-import { assertValidIdempotencyKey, canonicalJson } from '../idempotency.ts';
+import { idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
-import { readUpload } from '../jobs/read-upload.ts';
+import { idempotencyBodyOf, readUpload } from '../jobs/read-upload.ts';
 import { CheckJobOptionsSchema, ColumnMappingSchema } from '../schemas/check-job.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import type { CheckJobsContext, RouteContext } from './route-spec.ts';
@@ -71,10 +70,6 @@ export function apiErrorOfIngest(error: unknown): unknown {
   return error;
 }
 
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
-}
-
 /** `attachment` with an ASCII fallback and the exact name per RFC 6266 / 5987. */
 function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
@@ -87,8 +82,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
   /** Multipart POST /v2/check-jobs: the file is spooled, then a draft (or started job) made of it. */
   async function createFromUpload(request: FastifyRequest, reply: FastifyReply) {
     const { org, mode, key } = authOf(request);
-    const idempotencyKey = singleHeader(request.headers['idempotency-key']);
-    if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
+    const idempotencyKey = idempotencyKeyOf(request.headers);
     const query = (request.query ?? {}) as Record<string, unknown>;
     if (Object.keys(query).length > 0) {
       throw validationFailed(Object.keys(query).map((name) => ({
@@ -100,10 +94,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
     const upload = await readUpload(request, jobsCtx.spoolDir, jobsCtx.maxUploadBytes);
     let outcome;
     try {
-      const fingerprint = createHash('sha256')
-        .update(canonicalJson({ media_type: 'multipart', file_sha256: upload.sha256, filename: upload.filename, fields: upload.rawFields }))
-        .digest('hex');
-      outcome = await ctx.idempotency.runWithFingerprint({ orgId: org.id, mode, endpoint: 'POST /v2/check-jobs' }, idempotencyKey, fingerprint, async () => {
+      outcome = await ctx.idempotency.run({ orgId: org.id, mode, endpoint: 'POST /v2/check-jobs' }, idempotencyKey, idempotencyBodyOf(upload), async () => {
         const { start, ...options } = upload.options ?? {};
         try {
           const job = await ingest.createJobFromFile({
@@ -120,19 +111,17 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
       // Moved into the draft store, or no longer needed: no copy of the file stays in the spool.
       await rm(upload.path, { force: true });
     }
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
     reply.header('Location', `/v2/check-jobs/${(JSON.parse(outcome.body) as { id: string }).id}`);
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   }
 
   async function start(request: FastifyRequest, reply: FastifyReply, job: JobRecord) {
     const parsed = StartCheckJobRequestSchema.safeParse(request.body ?? {});
     if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error.issues, request.body));
     const { org, mode } = authOf(request);
-    const idempotencyKey = singleHeader(request.headers['idempotency-key']);
     const outcome = await ctx.idempotency.run(
       { orgId: org.id, mode, endpoint: 'POST /v2/check-jobs/{id}/start' },
-      idempotencyKey,
+      idempotencyKeyOf(request.headers),
       { id: job.id, body: parsed.data },
       async () => {
         try {
@@ -149,8 +138,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
         }
       },
     );
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   }
 
   async function file(request: FastifyRequest, reply: FastifyReply, job: JobRecord) {

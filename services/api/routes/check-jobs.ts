@@ -7,16 +7,15 @@ import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
 import { ApiError, validationFailed } from '../errors.ts';
-import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
-import { fieldsFromQuery, JobQuerySchema, readJobBody, type JobMediaType } from '../jobs/read-body.ts';
+import { fieldsFromQuery, jobMediaTypeOf, JobQuerySchema, readJobBody } from '../jobs/read-body.ts';
 import {
   CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobFields, type CheckJobResultsPage,
 } from '../schemas/check-job.ts';
 import type { JobSpec } from '../../ingest/index.ts';
 import { JobPersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
-import { createHash } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { UploadFormSchema } from '../jobs/read-upload.ts';
 import { createCheckJobFileHandlers, ResultFileQuerySchema, StartCheckJobRequestSchema } from './check-job-files.ts';
@@ -144,23 +143,6 @@ export const checkJobSpecs = [
 
 const notFound = () => new ApiError({ code: 'not_found', messageKey: 'not_found' });
 
-function mediaTypeOf(request: FastifyRequest): JobMediaType | 'multipart' {
-  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'application/json') return 'json';
-  if (type === 'application/x-ndjson') return 'ndjson';
-  if (type === 'multipart/form-data') return 'multipart';
-  throw new ApiError({
-    code: 'invalid_request',
-    messageKey: 'unsupported_job_media_type',
-    status: 400,
-    details: { reason: 'unsupported_media_type' },
-  });
-}
-
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
-}
-
 function sendJob(reply: FastifyReply, status: number, job: JobRecord) {
   return reply.code(status).type('application/json; charset=utf-8').send(renderCheckJob(job));
 }
@@ -191,10 +173,9 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     await scope.register(multipart, { throwFileSizeLimit: true });
     registerRoute(scope, { ...createCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) => {
       const { org, mode, key } = authOf(request);
-      const mediaType = mediaTypeOf(request);
+      const mediaType = jobMediaTypeOf(request);
       if (mediaType === 'multipart') return files.createFromUpload(request, reply);
-      const idempotencyKey = singleHeader(request.headers['idempotency-key']);
-      if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
+      const idempotencyKey = idempotencyKeyOf(request.headers);
       const query = (request.query ?? {}) as Record<string, unknown>;
       const queryFields = fieldsFromQuery(query);
       if (request.body === null || request.body === undefined) {
@@ -224,13 +205,10 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       let outcome;
       try {
         // Same key + same bytes (and the same query) is the same request.
-        const fingerprint = createHash('sha256')
-          .update(canonicalJson({ media_type: mediaType, query, body_sha256: body.bodySha256 }))
-          .digest('hex');
-        outcome = await ctx.idempotency.runWithFingerprint(
+        outcome = await ctx.idempotency.run(
           { orgId: org.id, mode, endpoint: ENDPOINT },
           idempotencyKey,
-          fingerprint,
+          { media_type: mediaType, query, body_sha256: body.bodySha256 },
           async () => {
             const job = await commit();
             return { status: 202, body: renderCheckJob(job) };
@@ -242,9 +220,8 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
         // Before answering: once the client has its answer, no copy of its people is left here.
         await body.spooled.discard();
       }
-      if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
       reply.header('Location', `/v2/check-jobs/${(JSON.parse(outcome.body) as { id: string }).id}`);
-      return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+      return sendOutcome(reply, outcome);
 
       async function commit(): Promise<JobRecord> {
         try {

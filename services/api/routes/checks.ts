@@ -5,7 +5,7 @@ import type { CheckOptions } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import { authOf } from '../auth.ts';
 import { listNotReady, validationFailed } from '../errors.ts';
-import { idempotencyKeyHeader } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
   CreateChecksRequestSchema,
@@ -78,10 +78,9 @@ export function registerChecksRoutes(app: FastifyInstance, ctx: RouteContext): v
       stopLevel: body.stop_level ?? org.stop_level ?? 1,
       locale: localeFrom(request.headers['accept-language']),
     };
-    const idempotencyKey = request.headers['idempotency-key'];
     const outcome = await ctx.idempotency.run(
       { orgId: org.id, mode, endpoint: ENDPOINT },
-      Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey,
+      idempotencyKeyOf(request.headers),
       body,
       async () => {
         const response = checkPeople(ctx, mode, body, options, await privateIndexFor(ctx, org.id, mode, body));
@@ -100,7 +99,6 @@ export function registerChecksRoutes(app: FastifyInstance, ctx: RouteContext): v
         return { status: 200, body: JSON.stringify(CreateChecksResponseSchema.parse(response)) };
       },
     );
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   });
 }

@@ -7,7 +7,7 @@ import type { CheckOptions, ListVersionRef } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import { authOf } from '../auth.ts';
 import { listNotReady, registerNotReady } from '../errors.ts';
-import { idempotencyKeyHeader } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
   CreateCompanyChecksRequestSchema, CreateCompanyChecksResponseSchema,
@@ -76,10 +76,9 @@ export function registerCompanyChecksRoutes(app: FastifyInstance, ctx: RouteCont
       stopLevel: body.stop_level ?? org.stop_level ?? 1,
       locale: localeFrom(request.headers['accept-language']),
     };
-    const idempotencyKey = request.headers['idempotency-key'];
     const outcome = await ctx.idempotency.run(
       { orgId: org.id, mode, endpoint: ENDPOINT },
-      Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey,
+      idempotencyKeyOf(request.headers),
       body,
       async () => {
         const response = checkCompanies(ctx, mode, body, options);
@@ -95,7 +94,6 @@ export function registerCompanyChecksRoutes(app: FastifyInstance, ctx: RouteCont
         return { status: 200, body: JSON.stringify(CreateCompanyChecksResponseSchema.parse(response)) };
       },
     );
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   });
 }

@@ -4,16 +4,13 @@
  * and file readers of services/ingest); the whole input is read and validated before anything is
  * created or replaced. The monitor service re-checks each monitor as a `source: monitor` job.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import type { PersonInput } from '../../domain/types.ts';
-import { IntakeError, JobInputError, readPeopleFromJson, readPeopleFromNdjson, uploadFileName } from '../../ingest/index.ts';
+import { IntakeError, JobInputError, readPeopleFromJson, readPeopleFromNdjson, spoolBytes } from '../../ingest/index.ts';
 import { callbackProblem } from '../../ingest/jobs/intake.ts';
 import { jobInputIssue } from '../../ingest/jobs/errors.ts';
 import {
@@ -24,10 +21,11 @@ import type { IdempotencyScope, StoredResponse } from '../../platform/store/idem
 import type { MonitorRecord, MonitorStore } from '../../platform/store/monitors-port.ts';
 import { authOf } from '../auth.ts';
 import { ApiError, validationFailed } from '../errors.ts';
-import { assertValidIdempotencyKey, canonicalJson, idempotencyKeyHeader, type IdempotentOutcome } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome, type IdempotentOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { apiErrorOfIntake } from '../jobs/intake-issues.ts';
-import { readUpload, UploadFormSchema } from '../jobs/read-upload.ts';
+import { jobMediaTypeOf } from '../jobs/read-body.ts';
+import { idempotencyBodyOf, readUpload, UploadFormSchema } from '../jobs/read-upload.ts';
 import { PersonInputSchema } from '../schemas/person-input.ts';
 import {
   CreateMonitorRequestSchema, MonitorFieldsSchema, MonitorListQuerySchema, MonitorListSchema, MonitorQuerySchema, MonitorSchema,
@@ -75,7 +73,7 @@ export const createMonitorSpec: RouteSpec = {
   query: MonitorQuerySchema,
   requestHeaders: [idempotencyKeyHeader],
   success: { status: 201, description: 'The monitor', schema: MonitorSchema, headers: ['Request-Id', 'Idempotent-Replayed', 'Location'] },
-  errors: [400, 401, 402, 409, 413, 422, 500],
+  errors: [400, 401, 402, 409, 413, 422, 500, 503],
 };
 
 export const listMonitorsSpec: RouteSpec = {
@@ -114,7 +112,7 @@ export const replaceMonitorContactsSpec: RouteSpec = {
   otherBodies: bodies(''),
   requestHeaders: [idempotencyKeyHeader],
   success: { status: 200, description: 'The monitor', schema: MonitorSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
-  errors: [400, 401, 402, 404, 409, 413, 422, 500],
+  errors: [400, 401, 402, 404, 409, 413, 422, 500, 503],
 };
 
 export const deleteMonitorSpec: RouteSpec = {
@@ -153,20 +151,6 @@ export function toMonitorJson(m: MonitorRecord): Monitor {
   };
 }
 
-type MediaType = 'json' | 'ndjson' | 'multipart';
-
-function mediaTypeOf(request: FastifyRequest): MediaType {
-  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'application/json') return 'json';
-  if (type === 'application/x-ndjson') return 'ndjson';
-  if (type === 'multipart/form-data') return 'multipart';
-  throw new ApiError({ code: 'invalid_request', messageKey: 'unsupported_job_media_type', status: 400, details: { reason: 'unsupported_media_type' } });
-}
-
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
-}
-
 const required = (path: string) => validationFailed([{ path, describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
 
 function parseOrThrow<T>(schema: z.ZodType<T>, data: unknown, prefix: string[] = []): T {
@@ -181,7 +165,8 @@ function apiErrorOfContacts(error: unknown): unknown {
   if (error instanceof IntakeError) return apiErrorOfIntake(error);
   if (error instanceof MonitorNotFoundError) return notFound();
   if (error instanceof TooManyContactsError) {
-    return validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? `Højst ${MAX_MONITOR_CONTACTS} kontakter.` : `At most ${MAX_MONITOR_CONTACTS} contacts.`) }]);
+    const limit = error.limit;
+    return validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? `Højst ${limit.toLocaleString('da-DK')} kontakter.` : `At most ${limit.toLocaleString('en')} contacts.`) }]);
   }
   if (error instanceof NoContactsError) {
     return validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Mindst én kontakt.' : 'At least one contact.') }]);
@@ -213,20 +198,6 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     }
   }
 
-  /** The raw body written to a spool file (mode 0600) while counted and hashed; the hex SHA-256. */
-  async function spoolBody(request: FastifyRequest, path: string): Promise<string> {
-    await mkdir(mctx.spoolDir, { recursive: true, mode: 0o700 });
-    const hash = createHash('sha256');
-    const hashed = async function* (source: AsyncIterable<Uint8Array>) {
-      for await (const chunk of source) {
-        hash.update(chunk);
-        yield chunk;
-      }
-    };
-    await pipeline(counted(request), hashed, createWriteStream(path, { mode: 0o600 }));
-    return hash.digest('hex');
-  }
-
   /**
    * Reads the contacts of a request and runs `use` with them while the source is open; the
    * fields of the monitor (JSON body fields, NDJSON query, multipart options) are given to
@@ -242,10 +213,8 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     scope: IdempotencyScope,
     use: (source: ContactSource, fields: () => MonitorFields) => Promise<StoredResponse>,
   ): Promise<IdempotentOutcome> {
-    const idempotencyKey = singleHeader(request.headers['idempotency-key']);
-    if (idempotencyKey !== undefined) assertValidIdempotencyKey(idempotencyKey);
-    const fingerprintOf = (request: Record<string, unknown>) => createHash('sha256').update(canonicalJson(request)).digest('hex');
-    const mediaType = mediaTypeOf(request);
+    const idempotencyKey = idempotencyKeyOf(request.headers);
+    const mediaType = jobMediaTypeOf(request);
     const query = (request.query ?? {}) as Record<string, unknown>;
     if (mediaType === 'multipart') {
       if (Object.keys(query).length > 0) throw validationFailed([{ path: '', describe: (l) => (l === 'da' ? 'Ingen parametre i forespørgselsstrengen her.' : 'No query parameters here.') }]);
@@ -261,8 +230,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
           ...(options.retention_days !== undefined ? { retention_days: options.retention_days } : {}),
         };
         if (!allowFields && Object.keys(fields).length > 0) throw validationFailed([{ path: 'options', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
-        const fingerprint = fingerprintOf({ media_type: 'multipart', file_sha256: upload.sha256, filename: upload.filename, fields: upload.rawFields });
-        return await ctx.idempotency.runWithFingerprint(scope, idempotencyKey, fingerprint, () =>
+        return await ctx.idempotency.run(scope, idempotencyKey, idempotencyBodyOf(upload), () =>
           use({ kind: 'file', path: upload.path, filename: upload.filename, column_mapping: upload.column_mapping }, () => fields));
       } finally {
         await rm(upload.path, { force: true });
@@ -270,14 +238,13 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     }
     const q = allowFields ? parseOrThrow(MonitorQuerySchema, query) : parseOrThrow(z.strictObject({}), query);
     if (request.body === null || request.body === undefined) throw required('people');
-    const spooled = idempotencyKey === undefined ? null : join(mctx.spoolDir, uploadFileName(randomUUID()));
+    const spooled = idempotencyKey === undefined ? null : await spoolBytes(counted(request), mctx.spoolDir);
     try {
-      let fingerprint = '';
-      if (spooled !== null) fingerprint = fingerprintOf({ media_type: mediaType, query, body_sha256: await spoolBody(request, spooled) });
-      const bytes = spooled === null ? counted(request) : createReadStream(spooled);
-      return await ctx.idempotency.runWithFingerprint(scope, idempotencyKey, fingerprint, () => usePeople(bytes));
+      const bytes = spooled === null ? counted(request) : createReadStream(spooled.path);
+      // Same key + same bytes (and the same query) is the same request.
+      return await ctx.idempotency.run(scope, idempotencyKey, { media_type: mediaType, query, body_sha256: spooled?.sha256 }, () => usePeople(bytes));
     } finally {
-      if (spooled !== null) await rm(spooled, { force: true });
+      if (spooled !== null) await rm(spooled.path, { force: true });
     }
 
     function usePeople(bytes: AsyncIterable<Uint8Array>): Promise<StoredResponse> {
@@ -322,11 +289,6 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
 
   /** The stored answer of a monitor call (what an Idempotency-Key replays byte for byte). */
   const answer = (status: number, m: MonitorRecord): StoredResponse => ({ status, body: JSON.stringify(MonitorSchema.parse(toMonitorJson(m))) });
-
-  function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome) {
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
-  }
 
   function send(reply: FastifyReply, status: number, m: MonitorRecord) {
     return reply.code(status).type('application/json; charset=utf-8').send(answer(status, m).body);

@@ -6,6 +6,7 @@ import type { PipelineEvents } from '../../pipeline/events.ts';
 import { verifyCallbackSignature } from '../../projection/callbacks/signature.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import { ApiError, validationFailed } from '../errors.ts';
+import { sendOutcome } from '../idempotency.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import { registerRoute } from './register.ts';
 import type { RouteContext, RouteSpec } from './route-spec.ts';
@@ -102,8 +103,7 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: RouteContext, p
           return { status: 200, body: JSON.stringify({ received: true, job_id: event.data.job_id, outcome: result }) };
         },
       );
-      if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-      return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+      return sendOutcome(reply, outcome);
     });
   });
 }

@@ -8,7 +8,7 @@ import { toListVersionRef } from '../../lists/active-index.ts';
 import { DirectoryUnavailableError } from '../../phones/directory-port.ts';
 import { authOf } from '../auth.ts';
 import { listNotReady, registerNotReady } from '../errors.ts';
-import { idempotencyKeyHeader } from '../idempotency.ts';
+import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import {
   CreatePhoneChecksRequestSchema, CreatePhoneChecksResponseSchema,
@@ -83,10 +83,9 @@ export function registerPhoneChecksRoutes(app: FastifyInstance, ctx: RouteContex
       stopLevel: body.stop_level ?? org.stop_level ?? 1,
       locale: localeFrom(request.headers['accept-language']),
     };
-    const idempotencyKey = request.headers['idempotency-key'];
     const outcome = await ctx.idempotency.run(
       { orgId: org.id, mode, endpoint: ENDPOINT },
-      Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey,
+      idempotencyKeyOf(request.headers),
       body,
       async () => {
         const response = await checkPhones(ctx, mode, body, options);
@@ -102,7 +101,6 @@ export function registerPhoneChecksRoutes(app: FastifyInstance, ctx: RouteContex
         return { status: 200, body: JSON.stringify(CreatePhoneChecksResponseSchema.parse(response)) };
       },
     );
-    if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
+    return sendOutcome(reply, outcome);
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ROWS_PER_JOB } from '../../domain/check-job.ts';
 import { boundedString, named } from './registry.ts';
 import { MatchPolicySchema } from './enums.ts';
 import { CheckResultSchema } from './check-result.ts';
@@ -6,7 +7,7 @@ import { ListVersionRefSchema } from './list-version-ref.ts';
 import { JobPersonInputSchema } from './person-input.ts';
 
 /** api-v2 "Limits": people per JSON POST /v2/check-jobs. */
-export const MAX_PEOPLE_PER_JOB = 1_000_000;
+export const MAX_PEOPLE_PER_JOB = MAX_ROWS_PER_JOB;
 /** DECISIONS §10. */
 export const MAX_RETENTION_DAYS = 90;
 

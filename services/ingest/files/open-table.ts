@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import type { FileFormat } from '../../domain/check-job.ts';
+import { MAX_ROWS_PER_JOB, type FileFormat } from '../../domain/check-job.ts';
 import { type CsvDialect, detectDelimiter, readCsvBatches } from './csv-reader.ts';
 import { FileRefusedError } from './refusal.ts';
 import { claimedFormat, formatOf, sniffKind } from './sniff.ts';
@@ -39,7 +39,7 @@ export interface OpenTableOptions {
   xlsLimits?: XlsLimits;
 }
 
-export const DEFAULT_MAX_DATA_ROWS = 1_000_000;
+export const DEFAULT_MAX_DATA_ROWS = MAX_ROWS_PER_JOB;
 /** 1,000,000 rows of ten columns unpack to about 400 MB of sheet XML; 1 GiB leaves room. */
 export const DEFAULT_MAX_INFLATED_BYTES = 1024 * 1024 * 1024;
 const HEAD_BYTES = 64 * 1024;

@@ -1,3 +1,5 @@
+import { MAX_ROWS_PER_JOB } from '../../domain/check-job.ts';
+
 /**
  * Why a file is refused, as a code and as da/en text (DECISIONS §14: a clear 422 in the caller's
  * language). One catalogue for every channel: the API's 422, SFTP's `failed/<base>.error.txt` and
@@ -41,8 +43,8 @@ const MESSAGES: Readonly<Record<FileRefusalCode, Readonly<Record<Locale, string>
     en: 'The file type is not supported. Use .xlsx, .xls, .csv or .txt.',
   },
   file_too_many_rows: {
-    da: 'Filen har mere end 1.000.000 rækker. Del den op i flere filer.',
-    en: 'The file has more than 1,000,000 rows. Split it into several files.',
+    da: `Filen har mere end ${MAX_ROWS_PER_JOB.toLocaleString('da-DK')} rækker. Del den op i flere filer.`,
+    en: `The file has more than ${MAX_ROWS_PER_JOB.toLocaleString('en')} rows. Split it into several files.`,
   },
   file_too_large_inflated: {
     da: 'Regnearket fylder for meget, når det pakkes ud.',

@@ -2,12 +2,15 @@ import ExcelJS from 'exceljs';
 import { cellText } from './cell-text.ts';
 import { createSharedStrings } from './shared-strings.ts';
 import { FileRefusedError } from './refusal.ts';
+import { SpoolFullError, spoolFullIfDiskFull } from '../jobs/errors.ts';
+import { inXlsxRead, removeXlsxTempCopies, type XlsxTempCopies } from './xlsx-temp.ts';
 
 /**
  * Rows of the first worksheet that holds data, with exceljs's streaming WorkbookReader: sheet XML
  * parsed as a stream, rows never all in memory, the shared strings kept as compact bytes. The zip
  * was checked by inspectXlsxZip first (bombs, macros, encryption, CRCs), so an error from exceljs
- * here means XML it cannot read: refused as corrupt. Wholly empty rows are no rows.
+ * here means XML it cannot read: refused as corrupt; but no room for its sheet copy is
+ * SpoolFullError (the server's condition). Wholly empty rows are no rows.
  */
 const BATCH = 1000;
 
@@ -31,7 +34,10 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
   };
   let found = false;
   let batch: Array<Array<string | null>> = [];
-  const events = (reader.parse() as AsyncIterator<ParseEvent>);
+  const parsed = reader.parse() as AsyncIterator<ParseEvent>;
+  // Every step runs as this read's, so the sheet copies it makes are known (xlsx-temp.ts).
+  const copies: XlsxTempCopies = new Set();
+  const events = { next: () => inXlsxRead(copies, () => parsed.next()) };
   let finished = false;
   try {
     for (let next = await events.next(); !next.done; next = await events.next()) {
@@ -63,6 +69,9 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
     finished = true;
   } catch (error) {
     if (error instanceof FileRefusedError) throw error;
+    // exceljs writes its sheet copy into the spool: no room there is ours, not a damaged file.
+    const full = spoolFullIfDiskFull(error);
+    if (full instanceof SpoolFullError) throw full;
     throw new FileRefusedError('file_corrupt', 'workbook XML unreadable');
   } finally {
     // exceljs copies sheets into temp files and deletes each only when its iteration moves on;
@@ -75,6 +84,8 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
         // the file is being refused anyway; the temp copies are all we came for
       }
     }
+    // A read that failed (exceljs's own error, a full spool) leaves the copy it was at.
+    await removeXlsxTempCopies(copies);
   }
   if (batch.length > 0) yield batch;
 }

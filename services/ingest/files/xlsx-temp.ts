@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -30,7 +31,44 @@ export function keepXlsxTempFilesIn(dir: string, nameOf: () => string): void {
     // exceljs calls tmp.file(callback); options from any other caller are kept, place and name are ours.
     const [first, ...rest] = args;
     const options = typeof first === 'function' ? {} : (first as object);
-    const callback = typeof first === 'function' ? first : rest[0];
-    return originalFile({ ...options, tmpdir: target.dir, dir: '', name: target.nameOf(), mode: 0o600 }, callback);
+    const callback = (typeof first === 'function' ? first : rest[0]) as TmpFileCallback;
+    const copies = copiesOfRead.getStore();
+    return originalFile({ ...options, tmpdir: target.dir, dir: '', name: target.nameOf(), mode: 0o600 }, copies ? tracked(copies, callback) : callback);
+  };
+}
+
+type TmpFileCallback = (error: Error | null, path: string, fd: number, cleanup: (done?: () => void) => void) => void;
+
+/**
+ * The sheet copies of one read still on disk (each one's removal). exceljs removes a copy only
+ * once its sheet was iterated past: when the read fails (no room for the copy, XML it cannot
+ * parse), the copy stays, its descriptor open, until the process exits. The read removes them.
+ */
+export type XlsxTempCopies = Set<() => Promise<void>>;
+
+const copiesOfRead = new AsyncLocalStorage<XlsxTempCopies>();
+
+/** Runs one step of a read (a `next()` of exceljs's parse) so that the copies it makes go into `copies`. */
+export function inXlsxRead<T>(copies: XlsxTempCopies, step: () => T): T {
+  return copiesOfRead.run(copies, step);
+}
+
+/** Removes (descriptor closed, file unlinked) every copy of a read that is still there. */
+export async function removeXlsxTempCopies(copies: XlsxTempCopies): Promise<void> {
+  await Promise.all([...copies].map((remove) => remove()));
+}
+
+function tracked(copies: XlsxTempCopies, callback: TmpFileCallback): TmpFileCallback {
+  return (error, path, fd, cleanup) => {
+    if (error) return callback(error, path, fd, cleanup);
+    let removed: Promise<void> | null = null;
+    const remove = () => {
+      copies.delete(remove);
+      removed ??= new Promise((done) => cleanup(() => done()));
+      return removed;
+    };
+    copies.add(remove);
+    // exceljs calls its cleanup without waiting: it gets the same removal.
+    return callback(error, path, fd, () => void remove());
   };
 }

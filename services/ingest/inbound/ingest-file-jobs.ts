@@ -10,7 +10,7 @@ import {
   type FileRefusalCode, type Ingest, type IngestDeps,
 } from '../index.ts';
 import { FILE_REFUSAL_CODES } from '../files/index.ts';
-import { endMonitorJob } from '../../monitors/end-run.ts';
+import { endUnfinishedJob } from '../jobs/end-job.ts';
 import { InboundRefusal, type FileJobs } from './file-jobs.ts';
 import { inboundTexts, type InboundMessageCode } from './messages.ts';
 
@@ -93,11 +93,9 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
     },
     get: (id) => deps.jobs.getJobById(id),
     async endInterrupted(id) {
-      // Every open intake was last seen before a second from now.
-      const at = new Date(Date.now() + 1000);
-      const open = await deps.jobs.listStalledIntakes(at.toISOString(), 10_000);
-      if (!open.some((job) => job.id === id)) return false;
-      await endMonitorJob(deps, id, new Date().toISOString());
+      const [job, intake] = await Promise.all([deps.jobs.getJobById(id), deps.jobs.getIntake(id)]);
+      if (intake?.closed !== false || (job?.status !== 'queued' && job?.status !== 'running')) return false;
+      await endUnfinishedJob(deps, id, new Date().toISOString());
       return true;
     },
     resultExtension: (job) => resultFileSpec(job).format,

@@ -25,10 +25,6 @@ const catalog = {
     da: 'Filen indeholder en række, der ikke kan tjekkes (f.eks. en værdi over 200 tegn).',
     en: 'The file contains a row that cannot be checked (for example a value over 200 characters).',
   },
-  too_many_contacts: {
-    da: 'Filen har flere end 1.000.000 kontakter; en overvågning kan højst have 1.000.000.',
-    en: 'The file has more than 1,000,000 contacts; a monitor holds at most 1,000,000.',
-  },
   no_contacts: {
     da: 'Filen indeholder ingen kontakter (en overvågning uden kontakter slettes i stedet).',
     en: 'The file holds no contacts (a monitor without contacts is deleted instead).',
@@ -51,6 +47,19 @@ export function inboundMessage(code: InboundMessageCode, locale: Locale): string
 
 export function inboundTexts(code: InboundMessageCode): Record<Locale, string> {
   return { da: catalog[code].da, en: catalog[code].en };
+}
+
+/**
+ * The refusal of a file with more contacts than a monitor holds, naming `limit`: the refusing
+ * rule's own (TooManyContactsError.limit), so the text cannot drift from the rule.
+ */
+export function tooManyContactsTexts(limit: number): Record<Locale, string> {
+  const da = limit.toLocaleString('da-DK');
+  const en = limit.toLocaleString('en');
+  return {
+    da: `Filen har flere end ${da} kontakter; en overvågning kan højst have ${da}.`,
+    en: `The file has more than ${en} contacts; a monitor holds at most ${en}.`,
+  };
 }
 
 /** The body of a receipt for a file that replaced a monitor's contacts: both languages, the preferred one first. */

@@ -4,7 +4,7 @@ import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { MonitorStore } from '../../platform/store/monitors-port.ts';
 import { InboundRefusal } from './file-jobs.ts';
 import { asRefusal } from './ingest-file-jobs.ts';
-import { inboundTexts } from './messages.ts';
+import { inboundTexts, tooManyContactsTexts } from './messages.ts';
 
 /**
  * What an SFTP folder bound to a monitor needs (docs/inbound.md "Folders that feed a monitor"):
@@ -30,7 +30,7 @@ export function createMonitorContactsFeed(monitors: MonitorStore, clock?: () => 
         });
       } catch (error) {
         if (error instanceof MonitorNotFoundError) throw new InboundRefusal('monitor_missing', inboundTexts('monitor_missing'));
-        if (error instanceof TooManyContactsError) throw new InboundRefusal('too_many_contacts', inboundTexts('too_many_contacts'));
+        if (error instanceof TooManyContactsError) throw new InboundRefusal('too_many_contacts', tooManyContactsTexts(error.limit));
         if (error instanceof NoContactsError) throw new InboundRefusal('no_contacts', inboundTexts('no_contacts'));
         throw asRefusal(error);
       }

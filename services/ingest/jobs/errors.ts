@@ -78,6 +78,12 @@ export class SpoolFullError extends Error {
   }
 }
 
+/** A write error in the spool's terms: a full disk or quota is SpoolFullError, anything else passes on as it was. */
+export function spoolFullIfDiskFull(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' ? new SpoolFullError({ cause: error }) : error;
+}
+
 /** A live job needs an active cpr list version to pin; none is active yet. */
 export class ListNotReadyError extends Error {
   override name = 'ListNotReadyError';

@@ -423,8 +423,9 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     try {
       // The final count and hash go on the record before RowsComplete is on the log, so the
       // projection's completion (which needs RowsComplete) never races this write, and GET shows
-      // what the 202 shows.
-      await deps.jobs.updateJob(job.id, { row_count: job.row_count, input_sha256: job.input_sha256 });
+      // what the 202 shows. Unless the job is finished already (the projection failed it while
+      // the body still arrived): it stays what its callback said it was.
+      await deps.jobs.updateJob(job.id, { row_count: job.row_count, input_sha256: job.input_sha256 }, unfinished);
       const { chunks } = await early.publisher.complete(job.input_sha256 as string, clock().toISOString());
       await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
       logger.info(
@@ -523,6 +524,11 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       }
     },
   };
+}
+
+/** Not yet done or failed: a finished job's row count and input hash are what its callback showed. */
+function unfinished(job: JobRecord): boolean {
+  return job.status !== 'done' && job.status !== 'failed';
 }
 
 /** The options a job stores: every default applied (see docs/architecture.md "Job intake"). */

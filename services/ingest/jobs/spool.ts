@@ -14,7 +14,7 @@ import { finished } from 'node:stream/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { PersonInput } from '../../domain/types.ts';
-import { SpoolFullError } from './errors.ts';
+import { spoolFullIfDiskFull } from './errors.ts';
 
 /**
  * One input row: the person, and for file input the row's cells as read (kept with the result so
@@ -120,7 +120,7 @@ export async function spoolRows(
     await finished(out);
   } catch (error) {
     await discard();
-    throw isDiskFull(error) ? new SpoolFullError({ cause: error }) : error;
+    throw spoolFullIfDiskFull(error);
   }
   return {
     rowCount,
@@ -223,11 +223,6 @@ export function uploadFileName(id: string): string {
  */
 export function xlsxTempFileName(): string {
   return `xlsx-${spoolHost()}-${process.pid}-${randomUUID()}.sheet`;
-}
-
-function isDiskFull(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** This machine's name as it appears in spool file names. */

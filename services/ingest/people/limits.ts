@@ -1,3 +1,4 @@
+import { MAX_ROWS_PER_JOB } from '../../domain/check-job.ts';
 import type { PersonRules } from './tokens.ts';
 import { IntakeError } from './errors.ts';
 
@@ -23,7 +24,7 @@ export interface ResolvedLimits extends PersonRules {
 
 export function resolveLimits(limits: IntakeLimits, allowNewlines: boolean): ResolvedLimits {
   return {
-    maxPeople: limits.maxPeople ?? 1_000_000,
+    maxPeople: limits.maxPeople ?? MAX_ROWS_PER_JOB,
     minPeople: limits.minPeople ?? 1,
     maxStringLength: limits.maxStringLength ?? 200,
     batchSize: Math.max(1, limits.batchSize ?? 1000),

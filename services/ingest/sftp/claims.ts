@@ -203,9 +203,8 @@ async function advanceMonitorClaim(ctx: VisitContext, claim: InboundClaim, origi
       await rm(local, { force: true });
     }
     ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, monitor_id: monitorId, contacts }, 'sftp.monitor_contacts_replaced');
-    const taken = async (path: string) => ctx.remote.exists(path);
-    const receipt = `outbox/${receiptName(original, claim.id, await taken(`outbox/${receiptName(original, claim.id, false)}`))}`;
-    const archived = `archive/${archiveName(original, claim.id, await taken(`archive/${archiveName(original, claim.id, false)}`))}`;
+    const receipt = await freeName(ctx, 'outbox', (taken) => receiptName(original, claim.id, taken));
+    const archived = await freeName(ctx, 'archive', (taken) => archiveName(original, claim.id, taken));
     outputs = [receipt, partialUploadName(receipt), archived];
     // The customer's file is kept (archive/) as long as a job's would be: the organisation's retention.
     const deleteAfter = new Date(ctx.now().getTime() + ctx.org.retention_days * 86_400_000).toISOString();
@@ -223,6 +222,15 @@ async function advanceMonitorClaim(ctx: VisitContext, claim: InboundClaim, origi
 }
 
 /**
+ * `<folder>/<name>`: the plain name, or the claim's variant (names.ts) when a file of the plain
+ * name is already there, so nothing a customer has is ever replaced.
+ */
+async function freeName(ctx: VisitContext, folder: 'outbox' | 'archive' | 'failed', name: (taken: boolean) => string): Promise<string> {
+  const plain = `${folder}/${name(false)}`;
+  return (await ctx.remote.exists(plain)) ? `${folder}/${name(true)}` : plain;
+}
+
+/**
  * The claim's output names, chosen once (before anything is written) and kept on the claim, so a
  * retry writes to the same names: [result, its partial name, archive, error file, its partial name].
  */
@@ -230,10 +238,9 @@ async function planOutputs(
   ctx: VisitContext, claim: InboundClaim, original: string, ext: 'csv' | 'xlsx', deleteAfter: string,
 ): Promise<InboundClaim> {
   if (claim.outputs.length > 0 && claim.delete_after !== null) return claim;
-  const taken = async (path: string) => ctx.remote.exists(path);
-  const result = `outbox/${resultName(original, ext, claim.id, await taken(`outbox/${resultName(original, ext, claim.id, false)}`))}`;
-  const archived = `archive/${archiveName(original, claim.id, await taken(`archive/${archiveName(original, claim.id, false)}`))}`;
-  const errorFile = `failed/${errorName(original, claim.id, await taken(`failed/${errorName(original, claim.id, false)}`))}`;
+  const result = await freeName(ctx, 'outbox', (taken) => resultName(original, ext, claim.id, taken));
+  const archived = await freeName(ctx, 'archive', (taken) => archiveName(original, claim.id, taken));
+  const errorFile = await freeName(ctx, 'failed', (taken) => errorName(original, claim.id, taken));
   const outputs = [result, partialUploadName(result), archived, errorFile, partialUploadName(errorFile)];
   const updated = await ctx.inbound.updateClaim(claim.id, {
     state: claim.state === 'claimed' ? 'job_created' : claim.state, outputs, delete_after: deleteAfter, updated_at: ctx.now().toISOString(),
@@ -245,8 +252,8 @@ async function planOutputs(
 async function refuse(ctx: VisitContext, claim: InboundClaim, original: string, refusal: InboundRefusal): Promise<boolean> {
   let outputs = claim.outputs;
   if (outputs.length === 0) {
-    const errorFile = `failed/${errorName(original, claim.id, await ctx.remote.exists(`failed/${errorName(original, claim.id, false)}`))}`;
-    const kept = `failed/${archiveName(original, claim.id, await ctx.remote.exists(`failed/${archiveName(original, claim.id, false)}`))}`;
+    const errorFile = await freeName(ctx, 'failed', (taken) => errorName(original, claim.id, taken));
+    const kept = await freeName(ctx, 'failed', (taken) => archiveName(original, claim.id, taken));
     outputs = [errorFile, partialUploadName(errorFile), kept];
     const retentionDays = ctx.org?.retention_days ?? 30;
     const deleteAfter = new Date(ctx.now().getTime() + retentionDays * 86_400_000).toISOString();

@@ -12,11 +12,15 @@
 import { constants } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spoolFullIfDiskFull } from '../jobs/errors.ts';
 
 const DRAFT_FILE = /^draft-([0-9a-f-]{36})\.upload$/;
 
 export interface DraftFiles {
-  /** Keeps `path` as the draft file of `jobId`: moved (`move`, same file system) or copied. */
+  /**
+   * Keeps `path` as the draft file of `jobId`: moved (`move`, same file system) or copied. No room
+   * for the copy is SpoolFullError, and no part of it stays.
+   */
   keep(jobId: string, path: string, options: { move: boolean }): Promise<void>;
   pathOf(jobId: string): string;
   remove(jobId: string): Promise<void>;
@@ -43,8 +47,14 @@ export function createDraftFiles(dir: string): DraftFiles {
           if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
         }
       }
-      await copyFile(path, target, constants.COPYFILE_EXCL);
-      await chmod(target, 0o600);
+      try {
+        await copyFile(path, target, constants.COPYFILE_EXCL);
+        await chmod(target, 0o600);
+      } catch (error) {
+        // A part copied onto a full disk is not left behind; the client may try again later.
+        await rm(target, { force: true });
+        throw spoolFullIfDiskFull(error);
+      }
     },
     async remove(jobId) {
       await rm(pathOf(jobId), { force: true });

@@ -64,12 +64,6 @@ export function applyJobPatch(current: JobRecord, patch: JobPatch, now: string):
     next.status = 'deleted';
     next.preview = [];
   }
-  if (current.status === 'done' || current.status === 'failed') {
-    // A finished job is what its callback said it was: an intake sealing it late (the projection
-    // failed it while the body still arrived) does not change its row count or input hash.
-    next.row_count = current.row_count;
-    next.input_sha256 = current.input_sha256;
-  }
   next.updated_at = patch.updated_at ?? now;
   return next;
 }

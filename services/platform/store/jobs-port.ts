@@ -26,7 +26,8 @@ import type { CheckResult, ListVersionRef } from '../../domain/types.ts';
  * - The intake's progress (`touchIntake`) is kept apart from the job record, so the intake (API
  *   process) and the projection never write the same record at once: a job created `queued` has
  *   an open intake whose last sign of life is its `created_at`; `listStalledIntakes` finds the
- *   queued/running jobs whose intake stopped giving signs of life (a process killed mid-publish).
+ *   queued/running jobs whose intake stopped giving signs of life (a process killed mid-publish);
+ *   `getIntake` reads one job's (whose publisher is known to have died).
  *
  * - `updateJob` is an atomic read-modify-write, also between processes: patches written to one job
  *   at once (the API sealing an overlapped intake while the projection fails the job) all hold;
@@ -125,6 +126,12 @@ export interface ResultPage {
 
 export const MAX_RESULTS_PAGE = 10_000;
 
+/** An intake's progress (JobStore.touchIntake). */
+export interface IntakeState {
+  last_seen_at: string;
+  closed: boolean;
+}
+
 export interface JobStore {
   /**
    * Throws JobExistsError when a job with this id exists. A job created `queued` starts with an
@@ -142,8 +149,12 @@ export interface JobStore {
    * organisation (the web page); not a page through every job (no cursor).
    */
   listRecentJobs(scope: { org_id: string; mode: 'live' | 'test' }, limit: number): Promise<JobRecord[]>;
-  /** Applies `patch` (and `updated_at`) to the latest record; null when no such job. */
-  updateJob(id: string, patch: JobPatch): Promise<JobRecord | null>;
+  /**
+   * Applies `patch` (and `updated_at`) to the latest record; null when no such job. With `when`,
+   * only if `when(latest)` holds, else the latest record comes back unchanged: the condition is
+   * checked on the record the patch would change, also when a concurrent write won the race.
+   */
+  updateJob(id: string, patch: JobPatch, when?: (current: JobRecord) => boolean): Promise<JobRecord | null>;
   /** Jobs not yet deleted whose delete_after ≤ `now`, oldest delete_after first; limit 1..10,000. */
   listJobsDueForDeletion(now: string, limit: number): Promise<JobRecord[]>;
   /**
@@ -165,6 +176,11 @@ export interface JobStore {
    * Jobs created before intakes were recorded have none and are never listed.
    */
   listStalledIntakes(lastSeenBefore: string, limit: number): Promise<JobRecord[]>;
+  /**
+   * One job's intake as touchIntake left it: its last sign of life and whether it is closed;
+   * null when the job has none (never created queued, or created before intakes were recorded).
+   */
+  getIntake(jobId: string): Promise<IntakeState | null>;
 
   /**
    * Stores result rows of one job, idempotently on (job_id, row). `deleteAfter` is the job's

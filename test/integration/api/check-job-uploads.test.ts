@@ -5,59 +5,15 @@
  * The whole pipeline (matcher, projection) with files made by LibreOffice and exceljs runs in
  * test/e2e/uploads.*.test.ts.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { pipelineTopics } from '../../../infra/topics.ts';
+import { describe, expect, it } from 'vitest';
 import { fileRefusalMessage } from '../../../services/ingest/index.ts';
 import { matchChunk } from '../../../services/matcher/match-chunk.ts';
-import { createPipelineEvents, type PipelineEvent } from '../../../services/pipeline/events.ts';
-import { createEmbeddedEventLog } from '../../../services/platform/log/embedded.ts';
-import type { EventLog } from '../../../services/platform/log/port.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { createStaticSchemaRegistry } from '../../../services/platform/schema-registry/static.ts';
-import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
-import type { JobStore } from '../../../services/platform/store/jobs-port.ts';
-import { multipartBody, type FormPart } from '../../support/multipart.ts';
-import { consumeEvents } from './event-capture.ts';
-import { bearer, build, errorOf } from './helper.ts';
+import type { PipelineEvent } from '../../../services/pipeline/events.ts';
+import type { FormPart } from '../../support/multipart.ts';
+import { bearer, errorOf } from './helper.ts';
+import { uploadsApi } from './uploads-api.ts';
 
-const registry = createStaticSchemaRegistry();
 type Json = Record<string, any>;
-
-async function setup(options: { maxUploadBytes?: number } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'uploads-test-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  const spoolDir = join(dir, 'spool');
-  const draftDir = join(dir, 'uploads');
-  let jobs!: JobStore;
-  let eventLog!: EventLog;
-  const built = await build({
-    withDeps: (db) => {
-      jobs = createEmbeddedJobStore(db);
-      eventLog = createEmbeddedEventLog({ db, logger: silentLogger(), pollIntervalMs: 20 });
-      const events = createPipelineEvents({ log: eventLog, registry });
-      return {
-        events,
-        checkJobs: { jobs, events, spoolDir, draftDir, chunkRows: 50, ...(options.maxUploadBytes ? { maxUploadBytes: options.maxUploadBytes } : {}) },
-      };
-    },
-  });
-  await eventLog.createTopics(pipelineTopics());
-  const log = await consumeEvents(eventLog, registry);
-  onTestFinished(async () => {
-    await log.close();
-    await eventLog.close();
-  });
-  const allJobs = () => jobs.listJobsDueForDeletion('9999-12-31T00:00:00.000Z', 10_000);
-  const filesIn = (d: string) => (existsSync(d) ? readdirSync(d) : []);
-  async function upload(key: string, parts: FormPart[], headers: Record<string, string> = {}) {
-    const { body, contentType } = await multipartBody(parts);
-    return built.app.inject({ method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(key), 'content-type': contentType, ...headers }, payload: body });
-  }
-  return { ...built, jobs, log, spoolDir, draftDir, allJobs, filesIn, upload };
-}
 
 /** Test keys answer by surname (DECISIONS §3): Robinson 5, Bygning 4, Fornavn 3, Efternavn 2, Husstand 1, else 0. */
 const SURNAMES = ['Robinson', 'Bygning', 'Fornavn', 'Efternavn', 'Husstand', 'Jensen'] as const;
@@ -82,7 +38,7 @@ function eventsOf(all: PipelineEvent[], jobId: string) {
 
 describe('multipart POST /v2/check-jobs → draft', () => {
   it('makes a draft with columns, the guessed mapping and a 20-row preview checked as the job would be; nothing published', async () => {
-    const { upload, orgA, log, draftDir, spoolDir, filesIn } = await setup();
+    const { upload, orgA, log, draftDir, spoolDir, filesIn } = await uploadsApi();
     const rows = rowsOf(45);
     const response = await upload(orgA.testKey, [csvFile(csvOf(rows)), { name: 'external_ref', value: 'crm-7' }], { 'accept-language': 'en' });
     expect(response.statusCode, response.body).toBe(202);
@@ -103,7 +59,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   });
 
   it('company and phone options without the add-on are 403 forbidden (da/en), on upload and on start; the draft stays', async () => {
-    const { app, upload, orgA, log, accounts } = await setup();
+    const { app, upload, orgA, log, accounts } = await uploadsApi();
     const refused = await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3))), { name: 'options', value: JSON.stringify({ start: true, check_phones: true }) }], { 'accept-language': 'en' });
     expect(refused.statusCode, refused.body).toBe(403);
     expect(errorOf(refused)).toMatchObject({ code: 'forbidden', details: { reason: 'addon_required', addon: 'phone' } });
@@ -124,7 +80,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   });
 
   it('start moves it to queued and publishes every row with its cells; the draft file goes; a second start is 409', async () => {
-    const { app, upload, orgA, log, draftDir, spoolDir, filesIn } = await setup();
+    const { app, upload, orgA, log, draftDir, spoolDir, filesIn } = await uploadsApi();
     const rows = rowsOf(120);
     const draft = (await upload(orgA.testKey, [csvFile(csvOf(rows))])).json<Json>();
     const started = await app.inject({ method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: bearer(orgA.testKey), payload: { options: { stop_level: 3 } } });
@@ -146,7 +102,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   });
 
   it('options.start: true queues the job at once', async () => {
-    const { upload, orgA, log, draftDir, filesIn } = await setup();
+    const { upload, orgA, log, draftDir, filesIn } = await uploadsApi();
     const response = await upload(orgA.testKey, [csvFile(csvOf(rowsOf(7))), { name: 'options', value: JSON.stringify({ start: true, policy: 'strict' }) }]);
     expect(response.statusCode, response.body).toBe(202);
     const job = response.json<Json>();
@@ -157,7 +113,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   });
 
   it('a file whose columns cannot be told is a draft without a mapping; start asks for one, then takes one by index', async () => {
-    const { app, upload, orgA } = await setup();
+    const { app, upload, orgA } = await uploadsApi();
     const bytes = Buffer.from('1;2;3\n4;5;6\n7;8;9\n');
     const draft = (await upload(orgA.testKey, [csvFile(bytes, 'tal.csv')])).json<Json>();
     expect(draft).toMatchObject({ status: 'draft', column_mapping: null, row_count: 2, columns: ['1', '2', '3'] });
@@ -173,7 +129,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   });
 
   it('a mapped value over 200 characters refuses the start, naming the row; the draft stays a draft', async () => {
-    const { app, upload, orgA, log, jobs } = await setup();
+    const { app, upload, orgA, log, jobs } = await uploadsApi();
     const rows = rowsOf(5);
     rows[3][1] = 'x'.repeat(201);
     const draft = (await upload(orgA.testKey, [csvFile(csvOf(rows))])).json<Json>();
@@ -186,7 +142,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   });
 
   it('DELETE of a draft removes its file at once', async () => {
-    const { app, upload, orgA, draftDir, filesIn } = await setup();
+    const { app, upload, orgA, draftDir, filesIn } = await uploadsApi();
     const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json<Json>();
     expect(filesIn(draftDir)).toHaveLength(1);
     const deleted = await app.inject({ method: 'DELETE', url: `/v2/check-jobs/${draft.id}`, headers: bearer(orgA.testKey) });
@@ -197,7 +153,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   });
 
   it('the same Idempotency-Key and file replays the first draft; another file with it is 422', async () => {
-    const { upload, orgA, allJobs } = await setup();
+    const { upload, orgA, allJobs } = await uploadsApi();
     const parts = [csvFile(csvOf(rowsOf(4)))];
     const first = await upload(orgA.testKey, parts, { 'idempotency-key': 'up-1' });
     const second = await upload(orgA.testKey, parts, { 'idempotency-key': 'up-1' });
@@ -211,7 +167,7 @@ describe('multipart POST /v2/check-jobs → draft', () => {
   });
 
   it('another organisation cannot start a draft (404)', async () => {
-    const { app, upload, orgA, orgB } = await setup();
+    const { app, upload, orgA, orgB } = await uploadsApi();
     const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json<Json>();
     const response = await app.inject({ method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: bearer(orgB.testKey) });
     expect(response.statusCode).toBe(404);
@@ -235,7 +191,7 @@ describe('refused uploads create nothing: no job, no spool or draft file, no eve
     ['an http callback', [csvFile(csvOf(rowsOf(2))), { name: 'callback_url', value: 'http://example.com/x' }], 422, { issues: [{ path: 'callback_url' }] }],
   ];
   it.each(cases)('%s', async (_, parts, status, details) => {
-    const { upload, orgA, log, allJobs, spoolDir, draftDir, filesIn } = await setup();
+    const { upload, orgA, log, allJobs, spoolDir, draftDir, filesIn } = await uploadsApi();
     const response = await upload(orgA.testKey, parts, { 'accept-language': 'en' });
     expect(response.statusCode, response.body).toBe(status);
     const error = errorOf(response);
@@ -252,7 +208,7 @@ describe('refused uploads create nothing: no job, no spool or draft file, no eve
   });
 
   it('a file over the upload limit is 413, in Danish by default', async () => {
-    const { upload, orgA, allJobs, spoolDir, filesIn } = await setup({ maxUploadBytes: 1000 });
+    const { upload, orgA, allJobs, spoolDir, filesIn } = await uploadsApi({ maxUploadBytes: 1000 });
     const response = await upload(orgA.testKey, [csvFile(csvOf(rowsOf(100)))]);
     expect(response.statusCode).toBe(413);
     expect(errorOf(response)).toMatchObject({ code: 'invalid_request', details: { reason: 'body_too_large' } });
@@ -262,7 +218,7 @@ describe('refused uploads create nothing: no job, no spool or draft file, no eve
   });
 
   it('a body that is not multipart despite its header is 400', async () => {
-    const { app, orgA, allJobs } = await setup();
+    const { app, orgA, allJobs } = await uploadsApi();
     const response = await app.inject({
       method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(orgA.testKey), 'content-type': 'multipart/form-data; boundary=xyz' }, payload: 'not a form',
     });
@@ -274,7 +230,7 @@ describe('refused uploads create nothing: no job, no spool or draft file, no eve
 describe('GET /v2/check-jobs/{id}/file', () => {
   /** A started upload made done the way the pipeline would: the matcher's pure step, then the store. */
   async function doneJob(rows: string[][], parts: FormPart[] = [csvFile(csvOf(rows))]) {
-    const s = await setup();
+    const s = await uploadsApi();
     const draft = (await s.upload(s.orgA.testKey, parts)).json<Json>();
     await s.app.inject({ method: 'POST', url: `/v2/check-jobs/${draft.id}/start`, headers: bearer(s.orgA.testKey) });
     const { chunks } = eventsOf(await s.log.decoded(), draft.id);
@@ -318,7 +274,7 @@ describe('GET /v2/check-jobs/{id}/file', () => {
   });
 
   it('is 409 before done, 410 once deleted, 404 for another organisation', async () => {
-    const { app, upload, orgA, orgB } = await setup();
+    const { app, upload, orgA, orgB } = await uploadsApi();
     const draft = (await upload(orgA.testKey, [csvFile(csvOf(rowsOf(3)))])).json<Json>();
     const early = await app.inject({ method: 'GET', url: `/v2/check-jobs/${draft.id}/file`, headers: bearer(orgA.testKey) });
     expect(early.statusCode).toBe(409);

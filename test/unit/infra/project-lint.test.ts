@@ -69,6 +69,17 @@ describe('the project lint (.oxlintrc.json)', () => {
     ].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })));
   });
 
+  it('lets ingest reach monitors only through their contacts entry point', async () => {
+    expect(await findings({
+      'services/ingest/inbound/feed.ts': [
+        "export { replaceMonitorContacts } from '../../monitors/contacts.ts';",
+        "export { createMonitorService } from '../../monitors/service.ts';",
+        "export type { MonitorStore } from '../../platform/store/monitors-port.ts';",
+      ].join('\n'),
+      'services/api/app.ts': "export { createMonitorService } from '../monitors/service.ts';",
+    })).toEqual(['services/ingest/inbound/feed.ts:2 no-restricted-imports']);
+  });
+
   it('finds console and process.env in library code, but not in the entry points or config.ts', async () => {
     const text = "console.log('x');\nexport const port = process.env.PORT;\n";
     expect(await findings({

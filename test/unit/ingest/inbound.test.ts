@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../../../services/ingest/inbound/secrets.ts';
-import { refusalText } from '../../../services/ingest/inbound/messages.ts';
+import { refusalText, tooManyContactsTexts } from '../../../services/ingest/inbound/messages.ts';
+import { MAX_MONITOR_CONTACTS, TooManyContactsError } from '../../../services/monitors/contacts.ts';
+import { MAX_ROWS_PER_JOB } from '../../../services/domain/check-job.ts';
+import { MAX_PEOPLE_PER_JOB } from '../../../services/api/schemas/check-job.ts';
+import { DEFAULT_MAX_DATA_ROWS, fileRefusalMessage } from '../../../services/ingest/files/index.ts';
 import { bareAddress, derivedId, messageKey, replyLocale, safeFilename, spreadsheetParts } from '../../../services/ingest/email/message-parts.ts';
 import { replySubject, replyText } from '../../../services/ingest/email/reply.ts';
 import { archiveName, baseName, errorName, isClaimable, parseProcessingName, processingName, resultName } from '../../../services/ingest/sftp/names.ts';
@@ -30,6 +34,23 @@ describe('drop-folder names', () => {
     expect(errorName('list.csv', ID, true)).toBe('list.0b6f3f2e.error.txt');
     expect(archiveName('list.csv', ID, false)).toBe('list.csv');
     expect(archiveName('list.csv', ID, true)).toBe('0b6f3f2e.list.csv');
+  });
+});
+
+describe("a monitor's contact limit in refusals", () => {
+  it('names the limit of the refusing rule, in each language\'s own digits', () => {
+    expect(tooManyContactsTexts(new TooManyContactsError(2500).limit)).toEqual({
+      da: 'Filen har flere end 2.500 kontakter; en overvågning kan højst have 2.500.',
+      en: 'The file has more than 2,500 contacts; a monitor holds at most 2,500.',
+    });
+    expect(tooManyContactsTexts(MAX_MONITOR_CONTACTS).da).toContain('højst have 1.000.000');
+  });
+
+  it('is the one job limit, which every row rule and its file refusal take', () => {
+    expect(MAX_ROWS_PER_JOB).toBe(1_000_000);
+    expect([MAX_MONITOR_CONTACTS, MAX_PEOPLE_PER_JOB, DEFAULT_MAX_DATA_ROWS]).toEqual([MAX_ROWS_PER_JOB, MAX_ROWS_PER_JOB, MAX_ROWS_PER_JOB]);
+    expect(fileRefusalMessage('file_too_many_rows', 'da')).toBe('Filen har mere end 1.000.000 rækker. Del den op i flere filer.');
+    expect(fileRefusalMessage('file_too_many_rows', 'en')).toBe('The file has more than 1,000,000 rows. Split it into several files.');
   });
 });
 

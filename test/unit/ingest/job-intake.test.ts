@@ -269,6 +269,17 @@ describe('overlapped intake (spoolAndPublish + seal)', () => {
     expect(readdirSync(spoolDir)).toEqual([]);
   });
 
+  it('a job failed while its body still arrived keeps the row count and hash its callback showed; seal leaves them', async () => {
+    const { intake, jobs } = overlapped();
+    const streamed = await intake.spoolAndPublish(batches(people, 2), () => spec());
+    const id = streamed.early!.job.id;
+    const failed = await jobs.updateJob(id, { status: 'failed', error: 'unreadable_message', finished_at: NOW.toISOString() });
+    await intake.seal(streamed, spec({ inputSha256: 'ef'.repeat(32) }));
+    await streamed.discard();
+    expect(await jobs.getJobById(id)).toEqual(failed);
+    expect(failed).toMatchObject({ row_count: 0, input_sha256: null });
+  });
+
   it('a bad row after publishing began: the job is abandoned (deleted, intake closed), nothing stays visible', async () => {
     const { intake, jobs, published, spoolDir } = overlapped();
     await expect(intake.spoolAndPublish(batches(people, 2, 4), () => spec())).rejects.toThrow('bad row');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Status } from '../../../domain/types.ts';
 import type { JobRecord, JobStore, ResultRow } from '../jobs-port.ts';
 import { tsvEscape, type ClickHouseConnection } from './connection.ts';
@@ -17,6 +18,28 @@ import { sql, type Statement } from './sql.ts';
 const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record'] as const;
 /** Concurrent writers of one record are two or three processes: each loses a race rarely. */
 const MAX_WRITE_ATTEMPTS = 20;
+/**
+ * The stored document's field naming the writers of the record's last revisions, newest last, as
+ * `<revision>:<random mark of that write>` (`replace`); taken out of every record read.
+ */
+const WRITES = '_writes';
+/** Writes a record remembers: more than can follow one write within its own read back. */
+const WRITES_KEPT = 32;
+
+interface Versioned {
+  revision: number;
+  job: JobRecord;
+  writes: string[];
+}
+
+function parseStored(doc: string): { job: JobRecord; writes: string[] } {
+  const { [WRITES]: writes, ...job } = JSON.parse(doc) as JobRecord & { [WRITES]?: string[] };
+  return { job, writes: writes ?? [] };
+}
+
+function recordOf(doc: string): JobRecord {
+  return parseStored(doc).job;
+}
 
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   const jobs = conn.table('check_jobs');
@@ -27,19 +50,21 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     await conn.insert('check_job_intakes', [{ job_id: jobId, closed: closed ? 1 : 0, last_seen_ms: timestampMs(at) }]);
   }
 
-  async function readVersioned(id: string): Promise<{ revision: number; job: JobRecord } | null> {
+  async function readVersioned(id: string): Promise<Versioned | null> {
     const [row] = await conn.rows<{ revision: string; doc: string }>(
       sql`SELECT revision, doc FROM ${jobs} FINAL WHERE id = ${id}`,
     );
-    return row ? { revision: Number(row.revision), job: JSON.parse(row.doc) as JobRecord } : null;
+    return row ? { revision: Number(row.revision), ...parseStored(row.doc) } : null;
   }
 
   /**
-   * Inserts revision `revision` of the record. The token `<id>/<revision>` makes the table keep
-   * one row per revision (migration 014: check_jobs remembers recent tokens): of two writers that
-   * read the same revision, the second insert is dropped, and `replace` sees it lost.
+   * Inserts revision `revision` of the record, with `writes` in its document. The token
+   * `<id>/<revision>` makes the table keep one row per revision (migration 014: check_jobs
+   * remembers recent tokens): of two writers that read the same revision, the second insert is
+   * dropped, and `replace` sees it lost.
    */
-  async function write(job: JobRecord, revision: number, doc = JSON.stringify(job)): Promise<void> {
+  async function write(job: JobRecord, revision: number, writes: string[]): Promise<void> {
+    const doc = JSON.stringify({ ...job, [WRITES]: writes });
     await conn.client.insert({
       table: jobs.name,
       format: 'JSONEachRow',
@@ -70,20 +95,35 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
    * (an overlapped intake sealing its job) and the projection (failing or completing it) may
    * change one record at once, and without this the later insert of the same revision silently
    * undid the other (a failed job back to running, then failed again with a second callback).
-   * A writer whose revision was taken applies its change again to the record that won.
+   * A writer whose revision was taken applies its change again to the record that won. `change`
+   * returns null to leave the record as it is.
+   *
+   * Whether the insert was the one kept is read back, because no insert answer tells: ClickHouse
+   * says in no response whether it deduplicated an insert (its maintainers,
+   * ClickHouse/ClickHouse#60423), and the chDB front the tests run reports written_rows 0 for
+   * every insert. The read back is of the latest record (FINAL), which names the writers of its
+   * last revisions (WRITES): reading `revision = n` itself found nothing once another writer had
+   * built n + 1 on it and a merge (which keeps a job's highest revision only) had run, and the
+   * winner applied its change a second time, undoing n + 1. A lost writer goes on from the record
+   * it read back, so a race costs no extra read.
    */
-  async function replace(id: string, change: (job: JobRecord) => JobRecord): Promise<JobRecord | null> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await readVersioned(id);
-      if (!current) return null;
+  async function replace(id: string, change: (job: JobRecord) => JobRecord | null): Promise<JobRecord | null> {
+    let current = await readVersioned(id);
+    for (let attempt = 1; current; attempt++) {
       const next = change(current.job);
-      const doc = JSON.stringify(next);
+      if (!next) return current.job; // no change wanted: nothing written
       const revision = current.revision + 1;
-      await write(next, revision, doc);
-      const [stored] = await conn.rows<{ doc: string }>(sql`SELECT doc FROM ${jobs} WHERE id = ${id} AND revision = ${revision} LIMIT 1`);
-      if (stored?.doc === doc) return next;
+      const mark = `${revision}:${randomBytes(6).toString('base64url')}`;
+      await write(next, revision, [...current.writes.slice(1 - WRITES_KEPT), mark]);
+      current = await readVersioned(id);
+      const writer = current?.writes.find((entry) => entry.startsWith(`${revision}:`));
+      if (writer === mark) return next;
+      if (!writer && current && current.revision > revision) {
+        throw new Error(`job record ${id}: revision ${revision} is older than the ${WRITES_KEPT} writes the record remembers`);
+      }
       if (attempt >= MAX_WRITE_ATTEMPTS) throw new Error(`job record ${id}: revision ${revision} taken ${attempt} times in a row`);
     }
+    return null;
   }
 
   return {
@@ -92,14 +132,14 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       // The intake row first: killed in between, an intake without a job is never listed, while a
       // queued job without an intake would never be swept.
       if (job.status === 'queued') await touch(job.id, job.created_at, false);
-      await write(job, 1);
+      await write(job, 1, []);
     },
 
     async getJob(scope, id) {
       // org_id and mode never change between versions, so filtering them inside FINAL is safe.
       const [row] = await conn.rows<{ doc: string }>(sql`SELECT doc FROM ${jobs} FINAL
         WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode}`);
-      return row ? (JSON.parse(row.doc) as JobRecord) : null;
+      return row ? recordOf(row.doc) : null;
     },
 
     async getJobById(id) {
@@ -112,11 +152,11 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       const rows = await conn.rows<{ doc: string }>(sql`SELECT doc FROM
         (SELECT id, doc FROM ${jobs} FINAL WHERE org_id = ${scope.org_id} AND mode = ${scope.mode})
         ORDER BY JSONExtractString(doc, 'created_at') DESC, id DESC LIMIT ${limit}`);
-      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+      return rows.map((row) => recordOf(row.doc));
     },
 
-    async updateJob(id, patch) {
-      return replace(id, (job) => applyJobPatch(job, patch, new Date().toISOString()));
+    async updateJob(id, patch, when) {
+      return replace(id, (job) => (when && !when(job) ? null : applyJobPatch(job, patch, new Date().toISOString())));
     },
 
     async listJobsDueForDeletion(now, limit) {
@@ -125,7 +165,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
         (SELECT id, status, delete_after_ms, doc FROM ${jobs} FINAL)
         WHERE status != 'deleted' AND delete_after_ms <= ${timestampMs(now)}
         ORDER BY delete_after_ms, id LIMIT ${limit}`);
-      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+      return rows.map((row) => recordOf(row.doc));
     },
 
     async listPendingCallbacks(limit) {
@@ -136,7 +176,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
         (SELECT status, doc FROM ${jobs} FINAL)
         WHERE status IN ('done', 'failed') AND visitParamExtractString(doc, 'state') = 'pending'
         LIMIT ${limit}`);
-      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+      return rows.map((row) => recordOf(row.doc));
     },
 
     async touchIntake(jobId, mark) {
@@ -152,7 +192,15 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
             HAVING max(closed) = 0 AND max(last_seen_ms) < ${timestampMs(lastSeenBefore)}))
         WHERE status IN ('queued', 'running')
         LIMIT ${limit}`);
-      return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+      return rows.map((row) => recordOf(row.doc));
+    },
+
+    async getIntake(jobId) {
+      // One row per touch: the intake is the latest sign of life and closed once any touch closed it.
+      const [row] = await conn.rows<{ last_seen_ms: string; closed: number }>(sql`SELECT
+        max(last_seen_ms) AS last_seen_ms, max(closed) AS closed FROM ${intakes}
+        WHERE job_id = ${jobId} GROUP BY job_id`);
+      return row ? { last_seen_at: new Date(Number(row.last_seen_ms)).toISOString(), closed: Number(row.closed) === 1 } : null;
     },
 
     async putResults(jobId, deleteAfter, rows) {

@@ -62,6 +62,7 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     JOIN check_jobs j ON j.id = i.job_id
     WHERE i.closed = 0 AND i.last_seen_ms < ? AND j.status IN ('queued', 'running')
     ORDER BY i.last_seen_ms, i.job_id LIMIT ?`);
+  const selectIntake = db.prepare('SELECT last_seen_ms, closed FROM check_job_intakes WHERE job_id = ?');
   const insertResult = db.prepare(`INSERT OR IGNORE INTO check_results
     (job_id, row, delete_on, status, level, record) VALUES (?, ?, ?, ?, ?, ?)`);
   const selectPage = db.prepare(`SELECT row, record FROM check_results
@@ -106,10 +107,10 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
-    async updateJob(id, patch) {
+    async updateJob(id, patch, when) {
       return inTransaction(db, () => {
         const current = read(id);
-        if (!current) return null;
+        if (!current || (when && !when(current))) return current;
         const next = applyJobPatch(current, patch, new Date().toISOString());
         write(next);
         return next;
@@ -136,6 +137,11 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
       checkPageLimit(limit);
       const rows = selectStalledIntakes.all(timestampMs(lastSeenBefore), limit) as Array<{ doc: string }>;
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
+    },
+
+    async getIntake(jobId) {
+      const row = selectIntake.get(jobId) as { last_seen_ms: number; closed: number } | undefined;
+      return row ? { last_seen_at: new Date(row.last_seen_ms).toISOString(), closed: row.closed === 1 } : null;
     },
 
     async putResults(jobId, deleteAfter, rows) {
