@@ -2,11 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import ssh2 from 'ssh2';
-
-const { utils } = ssh2;
 import { connectRemoteFolder, HostKeyMismatchError, type RemoteFolder } from '../../services/ingest/sftp/remote-folder.ts';
-import { createSftpAccount, namesIn, type SftpAccount } from '../support/sftp.ts';
+import { createSftpAccount, generateSshKeyPair, namesIn, type SftpAccount } from '../support/sftp.ts';
 
 /** The SFTP transport against OpenSSH's sshd (infra/local/sshd.sh): a chrooted account of its own. */
 describe('remote drop folder on OpenSSH (internal-sftp, chrooted account)', () => {
@@ -67,7 +64,7 @@ describe('remote drop folder on OpenSSH (internal-sftp, chrooted account)', () =
   });
 
   it('refuses a key the account does not hold', async () => {
-    const other = utils.generateKeyPairSync('ed25519').private;
+    const other = (await generateSshKeyPair('other')).private;
     await expect(connectRemoteFolder(folderOf(account), other)).rejects.toMatchObject({ name: 'SftpConnectError', message: expect.stringMatching(/authentication methods failed/) });
   });
 });

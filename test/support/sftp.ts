@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import SftpClient from 'ssh2-sftp-client';
-import ssh2 from 'ssh2';
-
-const { utils } = ssh2;
 import { fingerprintOfPublicKeyLine } from '../../services/ingest/sftp/remote-folder.ts';
 import { servers, startHint } from './servers.ts';
 
@@ -36,9 +33,28 @@ export interface SftpAccount {
   remove(): Promise<void>;
 }
 
+/**
+ * A fresh ed25519 key pair (OpenSSH format) made by OpenSSH's own ssh-keygen, as a customer makes
+ * one. Not ssh2's utils.generateKeyPairSync: about one key in 300 it makes cannot be read back
+ * ("Malformed OpenSSH private key": it strips a leading zero byte of the public key,
+ * mscdex/ssh2#1513), which failed an SFTP test of a CI run.
+ */
+export async function generateSshKeyPair(comment: string): Promise<{ private: string; public: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'robinson-sftp-keygen-'));
+  const path = join(dir, 'key');
+  try {
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', path]).catch((error: unknown) => {
+      throw new Error(`ssh-keygen made no key (${(error as Error).message}); ${startHint}`);
+    });
+    return { private: await readFile(path, 'utf8'), public: (await readFile(`${path}.pub`, 'utf8')).trim() };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function createSftpAccount(): Promise<SftpAccount> {
   const user = `rls_${randomBytes(5).toString('hex')}`;
-  const keys = utils.generateKeyPairSync('ed25519', { comment: user });
+  const keys = await generateSshKeyPair(user);
   const dir = await mkdtemp(join(tmpdir(), 'robinson-sftp-key-'));
   const pubPath = join(dir, 'key.pub');
   await writeFile(pubPath, `${keys.public}\n`);
