@@ -7,19 +7,13 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import { emptyLevelCounts } from '../../../services/domain/check-job.ts';
-import { createPipelineEvents, type PipelineEvent } from '../../../services/pipeline/events.ts';
-import { createStaticSchemaRegistry } from '../../../services/platform/schema-registry/static.ts';
-import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
 import type { JobStore } from '../../../services/platform/store/jobs-port.ts';
 import { encodeCursor } from '../../../services/platform/store/job-results.ts';
-import { bearer, build, errorOf, LIVE_ENTRIES, LIVE_VERSION_ID, type BuildOptions } from './helper.ts';
-import { consumeEvents } from './event-capture.ts';
+import type { PipelineEvent } from '../../../services/pipeline/events.ts';
+import { buildWithEmbeddedPipeline } from './embedded-pipeline.ts';
+import { bearer, errorOf, LIVE_ENTRIES, LIVE_VERSION_ID, type BuildOptions } from './helper.ts';
 import { pipelineTopics } from '../../../infra/topics.ts';
-import { createEmbeddedEventLog } from '../../../services/platform/log/embedded.ts';
-import type { EventLog } from '../../../services/platform/log/port.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
 
-const registry = createStaticSchemaRegistry();
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Public and private answers for the callback URL guard, without real DNS. */
@@ -29,42 +23,15 @@ const lookup = async (host: string) => {
   throw new Error('ENOTFOUND');
 };
 
-/**
- * The app with check jobs on one in-memory database: embedded job store and embedded event log
- * (topics created as at boot). `log` consumes what the app publishes, as a downstream group would.
- */
+/** The app with check jobs on one in-memory database (embedded-pipeline.ts), its spool in a temp directory. */
 async function setup(options: BuildOptions & { chunkRows?: number; maxBodyBytes?: number; publishGate?: Promise<void> } = {}) {
   const spoolDir = mkdtempSync(join(tmpdir(), 'spool-test-'));
   onTestFinished(() => rmSync(spoolDir, { recursive: true, force: true }));
-  let jobs!: JobStore;
-  let eventLog!: EventLog;
-  const built = await build({
-    ...options,
-    withDeps: (db) => {
-      jobs = createEmbeddedJobStore(db);
-      eventLog = createEmbeddedEventLog({ db, logger: silentLogger(), pollIntervalMs: 20 });
-      const pipeline = createPipelineEvents({ log: eventLog, registry });
-      // Optionally hold every publish until the gate opens (a job still being created).
-      const gate = options.publishGate;
-      const events = gate ? { publish: async (e: PipelineEvent | PipelineEvent[]) => (await gate, pipeline.publish(e)) } : pipeline;
-      return {
-        events,
-        checkJobs: {
-          jobs, events, spoolDir, callbackLookup: lookup, chunkRows: options.chunkRows ?? 2,
-          ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
-        },
-      };
-    },
-  });
-  await eventLog.createTopics(pipelineTopics());
-  const log = await consumeEvents(eventLog, registry);
-  onTestFinished(async () => {
-    await log.close();
-    await eventLog.close();
-  });
-  /** Every job not deleted (the store has no list call; this one sees all of them). */
-  const allJobs = () => jobs.listJobsDueForDeletion('9999-12-31T00:00:00.000Z', 10_000);
-  return { ...built, jobs, log, spoolDir, allJobs };
+  const built = await buildWithEmbeddedPipeline(options, ({ jobs, events }) => ({
+    jobs, events, spoolDir, callbackLookup: lookup, chunkRows: options.chunkRows ?? 2,
+    ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+  }));
+  return { ...built, spoolDir };
 }
 
 const people = [
