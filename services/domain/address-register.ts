@@ -85,8 +85,8 @@ export interface AddressRegisterData {
   postalNameKeys: string[];
   /** Skeleton of a folded postal name ("koebenhavn v") → postal ids with that name. */
   postalByName: Map<string, number[]>;
-  /** Postal code → postal id. */
-  postalByCode: Map<string, number>;
+  /** Postal code as a number (0800 → 800) → postal id, -1 for none: no string hashing per resolution. */
+  postalIdOfCode: Int32Array;
 }
 
 export const A_STREET = 0;
@@ -289,9 +289,9 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
         accesses[o + A_UNIT_END] = unitStart[a + 1];
       }
       const postalByName = new Map<string, number[]>();
-      const postalByCode = new Map<string, number>();
+      const postalIdOfCode = new Int32Array(10_000).fill(-1);
       strings.postalCodes.forEach((code, id) => {
-        postalByCode.set(code, id);
+        if (/^\d{4}$/.test(code)) postalIdOfCode[Number(code)] = id;
         const key = nameKey(strings.postalNames[id]);
         const ids = postalByName.get(key);
         if (ids === undefined) postalByName.set(key, [id]);
@@ -306,7 +306,7 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
           ...strings, townKeys: strings.towns.map(nameKey), postalNameKeys: strings.postalNames.map(nameKey),
           townCities: strings.towns.map(parsedCityOf), postalCities: strings.postalNames.map(parsedCityOf),
           unitKeys, streets: streets.build(), postalByName,
-          postalByCode,
+          postalIdOfCode,
         },
       };
     },

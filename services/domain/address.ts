@@ -8,7 +8,8 @@ import type { ListEntry, PersonInput } from './types.ts';
 
 /**
  * An address as matching sees it (DECISIONS §1). Normalised fields are folded text (see
- * normalize.ts); `streetDisplay`/`cityDisplay` keep the writer's spelling for ResolvedAddress.
+ * normalize.ts); `streetWritten`/`cityWritten` keep the writer's text, which streetDisplayOf and
+ * cityDisplayOf turn into the spelling ResolvedAddress shows.
  * A building is street + house number + postal code; a unit is floor + door inside it.
  */
 export interface ParsedAddress {
@@ -25,8 +26,13 @@ export interface ParsedAddress {
   postalCode: string | null;
   /** Folded city: "koebenhavn v". */
   city: string | null;
-  streetDisplay: string | null;
-  cityDisplay: string | null;
+  /**
+   * The street and the city as written, from their first word to their last ("Gl.  Kongevej").
+   * Not the display form itself: most checks answer with the register's spelling, so the
+   * display is made only when asked for.
+   */
+  streetWritten: string | null;
+  cityWritten: string | null;
   /**
    * Folded supplementary town name written between the unit and the postal code ("skee"); in a
    * line without a postal code (parseAddressLine), the words after the unit (the town, or the
@@ -236,9 +242,9 @@ function text(value: unknown): string {
 }
 
 function build(
-  street: { words: string; key: string } | null, streetDisplay: string | null,
+  street: { words: string; key: string } | null, streetWritten: string | null,
   houseNumber: string | null, floor: string | null, door: string | null,
-  postalCode: string | null, city: string | null, cityDisplay: string | null, kvhx: string | null,
+  postalCode: string | null, city: string | null, cityWritten: string | null, kvhx: string | null,
   town: string | null = null, loose = false,
 ): ParsedAddress | null {
   const hasText = street !== null && street.key !== '' && houseNumber !== null && postalCode !== null;
@@ -246,7 +252,7 @@ function build(
   return {
     street: street === null || street.words === '' ? null : street.words,
     streetKey: street === null || street.key === '' ? null : street.key,
-    houseNumber, floor, door, postalCode, city, streetDisplay, cityDisplay, town,
+    houseNumber, floor, door, postalCode, city, streetWritten, cityWritten, town,
     buildingKey: hasText ? street.key + '|' + houseNumber + '|' + postalCode : null,
     unitKey: unitKeyOf(floor, door),
     kvhxBuilding: kvhx === null ? null : kvhx.slice(0, KVHX_BUILDING_LENGTH),
@@ -265,32 +271,56 @@ export function unitKeyOf(floor: string | null, door: string | null): string {
   return floor + '|' + door;
 }
 
-function cityOf(s: string, t: Tokens, from: number, to: number): { norm: string | null; display: string | null } {
-  if (from >= to) return { norm: null, display: null };
+function cityOf(t: Tokens, from: number, to: number): string | null {
+  if (from >= to) return null;
   let norm = t.norm[from];
   for (let i = from + 1; i < to; i++) norm += ' ' + t.norm[i];
-  return { norm, display: displayOf(s, t, from, to, false) };
+  return norm;
+}
+
+/** The text of tokens [from, to) as written, from the first one's start to the last one's end. */
+function writtenOf(s: string, t: Tokens, from: number, to: number): string | null {
+  return from >= to ? null : s.slice(t.start[from], t.end[to - 1]);
+}
+
+const displayTokens = newTokens();
+
+/** The street as ResolvedAddress shows it: the writer's spelling, cased, abbreviations expanded. */
+export function streetDisplayOf(a: ParsedAddress): string | null {
+  if (a.streetWritten === null) return null;
+  const t = tokenize(a.streetWritten, displayTokens);
+  return displayOf(a.streetWritten, t, 0, t.count, true);
+}
+
+/** The city as ResolvedAddress shows it: the writer's spelling, cased. */
+export function cityDisplayOf(a: ParsedAddress): string | null {
+  if (a.cityWritten === null) return null;
+  const t = tokenize(a.cityWritten, displayTokens);
+  return displayOf(a.cityWritten, t, 0, t.count, false);
 }
 
 /** Postal code and city from the `postal_code` ("1610" or "1610 København V") and `city` fields. */
-function postalAndCityOf(a: AddressSource): { postalCode: string | null; city: string | null; cityDisplay: string | null } {
+function postalAndCityOf(a: AddressSource): { postalCode: string | null; city: string | null; cityWritten: string | null } {
   const postalText = text(a.postal_code);
   let t = tokenize(postalText, tokens);
   let postalCode: string | null = null;
-  let city: { norm: string | null; display: string | null } = { norm: null, display: null };
+  let city: string | null = null;
+  let cityWritten: string | null = null;
   for (let i = 0; i < t.count; i++) {
     if (t.norm[i].length === 4 && isDigits(t.norm[i])) {
       postalCode = t.norm[i];
-      city = cityOf(postalText, t, i + 1, t.count);
+      city = cityOf(t, i + 1, t.count);
+      cityWritten = writtenOf(postalText, t, i + 1, t.count);
       break;
     }
   }
   const cityText = text(a.city);
   if (cityText.trim() !== '') {
     t = tokenize(cityText, tokens);
-    city = cityOf(cityText, t, 0, t.count);
+    city = cityOf(t, 0, t.count);
+    cityWritten = writtenOf(cityText, t, 0, t.count);
   }
-  return { postalCode, city: city.norm, cityDisplay: city.display };
+  return { postalCode, city, cityWritten };
 }
 
 /**
@@ -308,15 +338,15 @@ function fromLine(s: string, kvhx: string | null, rest: AddressSource | null, lo
     line.cityTo = from;
   }
   const street = streetOf(t, line.streetFrom, line.streetTo);
-  const streetDisplay = displayOf(s, t, line.streetFrom, line.streetTo, true);
+  const streetWritten = writtenOf(s, t, line.streetFrom, line.streetTo);
   if (line.postalCode === null && rest !== null) {
     const { houseNumber, floor, door } = line;
     const pc = postalAndCityOf(rest); // reuses the token buffer: read the line first
-    return build(street, streetDisplay, houseNumber, floor, door, pc.postalCode, pc.city, pc.cityDisplay, kvhx);
+    return build(street, streetWritten, houseNumber, floor, door, pc.postalCode, pc.city, pc.cityWritten, kvhx);
   }
-  const city = cityOf(s, t, line.cityFrom, line.cityTo);
-  return build(street, streetDisplay, line.houseNumber, line.floor, line.door, line.postalCode,
-    city.norm, city.display, kvhx, cityOf(s, t, line.townFrom, line.townTo).norm, loose);
+  return build(street, streetWritten, line.houseNumber, line.floor, line.door, line.postalCode,
+    cityOf(t, line.cityFrom, line.cityTo), writtenOf(s, t, line.cityFrom, line.cityTo), kvhx,
+    cityOf(t, line.townFrom, line.townTo), loose);
 }
 
 /** Address given in parts (street, house_number, floor, door, postal_code, city). */
@@ -331,7 +361,7 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
     return fromLine([streetText, isDigits(floorText) ? floorText + '.' : floorText, text(a.door)].join(' '), kvhx, a);
   }
   const street = streetOf(t, 0, t.count);
-  const streetDisplay = t.count > 0 ? displayOf(streetText, t, 0, t.count, true) : null;
+  const streetWritten = writtenOf(streetText, t, 0, t.count);
 
   t = tokenize(numberText, tokens);
   let houseNumber = t.count > 0 ? houseNumberOf(t.norm[0]) : null;
@@ -345,8 +375,8 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   const door = doorFrom(t, 0, t.count);
 
   const pc = postalAndCityOf(a);
-  return build(street, streetDisplay, houseNumber, floorUnit.floor, door ?? floorUnit.door, pc.postalCode,
-    pc.city, pc.cityDisplay, kvhx);
+  return build(street, streetWritten, houseNumber, floorUnit.floor, door ?? floorUnit.door, pc.postalCode,
+    pc.city, pc.cityWritten, kvhx);
 }
 
 /** Only a kvhx: the house number, floor and door it holds, no street. */

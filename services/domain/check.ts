@@ -5,7 +5,7 @@ import {
   registerBuildingOf, registerUnitIdOf, type ListIndex, type ListIndexData,
 } from './list-index.ts';
 import { registerAddress, resolveParsed, resolveParsedInto, type RegisterResolution } from './register-resolve.ts';
-import { parseName, type ParsedName } from './name.ts';
+import { readNameInto, type NameWords, type ParsedName } from './name.ts';
 import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
 import { closestStreets } from './street-index.ts';
 import { matchLabel, statusFor } from './status.ts';
@@ -16,17 +16,15 @@ import type {
 /** Level → code (DECISIONS §1). */
 const CODE_OF_LEVEL: readonly MatchCode[] = ['none', 'household', 'surname', 'given_name', 'name_building', 'name_address'];
 
-/** What matched for a base level (the level before any previous-address raise). */
-function onOf(base: number): MatchOn[] {
-  switch (base) {
-    case 5: return ['first_name', 'last_name', 'address', 'unit'];
-    case 4: return ['first_name', 'last_name', 'address'];
-    case 3: return ['first_name', 'address', 'unit'];
-    case 2: return ['last_name', 'address', 'unit'];
-    case 1: return ['address', 'unit'];
-    default: return [];
-  }
-}
+/**
+ * What matched for a base level (the level before any previous-address raise), by base level.
+ * Frozen and shared by every result: nothing changes a result's `on`, and one array a level
+ * spares an allocation per check.
+ */
+const ON_OF_BASE: readonly MatchOn[][] = [
+  [], ['address', 'unit'], ['last_name', 'address', 'unit'], ['first_name', 'address', 'unit'],
+  ['first_name', 'last_name', 'address'], ['first_name', 'last_name', 'address', 'unit'],
+].map((on) => Object.freeze(on) as MatchOn[]);
 
 function reasonOf(base: number): Reason | null {
   switch (base) {
@@ -77,7 +75,7 @@ export function resultFor(
     reasons,
     level: deprecated,
     match: {
-      level, code, label: matchLabel(code, options.locale, previous), on: level === 0 ? [] : onOf(base),
+      level, code, label: matchLabel(code, options.locale, previous), on: ON_OF_BASE[level === 0 ? 0 : base],
       previous_address: previous,
     },
     stop_level: options.stopLevel,
@@ -116,18 +114,22 @@ export function readPerson(
 ): ReadPerson {
   const read = readPersonText(person, options, addressUnreadable, null);
   if (read.unread) return read;
-  const { id, parsed, name, addressText } = read;
+  const { id, parsed, addressText } = read;
+  const name = { given: nameWords.given.slice(0, nameWords.givenCount), surname: nameWords.surname };
   return { unread: null, id, parsed, name, address: toResolvedAddress(parsed, addressText) };
 }
 
+/** The name of the person readPersonText read last. */
+const nameWords: NameWords = { given: [], givenCount: 0, surname: '' };
+
 /**
- * readPerson without the parse-only ResolvedAddress of a readable address: checkPerson makes it
- * only when the register does not answer with its own.
+ * readPerson without the parse-only ResolvedAddress of a readable address (checkPerson makes it
+ * only when the register does not answer with its own), the name in `nameWords`.
  */
 function readPersonText(
   person: PersonInput, options: CheckOptions, addressUnreadable: ((addressText: string) => boolean) | undefined,
   register: AddressRegister | null,
-): { unread: CheckResult } | { unread: null; id: string | null; parsed: ParsedAddress; name: ParsedName; addressText: string } {
+): { unread: CheckResult } | { unread: null; id: string | null; parsed: ParsedAddress; addressText: string } {
   const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
   const id = typeof input.id === 'string' ? input.id : null;
   const addressText = addressInputOf(input);
@@ -138,15 +140,15 @@ function readPersonText(
       ? input.city.trim() : '';
     parsed = readWithoutPostalCode(register, city === '' ? addressText : addressText + ', ' + city);
   }
-  const name = parseName(input);
-  if (parsed === null || name === null) {
+  const named = readNameInto(input, nameWords);
+  if (parsed === null || !named) {
     const reasons: Reason[] = [];
     if (parsed === null) reasons.push('address_unreadable');
-    if (name === null) reasons.push('no_name');
+    if (!named) reasons.push('no_name');
     const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
     return { unread: unreadResult(id, reasons, address, options) };
   }
-  return { unread: null, id, parsed, name, addressText };
+  return { unread: null, id, parsed, addressText };
 }
 
 /**
@@ -162,6 +164,8 @@ function readWithoutPostalCode(register: AddressRegister, text: string): ParsedA
 }
 
 const givenScratch: number[] = [];
+/** checkPerson's best match so far (scanBuilding), reset for each input: not one object per input. */
+const best: Winner & { score: number } = { score: -1, level: 0, base: 0, previous: false, sameFloor: false };
 
 /** Scans the records of building `b`, keeping the best match in `best` (see `score`). */
 function scanBuilding(
@@ -234,18 +238,22 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
   const register = index.register;
   const read = readPersonText(person, options, undefined, register);
   if (read.unread) return read.unread;
-  const { id, parsed, name, addressText } = read;
+  const { id, parsed, addressText } = read;
   let address: ResolvedAddress | null = null;
 
   const d = index.data;
-  const surnameId = name.surname === '' ? -1 : d.names.get(name.surname);
+  const surnameId = nameWords.surname === '' ? -1 : d.names.get(nameWords.surname);
   let givenCount = 0;
-  for (const given of name.given) {
-    const gid = d.names.get(given);
+  for (let i = 0; i < nameWords.givenCount; i++) {
+    const gid = d.names.get(nameWords.given[i]);
     if (gid >= 0) givenScratch[givenCount++] = gid;
   }
   const floorId = parsed.floor === null ? -2 : d.floors.get(parsed.floor) ?? -2;
-  const best = { score: -1, level: 0, base: 0, previous: false, sameFloor: false };
+  best.score = -1;
+  best.level = 0;
+  best.base = 0;
+  best.previous = false;
+  best.sameFloor = false;
   let anyInBuilding = false;
 
   // With a register, the person's register address (when it resolves) is what the building and

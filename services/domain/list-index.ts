@@ -1,4 +1,4 @@
-import { parseAddress } from './address.ts';
+import { parseAddress, streetDisplayOf } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import { resolveParsed } from './register-resolve.ts';
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
@@ -193,7 +193,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
         const before = buildings.size;
         textId = buildings.intern(address.buildingKey);
         // A street is registered with its postal code once per new building, not per entry.
-        if (buildings.size > before) streets.add(address.streetKey!, address.streetDisplay!, address.postalCode!);
+        if (buildings.size > before) streets.add(address.streetKey!, streetDisplayOf(address)!, address.postalCode!);
       }
       textBuilding.push(textId);
       kvhxBuilding.push(address?.kvhxBuilding ? buildings.intern(KVHX_PREFIX + address.kvhxBuilding) : -1);

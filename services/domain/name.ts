@@ -1,4 +1,4 @@
-import { newTokens, tokenize } from './normalize.ts';
+import { newTokens, tokenize, type Tokens } from './normalize.ts';
 import type { ListEntry, PersonInput } from './types.ts';
 
 /**
@@ -11,55 +11,75 @@ export interface ParsedName {
   surname: string;
 }
 
-const tokens = newTokens();
+/**
+ * A name read into storage the caller reuses (checkPerson reads one per input): the given names
+ * are given[0 .. givenCount); the array is longer after a longer name.
+ */
+export interface NameWords {
+  given: string[];
+  givenCount: number;
+  surname: string;
+}
 
-/** The folded words of a text (the words of normalizeText, without building the whole string). */
-function words(text: string | undefined): string[] {
-  if (typeof text !== 'string' || text.length === 0) return [];
-  const t = tokenize(text, tokens);
-  return t.norm.slice(0, t.count);
+const first = newTokens();
+const second = newTokens();
+
+/** The folded words of a text in `into` (the words of normalizeText); their count. */
+function wordsOf(text: unknown, into: Tokens): number {
+  return typeof text === 'string' && text.length > 0 ? tokenize(text, into).count : 0;
 }
 
 /**
- * Splits surname words: the last one is the surname, the ones before it join the given names as
+ * Given names `given[givenFrom, givenTo)`, then the surname words `surnames[surnameFrom,
+ * surnameTo)`: the last surname word is the surname, the ones before it join the given names as
  * middle names. So "Anne Møller Hansen", "Møller Hansen, Anne" and first "Anne" + last
  * "Møller-Hansen" all read as given [anne, moeller], surname hansen.
  */
-function fromParts(given: string[], surnameWords: string[]): ParsedName | null {
-  if (surnameWords.length === 0) {
-    if (given.length === 0) return null;
-    return { given, surname: '' };
-  }
-  const surname = surnameWords[surnameWords.length - 1];
-  for (let i = 0; i < surnameWords.length - 1; i++) given.push(surnameWords[i]);
-  return { given, surname };
-}
-
-function fromFullName(name: string): ParsedName | null {
-  const comma = name.indexOf(',');
-  if (comma >= 0) {
-    // Surname first: "Hansen, Anne" and the CPR file's "Hansen,Anne".
-    const surnameWords = words(name.slice(0, comma));
-    const given = words(name.slice(comma + 1));
-    if (surnameWords.length > 0) return fromParts(given, surnameWords);
-    // ", Anne Hansen": nothing before the comma, read the rest as a plain full name.
-    return given.length === 0 ? null : fromParts(given, [given.pop() as string]);
-  }
-  const all = words(name);
-  if (all.length === 0) return null;
-  const surname = all.pop() as string;
-  return { given: all, surname };
+function put(
+  out: NameWords, given: Tokens, givenFrom: number, givenTo: number, surnames: Tokens, surnameFrom: number,
+  surnameTo: number,
+): void {
+  let n = 0;
+  for (let i = givenFrom; i < givenTo; i++) out.given[n++] = given.norm[i];
+  for (let i = surnameFrom; i < surnameTo - 1; i++) out.given[n++] = surnames.norm[i];
+  out.givenCount = n;
+  out.surname = surnameTo > surnameFrom ? surnames.norm[surnameTo - 1] : '';
 }
 
 /**
- * The name of a person or list entry, or null when there is none. `last_name` (with `first_name`)
- * wins over `name` (it is the more structured input); without a last name, `name`; with neither,
- * a lone `first_name` gives given names and an empty surname.
+ * Reads the name of a person or list entry into `out`; false when there is none. `last_name`
+ * (with `first_name`) wins over `name` (it is the more structured input); without a last name,
+ * `name` ("Anne Hansen", or surname first: "Hansen, Anne" and the CPR file's "Hansen,Anne");
+ * with neither, a lone `first_name` gives given names and an empty surname.
  */
+export function readNameInto(person: PersonInput | ListEntry, out: NameWords): boolean {
+  if (person === null || typeof person !== 'object') return false;
+  const surnames = wordsOf(person.last_name, first);
+  if (surnames > 0) {
+    put(out, second, 0, wordsOf(person.first_name, second), first, 0, surnames);
+    return true;
+  }
+  const name = person.name;
+  const count = wordsOf(name, first);
+  if (count > 0) {
+    const comma = (name as string).indexOf(',');
+    // The words before the comma are the surname words ("Hansen, Anne").
+    let beforeComma = 0;
+    if (comma >= 0) while (beforeComma < count && first.start[beforeComma] < comma) beforeComma++;
+    if (beforeComma > 0) put(out, first, beforeComma, count, first, 0, beforeComma);
+    else put(out, first, 0, 0, first, 0, count); // no comma, or nothing before it (", Anne Hansen")
+    return true;
+  }
+  const given = wordsOf(person.first_name, second);
+  if (given === 0) return false;
+  put(out, second, 0, given, second, 0, 0);
+  return true;
+}
+
+const scratch: NameWords = { given: [], givenCount: 0, surname: '' };
+
+/** The name of a person or list entry (readNameInto as its own object), or null when there is none. */
 export function parseName(person: PersonInput | ListEntry): ParsedName | null {
-  if (person === null || typeof person !== 'object') return null;
-  const surnameWords = words(person.last_name);
-  if (surnameWords.length > 0) return fromParts(words(person.first_name), surnameWords);
-  const fromName = typeof person.name === 'string' ? fromFullName(person.name) : null;
-  return fromName ?? fromParts(words(person.first_name), []);
+  if (!readNameInto(person, scratch)) return null;
+  return { given: scratch.given.slice(0, scratch.givenCount), surname: scratch.surname };
 }

@@ -117,10 +117,18 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
   return into;
 }
 
+/** The fold of a token with characters beyond ASCII: its ASCII runs lower-cased a run at a time. */
 function foldRange(s: string, from: number, to: number): string {
   let out = '';
-  for (let i = from; i < to; i++) out += foldChar(s.charCodeAt(i));
-  return out;
+  let run = from;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) continue; // a letter or digit: tokens hold nothing else
+    if (i > run) out += s.slice(run, i).toLowerCase();
+    out += foldChar(c);
+    run = i + 1;
+  }
+  return to > run ? out + s.slice(run, to).toLowerCase() : out;
 }
 
 export function newTokens(): Tokens {

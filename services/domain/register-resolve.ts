@@ -137,8 +137,8 @@ export function resolveParsedInto(
       access = accessByText(d, parsed.streetKey, parsed.houseNumber, postal);
     } else {
       if (parsed.city !== null) {
-        const id = d.postalByCode.get(postal);
-        unknownWords = id === undefined
+        const id = d.postalIdOfCode[postalNumberOf(postal)];
+        unknownWords = id < 0
           || (parsed.city !== d.postalCities[id] && nameKeyOf(parsed.city) !== d.postalNameKeys[id]);
       }
       // buildingKey is streetKey|houseNumber|postalCode (address.ts): the key, not built again.
@@ -160,6 +160,12 @@ export function resolveParsedInto(
   const unit = unitOf(d, access, parsed.unitKey);
   if (unit < 0) return answer(out, access, -1, 'unresolved', false, byBuildingKey);
   return answer(out, access, unit, corrected || unknownWords ? 'corrected' : 'exact', false, byBuildingKey);
+}
+
+/** A parsed postal code (four digits, address.ts) as a number. */
+function postalNumberOf(code: string): number {
+  return (code.charCodeAt(0) - 48) * 1000 + (code.charCodeAt(1) - 48) * 100 + (code.charCodeAt(2) - 48) * 10
+    + code.charCodeAt(3) - 48;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { parseAddress, type ParsedAddress } from './address.ts';
+import { cityDisplayOf, parseAddress, streetDisplayOf, type ParsedAddress } from './address.ts';
 import type { PersonInput, ResolvedAddress } from './types.ts';
 
 /** "12a" → "12A", as house numbers are written. */
@@ -8,7 +8,7 @@ function displayHouseNumber(houseNumber: string): string {
 }
 
 /** The canonical Danish form: "Gammel Kongevej 12A, 3. tv, 1610 København V". */
-function formatted(a: ParsedAddress, street = a.streetDisplay): string | null {
+function formatted(a: ParsedAddress, street: string | null, city: string | null): string | null {
   if (street === null || a.houseNumber === null || a.postalCode === null) return null;
   let out = street + ' ' + displayHouseNumber(a.houseNumber);
   if (a.floor !== null || a.door !== null) {
@@ -17,7 +17,7 @@ function formatted(a: ParsedAddress, street = a.streetDisplay): string | null {
     if (a.door !== null) out += (a.floor !== null ? ' ' : '') + a.door;
   }
   out += ', ' + a.postalCode;
-  if (a.cityDisplay !== null) out += ' ' + a.cityDisplay;
+  if (city !== null) out += ' ' + city;
   return out;
 }
 
@@ -32,16 +32,18 @@ export function toResolvedAddress(parsed: ParsedAddress | null, input: string): 
       city: null, formatted: null, confidence: 'unresolved',
     };
   }
+  const street = streetDisplayOf(parsed);
+  const city = cityDisplayOf(parsed);
   return {
     input,
     ok: true,
-    street: parsed.streetDisplay,
+    street,
     house_number: parsed.houseNumber === null ? null : displayHouseNumber(parsed.houseNumber),
     floor: parsed.floor,
     door: parsed.door,
     postal_code: parsed.postalCode,
-    city: parsed.cityDisplay,
-    formatted: formatted(parsed),
+    city,
+    formatted: formatted(parsed, street, city),
     confidence: 'unresolved',
   };
 }
@@ -61,7 +63,7 @@ export function toCorrectedAddress(parsed: ParsedAddress, read: ResolvedAddress,
     door: read.door,
     postal_code: read.postal_code,
     city: read.city,
-    formatted: formatted(parsed, street),
+    formatted: formatted(parsed, street, read.city),
     confidence: 'corrected',
   };
 }
