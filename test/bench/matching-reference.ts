@@ -31,14 +31,14 @@ export interface ReferenceMatcher {
   checkPerson(index: unknown, person: PersonInput, options: CheckOptions): { status: string };
 }
 
-/** Imports the reference commit's services/domain; `dispose` removes the extracted copy. */
-export async function loadReferenceMatcher(): Promise<{ matcher: ReferenceMatcher; dispose(): void }> {
+/** Imports the reference commit's services/domain from `dir`; `dispose` removes that copy. */
+export async function loadReferenceMatcher(): Promise<{ matcher: ReferenceMatcher; dir: string; dispose(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-reference-'));
   try {
     const archive = execFileSync('git', ['archive', REFERENCE_COMMIT, 'services/domain'], { maxBuffer: 64 * 1024 * 1024 });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
     const matcher = (await import(join(dir, 'services/domain/index.ts'))) as ReferenceMatcher;
-    return { matcher, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+    return { matcher, dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`the reference matching code (${REFERENCE_COMMIT.slice(0, 7)}) could not be loaded from git history: ${(error as Error).message}`);
