@@ -285,18 +285,21 @@ function writtenOf(s: string, t: Tokens, from: number, to: number): string | nul
 
 const displayTokens = newTokens();
 
+/** displayOf of a written span, read again into its own tokens (the parse's are reused). */
+function displayOfWritten(written: string | null, expand: boolean): string | null {
+  if (written === null) return null;
+  const t = tokenize(written, displayTokens);
+  return displayOf(written, t, 0, t.count, expand);
+}
+
 /** The street as ResolvedAddress shows it: the writer's spelling, cased, abbreviations expanded. */
 export function streetDisplayOf(a: ParsedAddress): string | null {
-  if (a.streetWritten === null) return null;
-  const t = tokenize(a.streetWritten, displayTokens);
-  return displayOf(a.streetWritten, t, 0, t.count, true);
+  return displayOfWritten(a.streetWritten, true);
 }
 
 /** The city as ResolvedAddress shows it: the writer's spelling, cased. */
 export function cityDisplayOf(a: ParsedAddress): string | null {
-  if (a.cityWritten === null) return null;
-  const t = tokenize(a.cityWritten, displayTokens);
-  return displayOf(a.cityWritten, t, 0, t.count, false);
+  return displayOfWritten(a.cityWritten, false);
 }
 
 /** Postal code and city from the `postal_code` ("1610" or "1610 København V") and `city` fields. */

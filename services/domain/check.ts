@@ -5,7 +5,7 @@ import {
   registerBuildingOf, registerUnitIdOf, type ListIndex, type ListIndexData,
 } from './list-index.ts';
 import { registerAddress, resolveParsed, resolveParsedInto, type RegisterResolution } from './register-resolve.ts';
-import { readNameInto, type NameWords, type ParsedName } from './name.ts';
+import { readNameInto, toParsedName, type NameWords, type ParsedName } from './name.ts';
 import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
 import { closestStreets } from './street-index.ts';
 import { matchLabel, statusFor } from './status.ts';
@@ -115,8 +115,7 @@ export function readPerson(
   const read = readPersonText(person, options, addressUnreadable, null);
   if (read.unread) return read;
   const { id, parsed, addressText } = read;
-  const name = { given: nameWords.given.slice(0, nameWords.givenCount), surname: nameWords.surname };
-  return { unread: null, id, parsed, name, address: toResolvedAddress(parsed, addressText) };
+  return { unread: null, id, parsed, name: toParsedName(nameWords), address: toResolvedAddress(parsed, addressText) };
 }
 
 /** The name of the person readPersonText read last. */

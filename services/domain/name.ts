@@ -76,10 +76,14 @@ export function readNameInto(person: PersonInput | ListEntry, out: NameWords): b
   return true;
 }
 
+/** The name `words` holds as an object of its own. */
+export function toParsedName(words: NameWords): ParsedName {
+  return { given: words.given.slice(0, words.givenCount), surname: words.surname };
+}
+
 const scratch: NameWords = { given: [], givenCount: 0, surname: '' };
 
 /** The name of a person or list entry (readNameInto as its own object), or null when there is none. */
 export function parseName(person: PersonInput | ListEntry): ParsedName | null {
-  if (!readNameInto(person, scratch)) return null;
-  return { given: scratch.given.slice(0, scratch.givenCount), surname: scratch.surname };
+  return readNameInto(person, scratch) ? toParsedName(scratch) : null;
 }

@@ -145,9 +145,9 @@ const bench: Bench = async (): Promise<BenchSection> => {
     const reference = await loadReferenceMatcher();
     const referenceIndex = reference.matcher.buildListIndex(generateListEntries(LIST_ENTRIES, SEED));
     const { wall, cpu } = interleavedRates([
-      { name: 'with the register', check: (person) => checkPerson(withRegister, person, OPTIONS) },
-      { name: 'without it', check: (person) => checkPerson(plain, person, OPTIONS) },
-      { name: 'reference', check: (person) => reference.matcher.checkPerson(referenceIndex, person, OPTIONS) },
+      { check: (person) => checkPerson(withRegister, person, OPTIONS) },
+      { check: (person) => checkPerson(plain, person, OPTIONS) },
+      { check: (person) => reference.matcher.checkPerson(referenceIndex, person, OPTIONS) },
     ], inputs, MIN_SECONDS);
     reference.dispose();
     const [registerRate, plainRate, referenceRate] = wall;

@@ -46,7 +46,6 @@ export async function loadReferenceMatcher(): Promise<{ matcher: ReferenceMatche
 }
 
 export interface Contender {
-  name: string;
   check(person: PersonInput): unknown;
 }
 

@@ -15,7 +15,6 @@ describe('the matching goals as ratios to the code they were set on (test/bench/
     const calls = [0, 0, 0];
     const chunkStarts: number[] = []; // the contender that began each visit of a chunk, in order
     const contenders = [0, 1, 2].map((c) => ({
-      name: String(c),
       check(person: PersonInput) {
         if (Number(person.id) % 50_000 === 0) chunkStarts.push(c);
         calls[c]++;
