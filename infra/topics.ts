@@ -4,7 +4,7 @@
  * embedded log alike.
  *
  * Retention follows the data: checks.rows and checks.results carry names and addresses, so they
- * keep hours, not days (design.md: personal data at rest lives in ClickHouse until delete_after).
+ * keep hours, not days (docs/architecture.md: personal data at rest lives in ClickHouse until delete_after).
  * Six hours is long enough for a matcher or projection outage to be fixed without losing a job,
  * and short enough that the log is never the place personal data outlives its job. The other
  * topics hold ids, counts and list metadata only.

@@ -1,7 +1,7 @@
 import type { ListEntry, PersonInput } from './domain/types.ts';
 import { seedDemoIfEmpty, type DemoSeed } from './admin/demo-seed.ts';
 import { runEntryPoint } from './entry-point.ts';
-import { createServiceContext, startApi, startInbound, startMonitorService, startServiceInWorker } from './processes.ts';
+import { embeddedServices, startPlanned, type RunningApi } from './processes.ts';
 import { generateCprFileChunks } from './synthetic/generate.ts';
 
 /**
@@ -10,34 +10,24 @@ import { generateCprFileChunks } from './synthetic/generate.ts';
  * log in the same file. No servers to install; a restart keeps every organisation, key, list
  * version and job (a job cut short resumes from the log's committed offsets). On the very first
  * start it seeds a demo organisation, keys and list (demo-seed.ts). With KAFKA_BROKERS and
- * CLICKHOUSE_URL set, the same process runs all services on the distributed adapters.
+ * CLICKHOUSE_URL set, the same process runs all services on the distributed adapters. Which
+ * services run, in which order and thread, is `embeddedServices` (processes.ts).
  */
 const DEMO_LIST_ENTRIES = 5000;
 const DEMO_LIST_SEED = 20260101;
 
 await runEntryPoint({
-  async start({ platform, config, logger, running }) {
-    const context = createServiceContext(platform, config, logger);
+  async start({ platform, config, logger, running, context }) {
     const seed = config.DEMO_SEED
       ? await seedDemoIfEmpty({ accounts: platform.accounts, lists: platform.lists, logger }, () => demoListFile())
       : null;
-    // Consumers first, so jobs left from the last run continue while the API starts; the API
-    // builds the index before listening, so the first live check does not meet list_not_ready.
-    // Matching and projecting run in worker threads (the second core), on the same file.
-    running.push(await startServiceInWorker('projection', config));
-    running.push(await startServiceInWorker('matcher', config));
-    const api = await startApi(context);
-    running.push(api);
-    // Monitors (docs/monitors.md): re-checks at every new list version, on the main thread (it
-    // mostly waits; the matching and projecting of its jobs run in the workers).
-    running.push(await startMonitorService(context));
-    // The inbound channels run when configured: SFTP drop folders need the key that seals their
-    // credentials, email needs the mailbox (docs/inbound.md).
-    if (config.INBOUND_SECRET_KEY) running.push(await startInbound('sftp', context));
-    // Connectors' auth headers are sealed with the same key (docs/connectors.md).
-    if (config.INBOUND_SECRET_KEY) running.push(await startInbound('connectors', context));
-    if (config.IMAP_HOST) running.push(await startInbound('email', context));
-    printBanner(api.address, platform.databasePath, seed);
+    let address = '';
+    for (const planned of embeddedServices(config)) {
+      const service = await startPlanned(planned, context);
+      running.push(service);
+      if (planned.name === 'api') address = (service as RunningApi).address;
+    }
+    printBanner(address, platform.databasePath, seed);
   },
 });
 
@@ -64,6 +54,8 @@ function printBanner(baseUrl: string, dbPath: string, seed: DemoSeed | null): vo
       `Created the demo organisation ${account.org.id}. Its keys are shown ONCE; only their SHA-256 is stored:`,
       `  test key: ${account.testKey}`,
       `  live key: ${account.liveKey}`,
+      `People sign in to the page at ${baseUrl}/ once invited (an SMTP relay is needed, docs/people.md):`,
+      `  npm run admin -- users invite --org ${account.org.id} --email you@example.dk`,
       '',
       'Try it:',
       `  curl -s ${baseUrl}/v2/checks ${bearer(account.testKey)} -H 'Content-Type: application/json' \\`,

@@ -1,11 +1,16 @@
 import { createActiveAddressRegister } from './addresses/active-register.ts';
+import { createSecretBox, parseSecretKey } from './ingest/inbound/secrets.ts';
+import { checkDropFolder } from './ingest/sftp/check-folder.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
+import { peopleServiceFromConfig } from './people/from-config.ts';
+import { cachedAccounts } from './api/cached-accounts.ts';
 import { buildWebPage } from './web/assets.ts';
+import { buildDocsPage } from './api/docs-page.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createRegisters, type Registers } from './companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
@@ -19,8 +24,9 @@ import type { PriceTable } from './domain/pricing.ts';
 import { createCertificateKeys, type CertificateKeys } from './platform/keys/certificate-keys.ts';
 import { createCursorSeal } from './platform/keys/cursor-seal.ts';
 import { errorFields, type Logger } from './platform/logger.ts';
+import { createRetentionSchedule, type RetentionSchedule, type RetentionSweepName } from './platform/retention.ts';
 import type { Platform } from './platform/open-platform.ts';
-import { createPipelineEvents } from './pipeline/events.ts';
+import { createPipelineEvents, type PipelineEvents } from './pipeline/events.ts';
 import { checkCallbackUrl, parseAllowHosts } from './projection/callbacks/index.ts';
 import { createProjectionService } from './projection/index.ts';
 import { createMonitorRunResults } from './monitors/run-results.ts';
@@ -36,6 +42,8 @@ import { createMonitorService } from './monitors/service.ts';
 export interface RunningService {
   name: string;
   stop(): Promise<void>;
+  /** The retention sweeps this process runs on its one timer (docs/privacy-and-proof.md "Every store"). */
+  retention?: readonly RetentionSweepName[];
 }
 
 export type ServiceName = 'api' | 'matcher' | 'projection' | 'sftp' | 'email' | 'connectors' | 'monitor';
@@ -83,6 +91,15 @@ function dataKeysOf(context: ServiceContext): { dataKeys?: JobDataKeys } {
   return context.overrides.sealChunks === false ? {} : { dataKeys: context.platform.jobKeys };
 }
 
+/**
+ * The pipeline events of every service of this context: one place, so no service can publish rows
+ * unsealed by building its own without the job data keys (docs/privacy-and-proof.md "Forgetting").
+ */
+export function pipelineEventsOf(context: ServiceContext): PipelineEvents {
+  const { platform } = context;
+  return createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) });
+}
+
 export function createServiceContext(platform: Platform, config: Config, logger: Logger, overrides: ServiceOverrides = {}): ServiceContext {
   const addresses = createActiveAddressRegister({ store: platform.addresses, logger });
   return {
@@ -93,7 +110,7 @@ export function createServiceContext(platform: Platform, config: Config, logger:
   };
 }
 
-/** The pay-per-list price table of the configuration (DECISIONS §8). */
+/** The pay-per-list price table of the configuration (docs/decisions.md §8). */
 export function pricesOf(config: Config): PriceTable {
   return {
     list_small_cents: config.PRICE_LIST_SMALL_CENTS,
@@ -132,23 +149,32 @@ export function uploadDirOf(config: Config): string {
 export async function startApi(context: ServiceContext): Promise<RunningApi> {
   const { platform, config, logger, activeIndex, registers } = context;
   const spoolDir = spoolDirOf(config);
-  // Their jobs are failed by the projection's stalled-intake sweep; the people must go now.
-  const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
-  if (removed > 0) logger.warn({ removed }, 'spool.orphans_removed');
-  useSpoolForXlsxTempFiles(spoolDir);
   const draftDir = uploadDirOf(config);
-  const sweepDrafts = async () => {
+  // The API's share of the retention sweep (docs/privacy-and-proof.md "Every store"): spool files
+  // of killed processes, draft files of jobs that are no longer drafts, and remembered responses
+  // past their 24 h (they may hold a draft's preview people), whether or not a request with a key
+  // comes along. The first pass runs before the API listens.
+  const retention = retentionScheduleOf(context);
+  registerSpoolSweep(retention, context);
+  retention.register('draft-files', async () => {
     const gone = await sweepDraftFiles(draftDir, platform.jobs);
     if (gone > 0) logger.info({ removed: gone }, 'draft.orphan_files_removed');
-  };
-  await sweepDrafts();
+  });
+  retention.register('idempotency-expired', async () => {
+    const purged = await platform.idempotency.purgeExpired(new Date());
+    if (purged > 0) logger.info({ purged }, 'idempotency.purged');
+  });
+  await retention.runOnce();
+  useSpoolForXlsxTempFiles(spoolDir);
   await activeIndex.refresh();
   await registers.refresh();
-  const events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) });
+  const events = pipelineEventsOf(context);
+  // One cache for the authenticator and the people service, so a key revoked in the portal is refused at once.
+  const accounts = cachedAccounts(platform.accounts, { maxStaleMs: config.AUTH_CACHE_MS, now: () => Date.now() });
   const app = buildApp({
     config,
     logger,
-    accounts: platform.accounts,
+    accounts,
     lists: platform.lists,
     activeIndex,
     privateLists: context.privateLists,
@@ -163,6 +189,18 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     phoneRegister: registers.phones,
     certificates: certificateKeysOf(context),
     webPage: buildWebPage(),
+    people: peopleServiceFromConfig({ ...platform, accounts }, config, logger),
+    inbound: platform.inbound,
+    connectors: platform.connectors,
+    savedMappings: platform.savedMappings,
+    // Adding folders and connectors in the page needs the key that seals their credentials.
+    ...(config.INBOUND_SECRET_KEY ? {
+      channelAdding: {
+        secrets: createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)), checkDropFolder,
+        allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS), minIntervalSeconds: config.CONNECTOR_MIN_INTERVAL_SECONDS,
+      },
+    } : {}),
+    docsPage: buildDocsPage(),
     checkJobs: {
       jobs: platform.jobs,
       events,
@@ -185,19 +223,15 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   }, config.LIST_REFRESH_SECONDS * 1000);
   refreshTimer.unref();
   // Drafts purged at their delete_after (by the projection) lose their file here.
-  const draftSweepTimer = config.RETENTION_SWEEP_SECONDS > 0
-    ? setInterval(() => {
-      sweepDrafts().catch((error: unknown) => logger.error(errorFields(error), 'draft.sweep_failed'));
-    }, config.RETENTION_SWEEP_SECONDS * 1000)
-    : null;
-  draftSweepTimer?.unref();
+  retention.start();
   return {
     name: 'api',
     app,
     address,
+    retention: retention.names(),
     async stop() {
       clearInterval(refreshTimer);
-      if (draftSweepTimer) clearInterval(draftSweepTimer);
+      await retention.stop();
       await app.close();
     },
   };
@@ -233,7 +267,6 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     },
     ...(context.overrides.projectionBatchSize ? { maxBatchSize: context.overrides.projectionBatchSize } : {}),
     countIntervalMs: config.PROJECTION_COUNT_INTERVAL_MS,
-    retentionIntervalMs: config.RETENTION_SWEEP_SECONDS * 1000,
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
     usage: platform.usage,
@@ -241,7 +274,52 @@ export async function startProjection(context: ServiceContext): Promise<RunningS
     ...(context.overrides.projectionClock ? { clock: context.overrides.projectionClock } : {}),
   });
   await service.start();
-  return { name: 'projection', stop: () => service.stop() };
+  // Jobs past delete_after are purged here: the projection owns the job records.
+  const retention = startRetention(context, { 'job-purge': () => service.projection.sweepRetention() }, () => service.stop());
+  return { name: 'projection', ...retention };
+}
+
+/** This process's one retention timer (RETENTION_SWEEP_SECONDS; services/platform/retention.ts). */
+function retentionScheduleOf(context: ServiceContext): RetentionSchedule {
+  return createRetentionSchedule({ intervalMs: context.config.RETENTION_SWEEP_SECONDS * 1000, logger: context.logger });
+}
+
+/**
+ * A started service's own retention `sweeps` on this process's timer, started now; stopping
+ * waits for the pass in flight before `stopService`, so no sweep runs on a stopped service.
+ */
+function startRetention(
+  context: ServiceContext,
+  sweeps: Partial<Record<RetentionSweepName, () => Promise<unknown>>>,
+  stopService: () => Promise<void>,
+): Required<Pick<RunningService, 'retention' | 'stop'>> {
+  const retention = retentionScheduleOf(context);
+  for (const [name, sweep] of Object.entries(sweeps)) {
+    retention.register(name as RetentionSweepName, async () => {
+      await sweep();
+    });
+  }
+  retention.start();
+  return {
+    retention: retention.names(),
+    async stop() {
+      await retention.stop();
+      await stopService();
+    },
+  };
+}
+
+/**
+ * Spool files a killed process left behind (personal data; their jobs are failed by the
+ * projection's stalled-intake sweep): removed by every process that spools, at its start and on
+ * every pass after, so a process killed while another keeps running loses its files too.
+ */
+function registerSpoolSweep(retention: RetentionSchedule, context: ServiceContext): void {
+  const { config, logger } = context;
+  retention.register('spool-stale', async () => {
+    const removed = await removeStaleSpoolFiles(spoolDirOf(config), { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
+    if (removed > 0) logger.warn({ removed }, 'spool.orphans_removed');
+  });
 }
 
 export function startService(name: ServiceName, context: ServiceContext): Promise<RunningService> {
@@ -262,6 +340,39 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
 }
 
 /**
+ * A service of the embedded default and where it runs: the consumers in worker threads (the
+ * second core, each with its own connection to the database file), the rest on the main thread.
+ */
+export type PlannedService =
+  | { name: 'matcher' | 'projection'; thread: 'worker' }
+  | { name: Exclude<ServiceName, 'matcher' | 'projection'>; thread: 'main' };
+
+/**
+ * What `npm start` runs, in start order (they stop in reverse). Consumers first, so jobs left from
+ * the last run continue while the API starts; the API builds the index before listening, so the
+ * first live check does not meet list_not_ready. The monitor service on the main thread: it mostly
+ * waits, the matching and projecting of its jobs run in the workers (docs/monitors.md). The
+ * inbound channels when configured: SFTP drop folders and connectors need the key that seals their
+ * credentials, email needs the mailbox (docs/inbound.md, docs/connectors.md).
+ */
+export function embeddedServices(config: Pick<Config, 'INBOUND_SECRET_KEY' | 'IMAP_HOST'>): PlannedService[] {
+  return [
+    { name: 'projection', thread: 'worker' },
+    { name: 'matcher', thread: 'worker' },
+    { name: 'api', thread: 'main' },
+    { name: 'monitor', thread: 'main' },
+    ...(config.INBOUND_SECRET_KEY ? [{ name: 'sftp', thread: 'main' } as const, { name: 'connectors', thread: 'main' } as const] : []),
+    ...(config.IMAP_HOST ? [{ name: 'email', thread: 'main' } as const] : []),
+  ];
+}
+
+/** Starts a planned service in its thread. */
+export function startPlanned(planned: PlannedService, context: ServiceContext): Promise<RunningService> {
+  if (planned.thread === 'worker') return startServiceInWorker(planned.name, context.config, context.overrides);
+  return startService(planned.name, context);
+}
+
+/**
  * The monitor service (docs/monitors.md): keeps every monitor checked against the active list
  * version, starting `source: monitor` jobs through the common intake. Run one per deployment.
  */
@@ -272,8 +383,9 @@ export async function startMonitorService(context: ServiceContext): Promise<Runn
     monitors: platform.monitors,
     jobs: platform.jobs,
     lists: platform.lists,
+    addresses: platform.addresses,
     accounts: platform.accounts,
-    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
+    events: pipelineEventsOf(context),
     logger,
     checkCallbackUrl: (url) => checkCallbackUrl(url, { allowHosts }),
     spoolDir: spoolDirOf(config),
@@ -281,11 +393,13 @@ export async function startMonitorService(context: ServiceContext): Promise<Runn
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });
   await service.start();
-  return { name: 'monitor', stop: () => service.stop(), tick: () => service.tick() };
+  // Monitors past their delete_after are deleted here: the monitor service owns them.
+  const retention = startRetention(context, { 'monitor-expired': () => service.sweepExpired() }, () => service.stop());
+  return { name: 'monitor', ...retention, tick: () => service.tick() };
 }
 
 /**
- * An inbound channel (DECISIONS §15, §16): SFTP drop folders, the ingest mailbox or the
+ * An inbound channel (docs/decisions.md §15, §16): SFTP drop folders, the ingest mailbox or the
  * connectors' scheduled pulls, making jobs through the same ingest as the API's uploads
  * (services/ingest/inbound, services/ingest/connector).
  */
@@ -295,23 +409,34 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
   const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
   const { startConnectorIngest, startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
-  // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the API's.
-  const removed = await removeStaleSpoolFiles(spoolDir, { olderThanMs: config.INTAKE_STALE_SECONDS * 1000 });
-  if (removed > 0) logger.warn({ removed }, 'spool.orphans_removed');
+  // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the
+  // API's, first pass before anything is read. The channel adds the deletion of its folders'
+  // files and messages past delete_after (docs/privacy-and-proof.md "Every store").
+  const retention = retentionScheduleOf(context);
+  registerSpoolSweep(retention, context);
+  await retention.runOnce();
   useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
-    jobs: platform.jobs, lists: platform.lists, logger,
-    events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) }),
+    jobs: platform.jobs, lists: platform.lists, addresses: platform.addresses, logger,
+    events: pipelineEventsOf(context),
     spoolDir, draftDir: uploadDirOf(config),
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
   });
   const deps = {
-    platform, config, logger, fileJobs, spoolDir,
+    platform, config, logger, fileJobs, spoolDir, retention,
     ...(context.overrides.inboundClock ? { now: context.overrides.inboundClock } : {}),
     ...(context.overrides.connectorCa ? { connectorCa: context.overrides.connectorCa } : {}),
   };
-  if (name === 'connectors') return startConnectorIngest(deps);
-  return name === 'sftp' ? startSftpIngest(deps) : startEmailIngest(deps);
+  const channel = name === 'connectors' ? await startConnectorIngest(deps) : name === 'sftp' ? await startSftpIngest(deps) : await startEmailIngest(deps);
+  retention.start();
+  return {
+    name: channel.name,
+    retention: retention.names(),
+    async stop() {
+      await retention.stop();
+      await channel.stop();
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ConfigError } from './platform/config.ts';
 import { platformKind } from './platform/open-platform.ts';
 import { runEntryPoint } from './entry-point.ts';
-import { createServiceContext, SERVICE_NAMES, startService, type ServiceName } from './processes.ts';
+import { SERVICE_NAMES, startService, type ServiceName } from './processes.ts';
 
 /**
  * `npm run service -- <api|matcher|projection>`: one service of the distributed deployment in
@@ -24,8 +24,7 @@ if (names.length === 0 || unknown.length > 0) {
         throw new ConfigError('npm run service needs KAFKA_BROKERS and CLICKHOUSE_URL (the embedded default is npm start)');
       }
     },
-    async start({ platform, config, logger, running }) {
-      const context = createServiceContext(platform, config, logger);
+    async start({ logger, running, context }) {
       let address: string | undefined;
       for (const name of names as ServiceName[]) {
         const service = await startService(name, context);

@@ -1,10 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
-import { openPlatform, type Platform } from './platform/open-platform.ts';
-import {
-  createServiceContext, errorName, startService, type RunningService, type ServiceName, type ServiceOverrides,
-} from './processes.ts';
+import { startOnPlatform, stopOnPlatform, type StartedPlatform } from './entry-point.ts';
+import { errorName, startService, type ServiceName, type ServiceOverrides } from './processes.ts';
 
 /**
  * Entry point of a worker thread running one consumer service (matcher or projection) of the
@@ -13,7 +11,8 @@ import {
  * file and its own embedded event log on it; consumer groups are coordinated per event-log
  * instance, so each group must live in exactly one thread (the main thread does not subscribe
  * the worker's group). Messages: the parent sends `stop`; the worker answers `started`,
- * `stopped` or `failed`.
+ * `stopped` or `failed`. Opening and starting are the entry points' (services/entry-point.ts
+ * startOnPlatform); only how the outcome is told differs: messages here, exit codes there.
  */
 export interface ServiceWorkerData {
   name: ServiceName;
@@ -26,8 +25,7 @@ export type ServiceWorkerMessage = { type: 'started' } | { type: 'stopped' } | {
 const data = workerData as ServiceWorkerData;
 const port = parentPort!;
 const logger = createLogger({ level: data.config.LOG_LEVEL, format: data.config.LOG_FORMAT, name: `robinson-${data.name}` });
-let platform: Platform | undefined;
-let running: RunningService | undefined;
+let started: StartedPlatform | undefined;
 
 function send(message: ServiceWorkerMessage): void {
   port.postMessage(message);
@@ -35,21 +33,18 @@ function send(message: ServiceWorkerMessage): void {
 
 port.on('message', (message: unknown) => {
   if (message !== 'stop') return;
-  (async () => {
-    await running?.stop();
-    await platform?.close();
-  })()
+  (started ? stopOnPlatform(started) : Promise.resolve())
     .then(() => send({ type: 'stopped' }))
     .catch((error: unknown) => send({ type: 'failed', error: errorName(error) }))
     .finally(() => port.close());
 });
 
 try {
-  platform = await openPlatform(data.config, logger);
-  running = await startService(data.name, createServiceContext(platform, data.config, logger, data.overrides));
+  started = await startOnPlatform(data.config, logger, async ({ context, running }) => {
+    running.push(await startService(data.name, context));
+  }, { overrides: data.overrides });
   send({ type: 'started' });
 } catch (error) {
-  await platform?.close().catch(() => undefined);
   send({ type: 'failed', error: errorName(error) });
   port.close();
 }

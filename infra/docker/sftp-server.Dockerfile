@@ -1,4 +1,4 @@
-# The service's own SFTP server (DECISIONS §15): OpenSSH's sshd from Debian with internal-sftp,
+# The service's own SFTP server (docs/decisions.md §15): OpenSSH's sshd from Debian with internal-sftp,
 # one chrooted, key-only account per organisation. Same script and config as the tests use
 # (infra/local/sshd.sh), run in the foreground. Host key and accounts persist in volumes.
 #   docker compose exec sftp-server bash /opt/robinson/sshd.sh add-account acme /keys/acme.pub

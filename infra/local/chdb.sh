@@ -9,6 +9,8 @@
 #   chdb.sh start    install if missing, start if not running, wait for /ping (idempotent)
 #   chdb.sh stop     stop the front started by this script (data stays)
 #   chdb.sh status   exit 0 when /ping answers
+#   chdb.sh install  only install the venv (infra/docker/clickhouse.Dockerfile does it at build)
+#   chdb.sh run      the front in the foreground, as a container's command (CHDB_HOST: its address)
 #
 # A second, independent front (the fault suite restarts its own, test/faults/) is the same script
 # with CHDB_HTTP_PORT and CHDB_STATE_DIR (its data, pid and log; the venv stays shared).
@@ -95,6 +97,13 @@ start() {
   log "ready on $ping_url (ClickHouse 25.8 engine, data in $data_dir)"
 }
 
+run() {
+  # A container's main process: python replaces this shell so the engine's stop signal reaches it.
+  mkdir -p "$base" "$state" "$data_dir"
+  install_if_missing
+  exec "$venv/bin/python" "$here/chdb/front.py" --data "$data_dir" --port "$port" --host "${CHDB_HOST:-127.0.0.1}"
+}
+
 stop() {
   local pid
   if ! pid="$(running_pid)"; then rm -f "$pid_file"; log "not running"; return 0; fi
@@ -108,6 +117,8 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  install) mkdir -p "$base"; install_if_missing ;;
+  run) run ;;
   status) if healthy; then log "healthy on $ping_url"; else log "not answering on $ping_url"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|install|run" >&2; exit 2 ;;
 esac

@@ -7,6 +7,8 @@
 #   kafka.sh stop     stop the broker started by this script (data stays for the next start)
 #   kafka.sh status   exit 0 when the broker answers
 #   kafka.sh reset    stop and wipe the data (every test leaves its own topics behind)
+#   kafka.sh resolve  only resolve the jars (infra/local/docker.sh copies them into its image)
+#   kafka.sh run      the broker in the foreground, as a container's command (same settings)
 #
 # The version is pinned in infra/local/kafka/pom.xml. Jars are cached under
 # ${ROBINSON_CACHE:-~/.cache/robinson}/kafka-<version>/libs; data, config, pid and logs live under
@@ -231,6 +233,18 @@ start() {
   log "started Kafka $version (pid $(cat "$pid_file")) in $((SECONDS - started))s; logs in $log_dir"
 }
 
+run() {
+  # A container's main process: the same jars, settings and storage format as `start`, but the
+  # JVM replaces this shell so that the engine's stop signal reaches the broker.
+  mkdir -p "$base"
+  install_if_missing
+  write_config
+  format_if_needed
+  java_args
+  log "running Kafka $version in the foreground"
+  exec java "${java_opts[@]}" kafka.Kafka "$conf_dir/server.properties"
+}
+
 stop() {
   if ! pid_alive; then
     rm -f "$pid_file"; log "not running"; return 0
@@ -263,5 +277,8 @@ case "${1:-}" in
   stop) stop ;;
   status) status ;;
   reset) reset ;;
-  *) echo "usage: $0 start|stop|status|reset" >&2; exit 2 ;;
+  # Under start's lock: up.sh runs docker.sh (which resolves for its image) beside kafka.sh start.
+  resolve) mkdir -p "$base"; exec 9>"$base/kafka.lock"; flock 9; install_if_missing ;;
+  run) run ;;
+  *) echo "usage: $0 start|stop|status|reset|resolve|run" >&2; exit 2 ;;
 esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OpenSSH's sshd as the service's own SFTP server (DECISIONS §15), for tests and local runs: Debian's
+# OpenSSH's sshd as the service's own SFTP server (docs/decisions.md §15), for tests and local runs: Debian's
 # openssh-server, installed with apt when missing, run as its own process with its own config and
 # host key under $ROBINSON_LOCAL/sshd (default ${TMPDIR:-/tmp}/robinson-local/sshd), listening on
 # 127.0.0.1:12022 only (SFTP_PORT). The machine's own sshd (port 22) and /etc/ssh are not touched.

@@ -7,6 +7,8 @@ import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbou
 import { runAdminCommand, USAGE } from './commands.ts';
 import { parseAllowHosts } from '../projection/callbacks/url-guard.ts';
 import { AdminInputError } from './organisations.ts';
+import { peopleServiceFromConfig } from '../people/from-config.ts';
+import { createJobDataKeys } from '../platform/keys/data-keys.ts';
 
 /**
  * `npm run admin -- <command>`: organisations, API keys, list and address register versions, on the stores the
@@ -63,6 +65,8 @@ async function main(argv: string[]): Promise<number> {
         'auth-header-file': { type: 'string' },
         monitor: { type: 'string' },
         json: { type: 'boolean' },
+        email: { type: 'string' },
+        role: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -113,6 +117,10 @@ async function main(argv: string[]): Promise<number> {
       {
         accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, registers: stores.registers, keys: stores.keys,
         jobs: stores.jobs, usage: stores.usage, logger, ...(events ? { events } : {}),
+        // An invited person's TOTP secret is sealed with their own data key (docs/people.md "Second factor").
+        people: peopleServiceFromConfig({
+          ...stores, jobKeys: createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS }),
+        }, config, logger),
         inbound: { inbound: stores.inbound, monitors: stores.monitors, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)) },
         connectors: {
           connectors: stores.connectors, secrets: () => createSecretBox(parseSecretKey(config.INBOUND_SECRET_KEY)),

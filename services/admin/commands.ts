@@ -14,6 +14,7 @@ import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbou
 import { CONNECTORS_USAGE } from './connectors-usage.ts';
 import type { ConnectorAdminDeps } from './connectors.ts';
 import { issueApiKey } from './keys.ts';
+import type { PeopleService } from '../people/people-service.ts';
 import type { AddressStore } from '../platform/store/addresses-port.ts';
 import { ADDRESSES_USAGE, runAddressCommand } from './addresses.ts';
 import type { RegisterStore } from '../platform/store/registers-port.ts';
@@ -40,7 +41,7 @@ export interface AdminDeps {
   events?: Pick<PipelineEvents, 'publish'>;
   /** Billable usage (the usage command). */
   usage?: UsageStore;
-  /** Address register versions (issue 13); the addresses commands need it. */
+  /** Address register versions; the addresses commands need it. */
   addresses?: AddressStore;
   /** Company register and phone directory versions (the companies and phones commands). */
   registers?: RegisterStore;
@@ -48,6 +49,8 @@ export interface AdminDeps {
   now?: () => Date;
   /** Drop folders and email senders (services/admin/inbound.ts). */
   inbound?: Omit<InboundAdminDeps, 'accounts'>;
+  /** The portal's people (docs/people.md): `users invite` sends the first admin's invitation. */
+  people?: PeopleService;
   /** Connectors (services/admin/connectors.ts). */
   connectors?: Omit<ConnectorAdminDeps, 'accounts'>;
 }
@@ -70,6 +73,10 @@ API keys (the key is printed once; only its SHA-256 is stored)
   keys list --org ID
   keys revoke KEY_ID
 
+Portal users (an invitation e-mail with a link; the person sets a password and a TOTP app)
+  users invite --org ID --email ADDRESS [--role admin|member] [--locale da|en]
+  users list --org ID
+
 List versions
   lists import --format cpr|csv --file PATH [--source cpr|customer] [--org ID]
                [--published-on YYYY-MM-DD] [--max-skipped-lines N] [--activate]
@@ -78,7 +85,7 @@ List versions
 
 ${ADDRESSES_USAGE}
 
-Payments and usage (DECISIONS §8)
+Payments and usage (docs/decisions.md §8)
   payments record --job JOB_ID   the job's price was paid: it leaves awaiting_payment
   usage --month YYYY-MM [--org ID]   live checks and live job rows per organisation (never test keys)
 
@@ -174,6 +181,27 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
         `  ${key}`,
         'This is the only time the key is shown; store it now. Only its SHA-256 is kept.',
       ];
+    }
+    case 'users invite': {
+      if (!deps.people) throw new AdminInputError('users commands need the people store');
+      const orgId = requireString(flags, 'org');
+      const org = await deps.accounts.getOrganisation(orgId);
+      if (!org) throw new AdminNotFoundError(`organisation ${orgId} does not exist`);
+      const role = optionalString(flags, 'role') ?? 'admin';
+      if (role !== 'admin' && role !== 'member') throw new AdminInputError('--role must be admin or member');
+      const locale = optionalString(flags, 'locale') ?? 'da';
+      if (locale !== 'da' && locale !== 'en') throw new AdminInputError('--locale must be da or en');
+      const email = requireString(flags, 'email');
+      if (!/^[^\s@<>]+@[^\s@<>]+$/.test(email)) throw new AdminInputError('--email must be an e-mail address');
+      const user = await deps.people.invite(null, { org, email, role, locale });
+      if (json) return [JSON.stringify({ id: user.id, org_id: user.org_id, role: user.role, status: user.status })];
+      return [`user ${user.id} invited (${user.role}) to organisation ${user.org_id}; the link was e-mailed`];
+    }
+    case 'users list': {
+      if (!deps.people) throw new AdminInputError('users commands need the people store');
+      const users = await deps.people.listUsers(requireString(flags, 'org'));
+      if (json) return [JSON.stringify(users.map((u) => ({ id: u.id, email: u.email, role: u.role, status: u.status, created_at: u.created_at })))];
+      return users.length === 0 ? ['no users'] : users.map((u) => `${u.id}  ${u.role}  ${u.status}  ${u.email}`);
     }
     case 'keys list': {
       const orgId = requireString(flags, 'org');

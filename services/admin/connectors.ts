@@ -10,7 +10,7 @@ import { jsonFlag, optional, required, type Flags } from './flags.ts';
 import { AdminInputError, AdminNotFoundError } from './organisations.ts';
 
 /**
- * Admin commands for connectors (DECISIONS §16, docs/connectors.md). Decision: connectors are
+ * Admin commands for connectors (docs/decisions.md §16, docs/connectors.md). Decision: connectors are
  * managed here, like SFTP drop folders, not over the public API: adding one stores a credential
  * of the customer's system, which an operator sets up with the customer. The URL must pass the
  * callback address rules now (and again before every pull); the auth header is read from a file

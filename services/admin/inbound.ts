@@ -10,7 +10,7 @@ import { jsonFlag, optional, required, type Flags } from './flags.ts';
 import { AdminInputError, AdminNotFoundError } from './organisations.ts';
 
 /**
- * Admin commands for the inbound channels (DECISIONS §15): SFTP drop folders and the email sender
+ * Admin commands for the inbound channels (docs/decisions.md §15): SFTP drop folders and the email sender
  * allow-list. The SFTP secret (private key or password) is read from a file, sealed with
  * INBOUND_SECRET_KEY before it is stored, and never printed.
  */

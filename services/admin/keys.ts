@@ -25,6 +25,8 @@ export async function issueApiKey(
     prefix: apiKeyPrefix(key),
     created_at: now.toISOString(),
     revoked_at: null,
+    label: '',
+    created_by: null,
   };
   await accounts.createKey(record);
   return { key, record };

@@ -4,7 +4,7 @@ import type { AccountStore, Organisation } from '../platform/store/accounts-port
 
 /**
  * Organisation fields as the admin tool (and the demo seed) accept them, with the defaults of
- * DECISIONS §2, §8 and §10. One schema, used for create and (all optional) for update.
+ * docs/decisions.md §2, §8 and §10. One schema, used for create and (all optional) for update.
  */
 const organisationFieldsSchema = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(200),

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../platform/config.ts';
+import { loadConfig, type Config } from '../platform/config.ts';
 import type { CertificateKeys } from '../platform/keys/certificate-keys.ts';
-import { createCursorSeal, type CursorSeal } from '../platform/keys/cursor-seal.ts';
-import { createEmbeddedKeyRing } from '../platform/store/embedded/keyring.ts';
+import type { CursorSeal } from '../platform/keys/cursor-seal.ts';
 import { errorFields, type Logger } from '../platform/logger.ts';
 import type { PriceTable } from '../domain/pricing.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
@@ -13,9 +12,10 @@ import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
 import { createPrivateListIndexes, DEFAULT_PRIVATE_LIST_CACHE_ENTRIES, type PrivateListIndexes } from '../lists/private-indexes.ts';
-import { createIngest, DEFAULT_SPOOL_DIR, endUnfinishedJob, ListNotReadyError } from '../ingest/index.ts';
+import { createIngest, DEFAULT_SPOOL_DIR, endUnfinishedJob } from '../ingest/index.ts';
+import { listNotReadyResult } from '../domain/list-not-ready.ts';
 import {
-  checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, type ListIndex, type PhoneIndex, type RowLookups,
+  buildListIndex, checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, type ListIndex, type PhoneIndex, type RowLookups,
 } from '../domain/index.ts';
 import type { CheckOptions } from '../domain/types.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
@@ -26,26 +26,34 @@ import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-gu
 import type { MonitorStore } from '../platform/store/monitors-port.ts';
 import type { MonitorsContext } from './routes/monitors.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
-import { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';
-import { createEmbeddedIdempotencyStore } from '../platform/store/embedded/idempotency.ts';
 import { collectAllowedMethods } from './allowed-methods.ts';
 import { createAuthenticator } from './auth.ts';
 import { ApiError } from './errors.ts';
+import { createClientErrorHandler } from './client-errors.ts';
 import { createErrorHandler } from './error-handler.ts';
+import { useStrictJsonBodies } from './json-body.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
 import { MAX_UPLOAD_BYTES } from './jobs/read-upload.ts';
 import { MAX_REQUEST_HEAD_BYTES } from './openapi.ts';
 import { createRateLimiter, createRateSharing, type RateLimiter } from './rate-limiter.ts';
 import type { RateUsageStore } from '../platform/store/rate-usage-port.ts';
+import { createQuotas, quotaLimitsOf, withQuotaBuckets, type QuotaConfigName, type Quotas } from './quotas.ts';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { WebPage } from '../web/assets.ts';
 import { registerWebPage } from '../web/routes.ts';
+import type { PeopleService } from '../people/people-service.ts';
+import type { InboundStore } from '../platform/store/inbound-port.ts';
+import type { ConnectorStore } from '../platform/store/connectors-port.ts';
+import type { ChannelAdding } from './routes/channels.ts';
+import type { SavedMappingStore } from '../platform/store/saved-mappings-port.ts';
+import { SELF_AUDITED_PREFIXES } from './routes/people.ts';
+import { registerDocsPage, type DocsPage } from './docs-page.ts';
 
 export interface ApiDeps {
-  config: Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'>;
+  config: Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'> & Partial<Pick<Config, ServerTimeoutName | QuotaConfigName>>;
   logger: Logger;
   accounts: AccountStore;
   lists: ListStore;
@@ -54,8 +62,8 @@ export interface ApiDeps {
   /** Organisations' private list indexes (use_private_list on POST /v2/checks); absent: built from `lists` with the default bound. */
   privateLists?: PrivateListIndexes;
   clock?: () => Date;
-  /** Where Idempotency-Key responses are remembered; default an in-memory sqlite (this process only). */
-  idempotency?: IdempotencyStore;
+  /** Where Idempotency-Key responses are remembered: the platform's store, shared by every API process. */
+  idempotency: IdempotencyStore;
   /** The event log (pipeline events). Without it no usage events are published. */
   events?: Pick<PipelineEvents, 'publish'>;
   /** The active company register; without it live company checks answer 503. */
@@ -70,8 +78,20 @@ export interface ApiDeps {
   checkJobs?: CheckJobsDeps;
   /** Job certificate keys; without them /v2/certificates and the JWKS are not registered. */
   certificates?: CertificateKeys;
+  /** The portal's people (docs/people.md): sessions, users, keys, audit log; absent: API keys only. */
+  people?: PeopleService;
+  /** Inbound channels an admin sees and changes in the page (docs/inbound.md "In the page"); absent: no such routes. */
+  inbound?: InboundStore;
+  /** Connectors, shown in the same screen. */
+  connectors?: ConnectorStore;
+  /** Saved column mappings (docs/web.md "Saved column mappings"); absent or without checkJobs: no such routes. */
+  savedMappings?: SavedMappingStore;
+  /** Adding drop folders and connectors in the page; absent (no INBOUND_SECRET_KEY): only the admin tool adds them. */
+  channelAdding?: ChannelAdding;
   /** The web page (services/web, docs/web.md) served at `/`; absent: `/` is the API's 404. */
   webPage?: WebPage;
+  /** The API docs page at `/docs` (Swagger UI on /v2/openapi.json, docs/api-decisions.md); absent: 404. */
+  docsPage?: DocsPage;
   /**
    * Rate-limit consumption shared with the other API processes (the distributed deployment);
    * without it the limit holds per process. `process` names this one, `intervalMs` the exchange period.
@@ -89,7 +109,7 @@ export interface CheckJobsDeps {
   draftDir?: string;
   /** Largest body accepted (413 beyond); default 512 MB. */
   maxBodyBytes?: number;
-  /** Largest uploaded file (413 beyond); default 100 MB (DECISIONS §14). */
+  /** Largest uploaded file (413 beyond); default 100 MB (docs/decisions.md §14). */
   maxUploadBytes?: number;
   /** Publish JSON/NDJSON rows while the body is still read; default true. */
   overlapIntake?: boolean;
@@ -99,9 +119,9 @@ export interface CheckJobsDeps {
   callbackLookup?: LookupAll;
   /** Rows per checks.rows message; default 2,000. */
   chunkRows?: number;
-  /** Seals results cursors; default a secret of this process only (an in-memory key ring). */
-  cursors?: CursorSeal;
-  /** Pay-per-list prices (DECISIONS §8); absent: no job waits for payment. */
+  /** Seals results cursors with the platform's key ring, so every API process opens the others' cursors. */
+  cursors: CursorSeal;
+  /** Pay-per-list prices (docs/decisions.md §8); absent: no job waits for payment. */
   prices?: PriceTable;
   /** PAYMENT_WEBHOOK_SECRET; absent: POST /v2/payments/webhook answers 404. */
   paymentWebhookSecret?: string;
@@ -109,11 +129,26 @@ export interface CheckJobsDeps {
   monitors?: MonitorStore;
 }
 
-/** The default request body limit; POST /v2/checks raises its own to 5 MB (DECISIONS §11). */
+type ServerTimeoutName = 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_IDLE_TIMEOUT_MS' | 'HTTP_KEEP_ALIVE_TIMEOUT_MS';
+
+/** The server's timeouts: the configuration's, else the configuration's defaults. */
+function serverTimeoutsOf(config: Partial<Pick<Config, ServerTimeoutName>>) {
+  const defaults = loadConfig({});
+  const request = config.HTTP_REQUEST_TIMEOUT_MS ?? defaults.HTTP_REQUEST_TIMEOUT_MS;
+  return {
+    request,
+    // Node requires the head's limit below the whole request's.
+    headers: Math.min(config.HTTP_HEADERS_TIMEOUT_MS ?? defaults.HTTP_HEADERS_TIMEOUT_MS, request),
+    idle: config.HTTP_IDLE_TIMEOUT_MS ?? defaults.HTTP_IDLE_TIMEOUT_MS,
+    keepAlive: config.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? defaults.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  };
+}
+
+/** The default request body limit; POST /v2/checks raises its own to 5 MB (docs/decisions.md §11). */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
- * The HTTP edge (api-v2.md): builds the fastify app with every route, the one error handler and the
+ * The HTTP edge (docs/contract.md): builds the fastify app with every route, the one error handler and the
  * OpenAPI document. Never listens by itself; `startApi` (services/processes.ts) does.
  */
 export function buildApp(deps: ApiDeps): FastifyInstance {
@@ -123,6 +158,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   // return503OnClosing is off because fastify's 503 body is not the contract's error shape; a
   // request that still arrives while closing is answered normally (graceful drain).
   const handleError = createErrorHandler(logger);
+  const timeouts = serverTimeoutsOf(deps.config);
   const app = fastify({
     logger: false,
     genReqId: () => randomUUID(),
@@ -133,10 +169,21 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     // fits in the request head (beyond MAX_REQUEST_HEAD_BYTES Node answers 431), so a too long
     // one reaches its route and gets the route's documented 422, not a bare 400 of the router.
     routerOptions: { maxParamLength: MAX_REQUEST_HEAD_BYTES },
+    // Timeouts set on purpose (the defaults left a body trickling in open for ever): see
+    // docs/api-decisions.md "Server timeouts and errors before routing".
+    requestTimeout: timeouts.request,
+    connectionTimeout: timeouts.idle,
+    keepAliveTimeout: timeouts.keepAlive,
     http: { maxHeaderSize: MAX_REQUEST_HEAD_BYTES },
+    clientErrorHandler: createClientErrorHandler(logger),
     // Errors found before routing (a malformed URL) get the contract's body too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });
+
+  app.server.headersTimeout = timeouts.headers;
+  // Node looks for expired requests this often (read when it starts listening); its 30 s default
+  // would let a request outlive a short timeout by that much.
+  (app.server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = Math.min(1000, timeouts.headers);
 
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(zodSerializerCompiler);
@@ -160,8 +207,9 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     });
   });
   app.decorateRequest('auth', null);
-  // Bodies are JSON only (api-v2.md); fastify's text/plain parser would let text reach validation.
+  // Bodies are JSON only (docs/contract.md); fastify's text/plain parser would let text reach validation.
   app.removeContentTypeParser('text/plain');
+  useStrictJsonBodies(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
@@ -181,16 +229,21 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     );
   });
 
+  const quotaLimits = quotaLimitsOf(deps.config);
+  // The keys' rate and the organisations' preview allowance in one limiter, shared across processes as one.
+  const rateLimiter = sharedAcrossProcesses(app, withQuotaBuckets(
+    createRateLimiter({ ratePerSecond: deps.config.RATE_LIMIT_PER_SECOND, burst: deps.config.RATE_LIMIT_BURST, now: () => clock().getTime() }),
+    {
+      previews: createRateLimiter({ ratePerSecond: quotaLimits.previewsPerMinute / 60, burst: quotaLimits.previewBurst, now: () => clock().getTime() }),
+      monitorUploads: createRateLimiter({ ratePerSecond: quotaLimits.monitorUploadsPerHour / 3600, burst: quotaLimits.monitorUploadBurst, now: () => clock().getTime() }),
+    },
+  ), deps, logger);
   const context: RouteContext = {
-    authenticate: createAuthenticator(deps.accounts),
-    rateLimiter: sharedAcrossProcesses(app, createRateLimiter({
-      ratePerSecond: deps.config.RATE_LIMIT_PER_SECOND,
-      burst: deps.config.RATE_LIMIT_BURST,
-      now: () => clock().getTime(),
-    }), deps, logger),
+    authenticate: createAuthenticator(deps.accounts, deps.people),
+    rateLimiter,
     rateLimitPolicy: { ratePerSecond: deps.config.RATE_LIMIT_PER_SECOND, burst: deps.config.RATE_LIMIT_BURST },
     idempotency: createIdempotency({
-      store: deps.idempotency ?? createEmbeddedIdempotencyStore(openEmbeddedDatabase(':memory:')),
+      store: deps.idempotency,
       now: clock,
       logger,
     }),
@@ -203,16 +256,52 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     ...(deps.phoneDirectory ? { phoneDirectory: deps.phoneDirectory } : {}),
   };
   const jobs = deps.checkJobs;
+  // One set of quotas for the check-job and monitor routes: an upload slot is the organisation's, whichever route reads the file.
+  const quotas = jobs ? createQuotas({ limits: quotaLimits, jobs: jobs.jobs, limiter: rateLimiter }) : undefined;
   registerRoutes(
-    app, context, jobs ? checkJobsContext(deps, jobs, clock) : undefined, deps.certificates,
+    app, context, jobs && quotas ? checkJobsContext(deps, jobs, clock, quotas) : undefined, deps.certificates,
     jobs ? { jobs: jobs.jobs, events: jobs.events, secret: jobs.paymentWebhookSecret ?? null } : undefined,
-    jobs?.monitors ? monitorsContext(deps, jobs, jobs.monitors, clock) : undefined,
+    jobs?.monitors && quotas ? monitorsContext(deps, jobs, jobs.monitors, clock, quotas) : undefined,
+    deps.people ? { service: deps.people } : undefined,
+    deps.people && deps.inbound ? {
+      inbound: deps.inbound, now: clock, ...(deps.connectors ? { connectors: deps.connectors } : {}), ...(deps.channelAdding ? { adding: deps.channelAdding } : {}),
+    } : undefined,
+    jobs && deps.savedMappings ? { store: deps.savedMappings, jobs: jobs.jobs, now: clock } : undefined,
   );
+  if (deps.people) auditChanges(app, deps.people, logger);
   if (deps.webPage) registerWebPage(app, deps.webPage);
+  if (deps.docsPage) registerDocsPage(app, deps.docsPage);
   return app;
 }
 
-function monitorsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock: () => Date): MonitorsContext {
+/** Routes whose successful changes go into the audit log by this hook: jobs, monitors and the inbound channels. */
+const AUDITED_PREFIXES = ['/v2/check-jobs', '/v2/monitors', '/v2/email-senders', '/v2/drop-folders', '/v2/connectors', '/v2/column-mappings'];
+
+/**
+ * docs/people.md "Audit log": every change to jobs and monitors that succeeded, by whom (user or
+ * key id), what (method and route pattern, never the URL with its query) and on which id. The
+ * people routes write their own entries (SELF_AUDITED_PREFIXES). A failed write is logged, not
+ * answered: the change itself is done and the caller has its answer.
+ */
+function auditChanges(app: FastifyInstance, people: PeopleService, logger: Logger): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const auth = request.auth;
+    const route = request.routeOptions.url;
+    if (!auth || !route || ['GET', 'HEAD', 'OPTIONS'].includes(request.method) || reply.statusCode >= 400) return;
+    if (!AUDITED_PREFIXES.some((p) => route.startsWith(p)) || SELF_AUDITED_PREFIXES.some((p) => route.startsWith(p))) return;
+    const id = (request.params as { id?: unknown } | undefined)?.id;
+    try {
+      await people.audit(
+        auth.user ? { org_id: auth.org.id, kind: 'user', id: auth.user.id } : { org_id: auth.org.id, kind: 'key', id: auth.key.id },
+        `${request.method} ${route}`, typeof id === 'string' ? id : null,
+      );
+    } catch (error) {
+      logger.warn({ ...errorFields(error), request_id: request.id }, 'audit.write_failed');
+    }
+  });
+}
+
+function monitorsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, monitors: MonitorStore, clock: () => Date, quotas: Quotas): MonitorsContext {
   const spoolDir = jobsDeps.spoolDir ?? DEFAULT_SPOOL_DIR;
   return {
     monitors,
@@ -225,11 +314,12 @@ function monitorsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, monitors: Monit
     spoolDir,
     maxBodyBytes: jobsDeps.maxBodyBytes ?? DEFAULT_JOB_BODY_LIMIT,
     maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
+    quotas,
     clock,
   };
 }
 
-function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => Date) {
+function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => Date, quotas: Quotas) {
   const spoolDir = jobsDeps.spoolDir ?? DEFAULT_SPOOL_DIR;
   const ingest = createIngest({
     jobs: jobsDeps.jobs,
@@ -238,6 +328,8 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
       const active = deps.activeIndex.current();
       return active ? toListVersionRef(active.version) : null;
     },
+    // The register the active index was built with: a job is checked as the synchronous call is now.
+    currentAddressRegisterVersion: () => deps.activeIndex.current()?.addressVersion?.id ?? null,
     currentCompanyRegisterVersion: () => deps.companyRegister?.current()?.version.id ?? null,
     ...(deps.phoneDirectoryPin ? { currentPhoneDirectory: deps.phoneDirectoryPin } : {}),
     privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
@@ -250,12 +342,13 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     clock,
     spoolDir,
     draftDir: jobsDeps.draftDir ?? join(spoolDir, '..', 'robinson-uploads'),
-    // The draft's preview is checked as the job will be: test keys the fixed answers (DECISIONS §3),
+    // The draft's preview is checked as the job will be: test keys the fixed answers (docs/decisions.md §3),
     // live keys the version active now (the job pins the one active at start).
     checkPreview: (people, mode, options, checks) => {
       if (mode === 'test') return people.map((row) => checkJobRow(row, checks, testRowLookups(options), options));
       const active = deps.activeIndex.current();
-      if (!active) throw new ListNotReadyError();
+      // No list yet: the draft still shows how its rows are read (docs/uploads.md "Drafts before a list is active").
+      if (!active) return people.map((person) => listNotReadyResult(checkPerson(EMPTY_LIST, person, options), options.locale));
       if (!checks.companies && !checks.phones) return people.map((person) => checkPerson(active.index, person, options));
       return people.map((row) => checkJobRow(row, checks, previewLookups(deps, active.index, options), options));
     },
@@ -271,7 +364,8 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     maxUploadBytes: jobsDeps.maxUploadBytes ?? MAX_UPLOAD_BYTES,
     overlapIntake: jobsDeps.overlapIntake ?? true,
     clock,
-    cursors: jobsDeps.cursors ?? createCursorSeal({ keyring: createEmbeddedKeyRing(openEmbeddedDatabase(':memory:')) }),
+    quotas,
+    cursors: jobsDeps.cursors,
   };
 }
 
@@ -295,6 +389,9 @@ function previewLookups(deps: ApiDeps, index: ListIndex, options: CheckOptions):
     },
   };
 }
+
+/** The list a preview reads rows against while no list version is active: how they are read, nothing more. */
+const EMPTY_LIST = buildListIndex([]);
 
 /**
  * The limiter, kept in step with the other API processes when `deps.rateSharing` is set: every

@@ -1,9 +1,10 @@
+import { draftWarnings, mappingWarningText } from '../ingest/index.ts';
 import type { JobRecord } from '../platform/store/jobs-port.ts';
 import { CheckJobSchema, type CheckJob } from './schemas/check-job.ts';
 
 /**
  * The CheckJob of a stored job record: the one place that decides what a job looks like from
- * outside. GET /v2/check-jobs/{id}, POST's 202 and the completion callback body (api-v2 Events
+ * outside. GET /v2/check-jobs/{id}, POST's 202 and the completion callback body (docs/contract.md Events
  * rule 1: "identical to the response of GET") all come from here. Internal fields (org, mode,
  * key hash, input hash) never leave.
  */
@@ -38,6 +39,9 @@ export function toCheckJobJson(record: JobRecord): CheckJob {
     ...(record.monitor
       ? { monitor: { id: record.monitor.id, previous_job_id: record.monitor.previous_job_id, changes: record.monitor.changes ? { ...record.monitor.changes } : null } }
       : {}),
+    warnings: draftWarnings(record).map((w) => ({
+      code: w.code, ...(w.rows ? { rows: { ...w.rows } } : {}), messages: { da: mappingWarningText(w, 'da'), en: mappingWarningText(w, 'en') },
+    })),
   };
 }
 

@@ -4,8 +4,9 @@ import { ApiError } from './errors.ts';
 import { localeFrom } from './locale.ts';
 import { message } from './messages.ts';
 import type { ErrorBody } from './schemas/error.ts';
+import { isPermanent } from '../platform/errors.ts';
 
-/** fastify's own errors (body parsing, limits) in the contract's terms (DECISIONS §5). */
+/** fastify's own errors (body parsing, limits) in the contract's terms (docs/decisions.md §5). */
 function fromFastify(error: FastifyError): ApiError | null {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -52,7 +53,9 @@ export function createErrorHandler(logger: Logger) {
       apiError ?? new ApiError({ code: 'internal_error', messageKey: 'internal_error' });
     if (!apiError) {
       logger.error(
-        { request_id: request.id, ...errorFields(error), stack: framesOnly(error.stack) },
+        // permanent: the same request fails the same way (a mapping the edge lacks), not a
+        // passing failure of a store or the event log (docs/architecture.md "Conventions").
+        { request_id: request.id, ...errorFields(error), permanent: isPermanent(error), stack: framesOnly(error.stack) },
         'api.unhandled_error',
       );
     }

@@ -8,7 +8,7 @@ export interface IssueRef {
   describe: (locale: 'da' | 'en') => string;
 }
 
-/** DECISIONS §5: the one table of status codes per error code. */
+/** docs/decisions.md §5: the one table of status codes per error code. */
 const STATUS_OF: Record<ErrorCode, number> = {
   invalid_request: 422,
   unauthorized: 401,
@@ -59,6 +59,9 @@ export class ApiError extends Error {
   }
 }
 
+/** 404: no such resource for this organisation (also when it belongs to another). */
+export const notFound = () => new ApiError({ code: 'not_found', messageKey: 'not_found' });
+
 export const unauthorized = () =>
   new ApiError({ code: 'unauthorized', messageKey: 'unauthorized', headers: { 'WWW-Authenticate': 'Bearer' } });
 
@@ -87,9 +90,17 @@ export const spoolFull = () =>
 export const validationFailed = (issues: IssueRef[]) =>
   new ApiError({ code: 'invalid_request', messageKey: 'validation', issues });
 
-/** DECISIONS §5: the organisation lacks the add-on (company or phone checks). */
+/** docs/decisions.md §5: the organisation lacks the add-on (company or phone checks). */
 export const forbidden = (addon: 'company' | 'phone') =>
   new ApiError({ code: 'forbidden', messageKey: addon === 'company' ? 'addon_company' : 'addon_phone', details: { reason: 'addon_required', addon } });
+
+/**
+ * Adding a drop folder or a connector needs the key that seals their credentials
+ * (INBOUND_SECRET_KEY); an installation without it answers 403 on those routes, which stay in the
+ * OpenAPI document (docs/inbound.md "In the page").
+ */
+export const channelAddingOff = () =>
+  new ApiError({ code: 'forbidden', messageKey: 'channel_adding_off', details: { reason: 'channel_adding_off' } });
 
 /**
  * A register a live company or phone check needs is not there: no company register or phone

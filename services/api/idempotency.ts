@@ -43,7 +43,7 @@ export function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome) {
   return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.body);
 }
 
-/** 1 to 255 characters (api-v2 Limits); callers that read a long body check it before reading. */
+/** 1 to 255 characters (docs/contract.md Limits); callers that read a long body check it before reading. */
 export function assertValidIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
     throw new ApiError({
@@ -66,7 +66,7 @@ export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefin
 }
 
 /**
- * DECISIONS §6 on top of an IdempotencyStore: same key + same body replays the first response,
+ * docs/decisions.md §6 on top of an IdempotencyStore: same key + same body replays the first response,
  * same key + other body is 422 `idempotency_key_reused`, same key still running is 409. Only
  * successful responses are remembered; a failed call releases its key so a retry runs again.
  * Expired records are purged at most once a minute, on the back of requests (nothing runs by itself).

@@ -1,7 +1,7 @@
 import type { Locale } from '../domain/types.ts';
 
 /**
- * The response locale from `Accept-Language` (api-v2.md Errors): the highest-weighted of `da` and
+ * The response locale from `Accept-Language` (docs/contract.md Errors): the highest-weighted of `da` and
  * `en`, matching language ranges such as `en-GB`; anything else, or no header, gives `da`.
  */
 export function localeFrom(acceptLanguage: string | string[] | undefined): Locale {

@@ -4,8 +4,9 @@ import type { Locale } from '../domain/types.ts';
  * Every human text the HTTP edge produces, in both languages. Messages never contain the
  * caller's values (they may be personal data); at most limits and allowed options from the schema.
  */
-const catalog = {
+export const catalog = {
   invalid_json: { da: 'Forespørgslens indhold er ikke gyldig JSON.', en: 'The request body is not valid JSON.' },
+  invalid_utf8: { da: 'Forespørgslens indhold er ikke gyldig UTF-8.', en: 'The request body is not valid UTF-8.' },
   unsupported_media_type: {
     da: 'Forespørgslens indhold skal være JSON (Content-Type: application/json).',
     en: 'The request body must be JSON (Content-Type: application/json).',
@@ -34,6 +35,10 @@ const catalog = {
     en: 'Your plan does not cover API checks. An API agreement is required.',
   },
   forbidden: { da: 'Organisationen har ikke adgang til denne funktion.', en: 'The organisation does not have this add-on.' },
+  channel_adding_off: {
+    da: 'Mapper og forbindelser kan ikke tilføjes på denne installation (INBOUND_SECRET_KEY er ikke sat). Bed driften om at tilføje dem med administrationsværktøjet.',
+    en: 'Drop folders and connectors cannot be added on this installation (INBOUND_SECRET_KEY is not set). Ask its operators to add them with the admin tool.',
+  },
   addon_company: {
     da: 'Organisationen har ikke tilkøbet virksomhedstjek. Kontakt os for en aftale.',
     en: 'The organisation does not have the company check add-on. Contact us for an agreement.',
@@ -86,9 +91,42 @@ const catalog = {
     da: 'Jobbet er ikke en kladde (det er startet eller slettet) og kan ikke startes.',
     en: 'The job is not a draft (it was started or deleted) and cannot be started.',
   },
+  certificate_not_ready: {
+    da: 'Jobbet har intet certifikat endnu: det får et, når det er tjekket færdigt.',
+    en: 'The job has no certificate yet: it gets one when its check is done.',
+  },
+  warnings_unconfirmed: {
+    da: 'Tjekket er ikke startet: kolonneopsætningen har advarsler, som ikke er bekræftet.',
+    en: 'The check was not started: the column mapping has warnings that were not confirmed.',
+  },
+  // The same refusal naming the warnings (their texts: services/ingest/files/mapping-warnings.ts).
+  warnings_unconfirmed_listed: {
+    da: 'Tjekket er ikke startet: {warnings} Ret kolonnerne, eller start med confirm_warnings: true.',
+    en: 'The check was not started: {warnings} Fix the columns, or start with confirm_warnings: true.',
+  },
   rate_limited: {
     da: 'For mange forespørgsler. Vent det antal sekunder, Retry-After angiver.',
     en: 'Too many requests. Wait the number of seconds given by Retry-After.',
+  },
+  quota_open_drafts: {
+    da: 'Organisationen har så mange kladder, som den må have. Start eller slet nogle, og prøv igen.',
+    en: 'The organisation has as many drafts as it may have. Start or delete some and try again.',
+  },
+  quota_queued_rows: {
+    da: 'Organisationen har så mange rækker i kø til tjek, som den må have. Prøv igen, når nogle er tjekket.',
+    en: 'The organisation has as many rows waiting to be checked as it may have. Try again when some are done.',
+  },
+  quota_parallel_uploads: {
+    da: 'Organisationen har allerede så mange filer under indlæsning, som den må have på én gang. Prøv igen om lidt.',
+    en: 'The organisation already has as many files being read as it may have at once. Try again shortly.',
+  },
+  quota_previews: {
+    da: 'For mange forhåndsvisninger på kort tid. Vent det antal sekunder, Retry-After angiver.',
+    en: 'Too many previews in a short time. Wait the number of seconds given by Retry-After.',
+  },
+  quota_monitor_uploads: {
+    da: 'Organisationen har oprettet eller udskiftet kontakter i overvågninger for mange gange på kort tid. Vent det antal sekunder, Retry-After angiver.',
+    en: "The organisation has created monitors or replaced their contacts too often in a short time. Wait the number of seconds given by Retry-After.",
   },
   list_not_ready: {
     da: 'Der er endnu ingen aktiv version af listen. Prøv igen senere.',
@@ -123,6 +161,56 @@ const catalog = {
     da: 'Beløbet eller valutaen svarer ikke til jobbets pris.',
     en: "The amount or currency does not match the job's price.",
   },
+  session_ended: {
+    da: 'Du er ikke logget ind (eller din session er udløbet). Log ind igen.',
+    en: 'You are not signed in (or your session has ended). Please sign in again.',
+  },
+  sign_in_failed: {
+    da: 'E-mail, adgangskode eller kode fra godkendelses-appen passer ikke. Prøv igen.',
+    en: 'The e-mail, password or code from your authenticator app is not right. Please try again.',
+  },
+  sign_in_throttled: {
+    da: 'For mange forsøg på at logge ind. Vent et minut, og prøv igen.',
+    en: 'Too many sign-in attempts. Wait a minute and try again.',
+  },
+  csrf_failed: {
+    da: 'Siden skal genindlæses, før ændringen kan gemmes.',
+    en: 'Reload the page before saving this change.',
+  },
+  people_only: {
+    da: 'Kun en bruger, der er logget ind som administrator, kan administrere brugere, nøgler og indstillinger. En API-nøgle kan ikke.',
+    en: 'Only a person signed in as an administrator can manage users, keys and settings. An API key cannot.',
+  },
+  admin_only: {
+    da: 'Det kræver rollen administrator. Bed en administrator i jeres organisation om hjælp.',
+    en: 'This needs the administrator role. Ask an administrator in your organisation.',
+  },
+  invitation_invalid: {
+    da: 'Invitationslinket virker ikke længere (brugt, udløbet eller trukket tilbage). Bed om en ny invitation.',
+    en: 'The invitation link no longer works (used, expired or withdrawn). Ask for a new invitation.',
+  },
+  password_length: {
+    da: 'Adgangskoden skal være 12 til 200 tegn.',
+    en: 'The password must be 12 to 200 characters.',
+  },
+  code_wrong: {
+    da: 'Koden fra godkendelses-appen passer ikke. Tjek, at telefonens ur er rigtigt, og brug den nyeste kode.',
+    en: "The code from the authenticator app is not right. Check the phone's clock and use the newest code.",
+  },
+  email_taken: {
+    da: 'Der findes allerede en bruger med denne e-mailadresse.',
+    en: 'A user with this e-mail address already exists.',
+  },
+  mail_unavailable: {
+    da: 'Invitationen kunne ikke sendes, fordi e-mail ikke virker lige nu. Prøv igen senere.',
+    en: 'The invitation could not be sent because e-mail is not working right now. Try again later.',
+  },
+  user_not_found: { da: 'Brugeren findes ikke.', en: 'The user was not found.' },
+  key_not_found: { da: 'API-nøglen findes ikke.', en: 'The API key was not found.' },
+  last_admin: {
+    da: 'Organisationen skal have mindst én aktiv administrator. Gør en anden til administrator først.',
+    en: 'The organisation must keep at least one active administrator. Make someone else an administrator first.',
+  },
   internal_error: {
     da: 'Der opstod en intern fejl. Oplys request_id, hvis du kontakter os.',
     en: 'An internal error occurred. Quote the request_id if you contact us.',
@@ -130,6 +218,11 @@ const catalog = {
 } satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalog;
+
+/** Every message in both languages: the web page translates a shown error with it when its language changes. */
+export function messageCatalogue(): Array<Record<Locale, string>> {
+  return Object.values(catalog).map((text) => ({ da: text.da, en: text.en }));
+}
 
 export function message(key: MessageKey, locale: Locale): string {
   return catalog[key][locale];

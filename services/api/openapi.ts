@@ -146,7 +146,7 @@ export function buildOpenApiDocument(specs: RouteSpec[]): object {
     info: {
       title: 'Do-Not-Contact Check API',
       version: '2.0.0',
-      description: 'Checks people against the Danish Robinson list. See api-v2.md and docs/api-decisions.md.',
+      description: 'Checks people against the Danish Robinson list. See docs/contract.md and docs/api-decisions.md.',
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],

@@ -1,5 +1,5 @@
 /**
- * A token bucket per key (DECISIONS §11: 20 requests/s, bursts to 40, configurable). Pure apart
+ * A token bucket per key (docs/decisions.md §11: 20 requests/s, bursts to 40, configurable). Pure apart
  * from the injected clock. With several API processes, `consumedElsewhere` takes what the other
  * processes let through (createRateSharing below, through the platform's RateUsageStore), so the
  * key's rate holds across processes: the bucket may go into debt (down to -burst) when others'

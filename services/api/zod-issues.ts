@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Locale } from '../domain/types.ts';
 import type { IssueRef } from './errors.ts';
 import { safeFieldName } from '../ingest/people/errors.ts';
+import { ISSUE_TEXTS, issueText } from './issue-texts.ts';
 
 type Path = ReadonlyArray<PropertyKey>;
 
@@ -15,7 +16,7 @@ export function formatPath(path: Path): string {
   return out;
 }
 
-const typeNames: Record<string, Record<Locale, string>> = {
+export const typeNames: Record<string, Record<Locale, string>> = {
   string: { da: 'tekst', en: 'a string' },
   number: { da: 'et tal', en: 'a number' },
   int: { da: 'et heltal', en: 'an integer' },
@@ -37,23 +38,16 @@ function valueAt(data: unknown, path: Path): unknown {
   return current;
 }
 
-function sizeText(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, locale: Locale): string {
+/** The text of a bound the schema sets: characters of a string, items of an array, or a value. */
+function sizeText(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall): (locale: Locale) => string {
   const big = issue.code === 'too_big';
-  const limit = big ? issue.maximum : issue.minimum;
-  const n = String(limit);
-  const bound = big ? { da: 'højst', en: 'at most' } : { da: 'mindst', en: 'at least' };
-  switch (issue.origin) {
-    case 'string':
-      return locale === 'da' ? `Må ${big ? 'højst' : 'mindst'} være ${n} tegn.` : `Must be ${bound.en} ${n} characters.`;
-    case 'array':
-      return locale === 'da' ? `Skal have ${bound.da} ${n} elementer.` : `Must have ${bound.en} ${n} items.`;
-    default:
-      return locale === 'da' ? `Skal være ${bound.da} ${n}.` : `Must be ${bound.en} ${n}.`;
-  }
+  const n = String(big ? issue.maximum : issue.minimum);
+  const of = issue.origin === 'string' ? 'string' : issue.origin === 'array' ? 'array' : 'value';
+  return issueText(`${of}_${big ? 'at_most' : 'at_least'}` as const, { n });
 }
 
 /** Messages of the schemas' own checks (`params.reason` of a custom issue). */
-const customIssueTexts: Record<string, Record<Locale, string>> = {
+export const customIssueTexts: Record<string, Record<Locale, string>> = {
   cvr_format: { da: 'CVR-nummeret skal være 8 cifre.', en: 'The CVR number must be 8 digits.' },
   cvr_check_digit: {
     da: 'CVR-nummeret findes ikke: kontrolcifferet (modulus 11) passer ikke.',
@@ -77,18 +71,18 @@ export function issuesFromZod(issues: readonly z.core.$ZodIssue[], data: unknown
           path,
           describe: (l) =>
             missing
-              ? l === 'da' ? 'Skal udfyldes.' : 'Is required.'
-              : l === 'da' ? `Skal være ${typeName(issue.expected, l)}.` : `Must be ${typeName(issue.expected, l)}.`,
+              ? ISSUE_TEXTS.required[l]
+              : issueText('must_be_type', { type: typeName(issue.expected, l) })(l),
         });
         break;
       }
       case 'too_big':
       case 'too_small':
-        out.push({ path, describe: (l) => sizeText(issue, l) });
+        out.push({ path, describe: sizeText(issue) });
         break;
       case 'invalid_value': {
         const options = issue.values.map((v) => JSON.stringify(v)).join(', ');
-        out.push({ path, describe: (l) => (l === 'da' ? `Skal være en af ${options}.` : `Must be one of ${options}.`) });
+        out.push({ path, describe: issueText('must_be_one_of', { options }) });
         break;
       }
       case 'unrecognized_keys':
@@ -98,20 +92,20 @@ export function issuesFromZod(issues: readonly z.core.$ZodIssue[], data: unknown
           const field = safeFieldName(key);
           out.push({
             path: formatPath(field === null ? issue.path : [...issue.path, field]),
-            describe: (l) => (l === 'da' ? 'Ukendt felt.' : 'Unknown field.'),
+            describe: issueText('unknown_field'),
           });
         }
         break;
       case 'invalid_format':
-        out.push({ path, describe: (l) => (l === 'da' ? `Ugyldigt format (${issue.format}).` : `Invalid format (${issue.format}).`) });
+        out.push({ path, describe: issueText('invalid_format', { format: issue.format }) });
         break;
       case 'custom': {
         const text = customIssueTexts[String(issue.params?.reason)];
-        out.push({ path, describe: (l) => text?.[l] ?? (l === 'da' ? 'Ugyldig værdi.' : 'Invalid value.') });
+        out.push({ path, describe: (l) => text?.[l] ?? ISSUE_TEXTS.invalid_value[l] });
         break;
       }
       default:
-        out.push({ path, describe: (l) => (l === 'da' ? 'Ugyldig værdi.' : 'Invalid value.') });
+        out.push({ path, describe: issueText('invalid_value') });
     }
   }
   return out;

@@ -2,7 +2,7 @@ import type { PipelineEvents } from '../pipeline/events.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
 
 /**
- * Recording a payment for a pay-per-list job (DECISIONS §8), for the payment provider's webhook
+ * Recording a payment for a pay-per-list job (docs/decisions.md §8), for the payment provider's webhook
  * and the admin tool alike. A payment is an event: `JobStateChanged{queued}` on jobs.events, which
  * the projection (the one writer of a job's state) applies: awaiting_payment → queued, then done
  * as soon as every row is checked. Nothing here writes the job record.

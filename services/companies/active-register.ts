@@ -1,12 +1,14 @@
+import { activationOf, createActiveVersionHolder } from '../platform/active-version.ts';
 import type { Logger } from '../platform/logger.ts';
 import {
   RegisterVersionNotFoundError, type RegisterKind, type RegisterStore, type RegisterVersion,
 } from '../platform/store/registers-port.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /**
  * The in-memory lookup of a register's active version (companies or phones), built from the
  * platform's RegisterStore, never from a local file: every process builds the same one. The same
- * design as the list index (services/lists/active-index.ts): `refresh()` builds a newly activated
+ * holder as the list index (platform/active-version.ts): `refresh()` builds a newly activated
  * version beside the old one and swaps them in one assignment, so a check runs against the old or
  * the new version, never a mix and never none; the version before stays cached (two in all) so
  * work pinned to it finishes. The owning process calls `refresh()` at boot and on a timer.
@@ -32,7 +34,7 @@ export interface ActiveRegisterDeps<T, I> {
   cacheSize?: number;
 }
 
-export class RegisterVersionNeverActivatedError extends Error {
+export class RegisterVersionNeverActivatedError extends PermanentError {
   constructor(id: string) {
     super(`register version ${id} was never activated; only activated versions are indexed`);
     this.name = 'RegisterVersionNeverActivatedError';
@@ -41,10 +43,6 @@ export class RegisterVersionNeverActivatedError extends Error {
 
 export function createActiveRegister<T, I>(deps: ActiveRegisterDeps<T, I>): ActiveRegister<I> {
   const logger = deps.logger.child({ module: `registers.active.${deps.kind}` });
-  const cacheSize = Math.max(1, deps.cacheSize ?? 2);
-  const cache = new Map<string, Promise<Loaded<I>>>();
-  let active: Loaded<I> | null = null;
-  let refreshing: Promise<void> | null = null;
 
   async function build(versionId: string): Promise<Loaded<I>> {
     const version = await deps.store.getRegisterVersion(versionId);
@@ -58,49 +56,18 @@ export function createActiveRegister<T, I>(deps: ActiveRegisterDeps<T, I>): Acti
     return { version, index };
   }
 
-  function evict(): void {
-    for (const id of cache.keys()) {
-      if (cache.size <= cacheSize) return;
-      if (id !== active?.version.id) cache.delete(id);
-    }
-  }
-
-  function forVersion(versionId: string): Promise<Loaded<I>> {
-    let entry = cache.get(versionId);
-    if (entry) {
-      cache.delete(versionId);
-      cache.set(versionId, entry);
-      return entry;
-    }
-    entry = build(versionId);
-    cache.set(versionId, entry);
-    entry.catch(() => {
-      if (cache.get(versionId) === entry) cache.delete(versionId);
-    });
-    evict();
-    return entry;
-  }
-
-  async function doRefresh(): Promise<void> {
-    const version = await deps.store.getActiveRegisterVersion(deps.kind);
-    if (!version) return;
-    if (active && active.version.id === version.id && active.version.activated_at === version.activated_at) return;
-    const loaded = await forVersion(version.id);
-    const previous = active?.version.id ?? null;
-    // The activation time of this activation (a rollback re-activates an older version).
-    active = { version, index: loaded.index };
-    evict();
-    logger.info({ register_version_id: version.id, previous_register_version_id: previous }, 'register.active_swapped');
-  }
-
-  return {
-    refresh() {
-      refreshing ??= doRefresh().finally(() => {
-        refreshing = null;
-      });
-      return refreshing;
+  const holder = createActiveVersionHolder<Loaded<I>, Loaded<I>>({
+    build,
+    cacheSize: deps.cacheSize,
+    async lookUpActive() {
+      const version = await deps.store.getActiveRegisterVersion(deps.kind);
+      // The activation time of this activation (a rollback re-activates an older version).
+      return version && { key: version.id, activation: activationOf(version), stateOf: (built) => ({ version, index: built.index }) };
     },
-    current: () => active,
-    forVersion,
-  };
+    onSwap(state, previous) {
+      logger.info({ register_version_id: state.version.id, previous_register_version_id: previous?.version.id ?? null }, 'register.active_swapped');
+    },
+  });
+
+  return { refresh: holder.refresh, current: holder.current, forVersion: holder.forKey };
 }

@@ -4,7 +4,7 @@ import { normalizeText, skeleton } from './normalize.ts';
 import { createStreetIndexBuilder, type StreetIndex } from './street-index.ts';
 
 /**
- * The national address register (DAR) in memory, for resolution (DECISIONS §13) and for matching
+ * The national address register (DAR) in memory, for resolution (docs/decisions.md §13) and for matching
  * on register identities. Pure: the importer (services/addresses) reads DAR's entity files and
  * hands over one RegisterAddress per unit address; this module never sees a file or a store.
  *
@@ -61,28 +61,27 @@ export interface AddressRegisterData {
   accesses: Int32Array;
   /** Per unit, U_FIELDS numbers: the unitKeyOf(floor, door) id (address.ts), floor id, door id (-1: none). */
   units: Int32Array;
-  /** Interned strings the ids above point at. */
+  /**
+   * Interned strings the ids above point at. A street id is one (full name, addressing name)
+   * pair: `streetNames` its full name, `streetSpellings`/`addressingSpellings` the two as
+   * ParsedAddress.streetSpelling reads them (null: no other addressing name), for `exact`.
+   */
   streetNames: string[];
+  streetSpellings: string[];
+  addressingSpellings: (string | null)[];
   houseNumbers: string[];
   floors: string[];
   doors: string[];
   postalCodes: string[];
   postalNames: string[];
   towns: string[];
-  /** Folded town names (same ids as `towns`). */
-  townKeys: string[];
-  /**
-   * Town and postal names as the parser reads a city (parsedCityOf): most inputs write them the
-   * register's way, and an equal string spares the nameKey comparison.
-   */
+  /** Town and postal names as the parser reads a city (parsedCityOf), compared by `exact`. */
   townCities: string[];
   postalCities: string[];
   /** unitKeyOf(...) → id. */
   unitKeys: Map<string, number>;
   /** Streets by postal code (full and addressing names), for the closest-street rule. */
   streets: StreetIndex;
-  /** nameKey of each postal name (same ids as `postalNames`): compared on every resolution. */
-  postalNameKeys: string[];
   /** Skeleton of a folded postal name ("koebenhavn v") → postal ids with that name. */
   postalByName: Map<string, number[]>;
   /** Postal code as a number (0800 → 800) → postal id, -1 for none: no string hashing per resolution. */
@@ -150,9 +149,13 @@ export interface AddressRegisterBuilder {
 }
 
 /** The building key and house number of a street name + house number + postal code, as parseAddress reads them. */
-function buildingOf(street: string, houseNumber: string, postalCode: string): { key: string; house: string } | null {
+function buildingOf(
+  street: string, houseNumber: string, postalCode: string,
+): { key: string; house: string; spelling: string; words: string | null } | null {
   const parsed = parseAddress({ street, house_number: houseNumber, postal_code: postalCode });
-  return parsed?.buildingKey ? { key: parsed.buildingKey, house: parsed.houseNumber! } : null;
+  return parsed?.buildingKey
+    ? { key: parsed.buildingKey, house: parsed.houseNumber!, spelling: parsed.streetSpelling!, words: parsed.street }
+    : null;
 }
 
 export function createAddressRegisterBuilder(): AddressRegisterBuilder {
@@ -177,6 +180,8 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
     streetNames: new Map<string, number>(), houseNumbers: new Map<string, number>(), floors: new Map<string, number>(),
     doors: new Map<string, number>(), postalCodes: new Map<string, number>(), towns: new Map<string, number>(),
   };
+  const streetSpellings: string[] = [];
+  const addressingSpellings: (string | null)[] = [];
   const unitKeys = new Map<string, number>();
   const unitKeyList: string[] = [];
   /** Raw "floor|door" as the register writes it → unit key id: a few thousand distinct at most. */
@@ -189,11 +194,20 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
     const full = buildingOf(a.street, a.houseNumber, a.postalCode);
     if (full === null) return -1;
     const fullKey = full.key;
-    const shortKey = a.addressingName && a.addressingName !== a.street
-      ? buildingOf(a.addressingName, a.houseNumber, a.postalCode)?.key ?? null : null;
+    const short = a.addressingName && a.addressingName !== a.street
+      ? buildingOf(a.addressingName, a.houseNumber, a.postalCode) : null;
+    const shortKey = short?.key ?? null;
     const id = accessStreet.length();
     accessIndex.set(a.accessId, id);
-    const streetId = intern(maps.streetNames, strings.streetNames, a.street);
+    const streetPair = short === null ? a.street : a.street + '\u0000' + a.addressingName;
+    let streetId = maps.streetNames.get(streetPair);
+    if (streetId === undefined) {
+      streetId = strings.streetNames.length;
+      maps.streetNames.set(streetPair, streetId);
+      strings.streetNames.push(a.street);
+      streetSpellings.push(full.spelling);
+      addressingSpellings.push(short?.spelling ?? null);
+    }
     accessStreet.push(streetId);
     accessHouse.push(intern(maps.houseNumbers, strings.houseNumbers, a.houseNumber));
     const postalId = intern(maps.postalCodes, strings.postalCodes, a.postalCode);
@@ -207,8 +221,8 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
         ? a.kommunekode.padStart(4, '0') + a.vejkode.padStart(4, '0') + full.house.toUpperCase().padStart(4, '_')
         : null,
     );
-    streets.add(fullKey.slice(0, fullKey.indexOf('|')), a.street, a.postalCode);
-    if (shortKey !== null) streets.add(shortKey.slice(0, shortKey.indexOf('|')), a.street, a.postalCode);
+    streets.add(fullKey.slice(0, fullKey.indexOf('|')), a.street, a.postalCode, full.words);
+    if (shortKey !== null) streets.add(shortKey.slice(0, shortKey.indexOf('|')), a.street, a.postalCode, short!.words);
     return id;
   }
 
@@ -303,7 +317,7 @@ export function createAddressRegisterBuilder(): AddressRegisterBuilder {
         data: {
           buildings, kvhxBuildings,
           accesses, units,
-          ...strings, townKeys: strings.towns.map(nameKey), postalNameKeys: strings.postalNames.map(nameKey),
+          ...strings, streetSpellings, addressingSpellings,
           townCities: strings.towns.map(parsedCityOf), postalCities: strings.postalNames.map(parsedCityOf),
           unitKeys, streets: streets.build(), postalByName,
           postalIdOfCode,

@@ -1,20 +1,24 @@
 import type { Tokens } from './normalize.ts';
 
 /**
- * The vocabulary of Danish addresses (DECISIONS §1): street abbreviations, floors and doors, all
+ * The vocabulary of Danish addresses (docs/decisions.md §1): street abbreviations, floors and doors, all
  * on folded tokens (see normalize.ts), numbers inside street names, the postal-code-first form,
  * plus the casing used when an address is written back.
  */
 
-/** Folded street abbreviation → folded word, and the word as written back. */
-export const STREET_ABBREVIATIONS: Record<string, { norm: string; display: string }> = {
-  gl: { norm: 'gammel', display: 'Gammel' },
+/**
+ * Folded street abbreviation → the folded word it is read as in the street's spelling, and the
+ * word as written back; `display` null keeps the writer's form (the abbreviation stands for
+ * more than one word, see STREET_WORD_CLASS). As the register's addressing names and the CPR
+ * office write them (docs/matching.md "Addresses").
+ */
+export const STREET_ABBREVIATIONS: Record<string, { norm: string; display: string | null }> = {
+  gl: { norm: 'gammel', display: 'Gammel' }, // or Gamle: one class
   gml: { norm: 'gammel', display: 'Gammel' },
   skt: { norm: 'sankt', display: 'Sankt' },
   sct: { norm: 'sankt', display: 'Sankt' },
   vj: { norm: 'vej', display: 'Vej' },
   ndr: { norm: 'nordre', display: 'Nordre' },
-  sdr: { norm: 'soendre', display: 'Søndre' },
   nr: { norm: 'noerre', display: 'Nørre' },
   kgs: { norm: 'kongens', display: 'Kongens' },
   ll: { norm: 'lille', display: 'Lille' },
@@ -22,14 +26,128 @@ export const STREET_ABBREVIATIONS: Record<string, { norm: string; display: strin
   bd: { norm: 'boulevard', display: 'Boulevard' },
   blvd: { norm: 'boulevard', display: 'Boulevard' },
   chr: { norm: 'christian', display: 'Christian' },
+  // One abbreviation, two words: the spelling keeps the abbreviation, the key its class.
+  sdr: { norm: 'sdr', display: null }, // Søndre or Sønder
+  st: { norm: 'st', display: null }, // Store or Sankt
+  oe: { norm: 'oe', display: null }, // "Ø.": Øster or Østre
+  v: { norm: 'v', display: null }, // Vester or Vestre
+  fr: { norm: 'fr', display: null }, // Frederik or Frederiks ("Fr. Bajers Vej", "Fr.sundsvej")
 };
 
 /**
- * The abbreviation `word` stands for, if any. Every abbreviation has 2–4 letters; the length test
+ * The words a street key does not tell apart, by class (the class's word is what the key holds):
+ * an abbreviation that stands for two words ("St." Store or Sankt, "Ø." Øster or Østre) makes
+ * the two words one street for matching, so a list member written either way is found. Two real
+ * streets that differ only by these words in one postal code are merged (docs/matching.md
+ * "Addresses": measured, the cost is a household match, level 1, at the same house number).
+ * The ø→o spellings ("Ostre") are listed because the key's skeleton (normalize.ts) does not
+ * reach inside this table.
+ */
+export const STREET_WORD_CLASS: Record<string, string> = {
+  oester: 'oester', oestre: 'oester', oe: 'oester', oster: 'oester', ostre: 'oester',
+  vester: 'vester', vestre: 'vester', v: 'vester',
+  soender: 'soender', soendre: 'soender', sdr: 'soender', sonder: 'soender', sondre: 'soender',
+  store: 'store', sankt: 'store', st: 'store',
+  gammel: 'gammel', gamle: 'gammel',
+  frederik: 'frederik', frederiks: 'frederik', fr: 'frederik',
+  christian: 'christian', christians: 'christian',
+};
+
+/**
+ * The word as the street key holds it (`word` folded, abbreviations already read): its class
+ * (STREET_WORD_CLASS), also for a word that starts with a class word written joined to the next
+ * one, so that it is the same street as written apart ("Østre Gade" = "Østregade",
+ * "Fr.sundsvej" = "Frederikssundsvej"), as the key already joins words ("Konge Vej" = "Kongevej").
+ * Written out by first letter: it runs for every street word of every check, and the class words
+ * all start with c, f, g, o, s or v.
+ */
+export function streetKeyWord(word: string): string {
+  switch (word.charCodeAt(0)) {
+    case 111: // o
+      if (word === 'oe' || word === 'oestre' || word === 'oster' || word === 'ostre') return 'oester';
+      if (word.startsWith('oestre')) return 'oester' + word.slice(6);
+      if (word.startsWith('ostre')) return 'oester' + word.slice(5);
+      return word;
+    case 118: // v
+      if (word === 'v' || word === 'vestre') return 'vester';
+      if (word.startsWith('vestre')) return 'vester' + word.slice(6);
+      return word;
+    case 115: // s
+      if (word === 'st' || word === 'sankt') return 'store';
+      if (word === 'sdr' || word === 'soendre' || word === 'sonder' || word === 'sondre') return 'soender';
+      if (word.startsWith('soendre')) return 'soender' + word.slice(7);
+      if (word.startsWith('sondre')) return 'soender' + word.slice(6);
+      return word;
+    case 103: // g
+      return word === 'gamle' ? 'gammel' : word;
+    case 102: // f
+      if (word === 'fr') return 'frederik';
+      if (word.startsWith('frederiks')) return 'frederik' + word.slice(9);
+      return word;
+    case 99: // c
+      return word.startsWith('christians') ? 'christian' + word.slice(10) : word;
+    default:
+      return word;
+  }
+}
+
+/** The words an abbreviation of two words stands for, in the spelling compared for `exact`. */
+export const ABBREVIATION_WORDS: Record<string, readonly string[]> = {
+  sdr: ['soendre', 'soender'], st: ['store', 'sankt'], oe: ['oester', 'oestre'], v: ['vester', 'vestre'],
+  fr: ['frederik', 'frederiks'], gl: ['gammel', 'gamle'], gml: ['gammel', 'gamle'],
+};
+
+/** Starts an abbreviation of two words in a street spelling: "\u0001st" is "St." (see spellingAgrees). */
+export const ABBREVIATION_MARK = '\u0001';
+/** Ends an abbreviation in a street spelling. */
+export const ABBREVIATION_END = '\u0002';
+
+/**
+ * Whether two street spellings (ParsedAddress.streetSpelling) name the same street word for word:
+ * equal, where an abbreviation of two words agrees with either word ("St." with Store and with
+ * Sankt) and with an abbreviation sharing a word. What `exact` asks of a street (docs/addresses.md
+ * "Resolution"); the key (streetKey) is more lenient.
+ */
+export function spellingAgrees(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (a.indexOf(ABBREVIATION_MARK) < 0 && b.indexOf(ABBREVIATION_MARK) < 0) return false;
+  return agreeFrom(a, 0, b, 0);
+}
+
+function wordsAt(s: string, i: number): { words: readonly string[]; next: number } {
+  const end = s.indexOf(ABBREVIATION_END, i);
+  return { words: ABBREVIATION_WORDS[s.slice(i + 1, end)] ?? [], next: end + 1 };
+}
+
+function agreeFrom(a: string, i: number, b: string, j: number): boolean {
+  while (i < a.length && j < b.length) {
+    const markA = a[i] === ABBREVIATION_MARK;
+    const markB = b[j] === ABBREVIATION_MARK;
+    if (markA && markB) {
+      const x = wordsAt(a, i);
+      const y = wordsAt(b, j);
+      if (!x.words.some((w) => y.words.includes(w))) return false;
+      i = x.next;
+      j = y.next;
+    } else if (markA || markB) {
+      const [s, k, other, l] = markA ? [a, i, b, j] : [b, j, a, i];
+      const { words, next } = wordsAt(s, k);
+      return words.some((w) => other.startsWith(w, l) && (markA ? agreeFrom(a, next, b, j + w.length) : agreeFrom(a, i + w.length, b, next)));
+    } else {
+      if (a.charCodeAt(i) !== b.charCodeAt(j)) return false;
+      i++;
+      j++;
+    }
+  }
+  return i === a.length && j === b.length;
+}
+
+/**
+ * The abbreviation `word` stands for, if any. Every abbreviation has 1–4 letters; the length test
  * spares the keyed lookup (a string-table probe) for the long words most street names are made of.
  */
-export function abbreviationOf(word: string): { norm: string; display: string } | undefined {
-  return word.length >= 2 && word.length <= 4 ? STREET_ABBREVIATIONS[word] : undefined;
+export function abbreviationOf(word: string): { norm: string; display: string | null } | undefined {
+  return word.length <= 4 ? STREET_ABBREVIATIONS[word] : undefined;
 }
 
 /** Floor words → canonical floor: 'st' ground, 'kl' basement. */
@@ -143,10 +261,20 @@ export function isDoorFiller(token: string): boolean {
 /** Floor and door written as one token: "3tv", "1th", "stmf", "kltv". Null otherwise. */
 export function gluedFloorDoor(token: string): { floor: string; door: string } | null {
   if (token.length < 3) return null;
-  const door = DOOR_WORDS[token.slice(-2)];
-  if (door === undefined || token.slice(-2) !== door) return null;
+  // The door is read off the last two letters before anything is sliced: isTownWord asks this of
+  // every unit word of every check, and nearly all of them end in no door.
+  const door = doorAtEnd(token);
+  if (door === null) return null;
   const floor = floorOf(token.slice(0, -2));
   return floor === null ? null : { floor, door };
+}
+
+/** "tv", "th" or "mf" when `token` ends with it (DOOR_WORDS' two-letter doors), else null. */
+function doorAtEnd(token: string): string | null {
+  const first = token.charCodeAt(token.length - 2);
+  const second = token.charCodeAt(token.length - 1);
+  if (first === 116 /* t */) return second === 118 ? 'tv' : second === 104 ? 'th' : null;
+  return first === 109 /* m */ && second === 102 /* f */ ? 'mf' : null;
 }
 
 /** "københavn" → "København", "GL" → "Gl"; words already in mixed case ("McDonald") are kept. */
@@ -193,9 +321,10 @@ export function isStreetOrdinal(s: string, t: Tokens, i: number): boolean {
  * 4-digit code and a comma ends the city, the index of the street's first token; else 0.
  */
 export function postalFirstEnd(s: string, t: Tokens): number {
-  if (t.count < 3 || t.norm[0].length !== 4 || !isDigits(t.norm[0])) return 0;
-  const comma = s.indexOf(',', t.end[0]);
+  const code = t.count > 0 && t.norm[0] === 'dk' ? 1 : 0; // "DK-1610 København V, …"
+  if (t.count < code + 3 || t.norm[code].length !== 4 || !isDigits(t.norm[code])) return 0;
+  const comma = s.indexOf(',', t.end[code]);
   if (comma < 0) return 0;
-  for (let i = 1; i < t.count - 1; i++) if (t.start[i] > comma) return i;
+  for (let i = code + 1; i < t.count - 1; i++) if (t.start[i] > comma) return i;
   return 0;
 }

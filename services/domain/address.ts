@@ -1,13 +1,14 @@
+import { blankCareOfLines, hasLineEnd } from './care-of.ts';
 import {
-  ROMAN_NUMERALS, abbreviationOf, displayWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller,
+  ABBREVIATION_END, ABBREVIATION_MARK, ABBREVIATION_WORDS, ROMAN_NUMERALS, abbreviationOf, displayWord, streetKeyWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller,
   isFiller, isNumeralPossessive, isStreetOrdinal, isTownWord, postalFirstEnd,
 } from './address-words.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
-import { newTokens, tokenize, type Tokens } from './normalize.ts';
+import { newTokens, nfc, tokenize, type Tokens } from './normalize.ts';
 import type { ListEntry, PersonInput } from './types.ts';
 
 /**
- * An address as matching sees it (DECISIONS §1). Normalised fields are folded text (see
+ * An address as matching sees it (docs/decisions.md §1). Normalised fields are folded text (see
  * normalize.ts); `streetWritten`/`cityWritten` keep the writer's text, which streetDisplayOf and
  * cityDisplayOf turn into the spelling ResolvedAddress shows.
  * A building is street + house number + postal code; a unit is floor + door inside it.
@@ -15,8 +16,17 @@ import type { ListEntry, PersonInput } from './types.ts';
 export interface ParsedAddress {
   /** Folded street words, abbreviations expanded: "gammel kongevej". */
   street: string | null;
-  /** The street words joined without spaces ("gammelkongevej"): the street part of `buildingKey`. */
+  /**
+   * The street words joined without spaces, each as its class (address-words.ts STREET_WORD_CLASS:
+   * "St." = Store = Sankt): the street part of `buildingKey` ("gammelkongevej", "storekongensgade").
+   */
   streetKey: string | null;
+  /**
+   * The street as written, folded and joined without spaces, abbreviations of one word expanded,
+   * those of two words marked (see spellingAgrees): what `exact` compares with the register's
+   * names. Often the same string as `streetKey`.
+   */
+  streetSpelling: string | null;
   /** "12", "12a". */
   houseNumber: string | null;
   /** "st" (ground), "kl" (basement), "1", "2", ... */
@@ -43,6 +53,13 @@ export interface ParsedAddress {
   buildingKey: string | null;
   /** floor|door; '' for a building without floor and door (one unit); see unitKeyOf. */
   unitKey: string;
+  /**
+   * A line that is not the address was set aside: a care-of line ("c/o Ida Frølich"), a name or
+   * company in front of the street, anything behind the postal code's line but a country name.
+   * The address is read without it; with a register it is `corrected`, not `exact` (the register's
+   * form drops the line, docs/addresses.md "Resolution").
+   */
+  setAside: boolean;
   /** First 12 characters of the canonical kvhx (kommune, vej, husnummer). */
   kvhxBuilding: string | null;
   /** Last 7 characters of the canonical kvhx (etage, door). */
@@ -52,7 +69,14 @@ export interface ParsedAddress {
 type AddressSource = Omit<PersonInput, 'id' | 'phone'> | ListEntry;
 
 const tokens = newTokens();
-const NO_COUNTRY: Record<string, true> = { danmark: true, denmark: true, dk: true };
+/**
+ * A country name behind the postal code's line, not a line set aside. Compared by length first,
+ * not looked up by key: an object lookup by a token made at run time first looks the string up in
+ * V8's table of internalized strings, for every address.
+ */
+function isCountry(word: string): boolean {
+  return word.length === 2 ? word === 'dk' : word.length === 7 && (word === 'danmark' || word === 'denmark');
+}
 
 interface Line {
   streetFrom: number;
@@ -66,44 +90,63 @@ interface Line {
   /** Supplementary town name, tokens [townFrom, townTo) (empty when none). */
   townFrom: number;
   townTo: number;
+  /** A line in front of the street or behind the postal code's line was set aside (not a country name). */
+  setAside: boolean;
 }
 
 /**
  * Folded street of tokens [from, to): abbreviations expanded, "…vj" → "…vej", a roman ordinal
- * before a possessive "s" in digits ("Christian IX's Gade" = "Christian 9.s Gade").
+ * before a possessive "s" in digits ("Christian IX's Gade" = "Christian 9.s Gade"); its key (the
+ * words' classes joined) and its spelling (see ParsedAddress).
  */
-function streetOf(t: Tokens, from: number, to: number): { words: string; key: string } {
+function streetOf(t: Tokens, from: number, to: number): { words: string; key: string; spelling: string } {
   let words = '';
   let key = '';
+  // Built only from the first word whose key differs from its spelling: mostly the key itself.
+  let spelling: string | null = null;
   for (let i = from; i < to; i++) {
     let word = t.norm[i];
-    const abbreviation = abbreviationOf(word);
+    let spelled: string;
     const roman = i + 1 < to && t.norm[i + 1] === 's' ? ROMAN_NUMERALS[word] : undefined;
-    if (roman !== undefined) word = roman;
-    else if (abbreviation !== undefined) word = abbreviation.norm;
-    else if (word.length > 3 && word.endsWith('vj')) word = word.slice(0, -1) + 'ej'; // "Kongevj." 
+    const abbreviation = roman === undefined ? abbreviationOf(word) : undefined;
+    if (roman !== undefined) {
+      word = roman;
+      spelled = word;
+    } else if (abbreviation !== undefined) {
+      spelled = ABBREVIATION_WORDS[word] === undefined ? abbreviation.norm : ABBREVIATION_MARK + word + ABBREVIATION_END;
+      word = abbreviation.norm;
+    } else {
+      if (word.length > 3 && word.endsWith('vj')) word = word.slice(0, -1) + 'ej'; // "Kongevj."
+      spelled = word;
+    }
     words = i === from ? word : words + ' ' + word;
-    key += word;
+    const keyed = streetKeyWord(word);
+    if (spelling !== null) spelling += spelled;
+    else if (keyed !== spelled) spelling = key + spelled;
+    key += keyed;
   }
-  return { words, key };
+  return { words, key, spelling: spelling ?? key };
 }
 
 /** The writer's spelling of tokens [from, to), cased for display, abbreviations optionally expanded. */
 function displayOf(s: string, t: Tokens, from: number, to: number, expand: boolean): string {
   let out = '';
   let previousExpanded = false;
+  let previousKept = false; // an abbreviation of two words, kept as written ("St.", "Sdr.")
   for (let i = from; i < to; i++) {
     const raw = s.slice(t.start[i], t.end[i]);
-    const abbreviation = expand ? abbreviationOf(t.norm[i]) : undefined;
+    let found = expand ? abbreviationOf(t.norm[i]) : undefined;
+    if (found !== undefined && i + 1 < to && isNumeralPossessive(t, i + 1, from)) found = undefined; // "V's": a king
+    const abbreviation = found?.display === null ? undefined : found;
     if (i > from) {
       const gap = s.slice(t.end[i - 1], t.start[i]);
-      const previousShort = t.end[i - 1] - t.start[i - 1] <= 2;
+      const previousShort = previousKept || t.end[i - 1] - t.start[i - 1] <= 2;
       if (previousExpanded || gap.includes(',')) out += ' ';
       else if (gap === '-' || gap === "'" || gap === '’') out += gap;
       else if (gap.charCodeAt(0) === 46 /* . */ && previousShort) out += gap.length === 1 ? '.' : '. '; // "H.C. Andersens"
       else out += ' ';
     }
-    let word = abbreviation !== undefined ? abbreviation.display : displayWord(raw);
+    let word = abbreviation !== undefined ? abbreviation.display! : displayWord(raw);
     if (isNumeralPossessive(t, i, from)) word = 's'; // "9.s", "VII's"
     else if (i + 1 < to && t.norm[i + 1] === 's' && ROMAN_NUMERALS[t.norm[i]] !== undefined) {
       word = raw.toUpperCase();
@@ -113,6 +156,7 @@ function displayOf(s: string, t: Tokens, from: number, to: number, expand: boole
     }
     out += word;
     previousExpanded = abbreviation !== undefined;
+    previousKept = found !== undefined && found.display === null;
   }
   return out;
 }
@@ -128,16 +172,35 @@ function townStart(s: string, t: Tokens, from: number, to: number): number {
     if (!isTownWord(t.norm[j])) continue;
     let k = j;
     let lettersOnly = true;
-    while (k > from && !s.slice(t.end[k - 1], t.start[k]).includes(',')) {
+    while (k > from && !commaIn(s, t.end[k - 1], t.start[k])) {
       k--;
       if (!isLettersOnly(t.norm[k])) lettersOnly = false;
     }
-    if (lettersOnly && s.slice(t.end[k - 1], t.start[k]).includes(',')) return k;
+    // Before token 0 the gap is the text's start (as slice(undefined, …) read it).
+    if (lettersOnly && commaIn(s, k > 0 ? t.end[k - 1] : 0, t.start[k])) return k;
     k = j;
     while (k > from && isFiller(t.norm[k - 1]) && !isDoorFiller(t.norm[k - 1])) k--;
     return k;
   }
   return to;
+}
+
+/** Whether s[from, to) holds a comma: `s.slice(from, to).includes(',')` without the copy (every check asks). */
+function commaIn(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (s.charCodeAt(i) === 44) return true;
+  return false;
+}
+
+/**
+ * "tv", "th" or "mf" when tokens `a` and `b` spell one ("t.v."), else null: `a + b` compared
+ * without making the string (every check asks).
+ */
+function doorPair(a: string, b: string): string | null {
+  if (a.length !== 1 || b.length !== 1) return null;
+  const first = a.charCodeAt(0);
+  const second = b.charCodeAt(0);
+  if (first === 116 /* t */) return second === 118 ? 'tv' : second === 104 ? 'th' : null;
+  return first === 109 /* m */ && second === 102 /* f */ ? 'mf' : null;
 }
 
 function isLettersOnly(token: string): boolean {
@@ -190,13 +253,28 @@ function doorFrom(t: Tokens, from: number, to: number): string | null {
   for (let i = from; i < to; i++) {
     const token = t.norm[i];
     if (token.length === 1 && i + 1 < to) {
-      const pair = token + t.norm[i + 1];
-      if (pair === 'tv' || pair === 'th' || pair === 'mf') return pair;
+      const pair = doorPair(token, t.norm[i + 1]);
+      if (pair !== null) return pair;
     }
     const door = doorOf(token);
     if (door !== null) return door;
   }
   return null;
+}
+
+/**
+ * The first token of the street of house number h: the start of h's line (`,`, `;` or a line
+ * break end a line, care-of.ts), so that a line in front of the address (a name, a company, a
+ * care-of line without its word) is set aside: no street name holds a comma. A house number first
+ * on its line ("Ridehusgade, 49") takes the line before it.
+ */
+function lineStart(s: string, t: Tokens, from: number, h: number): number {
+  let i = h;
+  while (i > from && !hasLineEnd(s, t.end[i - 1], t.start[i])) i--;
+  if (i < h) return i;
+  i = h - 1;
+  while (i > from && !hasLineEnd(s, t.end[i - 1], t.start[i])) i--;
+  return i;
 }
 
 /** One address line from token `from` on: street, house number, floor/door, postal code, city. */
@@ -210,13 +288,13 @@ function parseLine(s: string, t: Tokens, from: number): Line | null {
   if (h < 0) return null;
   let houseNumber = houseNumberOf(t.norm[h]);
   if (houseNumber === null) return null;
+  const streetFrom = lineStart(s, t, from, h);
   let streetTo = h;
-  if (streetTo - 1 > from && t.norm[streetTo - 1] === 'nr') streetTo--; // "Nørregade nr. 7"
+  if (streetTo - 1 > streetFrom && t.norm[streetTo - 1] === 'nr') streetTo--; // "Nørregade nr. 7"
   let k = h + 1;
   const next = k < n ? t.norm[k] : '';
-  const pair = k + 1 < n ? next + t.norm[k + 1] : '';
-  const isDoorPair = pair === 'tv' || pair === 'th' || pair === 'mf'; // "12, t.v."
-  const afterComma = k < n && s.slice(t.end[h], t.start[k]).includes(','); // "Vej 5, a": door a
+  const isDoorPair = k + 1 < n && doorPair(next, t.norm[k + 1]) !== null; // "12, t.v."
+  const afterComma = k < n && commaIn(s, t.end[h], t.start[k]); // "Vej 5, a": door a
   if (next.length === 1 && next >= 'a' && next <= 'z' && isDigits(houseNumber) && !isDoorPair && !afterComma) { // "12 A"
     houseNumber += next;
     k++;
@@ -225,36 +303,44 @@ function parseLine(s: string, t: Tokens, from: number): Line | null {
   for (let i = n - 1; i >= k; i--) {
     if (t.norm[i].length === 4 && isDigits(t.norm[i])) { p = i; break; }
   }
-  let cityTo = n;
-  while (cityTo > p + 1 && NO_COUNTRY[t.norm[cityTo - 1]] === true) cityTo--;
-  const unitTo = p < 0 ? n : p;
+  // The town ends with the postal code's line: what follows ("Danmark", "c/o …", "att. …") is set aside.
+  let cityTo = p + 1;
+  while (cityTo < n && !hasLineEnd(s, t.end[cityTo - 1], t.start[cityTo])) cityTo++;
+  let setAside = streetFrom > from;
+  for (let i = cityTo; i < n && p >= 0 && !setAside; i++) setAside = !isCountry(t.norm[i]);
+  while (cityTo > p + 1 && isCountry(t.norm[cityTo - 1])) cityTo--;
+  // "DK-5000 Odense C": the country prefix of the postal code is no door.
+  const unitTo = p < 0 ? n : p > k && t.norm[p - 1] === 'dk' ? p - 1 : p;
   const townFrom = townStart(s, t, k, unitTo);
   const unit = unitOf(s, t, k, townFrom, false);
   return {
-    streetFrom: from, streetTo, houseNumber, floor: unit.floor, door: unit.door,
+    streetFrom, streetTo, houseNumber, floor: unit.floor, door: unit.door,
     postalCode: p < 0 ? null : t.norm[p], cityFrom: p < 0 ? n : p + 1, cityTo: p < 0 ? n : cityTo,
-    townFrom, townTo: unitTo,
+    townFrom, townTo: unitTo, setAside,
   };
 }
 
+/** A field's text in NFC (normalize.ts `nfc`), '' when it is not a string. */
 function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
+  return typeof value === 'string' ? nfc(value) : '';
 }
 
 function build(
-  street: { words: string; key: string } | null, streetWritten: string | null,
+  street: { words: string; key: string; spelling: string } | null, streetWritten: string | null,
   houseNumber: string | null, floor: string | null, door: string | null,
   postalCode: string | null, city: string | null, cityWritten: string | null, kvhx: string | null,
-  town: string | null = null, loose = false,
+  town: string | null = null, loose = false, setAside = false,
 ): ParsedAddress | null {
   const hasText = street !== null && street.key !== '' && houseNumber !== null && postalCode !== null;
   if (!hasText && kvhx === null && !(loose && street !== null && street.key !== '' && houseNumber !== null)) return null;
   return {
     street: street === null || street.words === '' ? null : street.words,
     streetKey: street === null || street.key === '' ? null : street.key,
+    streetSpelling: street === null || street.key === '' ? null : street.spelling,
     houseNumber, floor, door, postalCode, city, streetWritten, cityWritten, town,
     buildingKey: hasText ? street.key + '|' + houseNumber + '|' + postalCode : null,
     unitKey: unitKeyOf(floor, door),
+    setAside,
     kvhxBuilding: kvhx === null ? null : kvhx.slice(0, KVHX_BUILDING_LENGTH),
     kvhxUnit: kvhx === null ? null : kvhx.slice(KVHX_BUILDING_LENGTH),
   };
@@ -288,8 +374,52 @@ const displayTokens = newTokens();
 /** displayOf of a written span, read again into its own tokens (the parse's are reused). */
 function displayOfWritten(written: string | null, expand: boolean): string | null {
   if (written === null) return null;
+  if (isDisplayedAsWritten(written, expand)) return written;
   const t = tokenize(written, displayTokens);
   return displayOf(written, t, 0, t.count, expand);
+}
+
+/** A Latin-1 upper-case letter (A–Z, À–Þ but ×). */
+function isUpperLatin1(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7);
+}
+
+/** A Latin-1 lower-case letter (a–z, ß–ÿ but ÷). */
+function isLowerLatin1(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7);
+}
+
+/**
+ * Whether displayOf would give `written` back unchanged: words of Latin-1 letters each written
+ * with a capital and then small letters ("Gammel Kongevej", "Odense C"; not "København SV", whose
+ * "SV" is cased again), one space between them, no lone "S" (a king's ordinal, "Christian IX S"),
+ * and (`expand`) none an abbreviation written out or a "…vj" made "…vej". Most addresses are written so; for them the display costs one scan
+ * instead of a second tokenize and a string per word (every check without a register shows it).
+ */
+function isDisplayedAsWritten(written: string, expand: boolean): boolean {
+  let wordStart = 0;
+  for (let i = 0; i <= written.length; i++) {
+    const c = i < written.length ? written.charCodeAt(i) : 32;
+    if (i === wordStart) {
+      if (!isUpperLatin1(c)) return false;
+    } else if (c === 32) {
+      if (i - wordStart === 1 && written.charCodeAt(wordStart) === 83) return false; // "S": perhaps a king's "IX S"
+      if (expand && !keepsItsSpelling(written, wordStart, i)) return false;
+      wordStart = i + 1;
+    } else if (!isLowerLatin1(c)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** A street word written[from, to) (a capital, then small letters) that displayOf does not expand. */
+function keepsItsSpelling(written: string, from: number, to: number): boolean {
+  const length = to - from;
+  if (written.charCodeAt(to - 2) === 118 && written.charCodeAt(to - 1) === 106) return false; // "…vj"
+  if (length > 4) return true; // every abbreviation has 1–4 letters (abbreviationOf)
+  for (let i = from; i < to; i++) if (written.charCodeAt(i) > 127) return false; // "Ñr" folds to "nr": leave it to displayOf
+  return abbreviationOf(written.slice(from, to).toLowerCase())?.display == null;
 }
 
 /** The street as ResolvedAddress shows it: the writer's spelling, cased, abbreviations expanded. */
@@ -302,26 +432,60 @@ export function cityDisplayOf(a: ParsedAddress): string | null {
   return displayOfWritten(a.cityWritten, false);
 }
 
-/** Postal code and city from the `postal_code` ("1610" or "1610 København V") and `city` fields. */
-function postalAndCityOf(a: AddressSource): { postalCode: string | null; city: string | null; cityWritten: string | null } {
-  const postalText = text(a.postal_code);
-  let t = tokenize(postalText, tokens);
-  let postalCode: string | null = null;
-  let city: string | null = null;
-  let cityWritten: string | null = null;
+/**
+ * The postal code and town of one field: "5000", "5000 Odense C", "DK-5000 Odense C", "Odense C"
+ * (no code), also the code behind the town ("Odense C 5000"). The town is the words other than
+ * the code and its "DK" prefix; null when there are none.
+ */
+function codeAndTown(field: string): { code: string | null; town: string | null; townWritten: string | null } {
+  // The postal code field of most rows is its four digits and nothing else: no tokens to read.
+  if (field.length === 4 && isDigits(field)) return { code: field, town: null, townWritten: null };
+  const t = tokenize(field, tokens);
+  let code = -1;
   for (let i = 0; i < t.count; i++) {
-    if (t.norm[i].length === 4 && isDigits(t.norm[i])) {
-      postalCode = t.norm[i];
-      city = cityOf(t, i + 1, t.count);
-      cityWritten = writtenOf(postalText, t, i + 1, t.count);
-      break;
-    }
+    if (t.norm[i].length === 4 && isDigits(t.norm[i])) { code = i; break; }
   }
+  if (code < 0) return { code: null, town: cityOf(t, 0, t.count), townWritten: writtenOf(field, t, 0, t.count) };
+  let from = code + 1;
+  let to = t.count;
+  if (from >= to) { // the town in front of the code, or none
+    from = 0;
+    to = code > 0 && t.norm[code - 1] === 'dk' ? code - 1 : code;
+  }
+  return { code: t.norm[code], town: cityOf(t, from, to), townWritten: writtenOf(field, t, from, to) };
+}
+
+/**
+ * Postal code and city from the `postal_code` and `city` fields, and from `line` (the `address`
+ * field when it did not read as an address line): a postal code with its town may be in any of
+ * them ("5000 Odense C" in the city column and no postal code column). The `postal_code` field's
+ * code wins, the `city` field's town.
+ */
+function postalAndCityOf(
+  a: AddressSource, line: string | null,
+): { postalCode: string | null; city: string | null; cityWritten: string | null } {
+  const postal = codeAndTown(text(a.postal_code));
+  let postalCode = postal.code;
+  let city = postalCode === null ? null : postal.town;
+  let cityWritten = postalCode === null ? null : postal.townWritten;
   const cityText = text(a.city);
   if (cityText.trim() !== '') {
-    t = tokenize(cityText, tokens);
-    city = cityOf(t, 0, t.count);
-    cityWritten = writtenOf(cityText, t, 0, t.count);
+    const fromCity = codeAndTown(cityText);
+    postalCode ??= fromCity.code;
+    if (fromCity.town !== null) {
+      city = fromCity.town;
+      cityWritten = fromCity.townWritten;
+    }
+  }
+  if (postalCode === null && line !== null && line.trim() !== '') {
+    const fromLineField = codeAndTown(line);
+    if (fromLineField.code !== null) {
+      postalCode = fromLineField.code;
+      if (city === null) {
+        city = fromLineField.town;
+        cityWritten = fromLineField.townWritten;
+      }
+    }
   }
   return { postalCode, city, cityWritten };
 }
@@ -330,31 +494,35 @@ function postalAndCityOf(a: AddressSource): { postalCode: string | null; city: s
  * Parses one address line; `kvhx` (canonical) is attached when given. A line without a postal code
  * takes it (and the city) from the `postal_code`/`city` fields of `rest`, the usual CSV layout.
  */
-function fromLine(s: string, kvhx: string | null, rest: AddressSource | null, loose = false): ParsedAddress | null {
+function fromLine(written: string, kvhx: string | null, rest: AddressSource | null, loose = false): ParsedAddress | null {
+  const s = blankCareOfLines(written); // same length: positions are those of the written text
   const t = tokenize(s, tokens);
   const from = postalFirstEnd(s, t);
   const line = parseLine(s, t, from);
   if (line === null) return null;
-  if (from > 0 && line.postalCode === null) { // "1610 København V, Gammel Kongevej 12"
-    line.postalCode = t.norm[0];
-    line.cityFrom = 1;
+  if (from > 0 && line.postalCode === null) { // "1610 København V, Gammel Kongevej 12", "DK-1610 …"
+    const code = t.norm[0] === 'dk' ? 1 : 0;
+    line.postalCode = t.norm[code];
+    line.cityFrom = code + 1;
     line.cityTo = from;
   }
   const street = streetOf(t, line.streetFrom, line.streetTo);
   const streetWritten = writtenOf(s, t, line.streetFrom, line.streetTo);
+  const setAside = line.setAside || s !== written;
   if (line.postalCode === null && rest !== null) {
     const { houseNumber, floor, door } = line;
-    const pc = postalAndCityOf(rest); // reuses the token buffer: read the line first
-    return build(street, streetWritten, houseNumber, floor, door, pc.postalCode, pc.city, pc.cityWritten, kvhx);
+    const pc = postalAndCityOf(rest, null); // reuses the token buffer: read the line first
+    return build(street, streetWritten, houseNumber, floor, door, pc.postalCode, pc.city, pc.cityWritten, kvhx,
+      null, false, setAside);
   }
   return build(street, streetWritten, line.houseNumber, line.floor, line.door, line.postalCode,
     cityOf(t, line.cityFrom, line.cityTo), writtenOf(s, t, line.cityFrom, line.cityTo), kvhx,
-    cityOf(t, line.townFrom, line.townTo), loose);
+    cityOf(t, line.townFrom, line.townTo), loose, setAside);
 }
 
 /** Address given in parts (street, house_number, floor, door, postal_code, city). */
 function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null {
-  const streetText = text(a.street);
+  const streetText = blankCareOfLines(text(a.street));
   const numberText = text(a.house_number);
   let t = tokenize(streetText, tokens);
   if (numberText.trim() === '' && t.count > 1) {
@@ -363,8 +531,11 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
     const floorText = text(a.floor).trim();
     return fromLine([streetText, isDigits(floorText) ? floorText + '.' : floorText, text(a.door)].join(' '), kvhx, a);
   }
-  const street = streetOf(t, 0, t.count);
-  const streetWritten = writtenOf(streetText, t, 0, t.count);
+  // The street is the field's last line: a line in front of it ("Ida Frølich, Ridehusgade") is set aside.
+  let streetFrom = t.count - 1;
+  while (streetFrom > 0 && !hasLineEnd(streetText, t.end[streetFrom - 1], t.start[streetFrom])) streetFrom--;
+  const street = streetOf(t, Math.max(streetFrom, 0), t.count);
+  const streetWritten = writtenOf(streetText, t, Math.max(streetFrom, 0), t.count);
 
   t = tokenize(numberText, tokens);
   let houseNumber = t.count > 0 ? houseNumberOf(t.norm[0]) : null;
@@ -377,9 +548,9 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   t = tokenize(text(a.door), tokens);
   const door = doorFrom(t, 0, t.count);
 
-  const pc = postalAndCityOf(a);
+  const pc = postalAndCityOf(a, text(a.address));
   return build(street, streetWritten, houseNumber, floorUnit.floor, door ?? floorUnit.door, pc.postalCode,
-    pc.city, pc.cityWritten, kvhx);
+    pc.city, pc.cityWritten, kvhx, null, false, streetFrom > 0 || streetText !== text(a.street));
 }
 
 /** Only a kvhx: the house number, floor and door it holds, no street. */
@@ -394,11 +565,11 @@ function fromKvhx(kvhx: string): ParsedAddress | null {
 /**
  * One address line read even without a postal code (then `buildingKey` is null and `town` holds
  * the words after the unit): what the address register needs to accept a missing postal code
- * when the town name is exact (DECISIONS §13, datavask). Null without a street and house number.
+ * when the town name is exact (docs/decisions.md §13, datavask). Null without a street and house number.
  */
 export function parseAddressLine(line: string): ParsedAddress | null {
   if (typeof line !== 'string' || line.trim() === '') return null;
-  return fromLine(line, null, null, true);
+  return fromLine(nfc(line), null, null, true);
 }
 
 /**
@@ -408,7 +579,8 @@ export function parseAddressLine(line: string): ParsedAddress | null {
  */
 export function parseAddress(person: AddressSource): ParsedAddress | null {
   if (person === null || typeof person !== 'object') return null;
-  const kvhx = typeof person.kvhx === 'string' && person.kvhx !== '' ? canonicalKvhx(person.kvhx) : null;
+  const kvhxText = person.kvhx; // read once (resolve.ts addressInputOf: inputs come in many shapes)
+  const kvhx = typeof kvhxText === 'string' && kvhxText !== '' ? canonicalKvhx(kvhxText) : null;
   const line = text(person.address);
   if (line.trim() !== '') {
     const parsed = fromLine(line, kvhx, person);

@@ -2,7 +2,7 @@ import type { LevelCounts } from './check-job.ts';
 import type { ListVersionRef } from './types.ts';
 
 /**
- * The claims a job certificate signs (DECISIONS §10): what was checked, against which list, with
+ * The claims a job certificate signs (docs/decisions.md §10): what was checked, against which list, with
  * which outcome; no personal data. `iat` (seconds) makes the payload a valid JWT claims set too, so
  * JOSE tooling shows the issue time.
  */

@@ -1,12 +1,12 @@
 import type { CheckResult, MatchPolicy } from './types.ts';
 
 /**
- * The asynchronous check job's value types (api-v2.md "CheckJob", "LevelCounts", "ColumnMapping",
- * "CheckJobOptions"; DECISIONS §7-§10). Pure types, shared by the API, projection and stores.
+ * The asynchronous check job's value types (docs/contract.md "CheckJob", "LevelCounts", "ColumnMapping",
+ * "CheckJobOptions"; docs/decisions.md §7-§10). Pure types, shared by the API, projection and stores.
  */
 
 /**
- * api-v2 "Limits", DECISIONS §14: at most this many people (rows, contacts) per job, file or
+ * docs/contract.md "Limits", docs/decisions.md §14: at most this many people (rows, contacts) per job, file or
  * monitor. Every rule and every message that names the limit takes it from here.
  */
 export const MAX_ROWS_PER_JOB = 1_000_000;
@@ -33,7 +33,7 @@ export interface CheckJobOptions {
   policy?: MatchPolicy;
   use_private_list?: boolean;
   stop_level?: number;
-  /** DECISIONS §10: overrides the organisation's retention for this job (1..90). */
+  /** docs/decisions.md §10: overrides the organisation's retention for this job (1..90). */
   retention_days?: number;
 }
 
@@ -54,7 +54,7 @@ export interface PreviewRow {
   result: CheckResult;
 }
 
-/** Outcome of the completion callback (DECISIONS §9), shown on the job as `callback`. */
+/** Outcome of the completion callback (docs/decisions.md §9), shown on the job as `callback`. */
 export interface CallbackOutcome {
   /** Last HTTP status received; null when the last attempt got no answer. */
   last_status: number | null;

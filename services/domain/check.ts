@@ -1,11 +1,14 @@
 import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import {
-  FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_GIVEN_COUNT, R_HEADER, R_SURNAME, R_UNIT,
+  FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_HEADER, R_MIDDLE_FROM, R_SURNAME_FROM, R_UNIT, R_WORD_COUNT,
   registerBuildingOf, registerUnitIdOf, type ListIndex, type ListIndexData,
 } from './list-index.ts';
 import { registerAddress, resolveParsed, resolveParsedInto, type RegisterResolution } from './register-resolve.ts';
-import { readNameInto, toParsedName, type NameWords, type ParsedName } from './name.ts';
+import { newNameWords, readNameInto, toParsedName, type NameWords, type ParsedName } from './name.ts';
+import {
+  APPROXIMATE, givenAgreement, givenTolerant, NONE, readPersonName, surnameAgreement, surnameTolerant,
+} from './name-agreement.ts';
 import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
 import { closestStreets } from './street-index.ts';
 import { matchLabel, statusFor } from './status.ts';
@@ -13,7 +16,7 @@ import type {
   CheckOptions, CheckResult, DeprecatedLevel, MatchCode, MatchOn, PersonInput, Reason, ResolvedAddress,
 } from './types.ts';
 
-/** Level → code (DECISIONS §1). */
+/** Level → code (docs/decisions.md §1). */
 const CODE_OF_LEVEL: readonly MatchCode[] = ['none', 'household', 'surname', 'given_name', 'name_building', 'name_address'];
 
 /**
@@ -45,6 +48,8 @@ export interface Winner {
   base: number;
   previous: boolean;
   sameFloor: boolean;
+  /** The names agreed only through a tolerated slip or an initial (docs/matching.md "Names"). */
+  approximate: boolean;
 }
 
 /**
@@ -56,6 +61,7 @@ export function resultFor(
   options: CheckOptions,
 ): CheckResult {
   const { level, base, previous } = winner;
+  const approximate = level > 0 && winner.approximate;
   const code = CODE_OF_LEVEL[level];
   const reasons: Reason[] = [];
   if (level > 0) {
@@ -75,8 +81,9 @@ export function resultFor(
     reasons,
     level: deprecated,
     match: {
-      level, code, label: matchLabel(code, options.locale, previous), on: ON_OF_BASE[level === 0 ? 0 : base],
+      level, code, label: matchLabel(code, options.locale, previous, approximate), on: ON_OF_BASE[level === 0 ? 0 : base],
       previous_address: previous,
+      approximate,
     },
     stop_level: options.stopLevel,
     address,
@@ -93,7 +100,7 @@ function unreadResult(
     status: statusFor(null, options.policy, options.stopLevel),
     reasons,
     level: null,
-    match: { level: null, code: null, label: null, on: [], previous_address: false },
+    match: { level: null, code: null, label: null, on: [], previous_address: false, approximate: false },
     stop_level: options.stopLevel,
     address,
     phone_lookup: null,
@@ -119,7 +126,7 @@ export function readPerson(
 }
 
 /** The name of the person readPersonText read last. */
-const nameWords: NameWords = { given: [], givenCount: 0, surname: '' };
+const nameWords: NameWords = newNameWords();
 
 /**
  * readPerson without the parse-only ResolvedAddress of a readable address (checkPerson makes it
@@ -130,7 +137,8 @@ function readPersonText(
   register: AddressRegister | null,
 ): { unread: CheckResult } | { unread: null; id: string | null; parsed: ParsedAddress; addressText: string } {
   const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
-  const id = typeof input.id === 'string' ? input.id : null;
+  const idField = input.id; // read once (resolve.ts addressInputOf: inputs come in many shapes)
+  const id = typeof idField === 'string' ? idField : null;
   const addressText = addressInputOf(input);
   let parsed = addressUnreadable?.(addressText) ? null : parseAddress(input);
   if (parsed === null && register !== null) {
@@ -162,45 +170,68 @@ function readWithoutPostalCode(register: AddressRegister, text: string): ParsedA
   return parseAddress({ address: registerAddress(register, match.access, match.unit, text, match.confidence).formatted! });
 }
 
-const givenScratch: number[] = [];
 /** checkPerson's best match so far (scanBuilding), reset for each input: not one object per input. */
-const best: Winner & { score: number } = { score: -1, level: 0, base: 0, previous: false, sameFloor: false };
+const best: Winner & { score: number } = {
+  score: -1, level: 0, base: 0, previous: false, sameFloor: false, approximate: false,
+};
 
-/** Scans the records of building `b`, keeping the best match in `best` (see `score`). */
-function scanBuilding(
-  d: ListIndexData, b: number, personUnit: number, surnameId: number, givenCount: number, floorId: number,
-  best: Winner & { score: number },
-): void {
+/**
+ * The score of a match: the highest level wins; on a tie an exact name beats one found through a
+ * slip or an initial, the current address beats a previous one, and the same floor beats
+ * elsewhere in the building.
+ */
+function scoreOf(level: number, approximate: boolean, previous: boolean, sameFloor: boolean): number {
+  return level * 8 + (approximate ? 0 : 4) + (previous ? 0 : 2) + (sameFloor ? 1 : 0);
+}
+/** An exact level-5 match at the current address: nothing can beat it. */
+const BEST_POSSIBLE = scoreOf(5, false, false, false);
+
+/**
+ * Scans the records of building `b`, keeping the best match in `best` (see `scoreOf`). The
+ * person's name is the one readPersonName prepared (name-agreement.ts).
+ */
+function scanBuilding(d: ListIndexData, b: number, personUnit: number, floorId: number, best: Winner & { score: number }): void {
   const records = d.records;
+  const texts = d.nameTexts;
   const end = d.recordStart[b + 1];
   let o = d.recordStart[b];
-  while (o < end) {
-    const entryGivens = records[o + R_GIVEN_COUNT];
-    const next = o + R_HEADER + entryGivens;
-    let givenAgrees = false;
-    for (let g = o + R_HEADER; g < next && !givenAgrees; g++) {
-      const entryGiven = records[g];
-      for (let k = 0; k < givenCount; k++) if (givenScratch[k] === entryGiven) { givenAgrees = true; break; }
-    }
-    const surnameAgrees = surnameId >= 0 && records[o + R_SURNAME] === surnameId;
+  // Once an exact level-5 match at the current address is found no record can beat it (`scoreOf`):
+  // the rest of the building's records are not read.
+  while (o < end && best.score < BEST_POSSIBLE) {
+    const words = o + R_HEADER;
+    const next = words + records[o + R_WORD_COUNT];
+    const middle = words + records[o + R_MIDDLE_FROM];
+    const surnames = words + records[o + R_SURNAME_FROM];
     const sameUnit = records[o + R_UNIT] === personUnit;
-    let base: number;
-    if (givenAgrees && surnameAgrees) base = sameUnit ? 5 : 4;
-    else if (!sameUnit) base = 0;
-    else base = givenAgrees ? 3 : surnameAgrees ? 2 : 1;
     const previous = (records[o + R_FLAGS] & FLAG_PREVIOUS) !== 0;
+    // The exact comparison first; a slip or an initial is looked for only where it failed, at the
+    // person's own unit only (docs/matching.md "Names": there every agreement raises the level;
+    // elsewhere in the building it would run for every neighbour sharing a common given name or
+    // surname, a cost on every input), and only when the best it could give, an approximate level
+    // 5, would beat the best match so far.
+    let given = givenAgreement(texts, records, words, surnames, false);
+    let surname = surnameAgreement(texts, records, middle, surnames, next, false);
+    if (sameUnit && (given === NONE || surname === NONE) && scoreOf(5, true, previous, false) > best.score) {
+      if (given === NONE && givenTolerant(texts, records, words, surnames)) given = APPROXIMATE;
+      if (surname === NONE && surnameTolerant(texts, records, middle, surnames, next)) surname = APPROXIMATE;
+    }
+    const approximate = given === APPROXIMATE || surname === APPROXIMATE;
+    let base: number;
+    if (given !== NONE && surname !== NONE) base = sameUnit ? 5 : 4;
+    else if (!sameUnit) base = 0;
+    else base = given !== NONE ? 3 : surname !== NONE ? 2 : 1;
     const level = previous ? (base >= 2 ? (base > 4 ? base : 4) : 0) : base;
     if (level > 0) {
       const sameFloor = !previous && base === 4 && floorId >= 0 && records[o + R_FLOOR] === floorId;
-      // Highest level wins; on a tie the current address beats a previous one, and the same floor
-      // beats elsewhere in the building.
-      const score = level * 4 + (previous ? 0 : 2) + (sameFloor ? 1 : 0);
+      const nameApproximate = base >= 2 && approximate;
+      const score = scoreOf(level, nameApproximate, previous, sameFloor);
       if (score > best.score) {
         best.score = score;
         best.level = level;
         best.base = base;
         best.previous = previous;
         best.sameFloor = sameFloor;
+        best.approximate = nameApproximate;
       }
     }
     o = next;
@@ -212,7 +243,7 @@ const closest: number[] = [];
 let correctedStreet = -1;
 
 /**
- * The building a person with a misspelt street means (DECISIONS §13 "corrected"): house number and
+ * The building a person with a misspelt street means (docs/decisions.md §13 "corrected"): house number and
  * postal code as given, the street the closest of the postal code's list streets within a small
  * edit distance (street-index.ts). On a tie, the one of the closest streets with list entries at
  * that house number; two such streets are ambiguous and give -1, as does no close street.
@@ -222,7 +253,7 @@ function correctedBuilding(d: ListIndexData, parsed: ParsedAddress): number {
   let found = -1;
   for (let i = 0; i < count; i++) {
     const b = d.buildings.get(d.streets.keys[closest[i]] + '|' + parsed.houseNumber + '|' + parsed.postalCode);
-    if (b < 0) continue;
+    if (b < 0 || b === found) continue; // a street's key and its words (street-index.ts) are one building
     if (found >= 0) return -1;
     found = b;
     correctedStreet = closest[i];
@@ -241,18 +272,14 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
   let address: ResolvedAddress | null = null;
 
   const d = index.data;
-  const surnameId = nameWords.surname === '' ? -1 : d.names.get(nameWords.surname);
-  let givenCount = 0;
-  for (let i = 0; i < nameWords.givenCount; i++) {
-    const gid = d.names.get(nameWords.given[i]);
-    if (gid >= 0) givenScratch[givenCount++] = gid;
-  }
+  readPersonName(nameWords, d.names);
   const floorId = parsed.floor === null ? -2 : d.floors.get(parsed.floor) ?? -2;
   best.score = -1;
   best.level = 0;
   best.base = 0;
   best.previous = false;
   best.sameFloor = false;
+  best.approximate = false;
   let anyInBuilding = false;
 
   // With a register, the person's register address (when it resolves) is what the building and
@@ -274,7 +301,7 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
     if (b >= 0) {
       anyInBuilding = true;
       const unit = match.unit >= 0 ? registerUnitIdOf(match.unit) : d.units.get(parsed.unitKey) ?? -2;
-      scanBuilding(d, b, unit, surnameId, givenCount, floorId, best);
+      scanBuilding(d, b, unit, floorId, best);
     }
   }
   if (parsed.buildingKey !== null && !textBuildingCovered) {
@@ -288,19 +315,19 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
     }
     if (b >= 0) {
       anyInBuilding = true;
-      scanBuilding(d, b, d.units.get(parsed.unitKey) ?? -2, surnameId, givenCount, floorId, best);
+      scanBuilding(d, b, d.units.get(parsed.unitKey) ?? -2, floorId, best);
     }
   }
-  if (parsed.kvhxBuilding !== null && best.score < 22) {
+  if (parsed.kvhxBuilding !== null && best.score < BEST_POSSIBLE) {
     const b = d.buildings.get(KVHX_PREFIX + parsed.kvhxBuilding);
     if (b >= 0) {
       anyInBuilding = true;
       const unit = d.units.get(KVHX_PREFIX + parsed.kvhxUnit) ?? -2;
-      scanBuilding(d, b, unit, surnameId, givenCount, floorId, best);
+      scanBuilding(d, b, unit, floorId, best);
     }
   }
   const result = resultFor(id, best, anyInBuilding, address ?? toResolvedAddress(parsed, addressText), options);
-  // DECISIONS §2: added as a reason; matching still ran on the normalised text.
+  // docs/decisions.md §2: added as a reason; matching still ran on the normalised text.
   if (notFound) result.reasons.push('address_not_found');
   return result;
 }

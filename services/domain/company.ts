@@ -4,7 +4,7 @@ import { GrowingUint32, lowerBound, MAX_SLOTS, PackedTexts, sortedKeys, type Sor
 import type { CheckResult, PersonInput, Reason, Status } from './types.ts';
 
 /**
- * Company checks (DECISIONS §17): a company of the register, its advertising protection and, for
+ * Company checks (docs/decisions.md §17): a company of the register, its advertising protection and, for
  * a sole proprietorship, its owner checked against the Robinson list as a person.
  */
 
@@ -20,14 +20,14 @@ export interface CompanyRecord {
   owner: { name: string; address: string } | null;
 }
 
-/** What the caller sends (api-v2.md CompanyInput). */
+/** What the caller sends (docs/contract.md CompanyInput). */
 export interface CompanyInput {
   id?: string;
   cvr?: string;
   name?: string;
 }
 
-/** api-v2.md CompanyCheckResult. */
+/** docs/contract.md CompanyCheckResult. */
 export interface CompanyCheckResult {
   id: string | null;
   cvr: string | null;

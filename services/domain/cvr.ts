@@ -20,7 +20,7 @@ export function passesModulus11(digits: string): boolean {
 }
 
 /**
- * DECISIONS §3 reserves 00000000..00000099 for test keys' protected companies. Real CVR numbers
+ * docs/decisions.md §3 reserves 00000000..00000099 for test keys' protected companies. Real CVR numbers
  * start at 10000000, so these never clash with a real company; they are accepted without the
  * check digit (most of them fail it) and in live mode are simply not in the register.
  */

@@ -4,7 +4,7 @@ import { testModeCheck, testModeCompany, testModeDirectoryEntry, TEST_REGISTER_S
 import type { CheckOptions, CheckResult, PersonInput, Reason, Status } from './types.ts';
 
 /**
- * One row of a check job (DECISIONS §17 "in jobs"): a person, and for company and phone checks
+ * One row of a check job (docs/decisions.md §17 "in jobs"): a person, and for company and phone checks
  * the mapped `cvr`, `company_name` and `phone` columns. The company fields exist in job rows only
  * (JSON/NDJSON job bodies and files); `POST /v2/checks` refuses them.
  */
@@ -30,7 +30,7 @@ export interface RowLookups {
   phoneEntry(phone: string): DirectoryEntry | null;
 }
 
-/** The lookups of a test-mode job (DECISIONS §3): fixed answers, no list, register or directory is read. */
+/** The lookups of a test-mode job (docs/decisions.md §3): fixed answers, no list, register or directory is read. */
 export function testRowLookups(options: CheckOptions): RowLookups {
   return {
     checkPerson: (person) => testModeCheck(person, options),
@@ -126,7 +126,7 @@ function companyOnly(id: string | null, company: CompanyCheckResult, options: Ch
     status: company.status,
     reasons: [...company.reasons],
     level: null,
-    match: { level: null, code: null, label: null, on: [], previous_address: false },
+    match: { level: null, code: null, label: null, on: [], previous_address: false, approximate: false },
     stop_level: options.stopLevel,
     address: null,
     phone_lookup: null,

@@ -1,5 +1,5 @@
 /**
- * The legacy address key KVHX (DECISIONS §12): kommunekode (4) + vejkode (4) + husnummer (4) +
+ * The legacy address key KVHX (docs/decisions.md §12): kommunekode (4) + vejkode (4) + husnummer (4) +
  * etage (3) + door (4) = 19 characters, the last three right-aligned and padded with `_`,
  * e.g. `04615319__93__1____`.
  *

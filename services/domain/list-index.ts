@@ -2,7 +2,8 @@ import { parseAddress, streetDisplayOf } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import { resolveParsed } from './register-resolve.ts';
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
-import { parseName } from './name.ts';
+import { newNameWords, readNameInto } from './name.ts';
+import { createNameTextsBuilder, type NameTexts } from './name-texts.ts';
 import { createStreetIndexBuilder, type StreetIndex } from './street-index.ts';
 import type { ListEntry } from './types.ts';
 
@@ -29,13 +30,18 @@ export interface ListIndex {
   readonly register: AddressRegister | null;
 }
 
-/** Record layout: [surname id, unit id, floor id, flags, given count, given ids...]. */
-export const R_SURNAME = 0;
-export const R_UNIT = 1;
-export const R_FLOOR = 2;
-export const R_FLAGS = 3;
-export const R_GIVEN_COUNT = 4;
-export const R_HEADER = 5;
+/**
+ * Record layout: [unit id, floor id, flags, word count, middle from, surname from, name word ids...]:
+ * the name's words in the three runs of NameWords (name.ts), so given names and surnames are
+ * compared each on their own.
+ */
+export const R_UNIT = 0;
+export const R_FLOOR = 1;
+export const R_FLAGS = 2;
+export const R_WORD_COUNT = 3;
+export const R_MIDDLE_FROM = 4;
+export const R_SURNAME_FROM = 5;
+export const R_HEADER = 6;
 export const FLAG_PREVIOUS = 1;
 
 export interface ListIndexData {
@@ -57,6 +63,8 @@ export interface ListIndexData {
    * strings, so a check neither builds the skeleton string nor follows a pointer to a key.
    */
   names: FingerprintTable;
+  /** The spelling of each name word id, for one-slip and initial comparisons (name-texts.ts). */
+  nameTexts: NameTexts;
   /**
    * Text unit key ("3|tv", '') or KVHX_PREFIX + kvhx unit → id. A record under a text building
    * holds the text unit id, one under a kvhx building the kvhx unit id.
@@ -158,11 +166,19 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
   const buildings = createFingerprintTable();
   const streets = createStreetIndexBuilder();
   const names = createFingerprintTable();
+  const nameTexts = createNameTextsBuilder();
+  const nameWords = newNameWords();
+  const internName = (word: string): number => {
+    const before = names.size;
+    const id = names.intern(word);
+    if (names.size > before) nameTexts.add(word);
+    return id;
+  };
+  const wordRuns = growable();
   const unitIds = new Map<string, number>();
   const floorIds = new Map<string, number>();
-  const surname = growable();
-  const givenStart = growable();
-  const givenPool = growable();
+  const wordStart = growable();
+  const wordPool = growable();
   const unit = growable();
   const kvhxUnit = growable();
   const floor = growable();
@@ -179,13 +195,12 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
   return {
     add(entry: ListEntry): void {
       if (built) throw new Error('list index already built');
-      const name = parseName(entry);
-      givenStart.push(givenPool.length());
-      if (name === null) {
-        surname.push(-1);
+      wordStart.push(wordPool.length());
+      if (readNameInto(entry, nameWords)) {
+        for (let i = 0; i < nameWords.count; i++) wordPool.push(internName(nameWords.words[i]));
+        wordRuns.push(nameWords.middleFrom | (nameWords.surnameFrom << 8));
       } else {
-        surname.push(name.surname === '' ? -1 : names.intern(name.surname));
-        for (const given of name.given) givenPool.push(names.intern(given));
+        wordRuns.push(0);
       }
       const address = parseAddress(entry);
       let textId = -1;
@@ -193,7 +208,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
         const before = buildings.size;
         textId = buildings.intern(address.buildingKey);
         // A street is registered with its postal code once per new building, not per entry.
-        if (buildings.size > before) streets.add(address.streetKey!, streetDisplayOf(address)!, address.postalCode!);
+        if (buildings.size > before) streets.add(address.streetKey!, streetDisplayOf(address)!, address.postalCode!, address.street);
       }
       textBuilding.push(textId);
       kvhxBuilding.push(address?.kvhxBuilding ? buildings.intern(KVHX_PREFIX + address.kvhxBuilding) : -1);
@@ -222,13 +237,13 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
     build(): ListIndex {
       if (built) throw new Error('list index already built');
       built = true;
-      givenStart.push(givenPool.length());
-      const size = surname.length();
+      wordStart.push(wordPool.length());
+      const size = wordRuns.length();
       const text = textBuilding.done();
       const kvhx = kvhxBuilding.done();
       const reg = registerBuilding.done();
       const regUnits = registerUnit.done();
-      const starts = givenStart.done();
+      const starts = wordStart.done();
       // Register buildings follow the text and kvhx ones.
       const firstRegister = buildings.size;
       const buildingCount = firstRegister + registerBuildingCount;
@@ -244,18 +259,19 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       for (let b = 0; b < buildingCount; b++) recordStart[b + 1] += recordStart[b];
       const fill = recordStart.slice(0, buildingCount);
       const records = new Int32Array(recordStart[buildingCount]);
-      const surnames = surname.done();
-      const pool = givenPool.done();
+      const runs = wordRuns.done();
+      const pool = wordPool.done();
       const units = unit.done();
       const kvhxUnits = kvhxUnit.done();
       const floors_ = floor.done();
       const flags = previous.done();
       const write = (o: number, e: number, unitId: number): number => {
-        records[o + R_SURNAME] = surnames[e];
         records[o + R_UNIT] = unitId;
         records[o + R_FLOOR] = floors_[e];
         records[o + R_FLAGS] = flags[e];
-        records[o + R_GIVEN_COUNT] = starts[e + 1] - starts[e];
+        records[o + R_WORD_COUNT] = starts[e + 1] - starts[e];
+        records[o + R_MIDDLE_FROM] = runs[e] & 0xff;
+        records[o + R_SURNAME_FROM] = runs[e] >>> 8;
         let w = o + R_HEADER;
         for (let g = starts[e]; g < starts[e + 1]; g++) records[w++] = pool[g];
         return w;
@@ -270,7 +286,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
         buildingCount,
         register,
         data: {
-          buildings, registerBuildings, recordStart, records, names, units: unitIds, floors: floorIds, streets: streets.build(),
+          buildings, registerBuildings, recordStart, records, names, nameTexts: nameTexts.build(), units: unitIds, floors: floorIds, streets: streets.build(),
         },
       };
     },

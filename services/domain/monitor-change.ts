@@ -1,7 +1,7 @@
 import type { CheckResult, Status } from './types.ts';
 
 /**
- * What a monitor's re-check reports per contact (DECISIONS §16): the change of the contact's
+ * What a monitor's re-check reports per contact (docs/decisions.md §16): the change of the contact's
  * verdict since the monitor's last completed check. Pure: values in, values out.
  *
  * - `newly_blocked`: blocked now, not blocked at the last check (or never checked before: the

@@ -1,10 +1,11 @@
-import { newTokens, tokenize, type Tokens } from './normalize.ts';
+import { newTokens, nfc, tokenize, type Tokens } from './normalize.ts';
 import type { ListEntry, PersonInput } from './types.ts';
 
 /**
- * A name as matching sees it (DECISIONS §1): normalised given names (first and middle names, in
+ * A name as the contract's level table sees it: normalised given names (first and middle names, in
  * order) and one normalised surname (the last word). `surname` is '' only when the caller gave a
- * first name and nothing else.
+ * first name and nothing else. Matching itself reads the finer NameWords below; this shape is the
+ * one previous-address derivation and test mode key on.
  */
 export interface ParsedName {
   given: string[];
@@ -12,78 +13,139 @@ export interface ParsedName {
 }
 
 /**
- * A name read into storage the caller reuses (checkPerson reads one per input): the given names
- * are given[0 .. givenCount); the array is longer after a longer name.
+ * A name read into storage the caller reuses (checkPerson reads one per input), its words in
+ * three runs (docs/matching.md "Names"): words[0 .. middleFrom) are given names for certain,
+ * words[middleFrom .. surnameFrom) could be either a middle name or part of the surname (Danish
+ * middle names are surnames by origin, and people write them both ways), words[surnameFrom ..
+ * count) are surname words for certain. Given names are compared on words[0 .. surnameFrom),
+ * surnames on words[middleFrom .. count): each side on its own. The array is longer after a
+ * longer name.
  */
 export interface NameWords {
-  given: string[];
-  givenCount: number;
-  surname: string;
+  words: string[];
+  count: number;
+  middleFrom: number;
+  surnameFrom: number;
+}
+
+export function newNameWords(): NameWords {
+  return { words: [], count: 0, middleFrom: 0, surnameFrom: 0 };
 }
 
 const first = newTokens();
 const second = newTokens();
 
+/** The text wordsOf read last (the NFC form when it differs): token positions are positions in it. */
+let readText = '';
+
 /** The folded words of a text in `into` (the words of normalizeText); their count. */
 function wordsOf(text: unknown, into: Tokens): number {
-  return typeof text === 'string' && text.length > 0 ? tokenize(text, into).count : 0;
+  if (typeof text !== 'string' || text.length === 0) return 0;
+  readText = text;
+  const t = tokenize(text, into);
+  if (!t.wide) return t.count;
+  readText = nfc(text); // NFC only when it may change something
+  return tokenize(readText, into).count;
+}
+
+/** Appends tokens [from, to) of `tokens` to `out`. */
+function append(out: NameWords, tokens: Tokens, from: number, to: number): void {
+  for (let i = from; i < to; i++) out.words[out.count++] = tokens.norm[i];
 }
 
 /**
- * Given names `given[givenFrom, givenTo)`, then the surname words `surnames[surnameFrom,
- * surnameTo)`: the last surname word is the surname, the ones before it join the given names as
- * middle names. So "Anne Møller Hansen", "Møller Hansen, Anne" and first "Anne" + last
- * "Møller-Hansen" all read as given [anne, moeller], surname hansen.
+ * Given-name words `given[from, to)`: the first is a given name, the rest may be middle names
+ * (a first_name field "Anne Møller", the part after a comma "Hansen, Anne Møller").
  */
-function put(
-  out: NameWords, given: Tokens, givenFrom: number, givenTo: number, surnames: Tokens, surnameFrom: number,
-  surnameTo: number,
-): void {
-  let n = 0;
-  for (let i = givenFrom; i < givenTo; i++) out.given[n++] = given.norm[i];
-  for (let i = surnameFrom; i < surnameTo - 1; i++) out.given[n++] = surnames.norm[i];
-  out.givenCount = n;
-  out.surname = surnameTo > surnameFrom ? surnames.norm[surnameTo - 1] : '';
+function putGiven(out: NameWords, given: Tokens, from: number, to: number): void {
+  out.count = 0;
+  append(out, given, from, Math.min(from + 1, to));
+  out.middleFrom = out.count;
+  append(out, given, from + 1, to);
+  out.surnameFrom = out.count;
+}
+
+/** True when the text between tokens i-1 and i of `text` is a hyphen alone ("Holm-Jensen"). */
+function hyphenBefore(text: string, tokens: Tokens, i: number): boolean {
+  return tokens.end[i - 1] + 1 === tokens.start[i] && text.charCodeAt(tokens.end[i - 1]) === 45;
+}
+
+/**
+ * A name written given names first, without a comma ("Steen Knud Østergaard", "Anne-Marie
+ * Holm-Jensen"): the first hyphenated group is given names, the last one the surname, the words
+ * between may be middle names or surname words. One word alone is a surname.
+ */
+function putNameFirst(out: NameWords, text: string, tokens: Tokens, count: number): void {
+  out.count = 0;
+  let surnameStart = count - 1;
+  while (surnameStart > 1 && hyphenBefore(text, tokens, surnameStart)) surnameStart--;
+  let givenEnd = 1;
+  while (givenEnd < surnameStart && hyphenBefore(text, tokens, givenEnd)) givenEnd++;
+  if (count === 1) givenEnd = 0;
+  append(out, tokens, 0, givenEnd);
+  out.middleFrom = out.count;
+  append(out, tokens, givenEnd, surnameStart);
+  out.surnameFrom = out.count;
+  append(out, tokens, surnameStart, count);
 }
 
 /**
  * Reads the name of a person or list entry into `out`; false when there is none. `last_name`
  * (with `first_name`) wins over `name` (it is the more structured input); without a last name,
  * `name` ("Anne Hansen", or surname first: "Hansen, Anne" and the CPR file's "Hansen,Anne");
- * with neither, a lone `first_name` gives given names and an empty surname.
+ * with neither, a lone `first_name` gives given names and no surname.
  */
 export function readNameInto(person: PersonInput | ListEntry, out: NameWords): boolean {
   if (person === null || typeof person !== 'object') return false;
   const surnames = wordsOf(person.last_name, first);
   if (surnames > 0) {
-    put(out, second, 0, wordsOf(person.first_name, second), first, 0, surnames);
+    putGiven(out, second, 0, wordsOf(person.first_name, second));
+    append(out, first, 0, surnames);
     return true;
   }
   const name = person.name;
   const count = wordsOf(name, first);
   if (count > 0) {
-    const comma = (name as string).indexOf(',');
+    const read = readText;
+    const comma = read.indexOf(',');
     // The words before the comma are the surname words ("Hansen, Anne").
     let beforeComma = 0;
     if (comma >= 0) while (beforeComma < count && first.start[beforeComma] < comma) beforeComma++;
-    if (beforeComma > 0) put(out, first, beforeComma, count, first, 0, beforeComma);
-    else put(out, first, 0, 0, first, 0, count); // no comma, or nothing before it (", Anne Hansen")
+    if (beforeComma > 0) {
+      putGiven(out, first, beforeComma, count);
+      append(out, first, 0, beforeComma);
+    } else {
+      putNameFirst(out, read, first, count); // no comma, or nothing before it (", Anne Hansen")
+    }
     return true;
   }
   const given = wordsOf(person.first_name, second);
   if (given === 0) return false;
-  put(out, second, 0, given, second, 0, 0);
+  putGiven(out, second, 0, given);
   return true;
 }
 
-/** The name `words` holds as an object of its own. */
+/**
+ * The name `words` holds in the contract's shape: the last word is the surname when there are
+ * surname words, every other word a given name.
+ */
 export function toParsedName(words: NameWords): ParsedName {
-  return { given: words.given.slice(0, words.givenCount), surname: words.surname };
+  const hasSurname = words.surnameFrom < words.count;
+  const givenEnd = hasSurname ? words.count - 1 : words.count;
+  return { given: words.words.slice(0, givenEnd), surname: hasSurname ? words.words[words.count - 1] : '' };
 }
 
-const scratch: NameWords = { given: [], givenCount: 0, surname: '' };
+const scratch: NameWords = newNameWords();
 
 /** The name of a person or list entry (readNameInto as its own object), or null when there is none. */
 export function parseName(person: PersonInput | ListEntry): ParsedName | null {
   return readNameInto(person, scratch) ? toParsedName(scratch) : null;
+}
+
+/** The name of a person or list entry in its three runs, as its own object; null when there is none. */
+export function parseNameWords(person: PersonInput | ListEntry): NameWords | null {
+  const out = newNameWords();
+  if (!readNameInto(person, out)) return null;
+  out.words.length = out.count;
+  return out;
 }

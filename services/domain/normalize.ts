@@ -1,5 +1,5 @@
 /**
- * Text folding shared by names and addresses (DECISIONS §1): lower case, diacritics removed,
+ * Text folding shared by names and addresses (docs/decisions.md §1): lower case, diacritics removed,
  * the Danish letters in their two-letter spelling (æ→ae, ø→oe, å→aa), punctuation to spaces,
  * whitespace collapsed. Runs once per input row, so it is a table-driven character loop rather
  * than a chain of regular expressions.
@@ -59,8 +59,21 @@ function isPlainAscii(s: string): boolean {
   return !previousSpace || s.length === 0;
 }
 
+/**
+ * The text in Unicode NFC: "Å" as one character, not "A" plus a combining ring (NFD, as macOS and
+ * some exports write it). Every reader of names and addresses calls this first (docs/matching.md
+ * "Normalisation"): folding works a character at a time and would read a combining mark as a
+ * separator ("A se" for "Åse"). Characters below U+0300 are never changed by NFC, so the common
+ * text costs one scan and no copy.
+ */
+export function nfc(s: string): string {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x300) return s.normalize('NFC');
+  return s;
+}
+
 export function normalizeText(s: string): string {
   if (isPlainAscii(s)) return s.toLowerCase(); // the common case, without a per-character rebuild
+  s = nfc(s);
   let out = '';
   let pendingSpace = false;
   for (let i = 0; i < s.length; i++) {
@@ -85,9 +98,15 @@ export interface Tokens {
   norm: string[];
   start: number[];
   end: number[];
+  /**
+   * The text held a character from U+0300 on, which NFC may compose with the one before it (`nfc`):
+   * a reader that did not make the text NFC first tokenizes `nfc(text)` again (name.ts). Costs
+   * one compare per character beyond ASCII and spares the scan for the common text.
+   */
+  wide: boolean;
 }
 
-const scratch: Tokens = { count: 0, norm: [], start: [], end: [] };
+const scratch: Tokens = { count: 0, norm: [], start: [], end: [], wide: false };
 
 /** Longer inputs are cut: no Danish address or name needs more tokens, and it bounds the work. */
 const MAX_TOKENS = 40;
@@ -98,9 +117,11 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
   // A token of ASCII letters and digits only is sliced and lower-cased in one go; any other
   // character switches the token to folding character by character.
   let ascii = true;
+  let wide = false;
   for (let i = 0; i <= s.length; i++) {
     const c = i < s.length ? s.charCodeAt(i) : 32;
     const plain = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+    if (c >= 0x300) wide = true;
     if (plain || (c > 127 && foldChar(c) !== SEPARATOR)) {
       if (start < 0) { start = i; ascii = true; }
       if (!plain) ascii = false;
@@ -114,6 +135,7 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
     }
   }
   into.count = count;
+  into.wide = wide;
   return into;
 }
 
@@ -132,14 +154,14 @@ function foldRange(s: string, from: number, to: number): string {
 }
 
 export function newTokens(): Tokens {
-  return { count: 0, norm: [], start: [], end: [] };
+  return { count: 0, norm: [], start: [], end: [], wide: false };
 }
 
 /**
  * The comparison key of a folded word: also equal when a system wrote the Danish letters without
  * their second letter (ø→o, å→a instead of oe, aa), so "Sorensen" = "Sørensen" = "Soerensen".
  * Rule: an "e" right after a kept "o", and an "a" right after a kept "a", are dropped. Beyond
- * DECISIONS §1 (which only asks ø = oe, å = aa); it only adds equalities. The fingerprint of
+ * docs/decisions.md §1 (which only asks ø = oe, å = aa); it only adds equalities. The fingerprint of
  * building keys (fingerprint-table.ts) applies the same rule while hashing.
  */
 export function skeleton(word: string): string {

@@ -3,7 +3,7 @@ import { GrowingUint32, lowerBound, MAX_SLOTS, PackedTexts, sortedKeys } from '.
 import type { CheckOptions, CheckResult, PersonInput } from './types.ts';
 
 /**
- * Phone numbers to E.164 (DECISIONS §17: +45 when no country code). libphonenumber-js carries the
+ * Phone numbers to E.164 (docs/decisions.md §17: +45 when no country code). libphonenumber-js carries the
  * numbering plans, so `12 34 56 78`, `+45 12-34-56-78`, `0045 1234 5678` and `(+45) 12345678`
  * all read as `+4512345678`, and foreign numbers with their own country code keep it. Pure: no
  * I/O, and it never throws (anything unreadable is null), so a bad number in a batch is one result,
@@ -84,7 +84,7 @@ export function createPhoneIndexBuilder(): { add(entry: DirectoryEntry): void; b
 }
 
 /**
- * The result of one phone check (DECISIONS §17). A number that does not read as a phone number
+ * The result of one phone check (docs/decisions.md §17). A number that does not read as a phone number
  * cannot be in any directory: `not_found`, like an unknown one. An unlisted (secret) number is
  * `manual` with `phone_unlisted` and never reveals the name or address behind it. A found
  * number's person is checked as a PersonInput by `checkPerson` (live list or test mode), and the
@@ -101,7 +101,7 @@ export function phoneCheckResult(
       status: 'manual',
       reasons: [entry ? 'phone_unlisted' : 'phone_not_found'],
       level: null,
-      match: { level: null, code: null, label: null, on: [], previous_address: false },
+      match: { level: null, code: null, label: null, on: [], previous_address: false, approximate: false },
       stop_level: options.stopLevel,
       address: null,
       phone_lookup: { outcome },

@@ -3,7 +3,7 @@ import { parseName } from './name.ts';
 import type { ListEntry } from './types.ts';
 
 /**
- * Previous addresses from earlier list versions (DECISIONS §1, issue 10 item 3; docs/matching.md
+ * Previous addresses from earlier list versions (docs/decisions.md §1; docs/matching.md
  * "Previous addresses from earlier versions"): a person on an earlier version at address A and on
  * this version at address B is also an entry at A, marked `previous`, so a name match at A is
  * raised to at least 4 with `previous_address` true. Pure: entries in, entries out.
@@ -28,7 +28,7 @@ export interface PreviousAddressDeriver {
   readonly derived: number;
 }
 
-/** DECISIONS §1 "up to three years back". */
+/** docs/decisions.md §1 "up to three years back". */
 export const PREVIOUS_ADDRESS_YEARS = 3;
 
 /** The earliest `published_on` (YYYY-MM-DD) an earlier version may have to count for `publishedOn`. */

@@ -1,7 +1,7 @@
 import type { JobPrice } from './check-job.ts';
 
 /**
- * What a pay-per-list job costs (DECISIONS §8): `list_small` up to 1,000 rows, `list_large` up to
+ * What a pay-per-list job costs (docs/decisions.md §8): `list_small` up to 1,000 rows, `list_large` up to
  * 100,000, `custom` above. The amounts come from configuration; `custom` is the large price plus a
  * price per started 1,000 rows beyond 100,000, so the price never falls as a list grows.
  */

@@ -3,12 +3,13 @@ import {
   A_FIELDS, A_HOUSE, A_POSTAL, A_STREET, A_TOWN, A_UNIT_END, A_UNIT_FROM, U_DOOR, U_FIELDS, U_FLOOR, U_KEY, nameKey,
   type AddressRegister, type AddressRegisterData,
 } from './address-register.ts';
+import { spellingAgrees } from './address-words.ts';
 import { closestStreets } from './street-index.ts';
 import { toResolvedAddress } from './resolve.ts';
 import type { ResolvedAddress } from './types.ts';
 
 /**
- * Resolution against the address register the way DAWA's "datavask" does it (DECISIONS §13):
+ * Resolution against the address register the way DAWA's "datavask" does it (docs/decisions.md §13):
  * - `exact`: street (full name or the short addressing name), house number, postal code and unit
  *   are the register's, and no word is unknown (a city other than the postal district's name, or
  *   a supplementary town name other than the access address's, is an unknown word).
@@ -52,16 +53,56 @@ function unitOf(d: AddressRegisterData, access: number, unitKey: string): number
   return -1;
 }
 
-/** Postal code and supplementary town of a line without a postal code, from its trailing words. */
-function postalFromTown(d: AddressRegisterData, town: string): { postal: string; town: string | null } | null {
+/**
+ * Postal code and supplementary town of a line without a postal code, from its trailing words;
+ * `changed` when the district's name was found only with a letter changed ("Arhus C").
+ */
+function postalFromTown(
+  d: AddressRegisterData, town: string,
+): { postal: string; town: string | null; changed: boolean } | null {
   const words = town.split(' ');
   for (let k = 0; k < words.length; k++) {
-    const ids = d.postalByName.get(nameKey(words.slice(k).join(' ')));
+    const name = words.slice(k).join(' ');
+    const ids = d.postalByName.get(nameKey(name));
     if (ids === undefined) continue;
     if (ids.length !== 1) return null; // a name several postal districts share: not exact
-    return { postal: d.postalCodes[ids[0]], town: k === 0 ? null : words.slice(0, k).join(' ') };
+    return {
+      postal: d.postalCodes[ids[0]], town: k === 0 ? null : words.slice(0, k).join(' '),
+      changed: !sameWords(name, d.postalCities[ids[0]]),
+    };
   }
   return null;
+}
+
+/**
+ * Whether two folded texts (words separated by one space) are the same but for spacing: what
+ * `exact` allows a city or town ("Odense C" = "OdenseC"); a changed letter ("Arhus" for "Aarhus",
+ * which the skeleton of nameKey would accept) is not the same.
+ */
+function sameWords(a: string, b: string): boolean {
+  if (a === b) return true;
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < a.length && a.charCodeAt(i) === 32) i++;
+    while (j < b.length && b.charCodeAt(j) === 32) j++;
+    if (i === a.length || j === b.length) return i === a.length && j === b.length;
+    if (a.charCodeAt(i) !== b.charCodeAt(j)) return false;
+    i++;
+    j++;
+  }
+}
+
+/**
+ * Whether the written street names access `access`'s street: its full name or its addressing
+ * name, letter for letter after folding (spellingAgrees). The building key is more lenient (the
+ * skeleton, the word classes of address-words.ts): "Abenravej" finds Åbenråvej, but is not exact.
+ */
+function streetSpelledAsRegister(d: AddressRegisterData, access: number, spelling: string): boolean {
+  const street = d.accesses[access * A_FIELDS + A_STREET];
+  if (spellingAgrees(spelling, d.streetSpellings[street])) return true;
+  const addressing = d.addressingSpellings[street];
+  return addressing !== null && spellingAgrees(spelling, addressing);
 }
 
 function accessByText(d: AddressRegisterData, streetKey: string, house: string, postal: string): number {
@@ -123,7 +164,8 @@ export function resolveParsedInto(
   const d = register.data;
   let access = -1;
   let corrected = false;
-  let unknownWords = false;
+  // A word the register does not write (a city other than the district's), or a changed letter.
+  let unknownWords = parsed.setAside; // the register's form would drop the set-aside line
   let byBuildingKey = false;
   if (parsed.streetKey !== null && parsed.houseNumber !== null) {
     let postal = parsed.postalCode;
@@ -134,12 +176,12 @@ export function resolveParsedInto(
       if (found === null) return answer(out, -1, -1, 'unresolved', false, false);
       postal = found.postal;
       town = found.town;
+      if (found.changed) unknownWords = true;
       access = accessByText(d, parsed.streetKey, parsed.houseNumber, postal);
     } else {
       if (parsed.city !== null) {
         const id = d.postalIdOfCode[postalNumberOf(postal)];
-        unknownWords = id < 0
-          || (parsed.city !== d.postalCities[id] && nameKeyOf(parsed.city) !== d.postalNameKeys[id]);
+        if (id < 0 || !sameWords(parsed.city, d.postalCities[id])) unknownWords = true;
       }
       // buildingKey is streetKey|houseNumber|postalCode (address.ts): the key, not built again.
       access = d.buildings.get(parsed.buildingKey!);
@@ -148,10 +190,12 @@ export function resolveParsedInto(
     if (access < 0) {
       access = correctedAccess(d, parsed.streetKey, parsed.houseNumber, postal);
       corrected = access >= 0;
+    } else if (!streetSpelledAsRegister(d, access, parsed.streetSpelling!)) {
+      corrected = true; // found by the lenient key, written with a changed letter or word
     }
     if (access >= 0 && town !== null) {
       const t = d.accesses[access * A_FIELDS + A_TOWN];
-      if (t < 0 || (town !== d.townCities[t] && nameKeyOf(town) !== d.townKeys[t])) unknownWords = true;
+      if (t < 0 || !sameWords(town, d.townCities[t])) unknownWords = true;
     }
   } else if (parsed.kvhxBuilding !== null) {
     access = d.kvhxBuildings.get(parsed.kvhxBuilding);
@@ -166,23 +210,6 @@ export function resolveParsedInto(
 function postalNumberOf(code: string): number {
   return (code.charCodeAt(0) - 48) * 1000 + (code.charCodeAt(1) - 48) * 100 + (code.charCodeAt(2) - 48) * 10
     + code.charCodeAt(3) - 48;
-}
-
-/**
- * nameKey by text, once per distinct text: nameKey (normalizeText + skeleton) cost more than the
- * rest of a resolution. A few thousand towns and cities exist; bounded all the same.
- */
-const nameKeys = new Map<string, string>();
-const NAME_KEYS_MAX = 8192;
-
-function nameKeyOf(text: string): string {
-  let key = nameKeys.get(text);
-  if (key === undefined) {
-    if (nameKeys.size >= NAME_KEYS_MAX) nameKeys.clear();
-    key = nameKey(text);
-    nameKeys.set(text, key);
-  }
-  return key;
 }
 
 /** The register's spelling of a resolved unit address, as the API answers it. */

@@ -22,7 +22,7 @@ function formatted(a: ParsedAddress, street: string | null, city: string | null)
 }
 
 /**
- * How an address was read, in parse-only mode (DECISIONS §13: no register loaded, so confidence
+ * How an address was read, in parse-only mode (docs/decisions.md §13: no register loaded, so confidence
  * is always `unresolved`; `ok` is true when it parsed).
  */
 export function toResolvedAddress(parsed: ParsedAddress | null, input: string): ResolvedAddress {
@@ -49,7 +49,7 @@ export function toResolvedAddress(parsed: ParsedAddress | null, input: string): 
 }
 
 /**
- * The address as matched when the street was corrected (DECISIONS §13 `corrected`): the list's
+ * The address as matched when the street was corrected (docs/decisions.md §13 `corrected`): the list's
  * street in place of the one written, everything else as read.
  */
 export function toCorrectedAddress(parsed: ParsedAddress, read: ResolvedAddress, street: string): ResolvedAddress {
@@ -75,12 +75,26 @@ export function resolveAddressText(text: string): ResolvedAddress {
 
 /** The text a person's address was given as: `address`, else the parts joined, else `kvhx`. */
 export function addressInputOf(person: PersonInput): string {
-  if (typeof person.address === 'string' && person.address.trim() !== '') return person.address;
-  const parts = [person.street, person.house_number, person.floor, person.door, person.postal_code, person.city];
-  let out = '';
-  for (const part of parts) {
-    if (typeof part === 'string' && part.trim() !== '') out += (out === '' ? '' : ' ') + part.trim();
-  }
+  // Each field read once: inputs come in many shapes, so every read of a field is a slow
+  // (megamorphic) property look-up, and this runs for every check.
+  const address = person.address;
+  if (typeof address === 'string' && address.trim() !== '') return address;
+  // The parts one by one, not through an array of them: every check of an address in parts asks.
+  let out = withPart('', person.street);
+  out = withPart(out, person.house_number);
+  out = withPart(out, person.floor);
+  out = withPart(out, person.door);
+  out = withPart(out, person.postal_code);
+  out = withPart(out, person.city);
   if (out !== '') return out;
-  return typeof person.kvhx === 'string' ? person.kvhx : '';
+  const kvhx = person.kvhx;
+  return typeof kvhx === 'string' ? kvhx : '';
+}
+
+/** `out` with the trimmed `part` after a space, when `part` is a string with text. */
+function withPart(out: string, part: unknown): string {
+  if (typeof part !== 'string') return out;
+  const trimmed = part.trim();
+  if (trimmed === '') return out;
+  return out === '' ? trimmed : out + ' ' + trimmed;
 }

@@ -1,7 +1,7 @@
 import type { Locale, MatchCode, MatchPolicy, Status } from './types.ts';
 
 /**
- * Level → status (DECISIONS §2), for a stop line S:
+ * Level → status (docs/decisions.md §2), for a stop line S:
  * - standard: blocked when level ≥ S except level 1; level 1 is manual when 1 ≥ S (else allowed);
  *   level null manual; allowed when level < S.
  * - strict: blocked when level ≥ 1 or level ≥ S; level null manual; level 0 allowed (when 0 < S).
@@ -28,7 +28,7 @@ export function statusFor(
   }
 }
 
-const LABELS: Record<MatchCode, Record<Locale, string>> = {
+export const LABELS: Record<MatchCode, Record<Locale, string>> = {
   none: { da: 'Intet match', en: 'No match' },
   household: { da: 'Husstand: en anden person på adressen', en: 'Household: someone else at the address' },
   surname: { da: 'Efternavnet matcher på adressen', en: 'Surname matches at the address' },
@@ -37,16 +37,24 @@ const LABELS: Record<MatchCode, Record<Locale, string>> = {
   name_address: { da: 'Samme navn og adresse', en: 'Same name and address' },
 };
 
-const PREVIOUS_SUFFIX: Record<Locale, string> = { da: ' (tidligere adresse)', en: ' (previous address)' };
+export const PREVIOUS_SUFFIX: Record<Locale, string> = { da: ' (tidligere adresse)', en: ' (previous address)' };
+export const APPROXIMATE_SUFFIX: Record<Locale, string> = {
+  da: ' (navnet afviger: stavefejl eller forbogstav)', en: ' (name differs: a slip or an initial)',
+};
 
 /**
  * The short human text of a match in the request locale; null for a null code (no level: the
- * reasons say why). `previousAddress` adds "(previous address)".
+ * reasons say why). `previousAddress` adds "(previous address)", `approximate` (names that agree
+ * only through a slip or an initial) "(name differs: a slip or an initial)": never silently.
  */
-export function matchLabel(code: MatchCode | null, locale: Locale, previousAddress = false): string | null {
+export function matchLabel(
+  code: MatchCode | null, locale: Locale, previousAddress = false, approximate = false,
+): string | null {
   if (code === null) return null;
   const labels = LABELS[code];
   if (labels === undefined) return null;
   const lang: Locale = locale === 'en' ? 'en' : 'da';
-  return previousAddress ? labels[lang] + PREVIOUS_SUFFIX[lang] : labels[lang];
+  let label = labels[lang];
+  if (approximate) label += APPROXIMATE_SUFFIX[lang];
+  return previousAddress ? label + PREVIOUS_SUFFIX[lang] : label;
 }

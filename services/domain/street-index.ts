@@ -5,7 +5,7 @@ import {
 import { skeleton } from './normalize.ts';
 
 /**
- * The streets of a list by postal code, for the fuzzy street fallback (DECISIONS §13 "corrected":
+ * The streets of a list by postal code, for the fuzzy street fallback (docs/decisions.md §13 "corrected":
  * house number, floor, door and postal code agree exactly, the street is within a small edit
  * distance and is the closest street of that postal code). Without an address register the
  * streets known are those of the list, so "closest street of the postal code" means closest among
@@ -22,6 +22,8 @@ export interface StreetIndex {
   readonly ids: Pick<FingerprintTable, 'get' | 'size'>;
   /** Postal code → its streets. */
   readonly byPostal: ReadonlyMap<string, PostalStreets>;
+  /** 1 for an id added for a street's words (`add`'s `words`), not its key. */
+  readonly wordsEntry: Uint8Array;
   /**
    * The three spellings of each street (see SPELLINGS) as character codes, one after the other:
    * the distance is computed on typed arrays, not on strings (a string built by concatenation is
@@ -54,8 +56,13 @@ const SPELLINGS = 3;
 const SUMMARY = 3 * SPELLINGS + 2;
 
 export interface StreetIndexBuilder {
-  /** `streetKey` as in ParsedAddress (folded, no spaces); called once per new building is enough. */
-  add(streetKey: string, display: string, postalCode: string): void;
+  /**
+   * `streetKey` as in ParsedAddress (folded, no spaces); called once per new building is enough.
+   * `words` (ParsedAddress.street), when given, is also compared in its own spelling: the key
+   * holds word classes ("Sankt" → "store", address-words.ts), and a slip in such a word ("Sant
+   * Pauls Gade") is one edit from the words, not from the key. It finds the same key.
+   */
+  add(streetKey: string, display: string, postalCode: string, words?: string | null): void;
   build(): StreetIndex;
 }
 
@@ -67,22 +74,29 @@ export function createStreetIndexBuilder(): StreetIndexBuilder {
   const keys: string[] = [];
   const folded: string[] = [];
   const displays: string[] = [];
+  const fromWords: number[] = [];
   const ids = createFingerprintTable(1 << 10);
   const postal = new Map<string, Set<number>>();
   return {
-    add(streetKey: string, display: string, postalCode: string): void {
-      const id = ids.intern(streetKey);
-      if (id === keys.length) {
-        keys.push(skeleton(streetKey));
-        folded.push(streetKey);
-        displays.push(display);
-      }
+    add(streetKey: string, display: string, postalCode: string, words?: string | null): void {
       let streets = postal.get(postalCode);
       if (streets === undefined) {
         streets = new Set();
         postal.set(postalCode, streets);
       }
-      streets.add(id);
+      const put = (spelling: string, isWords: number): void => {
+        const id = ids.intern(spelling);
+        if (id === keys.length) {
+          keys.push(skeleton(streetKey));
+          folded.push(spelling);
+          displays.push(display);
+          fromWords.push(isWords);
+        }
+        streets.add(id);
+      };
+      put(streetKey, 0);
+      const written = words === undefined || words === null ? streetKey : words.replace(/ /g, '');
+      if (written !== streetKey) put(written, 1);
     },
     build(): StreetIndex {
       const spellings = folded.map(spellingsOf);
@@ -116,7 +130,7 @@ export function createStreetIndexBuilder(): StreetIndexBuilder {
         summaries[o + 3 * SPELLINGS] = spellings[id][0] === spellings[id][1] ? 0 : 1;
         summaries[o + 3 * SPELLINGS + 1] = maxStreetDistance(spellings[id][0].length);
       }
-      return { keys, displays, ids, byPostal, codes, summaries };
+      return { keys, displays, ids, byPostal, codes, summaries, wordsEntry: Uint8Array.from(fromWords) };
     },
   };
 }
@@ -238,7 +252,13 @@ export function closestStreets(streets: StreetIndex, streetKey: string, postalCo
   const own = streets.ids.get(streetKey);
   if (own >= 0) {
     const ownLength = Math.min(summaries[SUMMARY * own + 2], MAX_KEY);
-    if (contains(candidates, from[ownLength], from[ownLength + 1] - 1, own)) return 0;
+    if (contains(candidates, from[ownLength], from[ownLength + 1] - 1, own)) {
+      if (streets.wordsEntry[own] === 0) return 0;
+      // Written as a street's words, not its key ("Saankt Annæ Plads" has the skeleton of "Sankt
+      // Annæ Plads", whose key is "storeannaeplads"): that street, at distance 0.
+      into[0] = own;
+      return 1;
+    }
   }
   encodeSpellings(streetKey);
   const length = inputLength[0];

@@ -5,7 +5,7 @@ import type { DirectoryEntry } from './phone.ts';
 import type { CheckOptions, CheckResult, ListVersionRef, PersonInput, PhoneLookup } from './types.ts';
 
 /**
- * Fixed results for `rl_test_` keys (DECISIONS §3): never touches list data. The surname (or the
+ * Fixed results for `rl_test_` keys (docs/decisions.md §3): never touches list data. The surname (or the
  * last word of `name`) picks the level; the result then looks exactly like a live match at the
  * person's own unit (level 4 as "other flat in the building", deprecated level `building`).
  */
@@ -27,7 +27,7 @@ export function testModeCheck(person: PersonInput, options: CheckOptions): Check
   const read = readPerson(person, options, isQuestionMark);
   if (read.unread) return read.unread;
   const level = TEST_LEVELS[read.name.surname] ?? 0;
-  return resultFor(read.id, { level, base: level, previous: false, sameFloor: false }, level > 0, read.address, options);
+  return resultFor(read.id, { level, base: level, previous: false, sameFloor: false, approximate: false }, level > 0, read.address, options);
 }
 
 function digitsOf(value: string): string {

@@ -1,5 +1,5 @@
 /**
- * The contract's value types (api-v2.md "Resources and their fields"), shared by every service.
+ * The contract's value types (docs/contract.md "Resources"), shared by every service.
  * Pure types: the zod schemas of the HTTP edge must agree with these (tests pin that).
  */
 import type { CompanyCheckResult } from './company.ts';
@@ -44,7 +44,7 @@ export interface PersonInput {
 
 /**
  * One record of a list version: a person at an address. A CPR list person has one record for the
- * current address and may have one more with `previous: true` (DECISIONS §12). Same field names
+ * current address and may have one more with `previous: true` (docs/decisions.md §12). Same field names
  * as PersonInput so that a customer's private list CSV maps onto it directly.
  */
 export interface ListEntry extends Omit<PersonInput, 'id' | 'phone'> {
@@ -57,6 +57,11 @@ export interface Match {
   label: string | null;
   on: MatchOn[];
   previous_address: boolean;
+  /**
+   * True when the names agreed only through a tolerated slip or an initial (docs/matching.md
+   * "Names"); additive, false for every other result.
+   */
+  approximate: boolean;
 }
 
 export interface ResolvedAddress {
@@ -87,13 +92,19 @@ export interface CheckResult {
   stop_level: number;
   address: ResolvedAddress | null;
   phone_lookup: PhoneLookup | null;
-  /** Job results of jobs with check_companies only: the row's company check (DECISIONS §17). */
+  /** Job results of jobs with check_companies only: the row's company check (docs/decisions.md §17). */
   company?: CompanyCheckResult;
   /**
    * Only in the results of a monitor's re-check (source `monitor`): what changed for this contact
    * since the monitor's last check (domain/monitor-change.ts); null: nothing.
    */
   change?: 'newly_blocked' | 'released' | 'changed_level' | null;
+  /**
+   * The list version the match comes from when it is not the result set's: a person blocked by
+   * the organisation's private list names that (`source: customer`) version (docs/matching.md
+   * "Private lists"). Absent otherwise.
+   */
+  list_version?: ListVersionRef;
 }
 
 export interface ListVersionRef {

@@ -18,15 +18,18 @@ import type { JobRecord } from '../platform/store/jobs-port.ts';
 import { keepXlsxTempFilesIn } from './files/xlsx-temp.ts';
 import { xlsxTempFileName } from './jobs/spool.ts';
 import { createJobIntake, type JobIntake, type JobIntakeDeps, type JobSpec } from './jobs/intake.ts';
-import { createFileIngest, type FileIngest, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
-import { resultFileSpec, streamResultFile, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
+import { createFileIngest, type FileIngest, type FileJobSpec, type PreviewChanges, type StartChanges } from './uploads/file-jobs.ts';
+import { resultFileSpec, streamResultFile, type ResultFileChange, type ResultFileFormat, type ResultFileRows, type ResultFileSpec } from './uploads/result-file.ts';
 
 export {
   AddonRequiredError, JobInputError, JobNotDraftError, ListNotReadyError, RegisterNotReadyError, SpoolFullError, type JobInputIssue,
 } from './jobs/errors.ts';
-export { ColumnMappingError, FileRefusedError, fileRefusalMessage, type FileRefusalCode } from './files/index.ts';
+export {
+  ColumnMappingError, FileRefusedError, fileRefusalMessage, type FileRefusalCode, type MappingWarning, mappingWarningText, MappingWarningsError,
+} from './files/index.ts';
+export { draftWarnings } from './uploads/file-jobs.ts';
 export { sweepDraftFiles, type FileJobSpec, type StartChanges } from './uploads/file-jobs.ts';
-export { resultFileSpec, type ResultFileFormat, type ResultFileSpec } from './uploads/result-file.ts';
+export { resultFileSpec, type ResultFileChange, type ResultFileFormat, type ResultFileRows, type ResultFileSpec } from './uploads/result-file.ts';
 export { removeStaleSpoolFiles } from './jobs/spool.ts';
 export { spoolBytes, type SpooledBytes } from './jobs/spool-bytes.ts';
 export { endUnfinishedJob } from './jobs/end-job.ts';
@@ -72,9 +75,11 @@ export interface Ingest extends PeopleIngest {
   createJobFromFile(spec: FileJobSpec): Promise<JobRecord>;
   /** Moves a draft on with an optional new mapping/options; JobNotDraftError when it is not one. */
   startDraft(jobId: string, changes: StartChanges): Promise<JobRecord>;
+  /** The draft again with another mapping or options (columns, preview, warnings); nothing starts. */
+  previewDraft(jobId: string, changes: PreviewChanges): Promise<JobRecord>;
   /** Writes a done job's result file to `out`; `resultFileSpec` says its type and name first. */
-  streamResultFile(job: JobRecord, options: { format?: ResultFileFormat; locale: Locale }, out: NodeJS.WritableStream): Promise<void>;
-  resultFileSpec(job: JobRecord, format?: ResultFileFormat): ResultFileSpec;
+  streamResultFile(job: JobRecord, options: { format?: ResultFileFormat; locale: Locale; rows?: ResultFileRows; change?: ResultFileChange }, out: NodeJS.WritableStream): Promise<void>;
+  resultFileSpec(job: JobRecord, format?: ResultFileFormat, rows?: ResultFileRows, change?: ResultFileChange): ResultFileSpec;
   /** Draft files of jobs that are no longer drafts (purged, started elsewhere) go; call periodically. */
   sweepDraftFiles(): Promise<number>;
   /** DELETE of a draft: its file goes at once. */
@@ -90,6 +95,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     ...people,
     createJobFromFile: files.createJobFromFile,
     startDraft: files.startDraft,
+    previewDraft: files.previewDraft,
     streamResultFile: (job, options, out) => streamResultFile(deps.jobs, job, options, out),
     resultFileSpec,
     sweepDraftFiles: files.sweepDraftFiles,

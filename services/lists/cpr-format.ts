@@ -3,7 +3,7 @@ import type { ListEntry } from '../domain/types.ts';
 import { ListFileFormatError, SkippedLines } from './list-file-errors.ts';
 
 /**
- * The CPR office's Robinson list file (DECISIONS §12): ISO 8859-1 text, one record per line (LF or
+ * The CPR office's Robinson list file (docs/decisions.md §12): ISO 8859-1 text, one record per line (LF or
  * CRLF), fields of fixed width separated by `#`. The first records are the header: one holding
  * the publication date, then one holding the column names laid out in the same fixed-width fields.
  * Every further record is a person at an address; `*` in Historikmarkering marks the person's

@@ -1,10 +1,11 @@
 import type { ListEntry } from '../domain/types.ts';
+import { nfc } from '../domain/normalize.ts';
 import { ListFileFormatError, SkippedLines } from './list-file-errors.ts';
 import { type CsvRecord, type CsvTokenizer, createCsvTokenizer } from '../ingest/files/csv-tokenizer.ts';
 import { createFallbackDecoder } from './text-decoding.ts';
 
 /**
- * A customer's private list as CSV (DECISIONS §12: `source: customer`): a header row naming the
+ * A customer's private list as CSV (docs/decisions.md §12: `source: customer`): a header row naming the
  * PersonInput columns, then one person per row.
  *
  * - Separator `,`, `;` or tab, detected from the header row (Danish Excel writes `;`).
@@ -184,7 +185,8 @@ function toEntry(row: string[], columns: (EntryColumn | null)[]): ListEntry | nu
   const entry: ListEntry = {};
   for (let i = 0; i < columns.length; i++) {
     const column = columns[i];
-    const value = (row[i] ?? '').trim();
+    // Stored in NFC, as matching reads it (docs/list-files.md): an exported "Åse" in NFD is the same person.
+    const value = nfc((row[i] ?? '').trim());
     if (column === null || value === '') continue;
     if (column === 'previous') entry.previous = TRUE_VALUES.has(value.toLowerCase());
     else if (entry[column] === undefined) entry[column] = value;

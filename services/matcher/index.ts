@@ -27,7 +27,7 @@ export interface MatcherDeps {
   /** Company register and phone directory for jobs with company or phone checks. */
   registers?: MatcherRegisters;
   /** Organisations' private list indexes (jobs with use_private_list); absent: such jobs fail (`private_list_unavailable`). */
-  privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
+  privateLists?: Pick<PrivateListIndexes, 'forVersion' | 'versionRef'>;
   logger: Logger;
   topicPrefix?: string;
   /** The job data keys rows and results are sealed with (the platform's). */

@@ -2,11 +2,11 @@ import {
   applyPrivateList, checkJobRow, checkPerson, findCompany, normalisePhone, testRowLookups, TEST_LIST_VERSION, type CompanyIndex,
   type DirectoryEntry, type JobChecks, type ListIndex, type RowLookups,
 } from '../domain/index.ts';
-import type { CheckOptions, CheckResult, PersonInput } from '../domain/types.ts';
+import type { CheckOptions, CheckResult, ListVersionRef, PersonInput } from '../domain/types.ts';
 import { fromAvroPerson, type ResultsChunkEvent, type RowResult, type RowsChunkEvent } from '../pipeline/events.ts';
 
 /**
- * What a live chunk's company and phone checks read (DECISIONS §17 in jobs), fetched by the
+ * What a live chunk's company and phone checks read (docs/decisions.md §17 in jobs), fetched by the
  * matcher before matching so that matching stays pure: the pinned company register version, and
  * the phone directory's answers for the chunk's numbers.
  */
@@ -15,6 +15,12 @@ export interface ChunkRegisters {
   companies: { index: CompanyIndex; syncedAt: string } | null;
   /** E.164 → the directory's entry, null when not found; null when the chunk checks no phones. */
   phones: ReadonlyMap<string, DirectoryEntry | null> | null;
+}
+
+/** An organisation's private list version a job pinned: its index, and the version its matches name. */
+export interface PrivateList {
+  index: ListIndex;
+  version: ListVersionRef;
 }
 
 export const NO_CHUNK_REGISTERS: ChunkRegisters = Object.freeze({ companies: null, phones: null });
@@ -31,14 +37,14 @@ export function chunkPhoneNumbers(chunk: RowsChunkEvent): string[] {
 }
 
 function liveLookups(
-  chunk: RowsChunkEvent, index: ListIndex, privateIndex: ListIndex | null, registers: ChunkRegisters, options: CheckOptions,
+  chunk: RowsChunkEvent, index: ListIndex, privateList: PrivateList | null, registers: ChunkRegisters, options: CheckOptions,
 ): RowLookups {
   const { companies, phones } = registers;
   if (chunk.check_companies && companies === null) throw new TypeError('a live chunk with company checks needs its pinned company register');
   if (chunk.check_phones && phones === null) throw new TypeError('a live chunk with phone checks needs the directory answers');
   const check = (person: PersonInput): CheckResult => {
     const result = checkPerson(index, person, options);
-    return privateIndex ? applyPrivateList(result, checkPerson(privateIndex, person, options)) : result;
+    return privateList ? applyPrivateList(result, checkPerson(privateList.index, person, options), privateList.version) : result;
   };
   return {
     checkPerson: check,
@@ -53,14 +59,14 @@ function liveLookups(
 
 /**
  * One chunk of input rows → its results: pure, no I/O. A test-mode chunk gets the fixed test
- * answers (DECISIONS §3) and names the fixed test list version; a live chunk is checked against
+ * answers (docs/decisions.md §3) and names the fixed test list version; a live chunk is checked against
  * the index of the version the job pinned, and, when the job pinned a private list version of its
- * organisation (`privateIndex`), against that too (DECISIONS §16: on it → blocked; this holds for
+ * organisation (`privateIndex`), against that too (docs/decisions.md §16: on it → blocked; this holds for
  * every person a row checks: its own, a sole proprietor, the holder of a number). Its company and
  * phone checks read `registers`. Every row gives exactly one result (checkJobRow), in the chunk's order.
  */
 export function matchChunk(
-  chunk: RowsChunkEvent, index: ListIndex | null, privateIndex: ListIndex | null = null, registers: ChunkRegisters = NO_CHUNK_REGISTERS,
+  chunk: RowsChunkEvent, index: ListIndex | null, privateList: PrivateList | null = null, registers: ChunkRegisters = NO_CHUNK_REGISTERS,
 ): ResultsChunkEvent {
   const options: CheckOptions = { policy: chunk.policy, stopLevel: chunk.stop_level, locale: chunk.locale };
   const test = chunk.mode === 'test';
@@ -69,7 +75,7 @@ export function matchChunk(
   }
   const checks: JobChecks = { people: chunk.check_people, companies: chunk.check_companies, phones: chunk.check_phones };
   const personOnly = checks.people && !checks.companies && !checks.phones;
-  const lookups = test ? testRowLookups(options) : liveLookups(chunk, index as ListIndex, privateIndex, registers, options);
+  const lookups = test ? testRowLookups(options) : liveLookups(chunk, index as ListIndex, privateList, registers, options);
   const results: RowResult[] = new Array(chunk.rows.length);
   for (let i = 0; i < chunk.rows.length; i++) {
     const input = chunk.rows[i];
@@ -93,6 +99,7 @@ export function matchChunk(
 export type UnmatchableReason =
   | 'list_version_missing'
   | 'list_version_unavailable'
+  | 'address_register_unavailable'
   | 'company_register_missing'
   | 'company_register_unavailable'
   | 'phone_directory_unavailable';

@@ -1,19 +1,19 @@
+import { AddressRegisterUnavailableError } from '../addresses/active-register.ts';
 import type { ActiveRegister } from '../companies/active-register.ts';
-import { RegisterVersionNeverActivatedError } from '../companies/active-register.ts';
 import type { CompanyIndex, DirectoryEntry, ListIndex, PhoneIndex } from '../domain/index.ts';
 import type { ActiveListIndex } from '../lists/active-index.ts';
-import { DirectoryUnavailableError, type PhoneDirectory } from '../phones/directory-port.ts';
-import { RegisterVersionNotFoundError } from '../platform/store/registers-port.ts';
-import { PrivateListNotCustomerError, type PrivateListIndexes } from '../lists/private-indexes.ts';
-import { ListVersionNeverActivatedError } from '../lists/active-index.ts';
+import type { PhoneDirectory } from '../phones/directory-port.ts';
+import type { PrivateListIndexes } from '../lists/private-indexes.ts';
 import type { Logger } from '../platform/logger.ts';
-import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
+import { isPermanent } from '../platform/errors.ts';
 import type { PipelineEvent, PipelineEvents, RowsChunkEvent } from '../pipeline/events.ts';
 import { decodeAt, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
-import { chunkPhoneNumbers, matchChunk, NO_CHUNK_REGISTERS, unmatchableReason, type ChunkRegisters, type UnmatchableReason } from './match-chunk.ts';
+import {
+  chunkPhoneNumbers, matchChunk, NO_CHUNK_REGISTERS, unmatchableReason, type ChunkRegisters, type PrivateList, type UnmatchableReason,
+} from './match-chunk.ts';
 
 /**
- * The matcher's work on one batch of checks.rows messages (design.md "Flow"): decode each
+ * The matcher's work on one batch of checks.rows messages (docs/architecture.md "Flow"): decode each
  * RowsChunk, check its rows against the index of the list version its job pinned (built from the
  * platform's list store by `activeIndex.forVersion`, never from a local file; the cache keeps the
  * previous version while jobs pinned to it drain), and publish one ResultsChunk per chunk. The
@@ -21,7 +21,8 @@ import { chunkPhoneNumbers, matchChunk, NO_CHUNK_REGISTERS, unmatchableReason, t
  * killed at any moment leaves its chunks to be matched again by another one (at least once;
  * the projection absorbs duplicates on (job_id, row)).
  *
- * Stateless: a chunk carries everything needed (RowsChunk v5), so any matcher can take any chunk.
+ * Stateless: a chunk carries everything needed (RowsChunk v6: the pinned list, address register,
+ * company register and directory versions), so any matcher can take any chunk.
  * Company and phone checks (v5) read the register versions the job pinned, built from the same
  * store, and the phone provider's API when the job pinned no directory version.
  * A chunk that can never be matched (its pinned version is gone, or a live chunk names none)
@@ -51,8 +52,8 @@ export interface MatcherCoreDeps {
   activeIndex: Pick<ActiveListIndex, 'forVersion'>;
   /** Absent: a live chunk with company or phone checks fails its job (the register is unavailable). */
   registers?: MatcherRegisters;
-  /** Organisations' private list indexes (chunks with a private_list_version_id, DECISIONS §16). */
-  privateLists?: Pick<PrivateListIndexes, 'forVersion'>;
+  /** Organisations' private list indexes (chunks with a private_list_version_id, docs/decisions.md §16). */
+  privateLists?: Pick<PrivateListIndexes, 'forVersion' | 'versionRef'>;
   logger: Logger;
   now?: () => Date;
 }
@@ -63,9 +64,14 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
   /** Jobs this process already failed, so a job of 500 chunks is reported once, not 500 times. */
   const failed = new Set<string>();
 
+  /**
+   * The index of exactly the pair the job pinned: its list version and its address register
+   * version (null: text only), so a row gets the answer the synchronous check gave when the job
+   * was queued (docs/addresses.md "One check, every channel").
+   */
   async function indexFor(chunk: RowsChunkEvent): Promise<ListIndex | null> {
     if (chunk.mode === 'test') return null;
-    return deps.activeIndex.forVersion(chunk.list_version_id as string);
+    return deps.activeIndex.forVersion(chunk.list_version_id as string, chunk.address_register_version_id);
   }
 
   function failure(chunk: Pick<RowsChunkEvent, 'job_id' | 'org_id' | 'chunk' | 'list_version_id'>, error: string): PipelineEvent[] {
@@ -84,8 +90,11 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
     }];
   }
 
-  /** A register version that is gone (or never activated) can never be read: the job fails. */
-  const isGone = (error: unknown) => error instanceof RegisterVersionNotFoundError || error instanceof RegisterVersionNeverActivatedError;
+  /**
+   * A pinned version that is gone (or never activated), or a directory that cannot answer, can
+   * never be read: the job fails. Anything transient is thrown, and the batch is redelivered.
+   */
+  const isGone = isPermanent;
 
   async function registersFor(chunk: RowsChunkEvent): Promise<ChunkRegisters | UnmatchableReason> {
     if (chunk.mode === 'test' || (!chunk.check_companies && !chunk.check_phones)) return NO_CHUNK_REGISTERS;
@@ -118,7 +127,7 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
         }
       } catch (error) {
         // An unknown answer is never passed off as "not found" (directory-port.ts): the job fails.
-        if (isGone(error) || error instanceof DirectoryUnavailableError) return 'phone_directory_unavailable';
+        if (isGone(error)) return 'phone_directory_unavailable';
         throw error;
       }
     }
@@ -129,7 +138,7 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
     const unmatchable = unmatchableReason(chunk);
     if (unmatchable) return failure(chunk, unmatchable);
     let index: ListIndex | null = null;
-    let privateIndex: ListIndex | null = null;
+    let privateList: PrivateList | null = null;
     let stage: 'list_version_unavailable' | 'private_list_unavailable' = 'list_version_unavailable';
     try {
       index = await indexFor(chunk);
@@ -137,17 +146,21 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
       if (chunk.mode === 'live' && chunk.private_list_version_id) {
         // A job that pinned a private list is never checked without it.
         if (!deps.privateLists) return failure(chunk, 'private_list_unavailable');
-        privateIndex = await deps.privateLists.forVersion(chunk.private_list_version_id);
+        privateList = {
+          index: await deps.privateLists.forVersion(chunk.private_list_version_id, chunk.address_register_version_id),
+          version: await deps.privateLists.versionRef(chunk.private_list_version_id),
+        };
       }
     } catch (error) {
-      if (error instanceof ListVersionNotFoundError || error instanceof ListVersionNeverActivatedError || error instanceof PrivateListNotCustomerError) {
-        return failure(chunk, stage);
-      }
+      // A pinned register that is gone fails the job like a gone list version: checking its rows
+      // with another register (or none) would answer differently from the synchronous check.
+      if (error instanceof AddressRegisterUnavailableError) return failure(chunk, 'address_register_unavailable');
+      if (isGone(error)) return failure(chunk, stage);
       throw error;
     }
     const registers = await registersFor(chunk);
     if (typeof registers === 'string') return failure(chunk, registers);
-    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, privateIndex, registers) }];
+    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, privateList, registers) }];
   }
 
   return {

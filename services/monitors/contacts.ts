@@ -27,10 +27,13 @@ export interface MonitorContactsDeps {
   clock?: () => Date;
 }
 
-/** DECISIONS §16 "kept until removed or until its retention": days after the last replacement. */
-export const DEFAULT_MONITOR_RETENTION_DAYS = 400;
-export const MAX_MONITOR_RETENTION_DAYS = 400;
-/** At most this many contacts per monitor (the job limit, api-v2 "Limits"). */
+/**
+ * Days the contacts are kept after their last replacement: the organisation's retention (its
+ * default) and at most 90, the same promise as for jobs (docs/monitors.md "Retention").
+ */
+export const DEFAULT_MONITOR_RETENTION_DAYS = 30;
+export const MAX_MONITOR_RETENTION_DAYS = 90;
+/** At most this many contacts per monitor (the job limit, docs/contract.md "Limits"). */
 export const MAX_MONITOR_CONTACTS = MAX_ROWS_PER_JOB;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -61,7 +64,7 @@ export class NoContactsError extends Error {
 }
 
 export interface MonitorSpec {
-  org: Pick<Organisation, 'id' | 'stop_level'>;
+  org: Pick<Organisation, 'id' | 'stop_level'> & Partial<Pick<Organisation, 'retention_days'>>;
   mode: 'live' | 'test';
   keyHash: string;
   callback_url?: string | null;
@@ -138,7 +141,7 @@ export async function createMonitor(deps: MonitorContactsDeps, specOf: () => Pro
     throw error;
   }
   const now = (deps.clock ?? (() => new Date()))();
-  const retentionDays = spec.retention_days ?? DEFAULT_MONITOR_RETENTION_DAYS;
+  const retentionDays = Math.min(spec.retention_days ?? spec.org.retention_days ?? DEFAULT_MONITOR_RETENTION_DAYS, MAX_MONITOR_RETENTION_DAYS);
   const monitor: MonitorRecord = {
     ...draft,
     org_id: spec.org.id,

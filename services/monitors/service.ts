@@ -3,7 +3,8 @@
  * watches the active list version and every monitor, and keeps each monitor checked against it.
  * Every `intervalMs` it walks the monitors not deleted and moves each one step:
  *
- * 1. past its delete_after → deleted (contacts, verdicts, key), a check in flight ended;
+ * 1. past its delete_after → left alone: `sweepExpired`, run on the process's retention timer
+ *    (services/platform/retention.ts), deletes it (contacts, verdicts, key) and ends a check in flight;
  * 2. a check in flight (`run`):
  *    - still `publishing` but not by this process → the process that published it died half-way:
  *      its job is ended (purged: no results, no callback) and the check starts again;
@@ -31,6 +32,7 @@ import { toListVersionRef } from '../lists/active-index.ts';
 import { errorFields, type Logger } from '../platform/logger.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
+import type { AddressStore } from '../platform/store/addresses-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import { CONTACT_BLOCK_SIZE, type MonitorRecord, type MonitorStore } from '../platform/store/monitors-port.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
@@ -40,6 +42,8 @@ export interface MonitorServiceDeps {
   monitors: MonitorStore;
   jobs: JobStore;
   lists: ListStore;
+  /** The active address register version a check pins with its list version (docs/addresses.md "One check, every channel"). */
+  addresses: Pick<AddressStore, 'getActiveAddressVersion'>;
   accounts: AccountStore;
   events: Pick<PipelineEvents, 'publish'>;
   logger: Logger;
@@ -57,6 +61,8 @@ export interface MonitorService {
   stop(): Promise<void>;
   /** One walk over every monitor (tests and the timer). */
   tick(): Promise<void>;
+  /** Deletes every monitor past its delete_after (the retention sweep `monitor-expired`); returns how many. */
+  sweepExpired(): Promise<number>;
 }
 
 const PAGE = 200;
@@ -82,22 +88,32 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     }
   }
 
-  async function startCheck(m: MonitorRecord, version: ListVersionRef, privateList: string | null): Promise<void> {
+  async function startCheck(m: MonitorRecord, version: ListVersionRef, privateList: string | null, addresses: string | null): Promise<void> {
     const org = await deps.accounts.getOrganisation(m.org_id);
     if (!org) return;
+    // A suspended organisation's monitors stand still (no job, no usage) until it is restored;
+    // the next walk after that checks them against the version then active (docs/monitors.md).
+    if (org.suspended) {
+      logger.info({ monitor_id: m.id, org_id: org.id }, 'monitor.skipped_suspended');
+      return;
+    }
     const jobId = randomUUID();
     const at = clock().toISOString();
     const generation = m.generation;
     const contacts = m.contact_count;
     const withRun = await deps.monitors.updateMonitor(m.id, {
-      run: { job_id: jobId, list_version_id: version.id, private_list_version_id: privateList, generation, state: 'publishing', started_at: at },
+      run: {
+        job_id: jobId, list_version_id: version.id, private_list_version_id: privateList, address_register_version_id: addresses, generation,
+        state: 'publishing', started_at: at,
+      },
     });
     if (!withRun || withRun.deleted_at !== null || withRun.generation !== generation) return;
     publishing.add(m.id);
     try {
       const ingest = createPeopleIngest({
         jobs: deps.jobs, events: deps.events, currentListVersion: () => version, checkCallbackUrl: deps.checkCallbackUrl,
-        // A monitor with use_private_list pins the private list version this check is for (DECISIONS §16).
+        currentAddressRegisterVersion: () => addresses,
+        // A monitor with use_private_list pins the private list version this check is for (docs/decisions.md §16).
         logger: deps.logger, spoolDir: deps.spoolDir, newId: () => jobId, clock,
         privateListVersion: async () => privateList,
         ...(deps.chunkRows ? { chunkRows: deps.chunkRows } : {}),
@@ -140,6 +156,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     await deps.monitors.updateMonitor(m.id, {
       checked: {
         list_version_id: run.list_version_id, private_list_version_id: run.private_list_version_id ?? null,
+        address_register_version_id: run.address_register_version_id ?? null,
         generation: run.generation, job_id: run.job_id, checked_at: finishedAt,
       },
       run: null,
@@ -150,15 +167,14 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
     logger.info({ monitor_id: m.id, job_id: run.job_id }, 'monitor.checked');
   }
 
-  /** One step of one monitor; `active` is the live cpr version now (null: none). */
-  async function step(m: MonitorRecord, active: ListVersionRef | null): Promise<void> {
+  /**
+   * One step of one monitor; `active` is the live cpr version now (null: none), `activeAddresses`
+   * the active address register version (null: none).
+   */
+  async function step(m: MonitorRecord, active: ListVersionRef | null, activeAddresses: string | null): Promise<void> {
     const now = clock();
-    if (Date.parse(m.delete_after) <= now.getTime()) {
-      await deps.monitors.deleteMonitor(m.id, now.toISOString());
-      if (m.run) await endUnfinishedJob(deps, m.run.job_id, now.toISOString());
-      logger.info({ monitor_id: m.id }, 'monitor.retention_deleted');
-      return;
-    }
+    // Its retention is over: no check starts; the next retention pass deletes it (expire).
+    if (expired(m, now)) return;
     const run = m.run;
     if (run) {
       if (publishing.has(m.id)) return;
@@ -186,18 +202,59 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
       ? (await deps.lists.getActiveListVersion('customer', m.org_id))?.id ?? null
       : null;
     if (m.options.use_private_list === true && m.mode === 'live' && privateList === null) return;
+    // Live checks are matched with the register active now, as a synchronous check would be; a
+    // newly activated register is a re-check like a new list version, since it can change who
+    // is found (docs/addresses.md "One check, every channel"). Test checks read no register.
+    const addresses = m.mode === 'live' ? activeAddresses : null;
     if (m.checked && m.checked.list_version_id === target.id && m.checked.generation === m.generation
-      && (m.checked.private_list_version_id ?? null) === privateList) return;
-    await startCheck(m, target, privateList);
+      && (m.checked.private_list_version_id ?? null) === privateList
+      && (m.checked.address_register_version_id ?? null) === addresses) return;
+    await startCheck(m, target, privateList, addresses);
   }
 
-  /** Walks never overlap (a check must not be started twice): each waits for the one before. */
-  let chain: Promise<void> = Promise.resolve();
-  function tick(): Promise<void> {
-    const next = chain.then(walk);
+  function expired(m: MonitorRecord, now: Date): boolean {
+    return Date.parse(m.delete_after) <= now.getTime();
+  }
+
+  /** Past its delete_after: deleted (contacts, verdicts, key), a check in flight ended. */
+  async function expire(m: MonitorRecord, now: Date): Promise<void> {
+    await deps.monitors.deleteMonitor(m.id, now.toISOString());
+    if (m.run) await endUnfinishedJob(deps, m.run.job_id, now.toISOString());
+    logger.info({ monitor_id: m.id }, 'monitor.retention_deleted');
+  }
+
+  async function expireDue(): Promise<number> {
+    let deleted = 0;
+    let after: string | null = null;
+    for (;;) {
+      const page: MonitorRecord[] = await deps.monitors.listActiveMonitors({ after, limit: PAGE });
+      for (const m of page) {
+        const now = clock();
+        if (!expired(m, now)) continue;
+        // One monitor's failure must not keep the others' people past their retention.
+        try {
+          await expire(m, now);
+          deleted += 1;
+        } catch (error) {
+          logger.error({ monitor_id: m.id, ...errorFields(error) }, 'monitor.step_failed');
+        }
+      }
+      if (page.length < PAGE) return deleted;
+      after = page[page.length - 1].id;
+    }
+  }
+
+  /**
+   * Walks and retention passes never overlap (a check must not be started twice, nor for a
+   * monitor being deleted): each waits for the one before.
+   */
+  let chain: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = chain.then(work);
     chain = next.catch(() => undefined);
     return next;
   }
+  const tick = (): Promise<void> => exclusive(walk);
 
   async function walk(): Promise<void> {
     await walkMonitors();
@@ -208,13 +265,14 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
   async function walkMonitors(): Promise<void> {
     const version = await deps.lists.getActiveListVersion('cpr', null);
     const active = version ? toListVersionRef(version) : null;
+    const activeAddresses = (await deps.addresses.getActiveAddressVersion())?.id ?? null;
     let after: string | null = null;
     for (;;) {
       const page: MonitorRecord[] = await deps.monitors.listActiveMonitors({ after, limit: PAGE });
       for (const m of page) {
         if (stopped) return;
         try {
-          await step(m, active);
+          await step(m, active, activeAddresses);
         } catch (error) {
           logger.error({ monitor_id: m.id, ...errorFields(error) }, 'monitor.step_failed');
         }
@@ -238,6 +296,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
 
   return {
     tick,
+    sweepExpired: () => exclusive(expireDue),
     async start() {
       stopped = false;
       // The first walk at once, but not awaited: a large check must not hold up the start.

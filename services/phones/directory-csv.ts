@@ -4,7 +4,7 @@ import {
 } from '../companies/register-import.ts';
 
 /**
- * The phone directory file (DECISIONS §17): CSV, UTF-8, a header row, then one number per row.
+ * The phone directory file (docs/decisions.md §17): CSV, UTF-8, a header row, then one number per row.
  * Columns (any order, case and `-`/`_`/spaces ignored, Danish names accepted):
  * `number` (nummer, telefon, phone), `name` (navn), `address` (adresse), `listed` (synlig,
  * offentlig): true for `true`, `1`, `ja`, `yes`, `x`; false for `false`, `0`, `nej`, `no`, empty.

@@ -1,4 +1,5 @@
 import type { DirectoryEntry } from '../domain/index.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /**
  * A phone directory: who holds a number. Two adapters: the imported directory file
@@ -15,7 +16,7 @@ export interface PhoneDirectory {
   lookup(numbers: readonly string[]): Promise<Map<string, DirectoryEntry | null>>;
 }
 
-export class DirectoryUnavailableError extends Error {
+export class DirectoryUnavailableError extends PermanentError {
   readonly reason: 'not_imported' | 'provider_failed';
   constructor(reason: DirectoryUnavailableError['reason'], detail?: string) {
     super(`phone directory unavailable: ${reason}${detail ? ` (${detail})` : ''}`);

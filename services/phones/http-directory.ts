@@ -4,7 +4,7 @@ import { DirectoryUnavailableError, type PhoneDirectory } from './directory-port
 
 /**
  * A directory provider's HTTP API (configuration PHONE_DIRECTORY_URL and PHONE_DIRECTORY_KEY).
- * The provider interface assumed (docs/companies.md "Phone directory"): `GET
+ * The provider interface assumed (docs/companies.md "Phone checks"): `GET
  * {url}/numbers/{E.164, URL-encoded}` with `Authorization: Bearer {key}` answers 200 with
  * `{"number", "name", "address", "listed"}`, or 404 when the number is unknown. Anything else
  * (another status, a body that is not that shape, a timeout) makes the whole lookup fail with

@@ -1,5 +1,5 @@
 /**
- * The pipeline's events (design.md "Flow"): topic names, message keys and typed publish/decode
+ * The pipeline's events (docs/architecture.md "Flow"): topic names, message keys and typed publish/decode
  * helpers over the event log and the schema registry. Every producer and consumer of jobs.events,
  * checks.rows, checks.results and usage.events goes through here, so topic names, keys and
  * subjects are written in one place. Shapes follow schemas/ (latest versions); see
@@ -7,13 +7,17 @@
  */
 import type { JobSource, JobStatus } from '../domain/check-job.ts';
 import type { JobRowInput } from '../domain/job-row.ts';
-import type { CheckResult, Locale, MatchPolicy } from '../domain/types.ts';
+import type { CheckResult, ListVersionRef, Locale, MatchPolicy } from '../domain/types.ts';
 import type avro from 'avsc';
 import { TOPIC_NAMES } from '../../infra/topics.ts';
 import type { JobDataKeys } from '../platform/keys/data-keys.ts';
 import { open, seal, SealedPayloadError } from '../platform/keys/sealed-payload.ts';
 import { loadSchemaCatalog } from '../platform/schema-registry/catalog.ts';
-import { SchemaValidationError, subjectOf, UnknownSchemaIdError, WireFormatError, type SchemaRegistry } from '../platform/schema-registry/port.ts';
+import {
+  SchemaValidationError, subjectOf, unframe, WireFormatError, type SchemaRegistry,
+} from '../platform/schema-registry/port.ts';
+import { isPermanent, PermanentError } from '../platform/errors.ts';
+import { fromSlim, toSlim, type SlimResults } from './slim-results.ts';
 
 /** The topics pipeline events go to (lists.versions is not one of them). */
 export const TOPICS = {
@@ -98,6 +102,12 @@ export interface RowsChunkEvent {
   company_register_version_id: string | null;
   /** The imported phone directory version a live job with check_phones pinned; null for the provider's API and in test mode. */
   phone_directory_version_id: string | null;
+  /**
+   * RowsChunk v6: the address register version a live job pinned when queued; null: none was
+   * active (or test mode, or an older chunk), checked on text alone (docs/addresses.md "One
+   * check, every channel").
+   */
+  address_register_version_id: string | null;
 }
 
 export interface RowsCompleteEvent {
@@ -231,6 +241,10 @@ export function fromAvroPerson(person: AvroPerson): JobRowInput {
  */
 function fromAvroResult(result: CheckResult): CheckResult {
   if ((result as { company?: unknown }).company === null) result.company = undefined;
+  // ResultsChunk v5: a match from the private list names its version; none (or older data): left out.
+  const listVersion = (result as { list_version?: (ListVersionRef & { activated_at?: string | null }) | null }).list_version;
+  if (listVersion === null) result.list_version = undefined;
+  else if (listVersion && listVersion.activated_at === null) delete listVersion.activated_at;
   const lookup = result.phone_lookup as { outcome: string; name?: string | null; address?: string | null } | null;
   if (lookup === null) return result;
   const phone_lookup: Record<string, unknown> = { outcome: lookup.outcome };
@@ -250,21 +264,16 @@ export function jobIdOfKey(key: string | null): string | null {
 }
 
 /**
- * Whether a decode failure is for good (unrecoverable, style.md §9): not in the wire format, a
+ * Whether a decode failure is for good (unrecoverable, docs/architecture.md "Conventions"): not in the wire format, a
  * schema id no registry knows, a subject that is no pipeline event, or Avro bytes that do not
  * read with their schema (WireFormatError too). Anything else (the registry not answering) is
  * transient.
  */
 export function isUnreadableEvent(error: unknown): boolean {
-  return (
-    error instanceof WireFormatError ||
-    error instanceof SealedPayloadError ||
-    error instanceof UnknownSchemaIdError ||
-    error instanceof UnknownEventError
-  );
+  return isPermanent(error);
 }
 
-export class UnknownEventError extends Error {
+export class UnknownEventError extends PermanentError {
   constructor(subject: string) {
     super(`not a pipeline event: ${subject}`);
     this.name = 'UnknownEventError';
@@ -301,24 +310,55 @@ export function topicNames(prefix = ''): { [K in keyof typeof TOPICS]: string } 
  * mode, version, policy) stays readable: it names no one.
  */
 interface SealedField {
-  field: 'rows' | 'results';
+  field: 'rows' | 'results' | 'slim_results';
   type: avro.Type;
 }
 
-let sealedFields: { RowsChunk: SealedField; ResultsChunk: SealedField } | null = null;
-function sealedFieldsOf(): { RowsChunk: SealedField; ResultsChunk: SealedField } {
+type SealedKind = 'RowsChunk' | 'ResultsChunk' | 'SlimResults';
+let sealedFields: Record<SealedKind, SealedField> | null = null;
+function sealedFieldsOf(): Record<SealedKind, SealedField> {
   if (!sealedFields) {
     const catalog = loadSchemaCatalog();
-    const fieldType = (type: PipelineEventType, field: 'rows' | 'results'): SealedField => {
-      const record = catalog.latest(EVENT_ROUTES[type].subject)!.type as avro.types.RecordType;
-      return { field, type: record.field(field).type };
+    const record = (type: PipelineEventType) => catalog.latest(EVENT_ROUTES[type].subject)!.type as avro.types.RecordType;
+    sealedFields = {
+      RowsChunk: { field: 'rows', type: record('RowsChunk').field('rows').type },
+      ResultsChunk: { field: 'results', type: record('ResultsChunk').field('results').type },
+      // ResultsChunk v6: the SlimResults record itself (the non-null branch of slim_results).
+      SlimResults: { field: 'slim_results', type: slimResultsType(record('ResultsChunk')) },
     };
-    sealedFields = { RowsChunk: fieldType('RowsChunk', 'rows'), ResultsChunk: fieldType('ResultsChunk', 'results') };
   }
   return sealedFields;
 }
 
+function slimResultsType(record: avro.types.RecordType): avro.Type {
+  return (record.field('slim_results').type as avro.types.UnwrappedUnionType).types[1];
+}
+
 const sealAad = (type: 'RowsChunk' | 'ResultsChunk', jobId: string, chunk: number) => `${type}:${jobId}:${chunk}`;
+
+const sealedResolvers = new Map<string, avro.Resolver | null>();
+/**
+ * The sealed field was written as Avro of the writer's own schema version (the message's schema
+ * id): a chunk written before a field was added (ResultsChunk v3 before match.approximate) is
+ * read through a resolver to the latest version, so its defaults apply. Null when the writer is
+ * the latest version, or an id this catalog does not pin (a registry that numbers otherwise):
+ * then the latest type reads it as before.
+ */
+function sealedResolverOf(kind: SealedKind, writerId: number): avro.Resolver | undefined {
+  let resolver = sealedResolvers.get(`${kind}:${writerId}`);
+  if (resolver === undefined) {
+    const catalog = loadSchemaCatalog();
+    const writer = catalog.byId.get(writerId);
+    const latest = catalog.latest(EVENT_ROUTES[kind === 'SlimResults' ? 'ResultsChunk' : kind].subject)!;
+    const { field, type: latestType } = sealedFieldsOf()[kind];
+    const writerRecord = writer?.type as avro.types.RecordType | undefined;
+    resolver = writer === undefined || writer.subject !== latest.subject || writer.id === latest.id || !writerRecord?.field(field)
+      ? null
+      : latestType.createResolver(kind === 'SlimResults' ? slimResultsType(writerRecord) : writerRecord.field(field).type);
+    sealedResolvers.set(`${kind}:${writerId}`, resolver);
+  }
+  return resolver ?? undefined;
+}
 
 /** A chunk to be sealed names a data key that is gone: its job was deleted meanwhile. */
 export class JobDataForgottenError extends Error {
@@ -340,19 +380,47 @@ export function createPipelineEvents(deps: {
    * the bench's "without encryption" run) and a sealed chunk cannot be read.
    */
   dataKeys?: PipelineDataKeys;
+  /**
+   * False: result chunks carry their results in the full form of v1-v5 (`results` /
+   * `sealed_results`), as a writer before v6 did. Only the bench's same-run comparison and the
+   * rolling-upgrade tests set it; the default is the slim form (docs/architecture.md "Slim results").
+   */
+  slimResults?: boolean;
 }): PipelineEvents {
   const { log, registry, dataKeys } = deps;
   const prefix = deps.topicPrefix ?? '';
+  const slimResults = deps.slimResults ?? true;
+
+  /** A ResultsChunk as v6 writes it: results empty, the slim form in slim_results (sealed below). */
+  function slimmed(value: ResultsChunkEvent): Record<string, unknown> {
+    const { forgotten: _forgotten, ...rest } = value;
+    return { ...rest, results: [], slim_results: toSlim(value.results) };
+  }
 
   async function sealChunk(event: PipelineEvent): Promise<unknown> {
+    if (event.type === 'ResultsChunk' && slimResults) {
+      const value = slimmed(event.value);
+      if (!dataKeys) return value;
+      const key = await sealingKey(event.value);
+      const slimType = sealedFieldsOf().SlimResults.type;
+      let plain: Buffer;
+      try {
+        plain = avroBytes(slimType, value.slim_results);
+      } catch {
+        plain = toAvro(slimType, EVENT_ROUTES.ResultsChunk.subject, 'slim_results', value.slim_results);
+      }
+      return {
+        ...value, slim_results: null, data_key_id: key.keyId,
+        sealed_slim_results: seal(key.key, plain, sealAad('ResultsChunk', event.value.job_id, event.value.chunk)),
+      };
+    }
     if (!dataKeys || (event.type !== 'RowsChunk' && event.type !== 'ResultsChunk')) return event.value;
     const { field, type } = sealedFieldsOf()[event.type];
-    const value = event.value as RowsChunkEvent & ResultsChunkEvent;
-    const key = value.data_key_id ? await dataKeys.key(value.job_id, value.data_key_id) : await dataKeys.writerKey(value.job_id);
-    if (!key) throw new JobDataForgottenError();
+    const value = event.value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>;
+    const key = await sealingKey(value);
     let plain: Buffer;
     try {
-      plain = type.toBuffer(value[field]);
+      plain = avroBytes(type, value[field]);
     } catch {
       plain = toAvro(type, EVENT_ROUTES[event.type].subject, field, value[field]);
     }
@@ -360,7 +428,38 @@ export function createPipelineEvents(deps: {
     return { ...rest, [field]: [], data_key_id: key.keyId, [`sealed_${field}`]: seal(key.key, plain, sealAad(event.type, value.job_id, value.chunk)) };
   }
 
-  async function openChunk(type: 'RowsChunk' | 'ResultsChunk', value: RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>): Promise<void> {
+  async function sealingKey(value: { job_id: string; data_key_id?: string | null }) {
+    const key = value.data_key_id ? await dataKeys!.key(value.job_id, value.data_key_id) : await dataKeys!.writerKey(value.job_id);
+    if (!key) throw new JobDataForgottenError();
+    return key;
+  }
+
+  /**
+   * ResultsChunk v6: the sealed slim results opened into `slim_results` (a chunk whose key is
+   * gone is marked forgotten, its results empty), as openChunk does for the full form.
+   */
+  async function openSlim(value: ResultsChunkEvent & Record<string, unknown>, writerId: number): Promise<void> {
+    const sealed = value.sealed_slim_results as Buffer | null | undefined;
+    if (sealed == null) return;
+    value.sealed_slim_results = null;
+    if (!dataKeys || !value.data_key_id) throw new SealedPayloadError();
+    const key = await dataKeys.key(value.job_id, value.data_key_id);
+    if (!key) {
+      value.forgotten = true;
+      return;
+    }
+    try {
+      const plain = open(key.key, sealed, sealAad('ResultsChunk', value.job_id, value.chunk));
+      value.slim_results = sealedFieldsOf().SlimResults.type.fromBuffer(plain, sealedResolverOf('SlimResults', writerId));
+    } catch (error) {
+      if (error instanceof SealedPayloadError) throw error;
+      throw new WireFormatError(`sealed slim_results do not read with their schema (${(error as Error)?.name ?? 'error'})`);
+    }
+  }
+
+  async function openChunk(
+    type: 'RowsChunk' | 'ResultsChunk', value: RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, writerId: number,
+  ): Promise<void> {
     const { field, type: fieldType } = sealedFieldsOf()[type];
     const sealed = value[`sealed_${field}`] as Buffer | null | undefined;
     if (sealed == null) return;
@@ -372,7 +471,8 @@ export function createPipelineEvents(deps: {
       return;
     }
     try {
-      value[field] = fieldType.fromBuffer(open(key.key, sealed, sealAad(type, value.job_id, value.chunk)));
+      const plain = open(key.key, sealed, sealAad(type, value.job_id, value.chunk));
+      value[field] = fieldType.fromBuffer(plain, sealedResolverOf(type, writerId));
     } catch (error) {
       if (error instanceof SealedPayloadError) throw error;
       throw new WireFormatError(`sealed ${field} do not read with their schema (${(error as Error)?.name ?? 'error'})`);
@@ -415,14 +515,43 @@ export function createPipelineEvents(deps: {
       // and JSON work the same; copying them cost the projection a fifth of its time.
       const value = type === 'RowsChunk' || type === 'ResultsChunk' ? decoded.value : normalise(decoded.value);
       if (type === 'RowsChunk' || type === 'ResultsChunk') {
-        await openChunk(type, value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>);
+        await openChunk(type, value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
       }
       if (type === 'ResultsChunk') {
-        for (const row of (value as ResultsChunkEvent).results) row.result = fromAvroResult(row.result);
+        const chunk = value as ResultsChunkEvent & { slim_results?: SlimResults | null; sealed_slim_results?: Buffer | null };
+        await openSlim(chunk as ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
+        if (chunk.slim_results) {
+          // v6: the slim form, read into what the full form decodes to (slim-results.ts).
+          chunk.results = fromSlim(chunk.slim_results);
+        } else {
+          for (const row of chunk.results) row.result = fromAvroResult(row.result);
+        }
+        // Consumers see one shape whichever version wrote the chunk.
+        delete chunk.slim_results;
+        delete chunk.sealed_slim_results;
       }
       return { type, value } as PipelineEvent;
     },
   };
+}
+
+/**
+ * Where sealed fields are written before they are copied out. avsc's `toBuffer` writes into a
+ * 1 KiB buffer first and, when the value does not fit (every chunk of rows or results does: tens
+ * to hundreds of KB), writes the whole value a second time; this buffer grows to the largest
+ * chunk seen, so a chunk is written once.
+ */
+let scratch = Buffer.allocUnsafeSlow(1 << 20);
+
+/** Avro binary of `value` (as `type.toBuffer`, which throws on a value that does not fit). */
+function avroBytes(type: avro.Type, value: unknown): Buffer {
+  let end = type.encode(value, scratch, 0);
+  if (end < 0) {
+    // encode answers minus the bytes missing.
+    scratch = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, scratch.length - end));
+    end = type.encode(value, scratch, 0);
+  }
+  return Buffer.from(scratch.subarray(0, end));
 }
 
 /** Avro binary of a sealed field, or SchemaValidationError naming the paths that do not fit. */

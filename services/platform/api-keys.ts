@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * API key text (DECISIONS §4): `rl_live_` or `rl_test_` followed by random base62 characters.
+ * API key text (docs/decisions.md §4): `rl_live_` or `rl_test_` followed by random base62 characters.
  * Only the SHA-256 of the whole key is ever stored; the key itself is shown once, when issued.
  */
 export type ApiKeyMode = 'live' | 'test';

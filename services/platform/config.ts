@@ -16,7 +16,7 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `pretty`: readable lines; `json`: one JSON object per line. Unset: pretty on a terminal, JSON otherwise. */
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
-  /** DECISIONS §11: POST /v2/checks, per key. */
+  /** docs/decisions.md §11: POST /v2/checks, per key. */
   RATE_LIMIT_PER_SECOND: positiveInt.default(20),
   RATE_LIMIT_BURST: positiveInt.default(40),
   /**
@@ -25,10 +25,42 @@ export const configSchema = z.object({
    * reaches the others' buckets within about this long.
    */
   RATE_LIMIT_SYNC_MS: positiveInt.min(50).max(10_000).default(250),
+  /**
+   * Per-organisation quotas of the work the API does (docs/api-decisions.md "Quotas"), each answered
+   * 429 `rate_limited` with Retry-After when reached: drafts not yet started or deleted (per mode);
+   * rows waiting to be checked (awaiting payment, queued or running; live and test counted apart);
+   * uploads and draft file reads in progress at once (per API process); previews (an upload or
+   * POST /v2/check-jobs/{id}/preview) per minute, bursts to QUOTA_PREVIEW_BURST; monitor uploads
+   * (a monitor created or its contacts replaced) per hour, bursts to QUOTA_MONITOR_UPLOAD_BURST.
+   */
+  QUOTA_OPEN_DRAFTS: positiveInt.default(50),
+  QUOTA_QUEUED_ROWS_LIVE: positiveInt.default(5_000_000),
+  QUOTA_QUEUED_ROWS_TEST: positiveInt.default(1_000_000),
+  QUOTA_PARALLEL_UPLOADS: positiveInt.max(64).default(2),
+  QUOTA_PREVIEWS_PER_MINUTE: positiveInt.default(30),
+  QUOTA_PREVIEW_BURST: positiveInt.default(10),
+  QUOTA_MONITOR_UPLOADS_PER_HOUR: positiveInt.default(60),
+  QUOTA_MONITOR_UPLOAD_BURST: positiveInt.default(10),
+  /**
+   * How long an API process may keep a key's and its organisation's record (docs/api-decisions.md
+   * "Authentication cache"): a key revoked or an organisation suspended by the admin tool is
+   * refused by every API process at most this long after; 0 reads them on every request.
+   */
+  AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  /**
+   * HTTP server timeouts (docs/api-decisions.md "Server timeouts and errors before routing"): the
+   * whole request, head and body, must arrive within HTTP_REQUEST_TIMEOUT_MS (512 MB at ≥ 7 Mbit/s);
+   * the head within HTTP_HEADERS_TIMEOUT_MS; a connection silent for HTTP_IDLE_TIMEOUT_MS is closed;
+   * an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_MS.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.min(1000).default(600_000),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.min(1000).default(20_000),
+  HTTP_IDLE_TIMEOUT_MS: positiveInt.min(1000).default(60_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.min(1000).default(65_000),
   /** How often a running process looks for a newly activated list version (admin CLI). */
   LIST_REFRESH_SECONDS: positiveInt.default(30),
   /**
-   * Private lists (DECISIONS §16): entries of organisations' private list indexes one process
+   * Private lists (docs/decisions.md §16): entries of organisations' private list indexes one process
    * keeps in memory (least recently used versions go first; ~70 bytes per entry, docs/matching.md).
    */
   PRIVATE_LIST_CACHE_ENTRIES: positiveInt.default(1_000_000),
@@ -45,7 +77,7 @@ export const configSchema = z.object({
   CLICKHOUSE_PASSWORD: z.string().optional(),
   /** Confluent-compatible schema registry; unset: the static registry of schemas/ (pinned ids). */
   SCHEMA_REGISTRY_URL: z.url().optional(),
-  // Completion callbacks (DECISIONS §9, docs/callbacks.md).
+  // Completion callbacks (docs/decisions.md §9, docs/callbacks.md).
   /** Time one callback attempt has for an answer. */
   CALLBACK_TIMEOUT_MS: positiveInt.default(5000),
   /** Waits before each retry: up to 10 comma-separated whole ms, or `none` for no retries. */
@@ -55,7 +87,7 @@ export const configSchema = z.object({
     .default([10_000, 60_000, 300_000]),
   /** Hosts exempt from the callback address check (test receivers on loopback), comma-separated. */
   CALLBACK_ALLOW_HOSTS: z.string().default(''),
-  // The asynchronous pipeline (docs/architecture.md "Matcher and projection").
+  // The asynchronous pipeline (docs/architecture.md "Matcher", "Projection").
   /** A consumer that sends no heartbeat this long loses its partitions to the other members. */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   /** Prefix of every topic and consumer group name, so deployments (and tests) can share a broker. */
@@ -84,7 +116,7 @@ export const configSchema = z.object({
   PHONE_DIRECTORY_TIMEOUT_MS: positiveInt.default(5000),
   /** Where the API spools job bodies while reading them; `<DATA_DIR>/spool` when unset. */
   SPOOL_DIR: z.string().min(1).optional(),
-  // Pay-per-list prices in øre (DKK cents), DECISIONS §8 (services/domain/pricing.ts).
+  // Pay-per-list prices in øre (DKK cents), docs/decisions.md §8 (services/domain/pricing.ts).
   PRICE_LIST_SMALL_CENTS: z.coerce.number().int().min(0).default(49_500),
   PRICE_LIST_LARGE_CENTS: z.coerce.number().int().min(0).default(249_500),
   /** `custom` (over 100,000 rows): the large price plus this per started 1,000 rows beyond. */
@@ -92,7 +124,7 @@ export const configSchema = z.object({
   /** HMAC secret of the payment provider's webhook; unset: POST /v2/payments/webhook is not served. */
   PAYMENT_WEBHOOK_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   /**
-   * Where drafts keep their uploaded file until started or deleted (DECISIONS §14); `<DATA_DIR>/uploads`
+   * Where drafts keep their uploaded file until started or deleted (docs/decisions.md §14); `<DATA_DIR>/uploads`
    * when unset. API processes serving the same jobs must share it.
    */
   UPLOAD_DIR: z.string().min(1).optional(),
@@ -110,7 +142,7 @@ export const configSchema = z.object({
   DATA_MASTER_KEYS: z.string().regex(/^[A-Za-z0-9+/]{43}=( *, *[A-Za-z0-9+/]{43}=)*$/, 'comma-separated 32-byte keys, base64 (openssl rand -base64 32)').optional(),
   /** HMAC secret of results cursors, shared by every API process; unset: a key of the store. */
   CURSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
-  // Inbound channels: SFTP drop folders and emailed spreadsheets (DECISIONS §15, docs/inbound.md).
+  // Inbound channels: SFTP drop folders and emailed spreadsheets (docs/decisions.md §15, docs/inbound.md).
   /** 32 random bytes, base64: seals the stored SFTP credentials (AES-256-GCM). Needed by sftp and by `drop-folders add`. */
   INBOUND_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, '32 bytes, base64 (openssl rand -base64 32)').optional(),
   /** How often every drop folder is listed. */
@@ -134,20 +166,25 @@ export const configSchema = z.object({
   SMTP_SECURE: z.enum(['true', 'false']).transform((v) => v === 'true').default(false),
   SMTP_USER: z.string().min(1).optional(),
   SMTP_PASSWORD: z.string().min(1).optional(),
+  /**
+   * The portal's public address (docs/people.md "Invitations"): invitation links point at
+   * `<PUBLIC_URL>/#invite=…`. Unset: http://localhost:<PORT>, right for a machine of one's own only.
+   */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The From address of replies; IMAP_USER when unset. */
   MAIL_FROM: z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/, 'an email address').optional(),
   /** How often the mailbox is read besides IMAP IDLE notices (jobs finishing need no notice). */
   EMAIL_POLL_MS: positiveInt.default(5000),
   /** Days a quarantined message (unknown sender) is kept before it is expunged. */
   EMAIL_QUARANTINE_DAYS: z.coerce.number().int().min(1).max(90).default(30),
-  // Connectors: scheduled HTTPS pulls (DECISIONS §16, docs/connectors.md); auth headers sealed with INBOUND_SECRET_KEY.
+  // Connectors: scheduled HTTPS pulls (docs/decisions.md §16, docs/connectors.md); auth headers sealed with INBOUND_SECRET_KEY.
   /** How often the connector service looks for connectors whose schedule slot is due. */
   CONNECTOR_TICK_MS: positiveInt.default(5000),
   /** Pulls running at once. */
   CONNECTOR_CONCURRENCY: positiveInt.max(64).default(4),
   /** Longest pull (connection, TLS and the whole answer); slower counts as failed (`timeout`). */
   CONNECTOR_TIMEOUT_MS: positiveInt.default(120_000),
-  /** Largest answer accepted, in MB (the upload limit of DECISIONS §14); larger fails with `too_large`. */
+  /** Largest answer accepted, in MB (the upload limit of docs/decisions.md §14); larger fails with `too_large`. */
   CONNECTOR_MAX_MB: positiveInt.max(1024).default(100),
   /** Shortest schedule interval `connectors add` accepts (tests use 1). */
   CONNECTOR_MIN_INTERVAL_SECONDS: positiveInt.default(300),

@@ -1,5 +1,5 @@
 /**
- * Every event the services log, in one place (style.md §11), so logs, tests and dashboards speak
+ * Every event the services log, in one place (docs/architecture.md "Conventions"), so logs, tests and dashboards speak
  * of the same things. An event is `area.what_happened`; it is the log line's `msg`. The Logger's
  * methods accept only these names (platform/logger.ts), so a new log line starts here.
  * Fields beside the event carry ids, counts and codes, never names, addresses or phone numbers;
@@ -19,8 +19,12 @@ export const LOG_EVENTS = {
 
   // API
   'api.request': 'one line per response: ids, route, status, duration',
+  'audit.write_failed': 'a change succeeded but its audit log entry could not be written (docs/people.md)',
+  'people.invitation_mail_failed': 'the relay refused an invitation e-mail; the invited user was removed again',
   'api.unhandled_error': 'an error no route mapped: the client got 500 without details',
+  'api.client_error': 'Node answered a request before routing (unparsable, head too large, timed out): contract body, new request id',
   'api.result_file_failed': 'building a job result file failed',
+  'api.file_refused': 'an uploaded file was refused (422): its code, and the reader error behind it (name and code only)',
   'rate_limit.sync_failed': 'exchanging rate-limit counts with the other API processes failed',
   'idempotency.purged': 'expired idempotency records removed',
   'idempotency.purge_failed': 'removing expired idempotency records failed; retried at the next sweep',
@@ -44,7 +48,6 @@ export const LOG_EVENTS = {
   'intake.sweep_failed': 'a sweep for interrupted intakes failed; retried at the next one',
   'draft.files_removed': 'files of expired drafts were removed',
   'draft.orphan_files_removed': 'files of drafts that no longer exist were removed',
-  'draft.sweep_failed': 'a sweep for expired draft files failed; retried at the next one',
 
   // Matcher and projection
   'matcher.started': 'a matcher consumes its group',
@@ -56,12 +59,13 @@ export const LOG_EVENTS = {
   'projection.count_failed': 'counting a job\'s results failed; recounted at its next chunk',
   'results.unknown_job': 'results arrived for a job the store does not know; ignored',
   'retention.purged': 'jobs past delete_after were deleted',
-  'retention.failed': 'a retention sweep failed; retried at the next one',
+  'retention.failed': 'a retention sweep failed (the sweep field names which); retried at the next pass',
   'callback.delivered': 'a job callback got a 2xx',
   'callback.attempt_failed': 'a callback attempt failed; it is retried later',
   'callback.failed': 'a callback gave up after its last attempt',
-  'callback.suspended': 'a callback stopped between attempts (process stopping); resumed at the next start',
-  'callback.resumed': 'pending callbacks were resumed at start',
+  'callback.suspended': 'a callback stopped between attempts (process stopping); its lease released, resumed by the next projection process to look',
+  'callback.resumed': 'pending callbacks no live process holds were taken (at start, then every four lease periods)',
+  'callback.resume_failed': 'looking for pending callbacks failed (store down); tried again at the next period',
   'callback.dispatch_failed': 'dispatching a job\'s callback failed unexpectedly',
 
   // Event log (Kafka and embedded)
@@ -93,8 +97,10 @@ export const LOG_EVENTS = {
   'address_register.imported': 'an address register (DAR) version was imported',
   'address_register.activated': 'an address register version became the active one',
   'address_register.active_swapped': 'the process switched to a newly activated address register',
+  'address_register.built': 'the process built the in-memory register of an address version (the active one, or one a job pinned)',
 
   // Monitors
+  'monitor.skipped_suspended': 'a monitor of a suspended organisation was not checked (no job, no usage)',
   'monitor.created': 'a monitor was created through the API',
   'monitor.contacts_replaced': 'a monitor\'s contacts were replaced',
   'monitor.deleted': 'a monitor was deleted',
@@ -125,6 +131,7 @@ export const LOG_EVENTS = {
   'sftp.files_expired': 'a claim\'s files were deleted at delete_after',
   'email.service_started': 'email ingest runs (IMAP IDLE and polling)',
   'email.pass': 'a mailbox pass handled messages (counts)',
+  'email.expired': 'messages past delete_after were expunged from the mailbox (count)',
   'email.pass_failed': 'a mailbox pass failed; retried at the next one',
   'email.imap_error': 'the IMAP connection reported an error',
   'email.quarantined': 'an email from an unknown sender was quarantined',

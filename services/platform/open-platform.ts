@@ -10,13 +10,17 @@ import { createConfluentSchemaRegistry } from './schema-registry/confluent.ts';
 import type { SchemaRegistry } from './schema-registry/port.ts';
 import { createStaticSchemaRegistry } from './schema-registry/static.ts';
 import type { AccountStore } from './store/accounts-port.ts';
+import type { PeopleStore } from './store/people-port.ts';
+import { createEmbeddedPeopleStore } from './store/embedded/people.ts';
 import { openClickHouseStores, type ClickHouseStores } from './store/clickhouse/stores.ts';
 import { createEmbeddedAccountStore } from './store/embedded/accounts.ts';
-import { embeddedDatabasePath, openEmbeddedDatabase } from './store/embedded/database.ts';
+import { embeddedDatabasePath, eventLogDatabasePath, openEmbeddedDatabase, openEmbeddedDatabases, type EmbeddedDatabases } from './store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from './store/embedded/idempotency.ts';
 import { createEmbeddedInboundStore } from './store/embedded/inbound.ts';
 import { createEmbeddedConnectorStore } from './store/embedded/connectors.ts';
 import type { ConnectorStore } from './store/connectors-port.ts';
+import { createEmbeddedSavedMappingStore } from './store/embedded/saved-mappings.ts';
+import type { SavedMappingStore } from './store/saved-mappings-port.ts';
 import { createEmbeddedJobStore } from './store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from './store/embedded/keyring.ts';
 import { createEmbeddedUsageStore } from './store/embedded/usage.ts';
@@ -40,9 +44,10 @@ import { createEmbeddedRegisterStore } from './store/embedded/registers.ts';
 import type { RegisterStore } from './store/registers-port.ts';
 
 /**
- * Every adapter a process needs, chosen by configuration (design.md "Two ways to run"):
- * - embedded (nothing set): one node:sqlite file in DATA_DIR holds accounts, lists, jobs, results,
- *   idempotency records and the event log; every service runs in the one process (services/main.ts);
+ * Every adapter a process needs, chosen by configuration (docs/architecture.md "Two ways to run"):
+ * - embedded (nothing set): node:sqlite files in DATA_DIR: the main one holds accounts, lists,
+ *   jobs and idempotency records, the event log and the results each have a file of their own (no
+ *   shared write lock); every service runs in the one process (services/main.ts);
  * - distributed (KAFKA_BROKERS and CLICKHOUSE_URL set): Kafka for the event log, ClickHouse for
  *   accounts, lists, jobs and results, the Confluent registry when SCHEMA_REGISTRY_URL is set
  *   (else the static one, same bytes); idempotency records in ClickHouse too, shared by every API
@@ -55,8 +60,10 @@ export interface Platform extends Stores {
   log: EventLog;
   registry: SchemaRegistry;
   topicPrefix: string;
-  /** Where the embedded database is (embedded: everything; distributed: opened, unused by the stores). */
+  /** Where the embedded main database is (embedded: accounts, jobs, …; distributed: opened, unused by the stores). */
   databasePath: string;
+  /** The embedded event log's file (distributed: none, the log is Kafka). */
+  eventLogPath: string | null;
   /** The jobs' data keys, cached (rows and results on the topics are sealed with them). */
   jobKeys: JobDataKeys;
   /** Rate-limit counts shared by the API processes (used by the distributed deployment). */
@@ -79,14 +86,18 @@ export function platformKind(config: PlatformConfig): 'embedded' | 'distributed'
 export interface Stores {
   kind: 'embedded' | 'distributed';
   accounts: AccountStore;
+  /** The portal's users, invitations, sessions and audit log (docs/people.md). */
+  people: PeopleStore;
   lists: ListStore;
-  /** Address register versions (issue 13). */
+  /** Address register versions. */
   addresses: AddressStore;
   jobs: JobStore;
-  /** SFTP drop folders, email senders and inbound claims (DECISIONS §15). */
+  /** SFTP drop folders, email senders and inbound claims (docs/decisions.md §15). */
   inbound: InboundStore;
-  /** Scheduled HTTPS pulls and their last outcome (DECISIONS §16, docs/connectors.md). */
+  /** Scheduled HTTPS pulls and their last outcome (docs/decisions.md §16, docs/connectors.md). */
   connectors: ConnectorStore;
+  /** The organisations' saved column mappings (docs/web.md "Saved column mappings"). */
+  savedMappings: SavedMappingStore;
   /** Company register and phone directory versions. */
   registers: RegisterStore;
   /** The service's own keys: certificate signing keys, cursor secrets. */
@@ -95,7 +106,7 @@ export interface Stores {
   usage: UsageStore;
   /** The jobs' wrapped data keys (crypto-shredding); `jobs.purgeJob` deletes a job's keys first. */
   dataKeys: DataKeyStore;
-  /** Monitored contact sets and their re-checks (DECISIONS §16). */
+  /** Monitored contact sets and their re-checks (docs/decisions.md §16). */
   monitors: MonitorStore;
   close(): Promise<void>;
 }
@@ -109,15 +120,15 @@ export interface Stores {
 export async function openStores(config: PlatformConfig, logger: Logger): Promise<Stores> {
   const kind = platformKind(config);
   if (kind === 'embedded') {
-    const db = openEmbeddedDatabase(embeddedDatabasePath(config.DATA_DIR));
-    return { kind, ...embeddedStores(db), close: async () => db.close() };
+    const dbs = openEmbeddedDatabases(config.DATA_DIR);
+    return { kind, ...embeddedStores(dbs), close: async () => dbs.close() };
   }
   const stores = await openDistributedStores(config, logger);
   return {
-    kind, accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses,
-    jobs: forgettingKeysOnPurge(stores.jobs, (id) => stores.dataKeys.deleteJobKeys(id)), dataKeys: stores.dataKeys,
+    kind, accounts: stores.accounts, people: stores.people, lists: stores.lists, addresses: stores.addresses,
+    jobs: forgettingKeysOnPurge(stores.jobs, forgettingBoth((id) => stores.dataKeys.deleteJobKeys(id), stores.idempotency)), dataKeys: stores.dataKeys,
     keys: stores.keys, usage: stores.usage, registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors,
-    monitors: stores.monitors, close: () => stores.close(),
+    savedMappings: stores.savedMappings, monitors: stores.monitors, close: () => stores.close(),
   };
 }
 
@@ -139,13 +150,26 @@ export function forgettingKeysOnPurge(jobs: JobStore, forget: (jobId: string) =>
   };
 }
 
-function embeddedStores(db: DatabaseSync): Pick<Stores, 'accounts' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'usage' | 'monitors' | 'dataKeys'> {
+/**
+ * What a purge forgets before the job's rows: its data keys, and every remembered response of a
+ * call that made or showed it (a draft's answer holds its preview people; docs/privacy-and-proof.md
+ * "Every store").
+ */
+function forgettingBoth(forgetKeys: (jobId: string) => Promise<void>, idempotency: Pick<IdempotencyStore, 'forgetResponsesAbout'>) {
+  return async (jobId: string) => {
+    await forgetKeys(jobId);
+    await idempotency.forgetResponsesAbout(jobId);
+  };
+}
+
+function embeddedStores(dbs: Pick<EmbeddedDatabases, 'main' | 'results'>): Pick<Stores, 'accounts' | 'people' | 'lists' | 'addresses' | 'jobs' | 'keys' | 'registers' | 'inbound' | 'connectors' | 'savedMappings' | 'usage' | 'monitors' | 'dataKeys'> {
+  const db = dbs.main;
   const dataKeys = createEmbeddedDataKeyStore(db);
   return {
-    dataKeys, accounts: createEmbeddedAccountStore(db), lists: createEmbeddedListStore(db),
-    jobs: forgettingKeysOnPurge(createEmbeddedJobStore(db), (id) => dataKeys.deleteJobKeys(id)),
+    dataKeys, accounts: createEmbeddedAccountStore(db), people: createEmbeddedPeopleStore(db), lists: createEmbeddedListStore(db),
+    jobs: forgettingKeysOnPurge(createEmbeddedJobStore(db, dbs.results), forgettingBoth((id) => dataKeys.deleteJobKeys(id), createEmbeddedIdempotencyStore(db))),
     addresses: createEmbeddedAddressStore(db), keys: createEmbeddedKeyRing(db), registers: createEmbeddedRegisterStore(db),
-    inbound: createEmbeddedInboundStore(db), connectors: createEmbeddedConnectorStore(db), usage: createEmbeddedUsageStore(db),
+    inbound: createEmbeddedInboundStore(db), connectors: createEmbeddedConnectorStore(db), savedMappings: createEmbeddedSavedMappingStore(db), usage: createEmbeddedUsageStore(db),
     monitors: createEmbeddedMonitorStore(db),
   };
 }
@@ -158,8 +182,10 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
   const kind = platformKind(config);
   const topicPrefix = config.KAFKA_TOPIC_PREFIX;
   const databasePath = embeddedDatabasePath(config.DATA_DIR);
-  const db: DatabaseSync = openEmbeddedDatabase(databasePath);
-  const closers: Array<() => Promise<void> | void> = [() => db.close()];
+  // Distributed: only the main file (its idempotency store is replaced below; see the doc above).
+  const dbs: EmbeddedDatabases | null = kind === 'embedded' ? openEmbeddedDatabases(config.DATA_DIR) : null;
+  const db: DatabaseSync = dbs ? dbs.main : openEmbeddedDatabase(databasePath);
+  const closers: Array<() => Promise<void> | void> = [() => (dbs ? dbs.close() : db.close())];
   const close = async () => {
     for (const closeOne of closers.splice(0).reverse()) await closeOne();
   };
@@ -169,16 +195,16 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       ? createConfluentSchemaRegistry({ url: config.SCHEMA_REGISTRY_URL, logger })
       : createStaticSchemaRegistry();
     let platform: Omit<Platform, 'close'>;
-    if (kind === 'embedded') {
+    if (dbs) {
       // The clock dates messages and expires them (retention); tests move it past retention.
       const clock = options.clock;
-      const log = createEmbeddedEventLog({ db, logger, pollIntervalMs: 200, ...(clock ? { now: () => clock().getTime() } : {}) });
+      const log = createEmbeddedEventLog({ db: dbs.log, logger, pollIntervalMs: 200, ...(clock ? { now: () => clock().getTime() } : {}) });
       closers.push(() => log.close());
-      const stores = embeddedStores(db);
+      const stores = embeddedStores(dbs);
       const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath, ...stores, jobKeys, rateUsage: createEmbeddedRateUsageStore(db),
-        jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
+        kind, idempotency, registry, log, topicPrefix, databasePath, eventLogPath: eventLogDatabasePath(config.DATA_DIR), ...stores, jobKeys, rateUsage: createEmbeddedRateUsageStore(db),
+        jobs: forgettingKeysOnPurge(stores.jobs, forgettingBoth((id) => jobKeys.forget(id), idempotency)),
       };
     } else {
       const stores = await openDistributedStores(config, logger);
@@ -195,10 +221,10 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       // at once gives one job (a file in each process's DATA_DIR gave one per process).
       idempotency = stores.idempotency;
       platform = {
-        kind, idempotency, registry, log, topicPrefix, databasePath, jobKeys, dataKeys: stores.dataKeys, rateUsage: stores.rateUsage,
-        accounts: stores.accounts, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, usage: stores.usage,
-        registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, monitors: stores.monitors,
-        jobs: forgettingKeysOnPurge(stores.jobs, (id) => jobKeys.forget(id)),
+        kind, idempotency, registry, log, topicPrefix, databasePath, eventLogPath: null, jobKeys, dataKeys: stores.dataKeys, rateUsage: stores.rateUsage,
+        accounts: stores.accounts, people: stores.people, lists: stores.lists, addresses: stores.addresses, keys: stores.keys, usage: stores.usage,
+        registers: stores.registers, inbound: stores.inbound, connectors: stores.connectors, savedMappings: stores.savedMappings, monitors: stores.monitors,
+        jobs: forgettingKeysOnPurge(stores.jobs, forgettingBoth((id) => jobKeys.forget(id), idempotency)),
       };
     }
     await platform.log.createTopics(pipelineTopics(topicPrefix));

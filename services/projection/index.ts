@@ -1,19 +1,21 @@
-import type { EventLog, Subscription } from '../platform/log/port.ts';
+import type { EventLog, MessageBatch, Subscription } from '../platform/log/port.ts';
+import { isPermanent } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { MonitorRunResults } from '../monitors/run-results.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
-import { createPipelineEvents, topicNames, type PipelineDataKeys, type PipelineEvent } from '../pipeline/events.ts';
-import { decodeAt, poisonSafe, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
-import { createCallbackSender, type CallbackSenderDeps } from './callbacks/index.ts';
+import { createPipelineEvents, topicNames, type PipelineDataKeys, type PipelineEvent, type PipelineEvents } from '../pipeline/events.ts';
+import { decodeAt, poisonSafe, PoisonMessageError, UNPROCESSABLE_MESSAGE } from '../pipeline/poison.ts';
+import { createCallbackSender, DEFAULT_TIMEOUT_MS, type CallbackSenderDeps } from './callbacks/index.ts';
 import { createProjection, type Projection } from './projection.ts';
 
 /**
  * The projection process's service: the consumer group `<prefix>projection` on checks.results and
  * jobs.events, feeding decoded batches to the projection (projection.ts), plus its timers
- * (count refresh, retention) and callback deliveries. Run one per deployment: a job's events are
+ * (count refresh, stalled intakes) and callback deliveries; its retention pass runs on the
+ * process's retention timer (services/processes.ts). Run one per deployment: a job's events are
  * on one partition of each topic, and one process must own both.
  */
 export interface ProjectionService {
@@ -35,7 +37,6 @@ export interface ProjectionServiceDeps {
   dataKeys?: PipelineDataKeys;
   callbacks?: Pick<CallbackSenderDeps, 'timeoutMs' | 'retryDelaysMs' | 'allowHosts' | 'ca' | 'lookup' | 'clock'>;
   countIntervalMs?: number;
-  retentionIntervalMs?: number;
   /** Silence after which a job's intake counts as dead and the job is failed (projection.ts). */
   intakeStaleMs?: number;
   /** Messages per batch; results chunks of a batch go to the store in one write per job. */
@@ -50,6 +51,15 @@ export interface ProjectionServiceDeps {
 }
 
 export const DEFAULT_PROJECTION_BATCH = 16;
+/**
+ * Bytes fetched from one partition at a time. All of a job's results are on one partition, and a
+ * sealed chunk of 2,000 results is ~370 KB: at Kafka's default 1 MiB a batch held two or three
+ * chunks, so a 1,000,000-row job cost ~200 store writes (each with its reads). 8 MiB lets a batch
+ * reach DEFAULT_PROJECTION_BATCH chunks (docs/architecture.md "Round trips").
+ */
+const PROJECTION_FETCH_BYTES = 8 * 1024 * 1024;
+/** What a callback lease adds to the attempt timeout: room for the outcome's write to the store. */
+const CALLBACK_LEASE_MARGIN_MS = 10_000;
 
 export function createProjectionService(deps: ProjectionServiceDeps): ProjectionService {
   const prefix = deps.topicPrefix ?? '';
@@ -63,19 +73,14 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
     logger: deps.logger,
     ...(deps.clock ? { clock: deps.clock } : {}),
     ...(deps.countIntervalMs !== undefined ? { countIntervalMs: deps.countIntervalMs } : {}),
-    ...(deps.retentionIntervalMs !== undefined ? { retentionIntervalMs: deps.retentionIntervalMs } : {}),
     ...(deps.intakeStaleMs !== undefined ? { intakeStaleMs: deps.intakeStaleMs } : {}),
     ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
     ...(deps.usage ? { usage: deps.usage } : {}),
     ...(deps.monitorRuns ? { monitorRuns: deps.monitorRuns } : {}),
+    // A lease outlasts one attempt (the callback timeout) and the write of its outcome.
+    callbackLeaseMs: (deps.callbacks?.timeoutMs ?? DEFAULT_TIMEOUT_MS) + CALLBACK_LEASE_MARGIN_MS,
   });
   let subscription: Subscription | null = null;
-
-  async function handleBatch(values: Buffer[]): Promise<void> {
-    const decoded: PipelineEvent[] = [];
-    for (const [index, value] of values.entries()) decoded.push(await decodeAt((v) => events.decode(v), value, index));
-    await projection.handle(decoded);
-  }
 
   return {
     projection,
@@ -86,7 +91,8 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
         group: `${prefix}projection`,
         topics: deps.usage ? [topics.checksResults, topics.jobsEvents, topics.usageEvents] : [topics.checksResults, topics.jobsEvents],
         maxBatchSize: deps.maxBatchSize ?? DEFAULT_PROJECTION_BATCH,
-        handleBatch: poisonSafe(handleBatch, (jobId) => projection.fail(jobId, UNREADABLE_MESSAGE)),
+        maxBytesPerPartition: PROJECTION_FETCH_BYTES,
+        handleBatch: projectionBatchHandler(events, projection),
         deadLetterTopicOf,
       });
       deps.logger.child({ module: 'projection' }).info({ group: `${prefix}projection` }, 'projection.started');
@@ -98,4 +104,44 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
       await projection.stop();
     },
   };
+}
+
+/**
+ * The projection's consumer handler: decodes a batch and hands it to the projection. Whether a
+ * failure is for good is isPermanent's to say (services/platform/errors.ts): a message that
+ * cannot be read, or one whose handling fails permanently (a store refusing it for good), fails
+ * its job and is dead-lettered (poison.ts); anything else is thrown and the batch redelivered.
+ */
+export function projectionBatchHandler(
+  events: Pick<PipelineEvents, 'decode'>,
+  projection: Pick<Projection, 'handle' | 'fail'>,
+): (batch: MessageBatch) => Promise<void> {
+  async function handleBatch(values: Buffer[]): Promise<void> {
+    const decoded: PipelineEvent[] = [];
+    for (const [index, value] of values.entries()) decoded.push(await decodeAt((v) => events.decode(v), value, index));
+    try {
+      await projection.handle(decoded);
+    } catch (error) {
+      if (!isPermanent(error)) throw error;
+      throw await pinPermanentFailure(projection, decoded, error);
+    }
+  }
+  return poisonSafe(handleBatch, (jobId, jobError) => projection.fail(jobId, jobError));
+}
+
+/**
+ * Which message of the batch failed for good: each is handled again on its own (every step is
+ * idempotent, projection.ts), and the first whose handling fails permanently is the one. A
+ * transient failure on the way is thrown as it is (the batch is redelivered); when none fails
+ * now, the original error is, and the batch is redelivered too.
+ */
+async function pinPermanentFailure(projection: Pick<Projection, 'handle'>, decoded: PipelineEvent[], original: unknown): Promise<unknown> {
+  for (const [index, event] of decoded.entries()) {
+    try {
+      await projection.handle([event]);
+    } catch (error) {
+      return isPermanent(error) ? new PoisonMessageError(index, UNPROCESSABLE_MESSAGE, error) : error;
+    }
+  }
+  return original;
 }

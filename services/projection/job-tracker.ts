@@ -56,9 +56,9 @@ export interface JobTrackerDeps {
   onStateChanged: (event: JobStateChangedEvent) => Promise<void>;
   /** Called after a job reached done/failed with a pending callback. */
   onFinished: (job: JobRecord) => void;
-  /** Signs a done job's certificate (DECISIONS §10); absent: done jobs get none. */
+  /** Signs a done job's certificate (docs/decisions.md §10); absent: done jobs get none. */
   signCertificate?: (claims: object) => Promise<string>;
-  /** Where a live job's checked rows are counted for billing (DECISIONS §8); absent: nowhere. */
+  /** Where a live job's checked rows are counted for billing (docs/decisions.md §8); absent: nowhere. */
   usage?: UsageStore;
   /**
    * Monitor re-checks (source monitor, docs/monitors.md): each result gets its change before it
@@ -107,9 +107,24 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     return job.input_sha256 !== null;
   }
 
-  async function write(t: Tracked, patch: JobPatch): Promise<void> {
-    const next = await jobs.updateJob(t.job.id, patch);
+  /** Every row is stored. An unpaid job's rows are matched and stored, but it completes only once paid (onPaid). */
+  function completes(job: JobRecord, counts: ResultCounts): boolean {
+    return rowsComplete(job) && counts.processed >= job.row_count && job.status !== 'awaiting_payment';
+  }
+
+  /**
+   * Writes `patch` when `guard` holds for the record as stored at the moment of the write (the
+   * store's atomic read-modify-write). Several projection processes may hold a copy of one job
+   * (docs/architecture.md "Projection": one owns its results' partition, another its jobs.events
+   * partition, a third took over after a rebalance), so every write states what it expects of the
+   * record instead of trusting this process's copy. The copy becomes the stored record either way;
+   * the answer tells whether this write was the one made.
+   */
+  async function write(t: Tracked, patch: JobPatch, guard: (job: JobRecord) => boolean): Promise<boolean> {
+    let applied = false;
+    const next = await jobs.updateJob(t.job.id, patch, (job) => (applied = guard(job)));
     if (next) t.job = next;
+    return applied && next !== null;
   }
 
   /**
@@ -144,7 +159,6 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
   /** The exact count, then completion when every row is stored, else the counts written. */
   async function count(t: Tracked): Promise<void> {
     const started = Date.now();
-    if (!(await stillOpen(t))) return;
     const counts = await jobs.countResults(t.job.id);
     t.exact = counts.processed;
     t.written = 0;
@@ -153,12 +167,27 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     // next progress count waits ten times as long, so counting never costs more than a tenth of
     // the projection's time, whatever the job's size. Completion is still seen at once.
     t.nextCountAt = countedAt + Math.max(deps.countIntervalMs, 10 * (countedAt - started));
-    // An unpaid job's rows are matched and stored, but it completes only once paid (onPaid).
-    if (rowsComplete(t.job) && counts.processed >= t.job.row_count && t.job.status !== 'awaiting_payment') {
+    if (completes(t.job, counts)) {
       await finish(t, 'done', countsPatch(counts), null);
       return;
     }
-    if (counts.processed !== t.job.processed_count || t.dirty) await write(t, countsPatch(counts));
+    // No read of the record before this write: the write's own read (the store's atomic
+    // read-modify-write) checks the job is open and that the counts only grow (another process may
+    // have written a later count), and hands back the record as stored. So a count costs the
+    // count and one job write, and a job the API deleted or failed meanwhile keeps its counts.
+    if (counts.processed !== t.job.processed_count || t.dirty) {
+      await write(t, countsPatch(counts), (job) => !isTerminal(job.status) && job.processed_count <= counts.processed);
+      if (isTerminal(t.job.status)) {
+        tracked.delete(t.job.id);
+        return;
+      }
+      // Its RowsComplete may have been recorded by the process that read it
+      // (docs/architecture.md "Several projection processes").
+      if (completes(t.job, counts)) {
+        await finish(t, 'done', countsPatch(counts), null);
+        return;
+      }
+    }
     t.dirty = false;
   }
 
@@ -176,7 +205,7 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     const claims = status === 'done' ? certificateClaims({ ...t.job, ...counts }, finishedAt) : null;
     const certificate = claims && deps.signCertificate ? await deps.signCertificate(claims) : null;
     // Usage before the completing write: a crash in between redelivers, and the entry is
-    // idempotent on the job id. Test jobs are never counted (DECISIONS §3).
+    // idempotent on the job id. Test jobs are never counted (docs/decisions.md §3).
     // A job with company or phone checks also counts its rows as company / phone checks (one
     // entry per kind, idempotent on the job id; docs/companies.md "Jobs").
     if (status === 'done' && t.job.mode === 'live' && deps.usage) {
@@ -188,7 +217,11 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
     }
     // A monitor job's change counts are part of the completing write: its callback carries them.
     const monitorChanges = status === 'done' && t.job.monitor && deps.monitorRuns ? await deps.monitorRuns.count(t.job) : null;
-    await write(t, {
+    const delivery = t.job.callback_url ? initialDeliveryState(randomUUID(), event) : null;
+    // The state machine's check made against the stored record: of two processes completing one
+    // job at once (the one storing its last rows, the one reading its RowsComplete), exactly one
+    // write is made, and only its maker dispatches the callback.
+    const won = await write(t, {
       ...counts,
       ...(monitorChanges && t.job.monitor ? { monitor: { ...t.job.monitor, changes: monitorChanges } } : {}),
       status,
@@ -196,10 +229,10 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
       preview,
       finished_at: finishedAt,
       ...(certificate ? { certificate_token: certificate } : {}),
-      callback: t.job.callback_url ? initialDeliveryState(randomUUID(), event) : null,
-    });
+      callback: delivery,
+    }, (job) => pathTo(job.status, status) !== null);
     tracked.delete(t.job.id);
-    if (t.job.status !== status) return; // deleted meanwhile: the store kept it deleted
+    if (!won || t.job.status !== status) return; // finished elsewhere, or deleted meanwhile (the store kept it deleted)
     logger.info({ job_id: t.job.id, status, rows: t.job.processed_count }, status === 'done' ? 'job.done' : 'job.failed');
     if (t.job.callback?.state === 'pending') deps.onFinished(t.job);
     await changed(t.job);
@@ -212,7 +245,7 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
 
   async function begin(t: Tracked): Promise<void> {
     if (t.job.status !== 'queued') return;
-    await write(t, { status: 'running' });
+    if (!(await write(t, { status: 'running' }, (job) => job.status === 'queued'))) return;
     if ((t.job.status as JobStatus) === 'running') await changed(t.job);
   }
 
@@ -238,7 +271,7 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
       const t = await load(event.job_id);
       if (!t || isTerminal(t.job.status)) return;
       if (!rowsComplete(t.job) || t.job.row_count !== event.row_count) {
-        await write(t, { row_count: event.row_count, input_sha256: event.input_sha256 });
+        await write(t, { row_count: event.row_count, input_sha256: event.input_sha256 }, (job) => !isTerminal(job.status));
       }
       await count(t);
     },
@@ -257,7 +290,7 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
       if (!t || t.job.status !== 'awaiting_payment') return;
       const paid = transition(t.job.status, 'pay');
       if (!paid.ok) return;
-      await write(t, { status: paid.status });
+      await write(t, { status: paid.status }, (job) => job.status === 'awaiting_payment');
       if ((t.job.status as JobStatus) !== 'queued') return; // deleted meanwhile
       // No JobStateChanged of its own: the payer's `queued` event is the record of the payment.
       logger.info({ job_id: jobId }, 'job.paid');

@@ -3,7 +3,7 @@ import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { MonitorRunResults } from '../monitors/run-results.ts';
 import type { JobRecord, JobStore, ResultRow } from '../platform/store/jobs-port.ts';
 import type { JobStateChangedEvent, PipelineEvent, PipelineEvents } from '../pipeline/events.ts';
-import { createCallbackDispatcher } from './callback-dispatcher.ts';
+import { createCallbackDispatcher, DEFAULT_CALLBACK_LEASE_MS } from './callback-dispatcher.ts';
 import type { CallbackSender } from './callbacks/index.ts';
 import { createJobSerializer } from './job-serializer.ts';
 import { createStalledIntakeSweeper } from './intake-sweeper.ts';
@@ -11,7 +11,7 @@ import { createJobTracker } from './job-tracker.ts';
 import { createRetentionSweeper } from './retention.ts';
 
 /**
- * The projection (design.md "Flow"): consumes checks.results and jobs.events and turns them into
+ * The projection (docs/architecture.md "Flow"): consumes checks.results and jobs.events and turns them into
  * the job records and result rows the API serves, sends completion callbacks, sweeps retention and
  * fails jobs whose intake died mid-publish (intake-sweeper.ts).
  *
@@ -28,11 +28,11 @@ export interface Projection {
   fail(jobId: string, error: string): Promise<void>;
   /** Applies one batch of decoded events, in order; resolves when they are durable. */
   handle(events: PipelineEvent[]): Promise<void>;
-  /** Resumes pending callback deliveries and starts the timers (count refresh, retention). */
+  /** Resumes pending callback deliveries and starts the timers (count refresh, stalled intakes). */
   start(): Promise<void>;
   /** Stops timers and callback waits; waits for work in flight. Pending deliveries stay pending. */
   stop(): Promise<void>;
-  /** One retention pass (also run on a timer by start()). */
+  /** One retention pass: the process runs it on its retention timer (services/platform/retention.ts, `job-purge`). */
   sweepRetention(): Promise<number>;
   /** One pass failing jobs whose intake died (also run on a timer by start()); returns how many. */
   sweepStalledIntakes(): Promise<number>;
@@ -49,8 +49,6 @@ export interface ProjectionDeps {
   clock?: () => Date;
   /** Least time between two exact counts of one job while its rows arrive. Default 1000 ms. */
   countIntervalMs?: number;
-  /** How often the retention sweep runs; 0 turns it off. Default 60 s. */
-  retentionIntervalMs?: number;
   /**
    * An intake silent this long is dead and its job failed (intake-sweeper.ts). Default 600 s.
    * Checked every quarter of it, between 1 s and 60 s.
@@ -62,6 +60,11 @@ export interface ProjectionDeps {
   usage?: UsageStore;
   /** Monitor re-checks' changes (services/monitors/run-results.ts); absent: monitor jobs are plain jobs. */
   monitorRuns?: MonitorRunResults;
+  /**
+   * How long a callback delivery stays with this process beyond its next attempt (callback-dispatcher.ts);
+   * pending deliveries of other, dead processes are looked for every four of it. Default 30 s.
+   */
+  callbackLeaseMs?: number;
 }
 
 export const DEFAULT_INTAKE_STALE_MS = 600_000;
@@ -70,13 +73,14 @@ export function createProjection(deps: ProjectionDeps): Projection {
   const logger = deps.logger.child({ module: 'projection' });
   const now = deps.clock ?? (() => new Date());
   const countIntervalMs = deps.countIntervalMs ?? 1000;
-  const retentionIntervalMs = deps.retentionIntervalMs ?? 60_000;
   const serializer = createJobSerializer();
   const publishState = (value: JobStateChangedEvent) => deps.events.publish({ type: 'JobStateChanged', value });
 
   const dispatcher = createCallbackDispatcher({
     jobs: deps.jobs, sender: deps.callbacks, renderJob: deps.renderJob, serializer, logger,
+    ...(deps.callbackLeaseMs !== undefined ? { leaseMs: deps.callbackLeaseMs } : {}),
   });
+  const callbackLeaseMs = deps.callbackLeaseMs ?? DEFAULT_CALLBACK_LEASE_MS;
   const tracker = createJobTracker({
     jobs: deps.jobs, logger, now, countIntervalMs, onStateChanged: publishState, onFinished: (job) => dispatcher.dispatch(job),
     ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
@@ -193,12 +197,12 @@ export function createProjection(deps: ProjectionDeps): Projection {
     async start() {
       await dispatcher.resumePending();
       timers.push(setInterval(refreshStale, Math.max(50, Math.floor(countIntervalMs / 2))));
-      if (retentionIntervalMs > 0) {
-        timers.push(setInterval(() => {
-          if (sweeping) return;
-          sweep().catch((error: unknown) => logger.warn(errorFields(error), 'retention.failed'));
-        }, retentionIntervalMs));
-      }
+      // Deliveries left by a projection process that died: taken over once their lease ran out.
+      // Looked for every four lease periods (a minute by default): the look is a scan of every
+      // job record, and a process dying mid-delivery is rare.
+      timers.push(setInterval(() => {
+        dispatcher.resumePending().catch((error: unknown) => logger.warn(errorFields(error), 'callback.resume_failed'));
+      }, 4 * callbackLeaseMs));
       timers.push(setInterval(() => {
         if (sweepingIntakes) return;
         sweepIntakes().catch((error: unknown) => logger.warn(errorFields(error), 'intake.sweep_failed'));

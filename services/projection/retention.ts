@@ -5,7 +5,7 @@ import type { JobStateChangedEvent } from '../pipeline/events.ts';
 import type { JobSerializer } from './job-serializer.ts';
 
 /**
- * The retention sweep (DECISIONS §10): at `delete_after` a job's personal data (result rows,
+ * The retention sweep (docs/decisions.md §10): at `delete_after` a job's personal data (result rows,
  * preview) is deleted and the job becomes `deleted`; counts, level counts, list version,
  * certificate and callback outcome stay. Whole days of results go first (dropResultsDueBefore:
  * cheap partition drops on ClickHouse), then each due job is purged. Topics holding personal data

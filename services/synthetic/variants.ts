@@ -6,7 +6,7 @@ import type { Rng } from './rng.ts';
 /**
  * How a customer writes a list member: the same person at the same address, spelled the way real
  * customer files spell people. Each kind is one habit; `mixed` combines two to four of them.
- * Every kind here is one matching must see through: DECISIONS §1's spellings, and a slip of the
+ * Every kind here is one matching must see through: docs/decisions.md §1's spellings, and a slip of the
  * keyboard in the street (the §13 "corrected" street, docs/matching.md); BEYOND_CONTRACT_KINDS
  * are habits it does not promise (measured, not required).
  */
@@ -41,7 +41,7 @@ export type VariationKind = (typeof VARIATION_KINDS)[number] | (typeof BEYOND_CO
 /**
  * What `mixed` combines: the contract's spelling habits. The two that drop information
  * (unit_omitted, given_name_initial) are left out: together they leave only a surname in another
- * unit of the building, which DECISIONS §1 rightly calls no match.
+ * unit of the building, which docs/decisions.md §1 rightly calls no match.
  */
 const INFORMATION_LOSS_KINDS: readonly VariationKind[] = ['unit_omitted', 'given_name_initial'];
 const SIMPLE_KINDS = VARIATION_KINDS.filter((k) => k !== 'exact' && k !== 'mixed' && !INFORMATION_LOSS_KINDS.includes(k));

@@ -9,6 +9,13 @@ export type { PageTexts };
 import { ColumnMappingSchema } from '../api/schemas/check-job.ts';
 import { VERDICT_HEADERS } from '../ingest/files/result-file.ts';
 import { pageMessages } from './page-messages.ts';
+import { messageCatalogue } from '../api/messages.ts';
+import { FILE_REFUSAL_CODES, fileRefusalMessage } from '../ingest/files/refusal.ts';
+import { ISSUE_TEXTS, issueText, MAPPING_ISSUE_TEXTS } from '../api/issue-texts.ts';
+import { TEXTS as INTAKE_ISSUE_TEXTS } from '../api/jobs/intake-issues.ts';
+import { customIssueTexts, typeNames } from '../api/zod-issues.ts';
+import { TEXTS as JOB_INPUT_TEXTS } from '../ingest/jobs/errors.ts';
+import { CHANNEL_ISSUE_TEXTS } from '../api/channel-issues.ts';
 import type { PageTexts } from './page/contract.ts';
 
 /** One file of the page, ready to send. */
@@ -41,7 +48,46 @@ export function pageTexts(): PageTexts {
     fields: Object.keys(ColumnMappingSchema.shape).filter((field) => field !== 'header_row'),
     levels: { da: LEVEL_CODES.map((code) => matchLabel(code, 'da')!), en: LEVEL_CODES.map((code) => matchLabel(code, 'en')!) },
     verdict_headers: VERDICT_HEADERS,
+    // The API's sentences and the file refusals' (a refused upload's message is one of those).
+    api_messages: [
+      ...messageCatalogue(),
+      ...FILE_REFUSAL_CODES.map((code) => ({ da: fileRefusalMessage(code, 'da'), en: fileRefusalMessage(code, 'en') })),
+      ...issueMessages(),
+    ],
+    api_templates: issueTemplates(),
   };
+}
+
+/**
+ * The texts of `details.issues[].message` from the API's issue catalogues, so that the issue
+ * lines of a shown error follow a language switch like its message (docs/web.md "Language").
+ */
+function issueMessages(): PageTexts['api_messages'] {
+  const pair = (text: Readonly<Record<Locale, string>>) => ({ da: text.da, en: text.en });
+  return [
+    ...Object.values(ISSUE_TEXTS).map(pair),
+    ...Object.values(customIssueTexts).map(pair),
+    ...Object.values(JOB_INPUT_TEXTS).map(pair),
+    // "Must be {type}." with the type's name written in each language: a fixed pair per type.
+    ...Object.values(typeNames).map((name) => {
+      const text = issueText('must_be_type', (l) => ({ type: name[l] }));
+      return { da: text('da'), en: text('en') };
+    }),
+  ];
+}
+
+/** The issue texts with a value in them, as `{placeholder}` templates (the page fills them in). */
+function issueTemplates(): PageTexts['api_templates'] {
+  // The intake's texts are functions of their limit: called with the placeholder, they are the templates.
+  const placeholder = '{n}' as unknown as number;
+  return [
+    // must_be_type is given as fixed pairs above: as a template "Skal være {type}." would also
+    // take "Skal være en af …" and leave the type's name untranslated.
+    ...Object.entries(ISSUE_TEXTS).filter(([key, text]) => key !== 'must_be_type' && text.da.includes('{')).map(([, text]) => ({ da: text.da, en: text.en })),
+    ...Object.values(CHANNEL_ISSUE_TEXTS).map((text) => ({ da: text.da, en: text.en })),
+    ...Object.values(MAPPING_ISSUE_TEXTS).map((text) => ({ da: text.da, en: text.en })),
+    ...Object.values(INTAKE_ISSUE_TEXTS).map((text) => ({ da: text.da(placeholder), en: text.en(placeholder) })),
+  ];
 }
 
 /**
@@ -66,7 +112,12 @@ export function buildWebPage(dir: string = PAGE_SOURCE_DIR): WebPage {
   return page;
 }
 
-const IMPORT_SPECIFIER = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"]+)\2/g;
+/**
+ * A module specifier: after `from` of an import/export statement that starts a line, after a
+ * bare `import`, or in `import(…)`. Only statements, not the word "from" in a string of the
+ * code (a filter named 'from' once read as an import of its neighbouring text).
+ */
+const IMPORT_SPECIFIER = /(^\s*(?:import|export)\b[^;'"]*?\bfrom\s*|^\s*import\s*|\bimport\s*\(\s*)(['"])([^'"]+)\2/gm;
 
 function browserModule(name: string, source: string): string {
   const js = withoutItsExperimentalWarning(() => stripTypeScriptTypes(source, { mode: 'strip' }));

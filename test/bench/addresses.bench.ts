@@ -1,5 +1,5 @@
 /**
- * The address register (issue 13): import of a 3,000,000-unit DAR extract into the embedded
+ * The address register: import of a 3,000,000-unit DAR extract into the embedded
  * store (time, peak RSS), building the in-memory register from the store, resolution throughput
  * on one core, and matching throughput with the register loaded (2,000,000 list entries, the goal
  * of the domain bench). Every figure is also given as a ratio to something measured in the same

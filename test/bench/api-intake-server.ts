@@ -20,6 +20,9 @@ import { createEmbeddedAccountStore } from '../../services/platform/store/embedd
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
+import { createEmbeddedIdempotencyStore } from '../../services/platform/store/embedded/idempotency.ts';
+import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
+import { createCursorSeal } from '../../services/platform/keys/cursor-seal.ts';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: api-intake-server.ts <work dir>');
@@ -43,7 +46,8 @@ const app = buildApp({
   lists,
   activeIndex: createActiveListIndex({ listStore: lists, logger }),
   events,
-  checkJobs: { jobs, events, spoolDir: join(dir, 'spool'), draftDir: join(dir, 'uploads') },
+  idempotency: createEmbeddedIdempotencyStore(db),
+  checkJobs: { jobs, events, spoolDir: join(dir, 'spool'), draftDir: join(dir, 'uploads'), cursors: createCursorSeal({ keyring: createEmbeddedKeyRing(db) }) },
 });
 useSpoolForXlsxTempFiles(join(dir, 'spool'));
 await app.listen({ port: 0, host: '127.0.0.1' });

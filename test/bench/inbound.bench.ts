@@ -1,5 +1,5 @@
 /**
- * Inbound channels (issue 8): 100 files × 10,000 rows dropped at once into one SFTP drop folder →
+ * Inbound channels: 100 files × 10,000 rows dropped at once into one SFTP drop folder →
  * every result in outbox/; 50 emails with a 10,000-row attachment → every reply in the sender's
  * mailbox. Real servers (infra/local: OpenSSH, Postfix → Dovecot), the embedded deployment in
  * this process. Each figure comes with a ratio to something measured in the same run: the time

@@ -1,5 +1,5 @@
 /**
- * Same-run references for bench figures (issue 12 item 5). An absolute figure does not carry from
+ * Same-run references for bench figures. An absolute figure does not carry from
  * one machine to another: the same commit measured 18.4 s on one run and 41.7 s on a quiet run of
  * another machine of the same kind. A figure divided by something measured in the same process
  * run, on the same machine under the same load, does carry. Two kinds of reference:

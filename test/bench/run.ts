@@ -8,6 +8,9 @@
  * each with the date it was measured. Exit code 1 when a bench crashed or a goal was missed, so CI
  * can use it; the report is written either way.
  */
+// First: the network guard (loopback only) for this process and, through NODE_OPTIONS, every
+// bench child it forks.
+import '../support/loopback-only.ts';
 import { fork } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -42,11 +42,14 @@ export function accountsStoreContract(adapter: string, open: () => Promise<Accou
       await store().createOrganisation(o);
       const live = generateApiKey('live');
       const first = keyRecord(o.id, live, { created_at: '2026-01-02T00:00:00.000Z' });
-      const second = keyRecord(o.id, generateApiKey('test'), { mode: 'test', created_at: '2026-01-03T00:00:00.000Z' });
+      const second = keyRecord(o.id, generateApiKey('test'), {
+        mode: 'test', created_at: '2026-01-03T00:00:00.000Z', label: "Kasse 3's export ' \\ ø", created_by: randomUUID(),
+      });
       await store().createKey(first);
       await store().createKey(second);
 
       expect(await store().findKeyByHash(hashApiKey(live))).toEqual(first);
+      expect((await store().listKeys(o.id)).find((k) => k.id === second.id)).toEqual(second);
       expect(await store().findKeyByHash(live)).toBeNull();
       expect((await store().listKeys(o.id)).map((k) => k.id)).toEqual([first.id, second.id]);
       expect(await store().listKeys(randomUUID())).toEqual([]);
@@ -106,6 +109,8 @@ function keyRecord(orgId: string, key: string, overrides: Partial<ApiKeyRecord> 
     prefix: apiKeyPrefix(key),
     created_at: '2026-01-02T00:00:00.000Z',
     revoked_at: null,
+    label: '',
+    created_by: null,
     ...overrides,
   };
 }

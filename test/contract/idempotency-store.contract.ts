@@ -62,6 +62,22 @@ export function idempotencyStoreContract(adapter: string, open: () => Promise<Id
       expect((await store().begin(s, 'failed', 'fp2', times(1))).kind).toBe('started');
     });
 
+    it('forgets the responses about a deleted resource (its id first in the body), and no other', async () => {
+      const s = scope();
+      const gone = randomUUID();
+      const kept = randomUUID();
+      await store().begin(s, 'draft', 'fp', times(0));
+      await store().complete(s, 'draft', { status: 202, body: `{"id":"${gone}","status":"draft","preview":[{"name":"Åse Jensen"}]}` });
+      await store().begin(s, 'other', 'fp', times(0));
+      await store().complete(s, 'other', { status: 202, body: `{"id":"${kept}","status":"draft"}` });
+      await store().begin(s, 'mentions', 'fp', times(0));
+      await store().complete(s, 'mentions', { status: 201, body: `{"id":"${kept}","last_check":{"job_id":"${gone}"}}` });
+      await store().forgetResponsesAbout(gone);
+      expect((await store().begin(s, 'draft', 'fp', times(10))).kind).toBe('started');
+      expect((await store().begin(s, 'other', 'fp', times(10))).kind).toBe('replay');
+      expect((await store().begin(s, 'mentions', 'fp', times(10))).kind).toBe('replay');
+    });
+
     it('lets a new call take over an in-flight claim whose lease ran out', async () => {
       const s = scope();
       await store().begin(s, 'crashed', 'fp', times(0));

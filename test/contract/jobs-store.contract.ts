@@ -165,6 +165,26 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(pages).toEqual([[0, 1, 2], [10, 11, 50], [51, 52, 53], [999]]);
     });
 
+    it('pages one row at a time through 120 single rows, and past a long gap (as stored JSON too)', async () => {
+      const job = makeJob();
+      await store().createJob(job);
+      // Every other row of 0..240 (each its own record where records are kept: far more records
+      // before a late cursor than a one-row page needs), then one far away.
+      const evens = Array.from({ length: 121 }, (_, i) => 2 * i);
+      await store().putResults(job.id, job.delete_after, [...evens, 50_000].map((i) => rows(i, i + 1)[0]));
+      const seen: number[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 120; i++) {
+        const page = await store().readResults(job.id, { cursor, limit: 1 });
+        seen.push(...page.rows.map((r) => r.row));
+        cursor = page.next_cursor;
+      }
+      expect(seen).toEqual(evens.slice(0, 120));
+      const json = await store().readResultsJson(job.id, { cursor, limit: 5 });
+      expect(json.results.map((r) => (JSON.parse(r) as { id: string }).id)).toEqual([rows(240, 241)[0].result.id, rows(50_000, 50_001)[0].result.id]);
+      expect(json.next_cursor).toBeNull();
+    });
+
     it('rejects a cursor from another job, a forged cursor and a limit out of 1..10000', async () => {
       const a = makeJob();
       const b = makeJob();
@@ -235,6 +255,33 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       await expect(store().listRecentJobs({ org_id: org, mode: 'live' }, 0)).rejects.toBeInstanceOf(RangeError);
     });
 
+    it('filters the history by source, status, date and text, pages on, and leaves out discarded drafts when asked', async () => {
+      const org = randomUUID();
+      const at = (minute: number) => `2026-02-02T10:${String(minute).padStart(2, '0')}:00.000Z`;
+      const kunder = makeJob({ org_id: org, created_at: at(1), source: 'upload', filename: 'Kunder marts.xlsx', status: 'done' });
+      const emailed = makeJob({ org_id: org, created_at: at(2), source: 'email', filename: 'kunder-april.csv', external_ref: 'KAMPAGNE-7' });
+      const discarded = makeJob({ org_id: org, created_at: at(3), source: 'upload', filename: 'kunder.csv', status: 'draft', list_version: null });
+      const api = makeJob({ org_id: org, created_at: at(4), source: 'api', external_ref: "o'brien; --" });
+      const sameTime = makeJob({ org_id: org, created_at: at(4), source: 'api' });
+      for (const job of [kunder, emailed, discarded, api, sameTime]) await store().createJob(job);
+      await store().purgeJob(discarded.id, at(5));
+      const ids = async (filter: Parameters<JobStore['listRecentJobs']>[2], limit = 10) =>
+        (await store().listRecentJobs({ org_id: org, mode: 'live' }, limit, filter)).map((j) => j.id);
+      const byTime = [api, sameTime].map((j) => j.id).sort().reverse();
+      expect(await ids({})).toEqual([...byTime, discarded.id, emailed.id, kunder.id]);
+      expect(await ids({ hide_discarded_drafts: true })).toEqual([...byTime, emailed.id, kunder.id]);
+      expect(await ids({ source: 'upload' })).toEqual([discarded.id, kunder.id]);
+      expect(await ids({ status: 'done' })).toEqual([kunder.id]);
+      expect(await ids({ created_from: at(2), created_before: at(4) })).toEqual([discarded.id, emailed.id]);
+      expect(await ids({ search: 'KUNDER' })).toEqual([discarded.id, emailed.id, kunder.id]);
+      expect(await ids({ search: 'kampagne-7' })).toEqual([emailed.id]);
+      expect(await ids({ search: "o'brien; --" })).toEqual([api.id]);
+      expect(await ids({ search: 'nothing like it' })).toEqual([]);
+      // Paging: after the last job of a page, the next ones (the same created_at split by id).
+      const first = await store().listRecentJobs({ org_id: org, mode: 'live' }, 1);
+      expect(await ids({ after: { created_at: first[0].created_at, id: first[0].id } }, 2)).toEqual([byTime[1], discarded.id]);
+    });
+
     it('lists jobs due for deletion, oldest first, never deleted ones', async () => {
       const org = randomUUID();
       // Far-past dates keep jobs of other tests (delete_after 2026) out of this window.
@@ -267,6 +314,13 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       for (const id of [delivered.id, failed.id, none.id]) expect(ids).not.toContain(id);
       await store().updateJob(waiting.id, { callback: pending('delivered') });
       expect((await store().listPendingCallbacks(10_000)).map((j) => j.id)).not.toContain(waiting.id);
+      // A job deleted with its delivery still pending is no longer listed; the limit holds.
+      const purged = makeJob({ status: 'done', callback: pending('pending') });
+      await store().createJob(purged);
+      expect((await store().listPendingCallbacks(10_000)).map((j) => j.id)).toContain(purged.id);
+      await store().purgeJob(purged.id, '2026-02-02T00:00:00.000Z');
+      expect((await store().listPendingCallbacks(10_000)).map((j) => j.id)).not.toContain(purged.id);
+      expect(await store().listPendingCallbacks(1)).toHaveLength(1);
       await expect(store().listPendingCallbacks(0)).rejects.toBeInstanceOf(RangeError);
     });
 
@@ -403,7 +457,7 @@ function result(i: number, status: Status, level: number | null): CheckResult {
     status,
     reasons: level === null ? ['address_unreadable'] : [],
     level: level === null ? null : 'none',
-    match: { level, code: level === null ? null : 'none', label: null, on: [], previous_address: false },
+    match: { level, code: level === null ? null : 'none', label: null, on: [], previous_address: false, approximate: false },
     stop_level: 1,
     address: null,
     phone_lookup: null,

@@ -87,6 +87,25 @@ export function monitorsStoreContract(adapter: string, open: () => Promise<Monit
       expect(await store.updateMonitor(randomUUID(), {})).toBeNull();
     });
 
+    it('concurrent updates from two processes both land: the API\'s new generation beside the monitor service\'s run', async () => {
+      const { store, reopen } = harness();
+      const other = await reopen();
+      const m = makeMonitor();
+      await store.createMonitor(m);
+      // Each round starts both read-modify-writes at once: unguarded, both read one revision and
+      // the later write carries the other's stale fields (the API's replaced contacts were lost).
+      for (let generation = 2; generation <= 6; generation++) {
+        const run1 = { job_id: randomUUID(), list_version_id: randomUUID(), generation: generation - 1, state: 'publishing' as const, started_at: m.created_at };
+        await Promise.all([
+          store.updateMonitor(m.id, { generation, contact_count: generation }),
+          other.updateMonitor(m.id, { run: run1 }),
+        ]);
+        for (const reader of [store, other]) {
+          expect(await reader.getMonitorById(m.id)).toMatchObject({ generation, contact_count: generation, run: run1 });
+        }
+      }
+    });
+
     it('keeps contact blocks per generation, reads ranges in order and drops old generations', async () => {
       const { store } = harness();
       const m = makeMonitor();

@@ -1,8 +1,8 @@
 /**
- * Two API processes on one Kafka + ClickHouse deployment (issue 14): the API in this process and
+ * Two API processes on one Kafka + ClickHouse deployment: the API in this process and
  * a second one as `npm run service -- api` (its own process, its own DATA_DIR), matchers and
  * projection as child processes. What one API process knows the other must honour:
- * - idempotency (DECISIONS §6): the same key sent to both at once makes one job and one charge;
+ * - idempotency (docs/decisions.md §6): the same key sent to both at once makes one job and one charge;
  * - the rate limit (§11): a key at twice its rate, spread evenly over both, gets 429 for about half
  *   (each process alone would let all of it through: each sees only its rate).
  */

@@ -1,5 +1,5 @@
 /**
- * DECISIONS §8 billing end to end, written once and run on both deployments: a pay-per-list
+ * docs/decisions.md §8 billing end to end, written once and run on both deployments: a pay-per-list
  * organisation's job waits in awaiting_payment with the configured price, results stay 409
  * until paid; forged, stale, wrong-amount and replayed webhooks
  * change nothing; a signed webhook from the payment provider (a TEST DOUBLE: a function here that
@@ -79,9 +79,8 @@ export async function billingScenario(
   const small = await postNdjson(d, key, 500, (i) => JSON.stringify(rows[i].person));
   expect(small).toMatchObject({ status: 'awaiting_payment', price: { product: 'list_small', amount_cents: 49_500, currency: 'DKK' } });
 
-  // Unpaid: matched in the background, but neither done nor readable.
-  await new Promise((r) => setTimeout(r, 1500));
-  const waiting = await waitForJob(keyFor, small.id, (j) => j.status === 'awaiting_payment', 5_000, key);
+  // Unpaid: matched in the background (every row processed), but neither done nor readable.
+  const waiting = await waitForJob(keyFor, small.id, (j) => j.status === 'awaiting_payment' && j.processed_count === 500, 60_000, key);
   expect(waiting.certificate_token).toBeNull();
   expect((await call(d, key, 'GET', `/v2/check-jobs/${small.id}/results`)).status).toBe(409);
 
@@ -97,7 +96,8 @@ export async function billingScenario(
   expect(cheap.json.error.details).toEqual({ reason: 'amount_mismatch' });
   const euro = await fakePaymentProviderSends(d, { id: 'evt_eur', job_id: small.id, amount_cents: 49_500, currency: 'EUR' });
   expect(euro.status).toBe(422);
-  await new Promise((r) => setTimeout(r, 1000));
+  // A refused webhook answers before it publishes anything; that none recorded a payment shows
+  // below, where the real payment's outcome is `recorded`, not `already_paid`.
   expect((await call(d, key, 'GET', `/v2/check-jobs/${small.id}`)).json.status).toBe('awaiting_payment');
 
   // The real payment: the job runs to done with its certificate.
@@ -113,7 +113,6 @@ export async function billingScenario(
   expect(replay).toMatchObject({ status: 200, json: paid.json, replayed: true });
   const again = await fakePaymentProviderSends(d, { id: 'evt_paid_twice', job_id: small.id, amount_cents: 49_500 });
   expect(again.json.outcome).toBe('already_paid');
-  await new Promise((r) => setTimeout(r, 500));
   expect((await call(d, key, 'GET', `/v2/check-jobs/${small.id}`)).json).toEqual(await waitForJob(keyFor, small.id, () => true, 1000, key));
   expect((await call(d, key, 'GET', `/v2/check-jobs/${small.id}`)).json.finished_at).toBe(done.finished_at);
 
@@ -126,7 +125,7 @@ export async function billingScenario(
   expect(JSON.parse(stdout)).toEqual({ job_id: byAdmin.id, outcome: 'recorded' });
   expect(await waitForJob(keyFor, byAdmin.id, isFinished, 60_000, key)).toMatchObject({ status: 'done', processed_count: 20 });
 
-  // Usage (DECISIONS §8): live job rows and live checks per organisation and month, never test keys.
+  // Usage (docs/decisions.md §8): live job rows and live checks per organisation and month, never test keys.
   const person = { people: [{ name: 'A B', address: 'Vej 1, 8000 Aarhus C' }, { name: 'C D', address: '?' }] };
   const liveCheck = await call(d, d.liveKey, 'POST', '/v2/checks', person);
   expect(liveCheck.status).toBe(200);

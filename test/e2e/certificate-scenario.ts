@@ -1,5 +1,5 @@
 /**
- * DECISIONS §10 certificates end to end, written once and run on both deployments
+ * docs/decisions.md §10 certificates end to end, written once and run on both deployments
  * (pipeline.embedded.test.ts, pipeline.distributed.test.ts): a done job carries a certificate on
  * the job and in its callback; the API verifies it, refuses it tampered or signed by a key it does
  * not know (da and en); openssl accepts it with the JWKS key; a key rotation leaves old

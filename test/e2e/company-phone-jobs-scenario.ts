@@ -1,5 +1,5 @@
 /**
- * Company and phone checks inside check jobs (issue 9 item 5, DECISIONS §17), written once against
+ * Company and phone checks inside check jobs (docs/decisions.md §17), written once against
  * a running deployment over real HTTP and run by uploads.embedded.test.ts and
  * uploads.distributed.test.ts (deployments started with `registers: true`: the add-ons, the
  * company register and the phone directory of test/support/pipeline.ts). A spreadsheet written by
@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { expect } from 'vitest';
 import { makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
 import { REGISTER_ROWS } from '../support/pipeline.ts';
+import { approximateInWords, PHONE_OUTCOME_WORDS, STATUS_WORDS, VERDICT_HEADER, verdictInWords } from '../support/verdict-words.ts';
 import { allResults, api, isFinished, waitForJob, type Deployment } from './pipeline-scenarios.ts';
 import { readResultFile, upload } from './uploads-scenarios.ts';
 
@@ -36,10 +37,11 @@ function expectRowResults(results: Json[]): void {
 }
 
 /** A spreadsheet job of companies and phones: every §17 row in the draft's preview, the results and the result file. */
-export async function companyPhoneFileJob(d: Deployment, dir: string): Promise<void> {
+export async function companyPhoneFileJob(d: Deployment, dir: string, serverLog?: () => string): Promise<void> {
   const [path] = await makeSpreadsheets(dir, [{ name: 'firmaer.xlsx', rows: sheetRows(), via: 'exceljs' }]);
   const created = await upload(d, { bytes: await readFile(path), filename: 'firmaer.xlsx' }, [{ name: 'options', value: JSON.stringify(OPTIONS) }]);
-  expect(created.status, JSON.stringify(created.json)).toBe(202);
+  // A refusal's cause is logged (api.file_refused), not answered: shown when there is one.
+  expect(created.status, `${JSON.stringify(created.json)}\n${serverLog?.() ?? ''}`).toBe(202);
   const draft = created.json;
   expect(draft).toMatchObject({
     status: 'draft', column_mapping: { external_id: 'Kundenr.', company_name: 'Firma', cvr: 'CVR-nr.', phone: 'Telefon' }, options: OPTIONS,
@@ -60,14 +62,14 @@ export async function companyPhoneFileJob(d: Deployment, dir: string): Promise<v
   expect(file.status).toBe(200);
   const back = await readResultFile(Buffer.from(await file.arrayBuffer()), 'xlsx');
   expect(back[0]).toEqual([
-    ...HEADER, 'status', 'match_level', 'match_code', 'reasons', 'list_version',
-    'company_status', 'company_name', 'company_form', 'phone_lookup', 'phone_name', 'phone_address',
+    ...HEADER, ...VERDICT_HEADER.en,
+    'Company status', 'Company name', 'Company form', 'Phone lookup', 'Name in phone directory', 'Address in phone directory',
   ]);
   for (const [i, r] of results.entries()) {
     expect(back[i + 1].slice(HEADER.length), `row ${i}`).toEqual([
-      r.status, r.match.level === null ? '' : String(r.match.level), r.match.code ?? '', r.reasons.join(', '), d.listVersionId,
-      r.company?.status ?? '', r.company?.name ?? '', r.company?.company_form ?? '',
-      r.phone_lookup?.outcome ?? '', r.phone_lookup?.name ?? '', r.phone_lookup?.address ?? '',
+      ...verdictInWords(r, 'en'), job.list_version.published_on, approximateInWords(r, 'en'),
+      r.company ? STATUS_WORDS.en[r.company.status] : '', r.company?.name ?? '', r.company?.company_form ?? '',
+      r.phone_lookup ? PHONE_OUTCOME_WORDS.en[r.phone_lookup.outcome] : '', r.phone_lookup?.name ?? '', r.phone_lookup?.address ?? '',
     ]);
   }
 }

@@ -13,7 +13,7 @@ import type { ExportServer } from '../support/connector-server.ts';
 import { uploadRows } from './uploads-scenarios.ts';
 
 /**
- * Connectors end to end (DECISIONS §16, docs/connectors.md), shared by both deployments: the
+ * Connectors end to end (docs/decisions.md §16, docs/connectors.md), shared by both deployments: the
  * operator adds a connector with the admin command (auth header from a file, stored sealed), the
  * connector service pulls the customer's HTTPS export (self-signed, allow-listed loopback) every
  * 2 seconds, each slot making one `source: connector` job checked like any other; with the server

@@ -118,7 +118,7 @@ describe('connectors (embedded deployment, HTTPS export server on loopback)', ()
     };
     await d.platform.connectors.createConnector(connector);
     const fileJobs = createIngestFileJobs({
-      jobs: d.platform.jobs, lists: d.platform.lists, logger: silentLogger(),
+      jobs: d.platform.jobs, lists: d.platform.lists, addresses: d.platform.addresses, logger: silentLogger(),
       events: createPipelineEvents({ log: d.platform.log, registry: d.platform.registry, topicPrefix: d.platform.topicPrefix }),
       spoolDir: join(d.dataDir, 'spool'), draftDir: join(d.dataDir, 'uploads'),
     });

@@ -13,7 +13,7 @@ import { servers } from '../support/servers.ts';
 import { readResultFile, uploadRows } from './uploads-scenarios.ts';
 
 /**
- * Exactly once across crashes for emailed spreadsheets (issue 8, DECISIONS §15): the email ingest
+ * Exactly once across crashes for emailed spreadsheets (docs/decisions.md §15): the email ingest
  * runs as its own process (`npm run service -- email`) on the distributed deployment, reading a
  * real Dovecot mailbox that Postfix delivers into, and is killed with SIGKILL (1) after it claimed
  * a message (moved it to Processing) and before any job exists, (2) after both attachments' jobs

@@ -5,12 +5,13 @@ import { runAdminCommand } from '../../services/admin/commands.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
 import { startInboundEmbedded, type InboundEmbedded } from '../support/inbound.ts';
-import { attachmentsOf, createMailUser, messagesIn, openImap, sendMail, waitForMessages, type MailUser } from '../support/mail.ts';
+import { attachmentsOf, createMailUser, messagesIn, openImap, sendMail, textBodyOf, waitForMessages, type MailUser } from '../support/mail.ts';
 import { servers } from '../support/servers.ts';
 import { readResultFile, UPLOAD_HEADER, uploadRows } from './uploads-scenarios.ts';
+import { VERDICT_HEADER } from '../support/verdict-words.ts';
 
 /**
- * Emailed spreadsheets end to end (issue 8, DECISIONS §15) on the embedded deployment with real
+ * Emailed spreadsheets end to end (docs/decisions.md §15) on the embedded deployment with real
  * mail servers: customers send through Postfix, which delivers into Dovecot; the email service
  * reads the ingest mailbox over IMAP and replies through Postfix; the test reads the customer's
  * mailbox over IMAP as the customer would.
@@ -63,12 +64,15 @@ describe('emailed spreadsheets (embedded deployment, Postfix + Dovecot)', () => 
     expect(reply.from).toBe(ingest.address);
     expect(reply.inReplyTo).toBe(sent);
     expect(reply.subject).toBe('Re: Tjek af liste');
+    // The reply says each file's counts (the same job counts the API shows).
+    const body = textBodyOf(reply.source);
+    expect(body).toMatch(/- liste\.csv: checked, see liste\.result\.csv\r?\n  25 rows: \d+ blocked, \d+ allowed, \d+ for manual review\./);
     const attached = attachmentsOf(reply.source);
     expect(attached.map((a) => a.filename).sort()).toEqual(['liste.result.csv', 'liste2.result.xlsx']);
     const data = rows.slice(1);
     for (const file of attached) {
       const back = await readResultFile(file.content, file.filename.endsWith('.xlsx') ? 'xlsx' : { encoding: 'utf-8', bom: true, delimiter: ';' });
-      expect(back[0]).toEqual([...UPLOAD_HEADER, 'status', 'match_level', 'match_code', 'reasons', 'list_version']);
+      expect(back[0]).toEqual([...UPLOAD_HEADER, ...VERDICT_HEADER.en]);
       expect(back.slice(1).map((r) => r[0])).toEqual(data.map((r) => r[0]));
       expect(back.slice(1).map((r) => (r[5] === '' ? null : Number(r[5])))).toEqual(levels);
     }
@@ -81,7 +85,9 @@ describe('emailed spreadsheets (embedded deployment, Postfix + Dovecot)', () => 
     const claims = (await d.platform.inbound.listClaimsDue('9999-01-01T00:00:00.000Z', 100)).filter((c) => c.item.startsWith('attachment:'));
     expect(claims).toHaveLength(2);
     for (const claim of claims) {
-      expect(await d.platform.jobs.getJobById(claim.id)).toMatchObject({ source: 'email', status: 'done', row_count: data.length, org_id: d.orgId });
+      const job = await d.platform.jobs.getJobById(claim.id);
+      expect(job).toMatchObject({ source: 'email', status: 'done', row_count: data.length, org_id: d.orgId });
+      expect(body).toContain(`${data.length} rows: ${job!.blocked_count} blocked, ${job!.allowed_count} allowed, ${job!.manual_count} for manual review.`);
     }
   }, 120_000);
 

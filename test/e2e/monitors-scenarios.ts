@@ -1,5 +1,5 @@
 /**
- * Monitors end to end (DECISIONS §16, docs/monitors.md), written once against a running deployment
+ * Monitors end to end (docs/decisions.md §16, docs/monitors.md), written once against a running deployment
  * reached over real HTTP, run by monitors.embedded.test.ts (npm start's wiring) and
  * monitors.distributed.test.ts (Kafka + ClickHouse, the monitor service as its own process).
  */
@@ -20,6 +20,13 @@ import { allResults, api, getJob, type Deployment } from './pipeline-scenarios.t
 type Json = Record<string, any>;
 
 /** Contact i: a name and a building of its own, so a list entry of one never touches another. */
+/**
+ * The scenarios share one organisation and create or replace some twenty monitors within
+ * seconds, beyond the default monitor upload allowance (docs/api-decisions.md "Quotas"): their
+ * deployments raise it. The quota itself is tested in test/integration/api/quotas.test.ts.
+ */
+export const MONITOR_SCENARIO_ENV = { QUOTA_MONITOR_UPLOAD_BURST: '1000' } as const;
+
 export function contact(i: number): PersonInput {
   return {
     id: `c${i}`,
@@ -171,6 +178,13 @@ export async function monitorApiScenario(d: Deployment, hooks: MonitorScenarioHo
   const first = await waitForMonitor(d, id, (m) => m.last_check !== null);
   const firstResults = (await allResults(d, first.last_check.job_id)).results;
   expect(firstResults.map((r) => [r.status, r.change])).toEqual([['blocked', 'newly_blocked'], ['allowed', null]]);
+  // The change report as a filter (docs/monitors.md "Change reports"): only the changed contacts.
+  const onlyChanged = async (change: string) =>
+    (await api(d, 'GET', `/v2/check-jobs/${first.last_check.job_id}/results?change=${change}`)).json.results.map((r: Json) => r.change);
+  expect(await onlyChanged('newly_blocked')).toEqual(['newly_blocked']);
+  expect(await onlyChanged('any')).toEqual(['newly_blocked']);
+  expect(await onlyChanged('released')).toEqual([]);
+  expect((await api(d, 'GET', `/v2/check-jobs/${first.last_check.job_id}/results?change=bogus`)).status).toBe(422);
 
   // A bad person in the replacement: 422, the monitor unchanged.
   const bad = await api(d, 'PUT', `/v2/monitors/${id}/contacts`, { people: [contact(1), { name: 'x'.repeat(201) }] });
@@ -213,7 +227,7 @@ async function activatePrivateList(platform: Platform, orgId: string, csv: strin
 }
 
 /**
- * A monitor with `use_private_list` (DECISIONS §16): refused while the organisation has no private
+ * A monitor with `use_private_list` (docs/decisions.md §16): refused while the organisation has no private
  * list; with one, a contact on it is blocked; a new version of the private list (without that
  * contact) is a re-check of its own that reports the release.
  */
@@ -258,7 +272,7 @@ async function keyed(d: Deployment, method: 'POST' | 'PUT', path: string, key: s
 }
 
 /**
- * Idempotency-Key on POST /v2/monitors and PUT /v2/monitors/{id}/contacts (DECISIONS §6, the
+ * Idempotency-Key on POST /v2/monitors and PUT /v2/monitors/{id}/contacts (docs/decisions.md §6, the
  * store shared by every API process): the same key and body replay the first answer byte for
  * byte and create or replace nothing more; the same key with another body is 422
  * `idempotency_key_reused` in da and en; a refused call does not use up its key; a key is scoped

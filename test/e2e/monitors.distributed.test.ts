@@ -12,7 +12,7 @@ import { startDistributed, type DistributedDeployment, type ServiceProcess } fro
 import { seedListVersion } from '../support/pipeline.ts';
 import { allResults, api, getJob, type Deployment } from './pipeline-scenarios.ts';
 import {
-  callbacksOf, contact, entryOf, monitorApiScenario, monitorIdempotencyScenario, monitorPrivateListScenario, monitorScenario, strangers, versionN, waitForCallback, waitForMonitor,
+  callbacksOf, contact, MONITOR_SCENARIO_ENV, entryOf, monitorApiScenario, monitorIdempotencyScenario, monitorPrivateListScenario, monitorScenario, strangers, versionN, waitForCallback, waitForMonitor,
   type MonitorScenarioHooks,
 } from './monitors-scenarios.ts';
 
@@ -27,7 +27,7 @@ const walksDone = (p: ServiceProcess) => p.output().split('\n').filter((line) =>
 
 beforeAll(async () => {
   receiver = await startCallbackReceiver();
-  deployment = await startDistributed(receiver, { matchers: 2, listEntries: versionN(), jobChunkRows: 1000 });
+  deployment = await startDistributed(receiver, { matchers: 2, listEntries: versionN(), jobChunkRows: 1000, env: { ...MONITOR_SCENARIO_ENV } });
   monitor = await deployment.spawnService('monitor', MONITOR_ENV);
   d = { ...deployment, receiver };
   hooks = {

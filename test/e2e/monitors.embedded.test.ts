@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { startEmbedded, type EmbeddedDeployment } from '../support/deployments.ts';
 import type { Deployment } from './pipeline-scenarios.ts';
-import { monitorApiScenario, monitorIdempotencyScenario, monitorPrivateListScenario, monitorScenario, versionN, type MonitorScenarioHooks } from './monitors-scenarios.ts';
+import { MONITOR_SCENARIO_ENV, monitorApiScenario, monitorIdempotencyScenario, monitorPrivateListScenario, monitorScenario, versionN, type MonitorScenarioHooks } from './monitors-scenarios.ts';
 
 let receiver: CallbackReceiver;
 let deployment: EmbeddedDeployment;
@@ -17,7 +17,7 @@ let hooks: MonitorScenarioHooks;
 beforeAll(async () => {
   receiver = await startCallbackReceiver();
   deployment = await startEmbedded(receiver, {
-    listEntries: versionN(), workers: true, monitor: true, jobChunkRows: 1000, env: { MONITOR_INTERVAL_MS: '200' },
+    listEntries: versionN(), workers: true, monitor: true, jobChunkRows: 1000, env: { MONITOR_INTERVAL_MS: '200', ...MONITOR_SCENARIO_ENV },
   });
   d = { ...deployment, receiver };
   const monitor = deployment.monitor as { tick(): Promise<void> };

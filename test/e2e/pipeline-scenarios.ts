@@ -3,6 +3,7 @@
  * real HTTP, and run by pipeline.embedded.test.ts (npm start's one process) and
  * pipeline.distributed.test.ts (Kafka + ClickHouse, matchers and projection as child processes).
  */
+import { CheckJobResultsPageSchema } from '../../services/api/schemas/check-job.ts';
 import { expect } from 'vitest';
 import type { PersonInput } from '../../services/domain/types.ts';
 import type { CallbackReceiver, ReceivedCallback } from '../support/callback-receiver.ts';
@@ -65,6 +66,9 @@ export async function allResults(d: Deployment, id: string, limit = 10_000, key 
     const query: string = `limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const { status, json } = await api(d, 'GET', `/v2/check-jobs/${id}/results?${query}`, undefined, key);
     expect(status, JSON.stringify(json)).toBe(200);
+    // The API joins stored result JSON without its response serializer: every page is checked here.
+    const checked = CheckJobResultsPageSchema.safeParse(json);
+    expect(checked.success, checked.error?.message).toBe(true);
     pages.push(json);
     results.push(...json.results);
     cursor = json.next_cursor;

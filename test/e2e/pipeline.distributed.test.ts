@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_LIST_VERSION } from '../../services/domain/index.ts';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { startDistributed, type DistributedDeployment } from '../support/deployments.ts';
+import { until } from '../support/until.ts';
 import { mixedRows, mixedTestRows } from '../support/pipeline.ts';
 import {
   createJob, expectCompleteResults, expectOneCallback, getJob, isFinished, waitForJob, type Deployment,
@@ -23,9 +24,15 @@ import {
 import { certificateScenario } from './certificate-scenario.ts';
 import { billingScenario } from './billing-scenario.ts';
 import { createCertificateKeys } from '../../services/platform/keys/certificate-keys.ts';
+import { freePort } from '../support/portal.ts';
 
 const run = promisify(execFile);
 const KAFKA_SH = join(import.meta.dirname, '../../infra/local/kafka.sh');
+
+/** A warning or error of the Kafka client (event_log.kafka_client, level 40 or 50) in a process's log lines. */
+function loggedKafkaTrouble(output: string): boolean {
+  return output.split('\n').some((line) => line.includes('"msg":"event_log.kafka_client"') && /"level":(40|50)\b/.test(line));
+}
 
 let receiver: CallbackReceiver;
 let deployment: DistributedDeployment;
@@ -121,32 +128,40 @@ describe('check jobs on Kafka + ClickHouse, two matchers and a projection proces
 });
 
 describe('the Kafka broker restarted mid-job', () => {
-  const env = {
-    ...process.env,
-    KAFKA_PORT: '29092',
-    KAFKA_CONTROLLER_PORT: '29093',
-    KAFKA_STATE_DIR: join(tmpdir(), `robinson-kafka-restart-${randomBytes(4).toString('hex')}`),
-  };
+  // Free ports, not fixed ones: another test file (kafka-behaviour's restart) or another run may
+  // start a broker of its own at the same time (docs/deployment.md "CI timing").
+  const stateDir = join(tmpdir(), `robinson-kafka-restart-${randomBytes(4).toString('hex')}`);
+  const env: NodeJS.ProcessEnv = { ...process.env, KAFKA_STATE_DIR: stateDir };
+  let brokers: string[] = [];
   let restartDeployment: DistributedDeployment | undefined;
 
   beforeAll(async () => {
+    const [port, controllerPort] = [await freePort(), await freePort()];
+    Object.assign(env, { KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controllerPort) });
+    brokers = [`127.0.0.1:${port}`];
     await run('bash', [KAFKA_SH, 'start'], { env, timeout: 170_000 });
   }, 180_000);
 
   afterAll(async () => {
     await restartDeployment?.stop();
     await run('bash', [KAFKA_SH, 'stop'], { env, timeout: 60_000 }).catch(() => undefined);
-    rmSync(env.KAFKA_STATE_DIR, { recursive: true, force: true });
+    rmSync(stateDir, { recursive: true, force: true });
   }, 120_000);
 
   it('every job still ends done with every row once and one completion callback', async () => {
-    restartDeployment = await startDistributed(receiver, { matchers: 2, brokers: ['127.0.0.1:29092'] });
+    restartDeployment = await startDistributed(receiver, { matchers: 2, brokers });
     const dep: Deployment = { ...restartDeployment, receiver };
     const rows = mixedRows(120_000);
     const created = await createJob(dep, rows.map((r) => r.person), receiver.url('broker-restart'));
     await midJob(dep, created.id, rows.length);
+    const marks = restartDeployment.processes.map((p) => p.output().length);
     await run('bash', [KAFKA_SH, 'stop'], { env, timeout: 60_000 });
-    await new Promise((r) => setTimeout(r, 2000));
+    // The broker comes back only once every consumer process has met it gone (a kafkajs warning
+    // or error in its log since the stop): the outage is then a real one mid-job, whatever the
+    // machine's load, not a pause of a fixed length that a slow consumer might never notice.
+    await until('every matcher and projection process to log the broker gone', () => restartDeployment!.processes.every(
+      (p, i) => p.name === 'api' || loggedKafkaTrouble(p.output().slice(marks[i])),
+    ), 60_000, 100);
     await run('bash', [KAFKA_SH, 'start'], { env, timeout: 170_000 });
     const job = await waitForJob(dep, created.id, isFinished, 180_000);
     await expectCompleteResults(dep, job, rows, dep.listVersionId);

@@ -129,7 +129,9 @@ describe('npm start killed mid-job (kill -9) and started again', () => {
 
     // 3. npm start consumes them; it is killed (-9) once some, not all, results are stored.
     const db = new DatabaseSync(join(dataDir, 'robinson.sqlite'), { readOnly: true });
-    const stored = () => (db.prepare('SELECT COUNT(*) AS n FROM check_results WHERE job_id = ?').get(created.id) as { n: number }).n;
+    const resultsDb = new DatabaseSync(join(dataDir, 'results.sqlite'), { readOnly: true });
+    // Results are records of contiguous rows (docs/platform-clickhouse-registry.md "Result records").
+    const stored = () => (resultsDb.prepare('SELECT COALESCE(SUM(last_row - first_row + 1), 0) AS n FROM check_result_records WHERE job_id = ?').get(created.id) as { n: number }).n;
     // Consumers start before the API listens, so this watches from the spawn on, not the banner.
     const second = start();
     second.catch(() => undefined);
@@ -140,6 +142,7 @@ describe('npm start killed mid-job (kill -9) and started again', () => {
     const status = (db.prepare('SELECT status FROM check_jobs WHERE id = ?').get(created.id) as { status: string }).status;
     const storedAtKill = stored();
     db.close();
+    resultsDb.close();
     expect(['queued', 'running']).toContain(status);
     expect(storedAtKill).toBeGreaterThan(0);
     expect(storedAtKill).toBeLessThan(rows.length);

@@ -1,5 +1,5 @@
 /**
- * A poison message in the middle of a 100,000-row job (issue 12), written once and run on both
+ * A poison message in the middle of a 100,000-row job, written once and run on both
  * deployments. The API of the deployment runs in the test process on `log`; for one job the test
  * stands between it and the log as a producer that corrupts one message: chunk 25 of the job's 50
  * goes out as bytes no registry can read, under the chunk's own key. The job can never complete

@@ -1,5 +1,5 @@
 /**
- * Private lists (DECISIONS §16, docs/matching.md "Private lists"), written once against a running
+ * Private lists (docs/decisions.md §16, docs/matching.md "Private lists"), written once against a running
  * deployment over real HTTP and run on both deployments: the organisation's own list is imported
  * as a CSV through the real importer and activated; with `use_private_list` a person on it is
  * blocked with the reason of the match whatever the national result, in a synchronous check and
@@ -60,8 +60,16 @@ export async function privateListSyncCheck(d: Deployment): Promise<Json[]> {
   const withList = await api(d, 'POST', '/v2/checks', { people, use_private_list: true });
   expect(withList.status, withList.text).toBe(200);
   expect(withList.json.results.map(summary)).toEqual(PEOPLE.map((p) => p.with));
-  // Results still name the national version they were checked against.
+  // Results still name the national version they were checked against; a result whose match is
+  // the private list's names that (customer) version instead (docs/matching.md "Private lists"):
+  // Åse (private only), Ib (on both, the private match on a tie) and Karl (private surname match).
   expect(withList.json.list_version.id).toBe(d.listVersionId);
+  const own = withList.json.results.map((r: Json) => r.list_version?.source ?? null);
+  expect(own).toEqual(['customer', null, 'customer', 'customer', null, null]);
+  const privateVersion = withList.json.results[0].list_version;
+  expect(privateVersion.id).not.toBe(d.listVersionId);
+  expect(privateVersion).toMatchObject({ source: 'customer', published_on: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+  expect(plain.json.results.every((r: Json) => r.list_version === undefined)).toBe(true);
 
   // Test keys accept the flag and keep their fixed answers (they never touch real list data, §3).
   const test = await api(d, 'POST', '/v2/checks', { people: [PEOPLE[0].person], use_private_list: true }, d.testKey);

@@ -6,12 +6,12 @@ import { blockPlace, openContacts } from '../../services/monitors/contact-seal.t
 import type { MonitorRecord } from '../../services/platform/store/monitors-port.ts';
 import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
 import { startSftpDropFolder, type InboundEmbedded, type SftpDropFolder } from '../support/inbound.ts';
-import { namesIn } from '../support/sftp.ts';
+import { namesIn, dropFile } from '../support/sftp.ts';
 import { UPLOAD_HEADER, uploadRows } from './uploads-scenarios.ts';
 
 /**
  * An SFTP drop folder that feeds a monitor (docs/inbound.md "Folders that feed a monitor",
- * DECISIONS §16) on the embedded deployment against OpenSSH's sshd: a CSV (as Excel writes it)
+ * docs/decisions.md §16) on the embedded deployment against OpenSSH's sshd: a CSV (as Excel writes it)
  * and then an xlsx (exceljs) dropped into inbox/ each replace the monitor's contacts (read back
  * from the store and opened with the monitor's key) and leave a receipt in outbox/; a file that
  * is no spreadsheet is refused into failed/ (da and en) and the contacts stay as they were.
@@ -58,7 +58,7 @@ describe('SFTP drop folder feeding a monitor (embedded deployment, OpenSSH)', ()
     const namesOf = (rows: typeof csvRows) => rows.slice(1).map((r) => r[UPLOAD_HEADER.indexOf('Navn')] ?? undefined);
     const generation = (await stored()).generation;
 
-    await customer.put(await readFile(csv), '/inbox/kontakter.csv');
+    await dropFile(customer, await readFile(csv), '/inbox/kontakter.csv');
     await waitForNames(customer, '/outbox', ['kontakter.receipt.txt']);
     expect((await contacts()).map((c) => c.name)).toEqual(namesOf(csvRows));
     expect(await stored()).toMatchObject({ contact_count: 5, generation: generation + 1 });
@@ -68,7 +68,7 @@ describe('SFTP drop folder feeding a monitor (embedded deployment, OpenSSH)', ()
       `Filen "kontakter.csv" har erstattet kontakterne i overvågning ${monitorId} (5 kontakter). De tjekkes mod den aktive listeversion; resultatet kommer som et job med source "monitor".\n`,
     );
 
-    await customer.put(await readFile(xlsx), '/inbox/kontakter uge 2.xlsx');
+    await dropFile(customer, await readFile(xlsx), '/inbox/kontakter uge 2.xlsx');
     await waitForNames(customer, '/outbox', ['kontakter.receipt.txt', 'kontakter uge 2.receipt.txt']);
     expect((await contacts()).map((c) => c.name)).toEqual(namesOf(xlsxRows));
     expect(await stored()).toMatchObject({ contact_count: xlsxRows.length - 1, generation: generation + 2 });
@@ -85,7 +85,7 @@ describe('SFTP drop folder feeding a monitor (embedded deployment, OpenSSH)', ()
   it('a file that is not a spreadsheet is refused into failed/ with the reason in English and Danish; the contacts are unchanged', async () => {
     const before = await stored();
     const people = await contacts();
-    await customer.put(Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x00, 0x13]), '/inbox/noise.csv');
+    await dropFile(customer, Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x00, 0x13]), '/inbox/noise.csv');
     await waitForNames(customer, '/failed', ['noise.csv', 'noise.error.txt']);
     const text = ((await customer.get('/failed/noise.error.txt')) as Buffer).toString('utf8');
     expect(text).toMatch(/^The file "noise.csv" was not checked: .+ The monitor's contacts are unchanged\.\n\nFilen "noise.csv" blev ikke tjekket: .+ Overvågningens kontakter er uændrede\.\n$/);

@@ -16,7 +16,7 @@ import { servers } from '../support/servers.ts';
 import { openTcpGate, type TcpGate } from '../support/tcp-gate.ts';
 
 /**
- * Many organisations, one poller (issue 8): a drop folder whose server hangs, then drops every
+ * Many organisations, one poller: a drop folder whose server hangs, then drops every
  * connection, does not hold up another organisation's folder; its error is visible per folder in
  * `drop-folders list`, the wait before its next visit grows (5 s, 10 s, 20 s, …), and its file is
  * picked up once the server answers again. The misbehaving server is the real OpenSSH behind a
@@ -52,7 +52,7 @@ describe('a hung or refusing SFTP server (embedded deployment, OpenSSH behind a 
     poller = createSftpPoller({
       inbound: platform.inbound, accounts: platform.accounts, logger: silentLogger(), workDir,
       fileJobs: createIngestFileJobs({
-        jobs: platform.jobs, lists: platform.lists, logger: silentLogger(),
+        jobs: platform.jobs, lists: platform.lists, addresses: platform.addresses, logger: silentLogger(),
         events: createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix }),
         spoolDir: join(d.dataDir, 'spool'), draftDir: join(d.dataDir, 'uploads'),
       }),

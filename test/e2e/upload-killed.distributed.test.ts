@@ -1,5 +1,5 @@
 /**
- * Uploads and kill -9 on the distributed deployment (issue 7): the API runs as its own process
+ * Uploads and kill -9 on the distributed deployment: the API runs as its own process
  * (`npm run service -- api`) on Kafka + ClickHouse beside the matchers and the projection, and is
  * killed with SIGKILL
  * 1. while a large CSV upload is still streaming in: no job exists in ClickHouse (the file is read

@@ -1,5 +1,5 @@
 /**
- * Uploads and kill -9 (issue 7): `npm start` (services/main.ts) as a child process on its own data
+ * Uploads and kill -9: `npm start` (services/main.ts) as a child process on its own data
  * directory, killed with SIGKILL
  * 1. while a large CSV upload is still streaming in: no job exists (the file is read whole before
  *    anything is created), the killed process's `.part` file is removed by the next start;

@@ -1,5 +1,5 @@
 /**
- * Spreadsheet and CSV uploads end to end (issue 7, DECISIONS §14), written once against a running
+ * Spreadsheet and CSV uploads end to end (docs/decisions.md §14), written once against a running
  * deployment over real HTTP and run by uploads.embedded.test.ts and uploads.distributed.test.ts:
  * files made by real programs (LibreOffice headless, exceljs, CSV bytes as Excel writes them) go
  * through upload → draft → start → done → GET /file, and the file that comes back is read with
@@ -8,6 +8,7 @@
 import ExcelJS from 'exceljs';
 import { expect } from 'vitest';
 import { makeSpreadsheets, type CsvFlavour, type Rows } from '../support/files/spreadsheets.ts';
+import { approximateInWords, VERDICT_HEADER, verdictInWords } from '../support/verdict-words.ts';
 import { multipartBody, type FormPart } from '../support/multipart.ts';
 import { allResults, isFinished, waitForJob, type Deployment } from './pipeline-scenarios.ts';
 
@@ -121,18 +122,25 @@ export async function readResultFile(bytes: Buffer, kind: UploadFixture['result'
   return parseCsv(text, kind.delimiter);
 }
 
-/** CSV cells a spreadsheet would run come back as text (`'` first); xlsx cells are text cells already. */
-const asWritten = (cell: string | null, csv: boolean) => (cell === null ? '' : csv && /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
+/**
+ * CSV cells a spreadsheet would run come back as text (`'` first), except plain numbers and phone
+ * numbers, which cannot run anything and come back as they were; xlsx cells are text cells already.
+ */
+const asWritten = (cell: string | null, csv: boolean) => (cell === null ? ''
+  : csv && /^[=+\-@\t\r]/.test(cell) && !/^[+-]?[\d\s]+$/.test(cell) ? `'${cell}` : cell);
 
 /**
  * One fixture through the whole flow: upload → draft (format, columns, mapping, preview with
  * cells and results) → start → done → GET /file; the file read back equals the input row by row
  * plus the verdict of the results API for the same row.
  */
-export async function uploadToResultFile(d: Deployment, fixture: UploadFixture, path: string, rows: Rows, levels: Array<number | null>): Promise<void> {
+export async function uploadToResultFile(
+  d: Deployment, fixture: UploadFixture, path: string, rows: Rows, levels: Array<number | null>, serverLog?: () => string,
+): Promise<void> {
   const { readFile } = await import('node:fs/promises');
   const created = await upload(d, { bytes: await readFile(path), filename: fixture.name });
-  expect(created.status, JSON.stringify(created.json)).toBe(202);
+  // A refusal's cause is logged (api.file_refused), not answered: shown when there is one.
+  expect(created.status, `${JSON.stringify(created.json)}\n${serverLog?.() ?? ''}`).toBe(202);
   const draft = created.json;
   const data = rows.slice(1);
   expect(draft).toMatchObject({
@@ -149,7 +157,7 @@ export async function uploadToResultFile(d: Deployment, fixture: UploadFixture, 
   expect(((await started.json()) as Json).list_version.id).toBe(d.listVersionId);
   const job = await waitForJob(d, draft.id, isFinished);
   expect(job).toMatchObject({ status: 'done', row_count: data.length, processed_count: data.length });
-  // A started job's preview keeps the cells (api-v2: preview of done jobs).
+  // A started job's preview keeps the cells (docs/contract.md: preview of done jobs).
   expect(job.preview.map((p: Json) => p.cells)).toEqual(data.slice(0, 20));
   const { results } = await allResults(d, job.id);
   expect(results.map((r) => r.match.level)).toEqual(levels);
@@ -159,12 +167,12 @@ export async function uploadToResultFile(d: Deployment, fixture: UploadFixture, 
   expect(response.status).toBe(200);
   expect(response.headers.get('content-disposition')).toContain('.result.');
   const back = await readResultFile(Buffer.from(await response.arrayBuffer()), fixture.result);
-  expect(back[0]).toEqual([...UPLOAD_HEADER, 'status', 'match_level', 'match_code', 'reasons', 'list_version']);
+  expect(back[0]).toEqual([...UPLOAD_HEADER, ...VERDICT_HEADER.en]);
   expect(back).toHaveLength(rows.length);
   for (const [i, input] of data.entries()) {
     const r = results[i];
     expect(back[i + 1], `row ${i}`).toEqual([
-      ...input.map((c) => asWritten(c, fixture.result !== 'xlsx')), r.status, r.match.level === null ? '' : String(r.match.level), r.match.code ?? '', r.reasons.join(', '), d.listVersionId,
+      ...input.map((c) => asWritten(c, fixture.result !== 'xlsx')), ...verdictInWords(r, 'en'), job.list_version.published_on, approximateInWords(r, 'en'),
     ]);
   }
 }

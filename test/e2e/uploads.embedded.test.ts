@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded, type EmbeddedDeployment } from '../support/deployments.ts';
 import { scratchDir } from '../support/files/spreadsheets.ts';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
+import { keptLog } from '../support/kept-log.ts';
 import type { Deployment } from './pipeline-scenarios.ts';
 import { companyPhoneFileJob, companyPhoneTestJsonJob } from './company-phone-jobs-scenario.ts';
 import { FIXTURES, makeUploadFixtures, upload, uploadRows, uploadToResultFile } from './uploads-scenarios.ts';
@@ -20,11 +21,13 @@ let deployment: EmbeddedDeployment;
 let d: Deployment;
 let dir: string;
 let fixtures: Map<string, string>;
+// A refused upload's cause is logged, not answered: kept to be shown if an upload fails.
+const log = keptLog(['api.file_refused']);
 
 beforeAll(async () => {
   dir = await scratchDir('uploads-e2e');
   [receiver, fixtures] = await Promise.all([startCallbackReceiver(), makeUploadFixtures(dir, rows)]);
-  deployment = await startEmbedded(receiver, { registers: true });
+  deployment = await startEmbedded(receiver, { registers: true, logger: log.logger });
   d = { ...deployment, receiver };
 }, 180_000);
 
@@ -36,11 +39,11 @@ afterAll(async () => {
 
 describe('uploads on the embedded default: upload → draft → start → done → /file', () => {
   it.each(FIXTURES.map((f) => [f.label, f] as const))('%s', async (_, fixture) => {
-    await uploadToResultFile(d, fixture, fixtures.get(fixture.name)!, rows, levels);
+    await uploadToResultFile(d, fixture, fixtures.get(fixture.name)!, rows, levels, log.lines);
   }, 60_000);
 
   it('a spreadsheet job with company and phone checks: every §17 row in the preview, the results and the result file', async () => {
-    await companyPhoneFileJob(d, dir);
+    await companyPhoneFileJob(d, dir, log.lines);
   }, 90_000);
 
   it('a JSON job with company and phone checks and a test key gets the §3 fixed answers', async () => {

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
 import { launchChromium, screenshot, seriousAxeViolations } from '../support/browser.ts';
 import { csvAsExcelWrites, makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
+import { createMailUser, type MailUser } from '../support/mail.ts';
+import { freePort, invitationLink, inviteByCli, mailEnv } from '../support/portal.ts';
+import { referenceTotp } from '../support/totp-reference.ts';
 
 /**
  * The web page (docs/web.md) in a real browser: Debian's Chromium driven by playwright-core
@@ -19,12 +22,15 @@ let server: StartedProcess;
 let browser: Browser;
 let dataDir: string;
 let testKey: string;
+/** The person who signs in (invited through the MTA, docs/people.md) and the session the later tests reuse. */
+let person: { mailbox: MailUser; password: string; secret: string };
+let signedIn: Awaited<ReturnType<BrowserContext['storageState']>> | undefined;
 let files: { xlsx: string; csv: string; big: string };
 const children: ChildProcess[] = [];
 /** Every URL the browsers asked for: the key must never be in one. */
 const requestedUrls: string[] = [];
 
-// Test keys give fixed answers (DECISIONS §3): the surname picks the level, `?` an unreadable address.
+// Test keys give fixed answers (docs/decisions.md §3): the surname picks the level, `?` an unreadable address.
 const PEOPLE: Rows = [
   ['1', 'Anne Robinson', 'Vestergade 12', '8000', 'Aarhus C'],
   ['2', 'Bo Bygning', 'Nørregade 3', '1000', 'København K'],
@@ -48,13 +54,27 @@ beforeAll(async () => {
   for (let i = 0; i < 150_000; i++) bigRows.push([`Person ${i} ${i % 7 === 0 ? 'Robinson' : 'Jensen'}`, `Vestergade ${(i % 200) + 1}`, '8000', 'Aarhus C']);
   (await import('node:fs')).writeFileSync(big, csvAsExcelWrites(bigRows, 'excel-utf8-bom'));
   files = { xlsx, csv, big };
-  server = await spawnNpmStart({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' }, children);
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...mailEnv(`http://127.0.0.1:${port}`) };
+  // The shared test machine may be busy: a start may take longer than the default minute.
+  server = await spawnNpmStart(env, children, 170_000);
   testKey = /test key: (rl_test_\S+)/.exec(server.output())![1];
+  // A person of the demo organisation: invited by the operator, the invitation accepted over the API.
+  const mailbox = await createMailUser('web', 'customer.test');
+  await inviteByCli(env, /Created the demo organisation ([0-9a-f-]{36})/.exec(server.output())![1], mailbox.address);
+  const token = /#invite=([\w-]+)/.exec(await invitationLink(mailbox))![1];
+  const secret = ((await (await fetch(`${server.baseUrl}/v2/invitations/${token}`)).json()) as { totp_secret: string }).totp_secret;
+  person = { mailbox, password: 'en lang adgangskode til siden', secret };
+  const accepted = await fetch(`${server.baseUrl}/v2/invitations/${token}`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: person.password, code: referenceTotp(secret, new Date()) }),
+  });
+  if (accepted.status !== 200) throw new Error(`accepting the invitation: ${accepted.status}`);
   browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
+  await person?.mailbox.remove();
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -105,15 +125,26 @@ async function api(path: string, init: RequestInit & { locale?: string } = {}) {
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 
-async function signInByKeyboard(page: Page, key: string): Promise<void> {
-  await tabTo(page, '#api-key');
-  await page.keyboard.type(key);
+/** E-mail, password, code and test mode (the fixed answers), typed and ticked with the keyboard. */
+async function signInByKeyboard(page: Page, code: string, password = person.password): Promise<void> {
+  await tabTo(page, '#email');
+  await page.keyboard.type(person.mailbox.address);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(code);
+  await tabTo(page, '#test-mode');
+  if (!(await page.locator('#test-mode').isChecked())) await page.keyboard.press('Space');
+  // Enter on a checkbox submits nothing: on to the button, as a keyboard user goes.
+  await tabTo(page, '[data-testid=sign-in] button[type=submit]');
   await page.keyboard.press('Enter');
 }
 
+/** Another tab of the person signed in by the keyboard test: the same session cookie. */
 async function signIn(page: Page): Promise<void> {
-  await page.locator('#api-key').fill(testKey);
-  await page.locator('form button[type=submit]').click();
+  if (!signedIn) throw new Error('the keyboard test signs in first');
+  await page.context().addCookies(signedIn.cookies);
+  await page.reload();
   await page.locator('#dropzone').waitFor();
 }
 
@@ -157,22 +188,30 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(apiAnswer.headers.get('content-security-policy')).toBeNull();
   });
 
-  it('English, keyboard only: a wrong key shows the API\'s answer; xlsx by the file picker; a column fixed; preview; start; done; result file and certificate', async () => {
+  it('English, keyboard only: a wrong password shows the API\'s answer; xlsx by the file picker; a column fixed; preview; start; done; result file and certificate', async () => {
     const { context, page, errors } = await newPage('en-GB');
-    await page.locator('#api-key').waitFor();
+    await page.locator('#email').waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     await screenshot(page, '01-sign-in-en');
     await expectAccessible(page, 'sign in');
 
-    await signInByKeyboard(page, 'rl_test_wrongwrongwrongwrongwrongwrongwrong');
-    const refused = await api('/v2/check-jobs', { headers: { Authorization: 'Bearer rl_test_wrongwrongwrongwrongwrongwrongwrong' }, locale: 'en' });
-    await expect.poll(() => page.getByTestId('error-message').textContent()).toBe(refused.body.error.message);
+    await signInByKeyboard(page, referenceTotp(person.secret, new Date(), 1), 'a wrong password, typed');
+    const refused = await fetch(`${server.baseUrl}/v2/session`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'Accept-Language': 'en' },
+      body: JSON.stringify({ email: person.mailbox.address, password: 'a wrong password, typed', code: '000000' }),
+    });
+    const refusal = ((await refused.json()) as { error: { message: string } }).error.message;
+    expect(refusal).toBe('The e-mail, password or code from your authenticator app is not right. Please try again.');
+    await expect.poll(() => page.getByTestId('error-message').textContent()).toBe(refusal);
     await screenshot(page, '02-sign-in-refused-en');
 
-    await page.locator('#api-key').fill('');
-    await page.keyboard.type(testKey);
-    await page.keyboard.press('Enter');
+    // The code was cleared by the refusal; the e-mail stays. The next step's code (the one
+    // the invitation used is spent).
+    await page.locator('#email').fill('');
+    await page.locator('#password').fill('');
+    await signInByKeyboard(page, referenceTotp(person.secret, new Date(), 1));
     await page.locator('#dropzone').waitFor();
+    signedIn = await context.storageState();
     expect(await page.locator('[role=alert]').isHidden()).toBe(true);
     await screenshot(page, '03-upload-en');
     await expectAccessible(page, 'upload');
@@ -201,15 +240,16 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.locator('#map-name').inputValue()).toBe('1');
     await tabTo(page, 'button', 'Update preview');
     await page.keyboard.press('Enter');
-    await expect.poll(() => jobIdOf(page), { timeout: 30_000 }).not.toBe(firstDraft);
-    await page.getByTestId('draft').waitFor();
+    // The same draft read again with the new mapping (POST …/preview): no second upload, no new job.
+    const previewVerdicts = () => page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents();
+    await expect.poll(async () => (await previewVerdicts()).includes('blocked'), { timeout: 30_000 }).toBe(true);
     const draft = jobIdOf(page)!;
-    const verdicts = await page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents();
+    expect(draft).toBe(firstDraft);
+    const verdicts = await previewVerdicts();
     const apiDraft = await api(`/v2/check-jobs/${draft}`);
+    expect(apiDraft.body.status).toBe('draft');
     expect(verdicts).toEqual(apiDraft.body.preview.map((row: { result: { status: string } }) => row.result.status));
-    expect(verdicts.filter((v) => v === 'blocked').length).toBeGreaterThan(0);
     expect(apiDraft.body.column_mapping.name).toBe(1);
-    expect((await api(`/v2/check-jobs/${firstDraft}`)).body.status).toBe('deleted');
     await screenshot(page, '05-draft-fixed-en');
 
     await tabTo(page, 'button', 'Start the check');
@@ -234,8 +274,8 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load((await savedDownload(resultFile)) as unknown as ArrayBuffer);
     const sheet = workbook.worksheets[0];
-    expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(['Kunde nr', 'Contact', 'Street address', 'Postcode', 'City', 'status', 'match_level', 'match_code', 'reasons', 'list_version']);
-    expect(sheet.getRow(2).getCell(6).value).toBe('blocked');
+    expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(['Kunde nr', 'Contact', 'Street address', 'Postcode', 'City', 'Status', 'Match level', 'Match', 'Reason', 'List version (published)', 'Approximate name']);
+    expect(sheet.getRow(2).getCell(6).value).toBe('Blocked');
 
     await tabTo(page, 'button', 'Download the certificate');
     const certificateDownload = page.waitForEvent('download');
@@ -249,7 +289,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
 
   it('Danish at 360 px: drag and drop a CSV as Excel writes it; the result file in Danish; delete the job from the list', async () => {
     const { context, page, errors } = await newPage('da-DK', { width: 360, height: 780 });
-    await page.locator('#api-key').waitFor();
+    await page.locator('#email').waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('da');
     expect(await page.locator('h2').first().textContent()).toBe('Log ind');
     await signIn(page);
@@ -287,7 +327,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await page.getByRole('button', { name: 'Hent resultatfilen' }).click();
     const csv = (await savedDownload(await download)).toString('latin1');
     // The input's own dialect (Windows-1252, `;`) with the verdict headers in Danish.
-    expect(csv.split('\r\n')[0]).toBe('Kundenr;Navn;Adresse;Postnr;By;Status;Matchniveau;Matchkode;Årsager;Listeversion');
+    expect(csv.split('\r\n')[0]).toBe('Kundenr;Navn;Adresse;Postnr;By;Status;Matchniveau;Match;Årsag;Listeversion (udgivet);Navn tilnærmet');
 
     const row = page.locator(`tr[data-job-id="${id}"]`);
     await row.getByRole('button', { name: 'Slet kunder.csv' }).click();
@@ -322,11 +362,15 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await screenshot(page, '12-refused-da');
     await expectAccessible(page, 'refused file');
 
+    // Switching the language keeps the shown refusal, now in English (the API's own English sentence).
     await page.getByRole('button', { name: 'English' }).click();
     expect(await page.getAttribute('html', 'lang')).toBe('en');
-    await page.locator('#file').setInputFiles(garbage);
     const english = await apiRefusal('en');
     expect(english).not.toBe(danish);
+    await expect.poll(() => page.getByTestId('error-message').textContent()).toBe(english);
+    expect(await page.locator('.error-title').textContent()).toBe('That did not work');
+    // And the same file again in English gives the same sentence.
+    await page.locator('#file').setInputFiles(garbage);
     await expect.poll(() => page.getByTestId('error-message').textContent()).toBe(english);
     await screenshot(page, '13-refused-en');
     expect((await api('/v2/check-jobs?limit=100')).body.data.length).toBe(jobsBefore);
@@ -334,7 +378,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await context.close();
   }, 120_000);
 
-  it('a reload mid-job keeps the job and the key: progress resumes and ends done', async () => {
+  it('a reload mid-job keeps the job and the session: progress resumes and ends done', async () => {
     const { context, page, errors } = await newPage('da-DK');
     await signIn(page);
     await page.locator('#file').setInputFiles(files.big);
@@ -350,17 +394,18 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await page.reload();
     expect(jobIdOf(page)).toBe(id);
     await page.getByTestId('job').waitFor();
-    expect(await page.locator('#api-key').count()).toBe(0);
+    expect(await page.locator('#email').count()).toBe(0);
     await waitForStatus(page, 'done', 170_000);
     const done = (await api(`/v2/check-jobs/${id}`)).body;
     expect(done.processed_count).toBe(150_000);
     expect(await page.getByTestId('progress-text').textContent()).toBe('150.000 af 150.000 rækker tjekket');
     await screenshot(page, '15-done-after-reload-da');
-    // The key lives in this tab's sessionStorage only: not in the URL, localStorage or a cookie.
-    const storage = await page.evaluate<{ session: string; local: string }>(`({ session: sessionStorage.getItem('robinson.apiKey'), local: JSON.stringify(localStorage) })`);
-    expect(storage.session).toBe(testKey);
-    expect(storage.local).not.toContain('rl_test_');
-    expect(await context.cookies()).toEqual([]);
+    // The session is an HttpOnly cookie: no script reads it, nothing is kept in the tab's storage.
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([['__Host-robinson_session', true, true, 'Strict']]);
+    const storage = await page.evaluate<string>(`JSON.stringify({ session: { ...sessionStorage }, local: { ...localStorage }, cookie: document.cookie })`);
+    expect(storage).not.toContain(cookies[0].value);
+    expect(storage).not.toContain(person.password);
     expect(errors).toEqual([]);
     await context.close();
   }, 300_000);
@@ -375,11 +420,20 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await context.close();
   });
 
-  it('never put the key in a URL or in the server\'s logs', () => {
+  it('never put the key, the password or the session in a URL or in the server\'s logs', () => {
     expect(requestedUrls.length).toBeGreaterThan(20);
-    for (const url of requestedUrls) expect(url).not.toContain('rl_test_');
+    const session = signedIn!.cookies[0].value;
+    for (const url of requestedUrls) {
+      expect(url).not.toContain('rl_test_');
+      expect(url).not.toContain(session);
+    }
     const logLines = server.output().split('\n').filter((line) => line.startsWith('{'));
     expect(logLines.some((line) => line.includes('"route":"/v2/check-jobs"'))).toBe(true);
-    for (const line of logLines) expect(line).not.toContain(testKey);
+    for (const line of logLines) {
+      expect(line).not.toContain(testKey);
+      expect(line).not.toContain(session);
+      expect(line).not.toContain(person.password);
+      expect(line).not.toContain(person.mailbox.address);
+    }
   });
 });

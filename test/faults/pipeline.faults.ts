@@ -1,5 +1,5 @@
 /**
- * Faults with figures (issue 12, docs/faults.md): check jobs of FAULTS_ROWS rows (default 100,000;
+ * Faults with figures (docs/faults.md): check jobs of FAULTS_ROWS rows (default 100,000;
  * the issue's figure is 1,000,000) on Kafka + ClickHouse, two matcher processes and a projection
  * process, while one fault is injected per scenario: kill -9 of a matcher, of the projection, of
  * the API mid-intake and right after its 202; a restart of the broker and of ClickHouse (the

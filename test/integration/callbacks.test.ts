@@ -121,11 +121,15 @@ describe('callback sender over real HTTPS', () => {
     expect(got.headers['service-delivery']).toBe(req.deliveryId);
     const header = String(got.headers['service-signature']);
     expect(verifyCallbackSignature(header, got.body, secret, 300).ok).toBe(true);
-    // The same check written out from api-v2 Events rule 2, independent of our helper.
-    const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+    const asReceived = { deliveryId: String(got.headers['service-delivery']), event: String(got.headers['service-event']) };
+    expect(verifyCallbackSignature(header, got.body, secret, 300, undefined, asReceived).ok).toBe(true);
+    // The same checks written out from docs/contract.md Events rule 2 (v1) and docs/callbacks.md (v2),
+    // independent of our helper.
+    const match = /^t=(\d+),v1=([0-9a-f]{64}),v2=([0-9a-f]{64})$/.exec(header);
     expect(match).not.toBeNull();
     const keyHash = createHash('sha256').update(apiKey).digest('hex');
     expect(createHmac('sha256', keyHash).update(`${match![1]}.${got.body}`).digest('hex')).toBe(match![2]);
+    expect(createHmac('sha256', keyHash).update(`${match![1]}.${req.deliveryId}.check_job.completed.${got.body}`).digest('hex')).toBe(match![3]);
   });
 
   it('retries 500, 500 on the schedule and ends delivered after 3 attempts with one delivery id', async () => {

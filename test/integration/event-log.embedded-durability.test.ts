@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmbeddedEventLog } from '../../services/platform/log/embedded.ts';
-import { keyHash } from '../../services/platform/log/embedded-storage.ts';
+import { createEmbeddedLogStorage, keyHash } from '../../services/platform/log/embedded-storage.ts';
 import type { EventLog } from '../../services/platform/log/port.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
@@ -65,6 +65,38 @@ describe('embedded event log on its database file', () => {
     const partition = replay.deliveries.filter((m) => m.partition === b0.partition).map((m) => Number(m.offset));
     expect(partition).toEqual(partition.map((_, i) => i));
     expect(Number(b0.offset)).toBe(partition.length - 1);
+  });
+
+  it('appends what a handler published in the transaction that commits its batch: a failed handler leaves nothing, a resolved one both', async () => {
+    const path = freshPath();
+    const log = start(path);
+    const topics = ['checks.rows', 'checks.results'].map((name) => ({ name, partitions: 1, retentionMs: null, compacted: false }));
+    await log.createTopics(topics);
+    await log.publish('checks.rows', [{ key: 'job:0', value: 'rows' }]);
+    // The file as another connection (another thread of npm start) sees it.
+    const readerDb = openEmbeddedDatabase(path);
+    open.push({ log: { close: async () => undefined } as unknown as EventLog, db: readerDb });
+    const file = createEmbeddedLogStorage(readerDb);
+    const results = () => file.read('checks.results', 0, 0, 10).map((m) => m.value!.toString());
+
+    let attempts = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await log.subscribe({
+      group: 'matcher', topics: ['checks.rows'], retryDelayMs: 10,
+      async handleBatch() {
+        attempts++;
+        await log.publish('checks.results', [{ key: 'job', value: `results-${attempts}` }]);
+        if (attempts === 1) throw new Error('the matcher failed after publishing');
+        await gate; // published, not yet resolved
+      },
+    });
+    await waitFor('the second attempt to publish', () => attempts === 2);
+    expect(results()).toEqual([]);
+    expect(file.committed('matcher', 'checks.rows', 0)).toBe(0);
+    release();
+    await waitFor('the batch to commit', () => file.committed('matcher', 'checks.rows', 0) === 1);
+    expect(results()).toEqual(['results-2']);
   });
 
   it('deletes messages past retention and superseded keys of compacted topics, never reusing offsets', async () => {

@@ -5,7 +5,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedInboundStore } from '../../services/platform/store/embedded/inbound.ts';
-import { createEmbeddedJobStore } from '../../services/platform/store/embedded/jobs.ts';
+import { createEmbeddedJobStore, PENDING_CALLBACKS_SQL } from '../../services/platform/store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
 import { createEmbeddedAddressStore } from '../../services/platform/store/embedded/addresses.ts';
@@ -13,7 +13,7 @@ import { addressesStoreContract } from '../contract/addresses-store.contract.ts'
 import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
-import { jobsStoreContract } from '../contract/jobs-store.contract.ts';
+import { jobsStoreContract, makeJob } from '../contract/jobs-store.contract.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
 import { rateUsageStoreContract } from '../contract/rate-usage.contract.ts';
@@ -25,6 +25,9 @@ import { listsStoreContract } from '../contract/lists-store.contract.ts';
 import { monitorsStoreContract } from '../contract/monitors-store.contract.ts';
 import { createEmbeddedMonitorStore } from '../../services/platform/store/embedded/monitors.ts';
 import { registersStoreContract } from '../contract/registers-store.contract.ts';
+import { peopleStoreContract } from '../contract/people-store.contract.ts';
+import { createEmbeddedPeopleStore } from '../../services/platform/store/embedded/people.ts';
+import { describe, expect, it } from 'vitest';
 
 /**
  * The store contracts against the embedded adapters, each suite on its own database file.
@@ -54,9 +57,43 @@ jobsStoreContract('embedded', async () => {
   return { store: createEmbeddedJobStore(db), close };
 });
 
+// As the embedded default opens it: the results in a file of their own (docs/embedded-and-admin.md).
+jobsStoreContract('embedded, results in their own file', async () => {
+  const main = freshDatabase();
+  const results = freshDatabase();
+  return { store: createEmbeddedJobStore(main.db, results.db), close: async () => { await main.close(); await results.close(); } };
+});
+
+describe('JobStore (embedded): the pending-callbacks query', () => {
+  it('reads the jobs with a pending callback from their partial index, not every finished job', async () => {
+    const { db, close } = freshDatabase();
+    try {
+      const store = createEmbeddedJobStore(db);
+      const callback = (state: 'pending' | 'delivered') => ({
+        delivery_id: `d-${state}`, event: 'check_job.completed' as const, state, attempts: 1, last_status: 200,
+        last_attempt_at: '2026-02-01T10:00:00.000Z',
+      });
+      const pending = [makeJob({ status: 'done', callback: callback('pending') }), makeJob({ status: 'failed', callback: callback('pending') })];
+      for (const job of pending) await store.createJob(job);
+      for (let i = 0; i < 500; i++) await store.createJob(makeJob({ status: 'done', callback: callback('delivered') }));
+      db.exec('ANALYZE'); // the planner's choice with statistics, as a long-lived database has them
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${PENDING_CALLBACKS_SQL}`).all(10_000) as Array<{ detail: string }>).map((r) => r.detail);
+      expect(plan).toEqual([expect.stringContaining('USING INDEX check_jobs_pending_callbacks')]);
+      expect((await store.listPendingCallbacks(10_000)).map((j) => j.id).sort()).toEqual(pending.map((j) => j.id).sort());
+    } finally {
+      await close();
+    }
+  });
+});
+
 accountsStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedAccountStore(db), reopen: async () => createEmbeddedAccountStore(reopen()), close };
+});
+
+peopleStoreContract('embedded', async () => {
+  const { db, reopen, close } = freshDatabase();
+  return { store: createEmbeddedPeopleStore(db), reopen: async () => createEmbeddedPeopleStore(reopen()), close };
 });
 
 listsStoreContract('embedded', async () => {

@@ -42,6 +42,15 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
+/** Every axe-core violation (WCAG 2.1 A/AA and best practice), of any impact. */
+export async function allAxeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate<AxeViolation[]>(`(async () => {
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  })()`);
+}
+
 /** Where the browser tests write their screenshots (shown in the README and docs/web.md). */
 export const SCREENSHOT_DIR = join(import.meta.dirname, '../../docs/screenshots');
 

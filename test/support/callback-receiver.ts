@@ -2,7 +2,7 @@
  * A callback receiver for end-to-end tests: HTTPS on 127.0.0.1 with a self-signed certificate
  * made by the openssl CLI for the test run. Each path answers from its own script (e.g. 500, 500,
  * 200) and records every request with whether its signature verified by the contract's formula
- * (api-v2 Events rule 2): HMAC-SHA256 over `<t>.<raw body>` keyed with the hex SHA-256 of the key.
+ * (docs/contract.md Events rule 2): HMAC-SHA256 over `<t>.<raw body>` keyed with the hex SHA-256 of the key.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
@@ -75,12 +75,18 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
   };
 }
 
-/** The contract's check of `Service-Signature` (api-v2 Events rule 2), written out by hand. */
+/**
+ * The checks of `Service-Signature` written out by hand: the contract's v1 over `<t>.<body>`
+ * (docs/contract.md Events rule 2) and v2 over `<t>.<Service-Delivery>.<Service-Event>.<body>` as received
+ * (docs/callbacks.md "Verifying the signature"); both must hold.
+ */
 export function signatureVerifies(headers: IncomingHttpHeaders, rawBody: string, apiKey: string): boolean {
   const header = String(headers['service-signature'] ?? '');
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  const match = /^t=(\d+),v1=([0-9a-f]{64}),v2=([0-9a-f]{64})$/.exec(header);
   if (!match) return false;
   const secret = createHash('sha256').update(apiKey).digest('hex');
-  const expected = createHmac('sha256', secret).update(`${match[1]}.${rawBody}`).digest();
-  return timingSafeEqual(expected, Buffer.from(match[2], 'hex'));
+  const v1 = createHmac('sha256', secret).update(`${match[1]}.${rawBody}`).digest();
+  const signed = `${match[1]}.${String(headers['service-delivery'] ?? '')}.${String(headers['service-event'] ?? '')}.${rawBody}`;
+  const v2 = createHmac('sha256', secret).update(signed).digest();
+  return timingSafeEqual(v1, Buffer.from(match[2], 'hex')) && timingSafeEqual(v2, Buffer.from(match[3], 'hex'));
 }

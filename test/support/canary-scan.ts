@@ -1,5 +1,5 @@
 /**
- * The canary's scanners (issue 14, DECISIONS §10): every place a deployment may keep a job's
+ * The canary's scanners (docs/decisions.md §10): every place a deployment may keep a job's
  * personal data, read as raw as a test can, searched for one made-up string. Each scanner returns
  * the places it found the string in (empty: nowhere). Used by test/e2e/canary-scenario.ts before a
  * deletion (it must find the string, so the search can fail) and after (it must find nothing).
@@ -47,7 +47,7 @@ export async function scanFiles(canary: string, dir: string): Promise<string[]> 
   return hits;
 }
 
-/** Every message on every topic of the embedded event log (log_messages of the database file). */
+/** Every message on every topic of the embedded event log (log_messages of its file, DATA_DIR/event-log.sqlite). */
 export async function scanEmbeddedLog(canary: string, databasePath: string, decoder: PipelineEvents): Promise<string[]> {
   const db = new DatabaseSync(databasePath, { readOnly: true });
   try {

@@ -18,6 +18,7 @@ import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import {
   createServiceContext, startApi, startMatcher, startMonitorService, startProjection, startServiceInWorker, type RunningApi, type RunningService, type ServiceOverrides,
 } from '../../services/processes.ts';
+import type { CompanyRecord, DirectoryEntry } from '../../services/domain/index.ts';
 import type { ListEntry } from '../../services/domain/types.ts';
 import type { CallbackReceiver } from './callback-receiver.ts';
 import { clickhouseOverHttp } from './clickhouse.ts';
@@ -48,17 +49,24 @@ export interface Seeded {
   listVersionId: string;
 }
 
-export async function seedAccountAndList(platform: Platform, entries?: Iterable<ListEntry>, registers = false): Promise<Seeded> {
+/** The company register and phone directory a deployment seeds (default: test/support/pipeline.ts's). */
+export interface RegisterSeed {
+  companies: readonly CompanyRecord[];
+  directory: readonly DirectoryEntry[];
+}
+
+export async function seedAccountAndList(platform: Platform, entries?: Iterable<ListEntry>, registers: boolean | RegisterSeed = false): Promise<Seeded> {
   const org = await createOrganisation(platform.accounts, { name: `e2e-${randomBytes(4).toString('hex')}` });
   const live = await issueApiKey(platform.accounts, org.id, 'live');
   const test = await issueApiKey(platform.accounts, org.id, 'test');
   const version = await seedListVersion(platform.lists, entries);
   if (registers) {
-    // Company and phone checks (DECISIONS §17): the add-ons, an active company register and an
+    // Company and phone checks (docs/decisions.md §17): the add-ons, an active company register and an
     // imported phone directory, before any service builds its lookups.
     await platform.accounts.updateOrganisation(org.id, { addons: ['company', 'phone'] });
-    await seedRegisterVersion(platform.registers, 'companies', REGISTER_COMPANIES);
-    await seedRegisterVersion(platform.registers, 'phones', DIRECTORY_ENTRIES);
+    const seed = registers === true ? { companies: REGISTER_COMPANIES, directory: DIRECTORY_ENTRIES } : registers;
+    await seedRegisterVersion(platform.registers, 'companies', seed.companies);
+    await seedRegisterVersion(platform.registers, 'phones', seed.directory);
   }
   return { liveKey: live.key, testKey: test.key, listVersionId: version.id };
 }
@@ -76,8 +84,8 @@ export interface EmbeddedDeployment extends Seeded {
 export interface EmbeddedOptions {
   env?: Record<string, string>;
   listEntries?: Iterable<ListEntry>;
-  /** Grant the company and phone add-ons and seed the registers of test/support/pipeline.ts. */
-  registers?: boolean;
+  /** Grant the company and phone add-ons and seed these registers (true: those of test/support/pipeline.ts). */
+  registers?: boolean | RegisterSeed;
   jobChunkRows?: number;
   /** Matcher and projection in worker threads, as npm start runs them. */
   workers?: boolean;
@@ -146,11 +154,13 @@ export interface DistributedDeployment extends Seeded {
 export interface DistributedOptions {
   brokers?: string[];
   matchers?: number;
+  /** Projection processes in the one consumer group (default 1). */
+  projections?: number;
   /** Rows per checks.rows message published by the API. */
   jobChunkRows?: number;
   listEntries?: Iterable<ListEntry>;
-  /** Grant the company and phone add-ons and seed the registers of test/support/pipeline.ts. */
-  registers?: boolean;
+  /** Grant the company and phone add-ons and seed these registers (true: those of test/support/pipeline.ts). */
+  registers?: boolean | RegisterSeed;
   env?: Record<string, string>;
   /** For the API in this process (e.g. overlapIntake). */
   overrides?: ServiceOverrides;
@@ -215,7 +225,7 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
   let api: RunningApi | null = null;
   try {
     for (let i = 0; i < (options.matchers ?? 2); i++) await spawnService('matcher');
-    await spawnService('projection');
+    for (let i = 0; i < (options.projections ?? 1); i++) await spawnService('projection');
     api = await startApi(context);
   } catch (error) {
     for (const p of processes) p.child.kill('SIGKILL');

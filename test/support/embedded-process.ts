@@ -17,7 +17,7 @@ export interface StartedProcess {
  * suite can kill what is left in afterAll. Rejects when the process exits first or prints no
  * address within 60 s, with its output in the message.
  */
-export function spawnNpmStart(env: NodeJS.ProcessEnv, children: ChildProcess[]): Promise<StartedProcess> {
+export function spawnNpmStart(env: NodeJS.ProcessEnv, children: ChildProcess[], startTimeoutMs = 60_000): Promise<StartedProcess> {
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
@@ -30,7 +30,7 @@ export function spawnNpmStart(env: NodeJS.ProcessEnv, children: ChildProcess[]):
       clearTimeout(timer);
       reject(new Error(`${why}\nstdout:\n${out}\nstderr:\n${err}`));
     };
-    const timer = setTimeout(() => fail('no address printed within 60 s'), 60_000);
+    const timer = setTimeout(() => fail(`no address printed within ${startTimeoutMs / 1000} s`), startTimeoutMs);
     const onExit = (code: number | null) => fail(`exited early with ${code}`);
     child.once('exit', onExit);
     const poll = setInterval(() => {

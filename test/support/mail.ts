@@ -30,7 +30,28 @@ export async function createMailUser(local: string, domain: 'robinson.test' | 'c
   } catch (error) {
     throw new Error(`the test mail servers are not usable (${(error as Error).message}); ${startHint}`);
   }
-  return { address, password, remove: async () => { await run('bash', [DOVECOT, 'remove-user', address]); } };
+  const user: MailUser = { address, password, remove: async () => { await run('bash', [DOVECOT, 'remove-user', address]); } };
+  await untilLoginWorks(user);
+  return user;
+}
+
+/**
+ * Dovecot re-reads its users file at most once a second, so a user added right after another
+ * login can be refused for up to a second: a user is ready when a login succeeds (the server's own
+ * answer is the signal), and still refused after 10 s is a failure.
+ */
+async function untilLoginWorks(user: MailUser): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      const client = await openImap(user);
+      await client.logout();
+      return;
+    } catch (error) {
+      if (!(error as { authenticationFailed?: boolean }).authenticationFailed || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 export interface OutgoingAttachment {
@@ -114,4 +135,29 @@ export function attachmentsOf(source: Buffer): Array<{ filename: string; content
     found.push({ filename: decodeURIComponent(name), content: Buffer.from(bodyParts.join('\n').replace(/\s+/g, ''), 'base64') });
   }
   return found;
+}
+
+/**
+ * The text/plain body of a raw message as the reader sees it: quoted-printable or base64 decoded
+ * (as nodemailer writes them), UTF-8. The first text part of a multipart message, or the body of
+ * a single-part one.
+ */
+export function textBodyOf(source: Buffer): string {
+  const raw = source.toString('latin1');
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(raw)?.[1];
+  const parts = boundary ? raw.split(`--${boundary}`) : [raw];
+  for (const part of parts) {
+    const split = part.search(/\r?\n\r?\n/);
+    if (split < 0) continue;
+    const head = part.slice(0, split);
+    if (boundary ? !/content-type:\s*text\/plain/i.test(head) : false) continue;
+    const body = part.slice(split).replace(/^\r?\n\r?\n/, '');
+    if (/content-transfer-encoding:\s*base64/i.test(head)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+    if (/content-transfer-encoding:\s*quoted-printable/i.test(head)) {
+      const bytes = Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+      return bytes.toString('utf8');
+    }
+    return Buffer.from(body, 'latin1').toString('utf8');
+  }
+  throw new Error('the message has no text/plain part');
 }

@@ -58,7 +58,7 @@ export function mixedRows(count: number): MixedRow[] {
   });
 }
 
-/** What test keys give (DECISIONS §3): the surname picks the level. */
+/** What test keys give (docs/decisions.md §3): the surname picks the level. */
 export function mixedTestRows(count: number): MixedRow[] {
   const surnames: Array<[string, number]> = [['Robinson', 5], ['Bygning', 4], ['Fornavn', 3], ['Efternavn', 2], ['Husstand', 1], ['Jensen', 0]];
   return Array.from({ length: count }, (_, row) => {
@@ -72,7 +72,7 @@ export function mixedTestRows(count: number): MixedRow[] {
 
 /**
  * Company register and phone directory material for jobs with company and phone checks, checked
- * against LIST_ENTRIES: one of each row of DECISIONS §17.
+ * against LIST_ENTRIES: one of each row of docs/decisions.md §17.
  */
 export const REGISTER_COMPANIES: CompanyRecord[] = [
   { cvr: '10150817', name: 'Beskyttet ApS', form: 'ApS', protected: true, owner: null },

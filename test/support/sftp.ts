@@ -37,7 +37,7 @@ export interface SftpAccount {
  * A fresh ed25519 key pair (OpenSSH format) made by OpenSSH's own ssh-keygen, as a customer makes
  * one. Not ssh2's utils.generateKeyPairSync: about one key in 300 it makes cannot be read back
  * ("Malformed OpenSSH private key": it strips a leading zero byte of the public key,
- * mscdex/ssh2#1513), which failed an SFTP test of a CI run.
+ * github.com/mscdex/ssh2/issues/1513), which failed an SFTP test of a CI run.
  */
 export async function generateSshKeyPair(comment: string): Promise<{ private: string; public: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'robinson-sftp-keygen-'));
@@ -96,3 +96,18 @@ export async function readRemote(client: SftpClient, path: string): Promise<Buff
   return (await client.get(path)) as Buffer;
 }
 
+
+/**
+ * Drops a file into a folder the way careful SFTP clients do (WinSCP's `.filepart`): written whole
+ * under a hidden name, then renamed. A hidden name is never claimed (services/ingest/sftp/names.ts),
+ * so the rename is the signal that the file is complete. A plain `put` into inbox/ instead relies
+ * on the poller's stability interval (docs/decisions.md §15), 600 ms in the tests: a writer
+ * starved of CPU for longer than that between opening the file and writing it has its empty or
+ * half-written file claimed and refused, which a test of something else must not depend on.
+ */
+export async function dropFile(client: SftpClient, bytes: Buffer, path: string): Promise<void> {
+  const slash = path.lastIndexOf('/');
+  const hidden = `${path.slice(0, slash + 1)}.${path.slice(slash + 1)}.part`;
+  await client.put(bytes, hidden);
+  await client.rename(hidden, path);
+}

@@ -1,4 +1,4 @@
--- Address register versions (AddressStore, issue 13), built like list versions (002_lists.sql):
+-- Address register versions (AddressStore), built like list versions (002_lists.sql):
 -- a version row changes by inserting it again with revision + 1; the active version is the one
 -- with the highest activation_seq (0 = never activated).
 CREATE TABLE IF NOT EXISTS {database}.address_versions (

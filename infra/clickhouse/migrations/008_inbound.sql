@@ -1,4 +1,4 @@
--- Inbound channels (InboundStore, DECISIONS §15): drop folders, their poll status, the email sender
+-- Inbound channels (InboundStore, docs/decisions.md §15): drop folders, their poll status, the email sender
 -- allow-list and the claims (one per dropped file or emailed attachment). One table, keyed by
 -- (kind, id); the searched fields are columns, the whole record is `body` (JSON). Rows are never
 -- updated in place: a change inserts the record again with revision + 1, reads use FINAL.

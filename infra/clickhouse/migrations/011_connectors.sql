@@ -1,4 +1,4 @@
--- Connectors (ConnectorStore, DECISIONS §16, docs/connectors.md): scheduled HTTPS pulls and the
+-- Connectors (ConnectorStore, docs/decisions.md §16, docs/connectors.md): scheduled HTTPS pulls and the
 -- status of each one's last pull. One table keyed by (kind, id); the whole record is `body`
 -- (JSON). Rows are never updated in place: a change inserts the record again with revision + 1,
 -- reads use FINAL.

@@ -19,7 +19,7 @@ ALTER TABLE {database}.job_data_keys MODIFY SETTING old_parts_lifetime = 10;
 ALTER TABLE {database}.check_results MODIFY SETTING old_parts_lifetime = 10;
 ALTER TABLE {database}.check_jobs MODIFY SETTING old_parts_lifetime = 10;
 
--- Idempotency records shared by every API process (DECISIONS §6, docs/privacy-and-proof.md
+-- Idempotency records shared by every API process (docs/decisions.md §6, docs/privacy-and-proof.md
 -- "Idempotency across API processes"). Append-only events of (scope, key): a claim of
 -- generation `epoch` (kind 'claim', with its owner), its answer ('done') or its release
 -- ('abandon'). One winner per generation: every claim row is inserted with

@@ -3,7 +3,7 @@ import type { IntakeError, IntakeErrorCode } from '../../ingest/people/index.ts'
 import { ApiError } from '../errors.ts';
 
 /** Issue texts for a streamed body, in the same voice as zod-issues.ts; never a value. */
-const TEXTS: Record<IntakeErrorCode, Record<Locale, (limit?: number) => string>> = {
+export const TEXTS: Record<IntakeErrorCode, Record<Locale, (limit?: number) => string>> = {
   invalid_utf8: { da: () => 'Indholdet er ikke gyldig UTF-8.', en: () => 'The body is not valid UTF-8.' },
   invalid_json: { da: () => 'Ikke gyldig JSON.', en: () => 'Not valid JSON.' },
   not_an_object: { da: () => 'Skal være et objekt.', en: () => 'Must be an object.' },
@@ -19,14 +19,21 @@ const TEXTS: Record<IntakeErrorCode, Record<Locale, (limit?: number) => string>>
 };
 
 /**
- * A streamed-body error in the contract's terms (DECISIONS §5): bytes that are not UTF-8 or not
+ * A streamed-body error in the contract's terms (docs/decisions.md §5): bytes that are not UTF-8 or not
  * JSON are 400 `invalid_json`; everything else 422 with `details.issues` = [{path, message}].
  * NDJSON errors also name the 1-based `line`.
  */
+/**
+ * Bytes that are not UTF-8 or not JSON are the request's syntax (400); well-formed JSON that
+ * breaks the schema or a limit is its content (422). Chosen here, at the HTTP edge: ingest only
+ * names what is wrong.
+ */
+const BAD_SYNTAX: ReadonlySet<IntakeErrorCode> = new Set(['invalid_utf8', 'invalid_json']);
+
 export function apiErrorOfIntake(error: IntakeError): ApiError {
   const describe = (locale: Locale) => TEXTS[error.code][locale](error.limit);
   const where = { ...(error.path !== '' ? { path: error.path } : {}), ...(error.line !== undefined ? { line: error.line } : {}) };
-  if (error.httpStatus === 400) {
+  if (BAD_SYNTAX.has(error.code)) {
     return new ApiError({
       code: 'invalid_request',
       messageKey: 'invalid_json',

@@ -1,5 +1,5 @@
 /**
- * Reads a POST /v2/check-jobs body as a stream (DECISIONS §7): people go through the streaming
+ * Reads a POST /v2/check-jobs body as a stream (docs/decisions.md §7): people go through the streaming
  * readers into the intake's spool file, never into memory whole; the other job fields are
  * validated as soon as they are read; the raw bytes are counted (body limit) and hashed (the
  * input's SHA-256 and the idempotency fingerprint) on the way.
@@ -17,6 +17,7 @@ import { MatchPolicySchema } from '../schemas/enums.ts';
 import { CheckJobFieldsSchema, MAX_PEOPLE_PER_JOB, MAX_RETENTION_DAYS, type CheckJobFields } from '../schemas/check-job.ts';
 import { boundedString } from '../schemas/registry.ts';
 import { apiErrorOfIntake } from './intake-issues.ts';
+import { issueText } from '../issue-texts.ts';
 
 export type JobMediaType = 'json' | 'ndjson';
 
@@ -90,7 +91,7 @@ function mergeQueryFields(body: CheckJobFields, query: CheckJobFields): CheckJob
   if (conflicts.length > 0) {
     throw validationFailed(conflicts.map((path) => ({
       path,
-      describe: (l) => (l === 'da' ? 'Angivet både i forespørgselsstrengen og i indholdet.' : 'Given both in the query string and in the body.'),
+      describe: issueText('given_twice'),
     })));
   }
   const options = { ...body.options, ...query.options };
@@ -103,7 +104,7 @@ function checkJsonField(name: string, value: unknown): void {
   if (!Object.hasOwn(shape, name)) {
     throw validationFailed([{
       path: /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '',
-      describe: (l) => (l === 'da' ? 'Ukendt felt.' : 'Unknown field.'),
+      describe: issueText('unknown_field'),
     }]);
   }
   parseOrThrow(shape[name], value, [name]);
@@ -153,7 +154,7 @@ export async function readJobBody(options: {
     } catch (error) {
       if (!(error instanceof IntakeError)) throw error;
       // No body at all is a missing `people` (as on POST /v2/checks), not malformed JSON.
-      if (bytes === 0) throw validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
+      if (bytes === 0) throw validationFailed([{ path: 'people', describe: issueText('required') }]);
       throw apiErrorOfIntake(error);
     }
   }

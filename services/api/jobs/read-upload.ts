@@ -1,5 +1,5 @@
 /**
- * Reads a multipart POST /v2/check-jobs (DECISIONS §14) into a file on local disk and its form
+ * Reads a multipart POST /v2/check-jobs (docs/decisions.md §14) into a file on local disk and its form
  * fields: the `file` part streams to the spool directory (spoolBytes: counted, 100 MB → 413,
  * hashed; a full disk → 503 spool_full), never into memory; `column_mapping` and `options` are
  * JSON text, checked against their schemas; `callback_url` and `external_ref` are text. Any other
@@ -11,19 +11,23 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
 import { spoolBytes, SpoolFullError } from '../../ingest/index.ts';
-import { ApiError, spoolFull, validationFailed, type IssueRef } from '../errors.ts';
+import { ApiError, spoolFull, validationFailed } from '../errors.ts';
 import { issuesFromZod } from '../zod-issues.ts';
 import { CheckJobOptionsSchema, ColumnMappingSchema } from '../schemas/check-job.ts';
 import { boundedString } from '../schemas/registry.ts';
+import { plainFileName } from '../../ingest/uploads/file-name.ts';
+import { issueAt } from '../issue-texts.ts';
 
-/** DECISIONS §14: uploads up to 100 MB; beyond, 413. */
+/** docs/decisions.md §14: uploads up to 100 MB; beyond, 413. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 /** The form's text fields are small; 64 KiB is far beyond any real mapping. */
 const MAX_FIELD_BYTES = 64 * 1024;
 
-/** Multipart `options`: the job options plus `start` (DECISIONS §14: default false, a draft). */
+/** Multipart `options`: the job options plus `start` (docs/decisions.md §14: default false, a draft). */
 export const UploadOptionsSchema = CheckJobOptionsSchema.extend({
   start: z.boolean().optional().describe('true: the job starts at once instead of waiting as a draft (default false)'),
+  confirm_warnings: z.boolean().optional()
+    .describe('With start: start although the mapping has warnings (else 409 `warnings_unconfirmed`, nothing created)'),
 });
 
 /** The multipart form as the OpenAPI document shows it (the route reads it itself). */
@@ -42,7 +46,7 @@ export interface Upload {
   bytes: number;
   sha256: string;
   column_mapping: ColumnMapping | null;
-  options: (CheckJobOptions & { start?: boolean }) | null;
+  options: (CheckJobOptions & { start?: boolean; confirm_warnings?: boolean }) | null;
   callback_url: string | null;
   external_ref: string | null;
   /** The fields as sent, for the idempotency fingerprint. */
@@ -50,7 +54,7 @@ export interface Upload {
 }
 
 /**
- * What makes an upload the same request for an Idempotency-Key (DECISIONS §6): the file's bytes,
+ * What makes an upload the same request for an Idempotency-Key (docs/decisions.md §6): the file's bytes,
  * its name and the fields as sent.
  */
 export function idempotencyBodyOf(upload: Upload): Record<string, unknown> {
@@ -58,8 +62,6 @@ export function idempotencyBodyOf(upload: Upload): Record<string, unknown> {
 }
 
 const FIELDS = ['column_mapping', 'options', 'callback_url', 'external_ref'] as const;
-
-const issue = (path: string, da: string, en: string): IssueRef => ({ path, describe: (l) => (l === 'da' ? da : en) });
 
 const tooLarge = () =>
   new ApiError({ code: 'invalid_request', messageKey: 'upload_too_large', status: 413, details: { reason: 'body_too_large' } });
@@ -69,7 +71,7 @@ function jsonField<T>(name: string, text: string, schema: z.ZodType<T>): T {
   try {
     value = JSON.parse(text);
   } catch {
-    throw validationFailed([issue(name, 'Skal være gyldig JSON.', 'Must be valid JSON.')]);
+    throw validationFailed([issueAt(name, 'invalid_json_field')]);
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
@@ -89,20 +91,20 @@ export async function readUpload(request: FastifyRequest, spoolDir: string, maxB
       if (part.type === 'file') {
         if (part.fieldname !== 'file') {
           part.file.resume();
-          throw validationFailed([issue(safeName(part.fieldname), 'Ukendt felt; filen skal ligge i feltet file.', 'Unknown field; the file goes in the field file.')]);
+          throw validationFailed([issueAt(safeName(part.fieldname), 'unknown_upload_field')]);
         }
         const spooled = await spoolBytes(part.file, spoolDir);
-        file = { ...spooled, filename: plainName(part.filename) };
+        file = { ...spooled, filename: plainFileName(part.filename) };
         if (part.file.truncated) throw tooLarge();
       } else {
         const name = part.fieldname;
-        if (!(FIELDS as readonly string[]).includes(name)) throw validationFailed([issue(safeName(name), 'Ukendt felt.', 'Unknown field.')]);
-        if (part.valueTruncated) throw validationFailed([issue(name, 'Feltet er for stort.', 'The field is too large.')]);
-        if (Object.hasOwn(raw, name)) throw validationFailed([issue(name, 'Feltet er angivet to gange.', 'The field is given twice.')]);
+        if (!(FIELDS as readonly string[]).includes(name)) throw validationFailed([issueAt(safeName(name), 'unknown_field')]);
+        if (part.valueTruncated) throw validationFailed([issueAt(name, 'field_too_large')]);
+        if (Object.hasOwn(raw, name)) throw validationFailed([issueAt(name, 'field_given_twice')]);
         raw[name] = String(part.value);
       }
     }
-    if (!file) throw validationFailed([issue('file', 'Skal udfyldes.', 'Is required.')]);
+    if (!file) throw validationFailed([issueAt('file', 'required')]);
     const text = (name: 'callback_url' | 'external_ref') => {
       if (raw[name] === undefined) return null;
       const parsed = boundedString().safeParse(raw[name]);
@@ -126,11 +128,6 @@ export async function readUpload(request: FastifyRequest, spoolDir: string, maxB
   }
 }
 
-/** Only a plain base name is kept (shown on the job and in the result file's name). */
-function plainName(filename: string | undefined): string | null {
-  const base = (filename ?? '').split(/[\\/]/).pop()?.slice(0, 200) ?? '';
-  return base === '' ? null : base;
-}
 
 function safeName(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '';
@@ -142,9 +139,9 @@ function mapMultipartError(error: unknown): unknown {
   if (error instanceof SpoolFullError) return spoolFull();
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
-  if (code === 'FST_FILES_LIMIT') return validationFailed([issue('file', 'Kun én fil pr. job.', 'Only one file per job.')]);
+  if (code === 'FST_FILES_LIMIT') return validationFailed([issueAt('file', 'one_file_per_job')]);
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-    return validationFailed([issue('', 'For mange felter i formularen.', 'Too many fields in the form.')]);
+    return validationFailed([issueAt('', 'too_many_form_fields')]);
   }
   const message = (error as Error | null)?.message ?? '';
   if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || /multipart|boundary|Unexpected end of (form|multipart)/i.test(message)) {

@@ -17,7 +17,7 @@ export const resolveAddressesSpec: RouteSpec = {
     'With the national address register loaded, each address is resolved the way DAWA\'s datavask does: `exact`, ' +
     '`corrected` (the street was the one closest street of the postal code) or `unresolved`, and a resolved address ' +
     'is answered in the register\'s spelling. Without a register the service parses and normalises only: confidence ' +
-    'is `unresolved` and `ok` tells whether the text parsed (DECISIONS §13). Same answers for live and test keys.',
+    'is `unresolved` and `ok` tells whether the text parsed (docs/decisions.md §13). Same answers for live and test keys.',
   authenticated: true,
   body: ResolveAddressesRequestSchema,
   success: {

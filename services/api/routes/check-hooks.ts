@@ -10,14 +10,14 @@ import type { RouteContext } from './route-spec.ts';
  * first thing it must fix.
  */
 
-/** DECISIONS §8; test keys are never billed, so the agreement only gates live keys. */
+/** docs/decisions.md §8; test keys are never billed, so the agreement only gates live keys. */
 export async function requireApiAgreement(request: FastifyRequest): Promise<void> {
   const { org, mode } = authOf(request);
   if (mode === 'live' && org.plan === 'pay_per_list' && !org.api_agreement) throw paymentRequired('no_api_agreement');
 }
 
 /**
- * DECISIONS §5: company and phone checks need the organisation's add-on, for test keys as well
+ * docs/decisions.md §5: company and phone checks need the organisation's add-on, for test keys as well
  * (a test integration must meet the same 403 its live twin would).
  */
 export function requireAddon(addon: Organisation['addons'][number]) {
@@ -27,7 +27,7 @@ export function requireAddon(addon: Organisation['addons'][number]) {
 }
 
 /**
- * The key's rate (DECISIONS §11) with the RateLimit headers of draft-ietf-httpapi-ratelimit-headers
+ * The key's rate (docs/decisions.md §11) with the RateLimit headers of draft-ietf-httpapi-ratelimit-headers
  * (the widely implemented -06/-07 fields): `RateLimit-Policy: <rate>;w=1;burst=<burst>`,
  * `RateLimit-Limit` (the burst), `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the
  * bucket is full again; on a 429 until the next request fits, as `Retry-After`).

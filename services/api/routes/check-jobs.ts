@@ -6,7 +6,7 @@ import { InvalidCursorError } from '../../platform/store/job-results.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { authOf } from '../auth.ts';
 import { renderCheckJob } from '../check-job-json.ts';
-import { ApiError, validationFailed } from '../errors.ts';
+import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { fieldsFromQuery, jobMediaTypeOf, JobQuerySchema, readJobBody } from '../jobs/read-body.ts';
@@ -16,9 +16,13 @@ import {
 import type { JobSpec } from '../../ingest/index.ts';
 import { JobPersonInputSchema } from '../schemas/person-input.ts';
 import { issuesFromZod } from '../zod-issues.ts';
+import { issueAt } from '../issue-texts.ts';
 import multipart from '@fastify/multipart';
 import { UploadFormSchema } from '../jobs/read-upload.ts';
-import { createCheckJobFileHandlers, ResultFileQuerySchema, StartCheckJobRequestSchema } from './check-job-files.ts';
+import {
+  contentDisposition, createCheckJobFileHandlers, PreviewCheckJobRequestSchema, ResultFileQuerySchema, StartCheckJobRequestSchema,
+} from './check-job-files.ts';
+import { certificatePdf } from '../certificate-pdf.ts';
 import { registerRoute } from './register.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
@@ -37,7 +41,7 @@ export const createCheckJobSpec: RouteSpec = {
     'The body is read as a stream. `application/json`: `people` plus the job fields. `application/x-ndjson`: one ' +
     'PersonInput per line, job fields in the query string (allowed for JSON too; one field in both places is 422). ' +
     '`multipart/form-data`: a spreadsheet or CSV in `file` ' +
-    '(DECISIONS §14) becomes a `draft` with `columns`, `column_mapping` (yours, else guessed from the headers) and a ' +
+    '(docs/decisions.md §14) becomes a `draft` with `columns`, `column_mapping` (yours, else guessed from the headers) and a ' +
     '20-row `preview`; start it with POST /v2/check-jobs/{id}/start, or at once with `options.start: true`. A file ' +
     'that cannot be used is 422 (`details.reason` says why) and creates nothing; over 100 MB is 413. The whole ' +
     'input is validated before anything is created. A queued job pins the list version active then; results are ' +
@@ -47,14 +51,14 @@ export const createCheckJobSpec: RouteSpec = {
   body: CreateCheckJobRequestSchema,
   otherBodies: [
     { mediaType: 'application/x-ndjson', schema: JobPersonInputSchema, description: 'One JobPersonInput (PersonInput + cvr, company_name) per line' },
-    { mediaType: 'multipart/form-data', schema: UploadFormSchema, description: 'A file upload (DECISIONS §14); no query parameters' },
+    { mediaType: 'multipart/form-data', schema: UploadFormSchema, description: 'A file upload (docs/decisions.md §14); no query parameters' },
   ],
   query: JobQuerySchema,
   success: {
     status: 202, description: 'The job: queued (JSON, NDJSON, or a file with options.start) or draft (a file)', schema: CheckJobSchema,
     headers: ['Request-Id', 'Idempotent-Replayed', 'Location'],
   },
-  errors: [400, 401, 402, 403, 409, 413, 422, 500, 503],
+  errors: [400, 401, 402, 403, 409, 413, 422, 429, 500, 503],
 };
 
 export const getCheckJobSpec: RouteSpec = {
@@ -71,6 +75,9 @@ export const getCheckJobSpec: RouteSpec = {
 const ResultsQuerySchema = z.strictObject({
   cursor: z.string().max(200).optional().describe('next_cursor of the page before; opaque'),
   limit: z.coerce.number().int().min(1).max(10_000).default(1000).describe('Results per page, at most 10,000 (default 1,000)'),
+  change: z.enum(['newly_blocked', 'released', 'changed_level', 'any']).optional()
+    .describe("A monitor re-check's change report: only results with this `change` (`any`: with a change). A page then " +
+      'holds those of its `limit` rows (it may be shorter, even empty); follow `next_cursor` to the end'),
 });
 
 export const getCheckJobResultsSpec: RouteSpec = {
@@ -105,14 +112,33 @@ export const startCheckJobSpec: RouteSpec = {
   description:
     'Reads the draft\'s file again with the mapping, validates every row (a value over 200 characters is 422 with ' +
     'the row in the path) and moves the job to `queued` (pinning the list version active now). A job that is not a ' +
-    'draft (started already, deleted) is 409 `details.reason: job_not_draft`.',
+    'draft (started already, deleted) is 409 `details.reason: job_not_draft`. A draft whose mapping has `warnings` ' +
+    '(no name or address column, most of the first rows unreadable) is 409 `details.reason: warnings_unconfirmed` ' +
+    'unless `confirm_warnings` is true; a new mapping given here is judged on its own first rows.',
   authenticated: true,
   requestHeaders: [idempotencyKeyHeader],
   pathParams: jobId,
   body: StartCheckJobRequestSchema,
   bodyOptional: true,
   success: { status: 202, description: 'The job, queued', schema: CheckJobSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
-  errors: [400, 401, 402, 403, 404, 409, 422, 500, 503],
+  errors: [400, 401, 402, 403, 404, 409, 422, 429, 500, 503],
+};
+
+export const previewCheckJobSpec: RouteSpec = {
+  method: 'POST',
+  url: '/v2/check-jobs/{id}/preview',
+  operationId: 'previewCheckJob',
+  summary: 'Check a draft\'s first rows again with another mapping or options, without starting it',
+  description:
+    'The same draft (same id, same file) with the mapping and options given: `columns`, `preview` and `warnings` made ' +
+    'anew and kept, so a later /start uses them. Nothing is published. 409 `job_not_draft` when it is not a draft; a ' +
+    'mapping naming a missing column is 422.',
+  authenticated: true,
+  pathParams: jobId,
+  body: PreviewCheckJobRequestSchema,
+  bodyOptional: true,
+  success: { status: 200, description: 'The draft with its new preview', schema: CheckJobSchema },
+  errors: [400, 401, 402, 404, 409, 422, 429, 500, 503],
 };
 
 export const getCheckJobFileSpec: RouteSpec = {
@@ -121,9 +147,11 @@ export const getCheckJobFileSpec: RouteSpec = {
   operationId: 'getCheckJobFile',
   summary: "A done job's results as a file: your own columns with the verdict appended",
   description:
-    'DECISIONS §14: xlsx and xls input → xlsx, csv → csv in the input\'s encoding and delimiter, JSON jobs → csv ' +
-    'UTF-8 (column `id`). Appended columns: status, match_level, match_code, reasons, list_version (headers in ' +
-    'the Accept-Language). Cells a spreadsheet would run as a formula are written as text. Streamed.',
+    'docs/decisions.md §14: xlsx and xls input → xlsx, csv → csv in the input\'s encoding and delimiter, JSON jobs → csv ' +
+    'UTF-8 (column `id`). Appended columns, in words in the Accept-Language: status (Blokeret / Tilladt / Manuel ' +
+    'vurdering), match level, match, reason, list version (its publication date). xlsx has a formatted, filtered ' +
+    'header and a legend sheet with the counts. `rows` gives only the blocked, allowed or manual rows. Cells that ' +
+    'could run as a formula are written as text; plain numbers and phone numbers stay as they were. Streamed.',
   authenticated: true,
   pathParams: jobId,
   query: ResultFileQuerySchema,
@@ -137,11 +165,30 @@ export const getCheckJobFileSpec: RouteSpec = {
   errors: [400, 401, 402, 404, 409, 410, 422, 500],
 };
 
+export const getCheckJobCertificatePdfSpec: RouteSpec = {
+  method: 'GET',
+  url: '/v2/check-jobs/{id}/certificate.pdf',
+  operationId: 'getCheckJobCertificatePdf',
+  summary: "A done job's certificate as a PDF people read",
+  description:
+    'Organisation, file, row counts, list version and its publication date, time of the check, and how to verify it, ' +
+    'with the signed token (`certificate_token`, a compact JWS) printed in full; every figure is the token\'s own. In ' +
+    'the Accept-Language. Kept after the job is deleted, like the token. 409 `certificate_not_ready` while the job has ' +
+    'no certificate (not done yet, or failed).',
+  authenticated: true,
+  pathParams: jobId,
+  success: {
+    status: 200, description: 'The certificate (Content-Disposition: attachment)', schema: z.string(),
+    media: { 'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } } },
+  },
+  errors: [400, 401, 402, 404, 409, 500],
+};
+
 export const checkJobSpecs = [
-  createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, startCheckJobSpec, getCheckJobFileSpec, deleteCheckJobSpec,
+  createCheckJobSpec, getCheckJobSpec, getCheckJobResultsSpec, startCheckJobSpec, previewCheckJobSpec, getCheckJobFileSpec, getCheckJobCertificatePdfSpec,
+  deleteCheckJobSpec,
 ];
 
-const notFound = () => new ApiError({ code: 'not_found', messageKey: 'not_found' });
 
 function sendJob(reply: FastifyReply, status: number, job: JobRecord) {
   return reply.code(status).type('application/json; charset=utf-8').send(renderCheckJob(job));
@@ -179,9 +226,13 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       const query = (request.query ?? {}) as Record<string, unknown>;
       const queryFields = fieldsFromQuery(query);
       if (request.body === null || request.body === undefined) {
-        throw validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
+        throw validationFailed([issueAt('people', 'required')]);
       }
       const locale = localeFrom(request.headers['accept-language']);
+      const scope = { org_id: org.id, mode };
+      // docs/api-decisions.md "Quotas": no room for a single row, no body is read; the exact count
+      // is checked once the rows are known, before the job is committed.
+      await jobsCtx.quotas.requireRowRoom(scope, 1);
       const specOf = (fields: CheckJobFields, inputSha256?: string): JobSpec => ({
         source: 'api',
         org,
@@ -224,6 +275,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       return sendOutcome(reply, outcome);
 
       async function commit(): Promise<JobRecord> {
+        await jobsCtx.quotas.requireRowRoom(scope, body.spooled.rowCount);
         try {
           return await intake.seal(body.spooled, specOf(body.fields, body.bodySha256));
         } catch (error) {
@@ -247,24 +299,44 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     try {
       // The seal (HMAC) proves the cursor was made here for this job; the store checks its shape.
       const cursor = parsed.data.cursor ? await jobsCtx.cursors.open(job.id, parsed.data.cursor) : null;
-      page = await jobs.readResults(job.id, { cursor, limit: parsed.data.limit });
+      page = await jobs.readResultsJson(job.id, { cursor, limit: parsed.data.limit });
     } catch (error) {
       if (!(error instanceof InvalidCursorError) && !(error instanceof InvalidSealError)) throw error;
-      throw validationFailed([{ path: 'cursor', describe: (l) => (l === 'da' ? 'Ugyldig cursor for dette job.' : 'Invalid cursor for this job.') }]);
+      throw validationFailed([issueAt('cursor', 'invalid_job_cursor')]);
     }
     if (!job.list_version) throw new Error('a done job without a list version');
-    const body: CheckJobResultsPage = {
-      list_version: job.list_version,
-      results: page.rows.map((row) => row.result),
-      next_cursor: page.next_cursor === null ? null : await jobsCtx.cursors.seal(job.id, page.next_cursor),
-    };
-    return reply.code(200).send(body);
+    const nextCursor = page.next_cursor === null ? null : await jobsCtx.cursors.seal(job.id, page.next_cursor);
+    // docs/monitors.md "Change reports": the filter applies to each page's rows, so the cursor
+    // (a position in the job's rows) stays the same with or without it. Only a filtered page
+    // parses its results (to read `change`); an unfiltered one is served as stored.
+    const wanted = parsed.data.change;
+    const results = wanted ? page.results.filter((json) => {
+      const change = (JSON.parse(json) as { change?: string | null }).change ?? null;
+      return wanted === 'any' ? change !== null : change === wanted;
+    }) : page.results;
+    return reply.code(200).type('application/json; charset=utf-8').send(resultsPageJson(job.list_version, results, nextCursor));
   });
 
   registerRoute(app, { ...startCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) =>
     files.start(request, reply, await scopedJob(request)));
 
+  registerRoute(app, { ...previewCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) => files.preview(request, reply, await scopedJob(request)));
+
   registerRoute(app, getCheckJobFileSpec, [ctx.authenticate], async (request, reply) => files.file(request, reply, await scopedJob(request)));
+
+  registerRoute(app, getCheckJobCertificatePdfSpec, [ctx.authenticate], async (request, reply) => {
+    const job = await scopedJob(request);
+    if (job.certificate_token === null) {
+      throw new ApiError({ code: 'conflict', messageKey: 'certificate_not_ready', details: { reason: 'certificate_not_ready', status: job.status } });
+    }
+    const locale = localeFrom(request.headers['accept-language']);
+    const pdf = await certificatePdf({
+      token: job.certificate_token, organisation: authOf(request).org.name, filename: job.filename, source: job.source,
+      baseUrl: `${request.protocol}://${request.host}`, locale,
+    });
+    const name = `${(job.filename ?? `check-job-${job.id}`).replace(/\.[A-Za-z0-9]{1,5}$/, '')}.certificate.pdf`;
+    return reply.code(200).type('application/pdf').header('Content-Disposition', contentDisposition(name)).send(pdf);
+  });
 
   registerRoute(app, deleteCheckJobSpec, [ctx.authenticate], async (request, reply) => {
     const job = await scopedJob(request);
@@ -286,4 +358,16 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     ctx.logger.info({ job_id: job.id, org_id: job.org_id, request_id: request.id }, 'job.deleted');
     return sendJob(reply, 200, deleted);
   });
+}
+
+/**
+ * The CheckJobResultsPage body, built from the results as the store keeps them (JSON text, joined
+ * as they are; docs/platform-clickhouse-registry.md "Result records"). A string body skips the
+ * route's response serializer, which would parse and validate each of up to 10,000 results and
+ * stringify them again: most of a page's time. The envelope is typed, so the shape cannot drift
+ * from the schema; the tests validate every page they read against it.
+ */
+function resultsPageJson(listVersion: CheckJobResultsPage['list_version'], results: readonly string[], nextCursor: string | null): string {
+  const envelope: Omit<CheckJobResultsPage, 'results'> = { list_version: listVersion, next_cursor: nextCursor };
+  return `{"list_version":${JSON.stringify(envelope.list_version)},"results":[${results.join(',')}],"next_cursor":${JSON.stringify(envelope.next_cursor)}}`;
 }

@@ -5,19 +5,15 @@ import {
 } from '../../domain/index.ts';
 import type { CheckOptions, ListVersionRef } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
-import { authOf } from '../auth.ts';
 import { listNotReady, registerNotReady } from '../errors.ts';
-import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
-import { localeFrom } from '../locale.ts';
+import { idempotencyKeyHeader } from '../idempotency.ts';
 import {
   CreateCompanyChecksRequestSchema, CreateCompanyChecksResponseSchema,
   type CreateCompanyChecksRequest, type CreateCompanyChecksResponse,
 } from '../schemas/companies.ts';
 import { limitRate, requireAddon, requireApiAgreement } from './check-hooks.ts';
-import { registerRoute } from './register.ts';
+import { registerSyncCheck } from './sync-check.ts';
 import { RATE_LIMIT_HEADERS, type RouteContext, type RouteSpec } from './route-spec.ts';
-
-const ENDPOINT = 'POST /v2/company-checks';
 
 export const createCompanyChecksSpec: RouteSpec = {
   method: 'POST',
@@ -43,7 +39,7 @@ export const createCompanyChecksSpec: RouteSpec = {
 
 function checkCompanies(ctx: RouteContext, mode: 'live' | 'test', body: CreateCompanyChecksRequest, options: CheckOptions): CreateCompanyChecksResponse {
   if (mode === 'test') {
-    // Test keys never read the live register or list (DECISIONS §3).
+    // Test keys never read the live register or list (docs/decisions.md §3).
     const checkOwner = (owner: PersonInput) => testModeCheck(owner, options);
     return {
       list_version: TEST_LIST_VERSION,
@@ -67,33 +63,11 @@ function checkCompanies(ctx: RouteContext, mode: 'live' | 'test', body: CreateCo
 }
 
 export function registerCompanyChecksRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const hooks = [ctx.authenticate, requireApiAgreement, requireAddon('company'), limitRate(ctx)];
-  registerRoute(app, createCompanyChecksSpec, hooks, async (request, reply) => {
-    const { org, mode, key } = authOf(request);
-    const body = request.body as CreateCompanyChecksRequest;
-    const options: CheckOptions = {
-      policy: body.policy ?? 'standard',
-      stopLevel: body.stop_level ?? org.stop_level ?? 1,
-      locale: localeFrom(request.headers['accept-language']),
-    };
-    const outcome = await ctx.idempotency.run(
-      { orgId: org.id, mode, endpoint: ENDPOINT },
-      idempotencyKeyOf(request.headers),
-      body,
-      async () => {
-        const response = checkCompanies(ctx, mode, body, options);
-        if (mode === 'live' && ctx.events) {
-          await ctx.events.publish({
-            type: 'CheckUsage',
-            value: {
-              org_id: org.id, kind: 'company_check', count: body.companies.length, job_id: null, request_id: request.id,
-              list_version_id: response.list_version?.id ?? null, at: ctx.clock().toISOString(), key_id: key.id,
-            },
-          });
-        }
-        return { status: 200, body: JSON.stringify(CreateCompanyChecksResponseSchema.parse(response)) };
-      },
-    );
-    return sendOutcome(reply, outcome);
+  registerSyncCheck(app, ctx, {
+    spec: createCompanyChecksSpec,
+    hooks: [ctx.authenticate, requireApiAgreement, requireAddon('company'), limitRate(ctx)],
+    usage: 'company_check',
+    countOf: (body: CreateCompanyChecksRequest) => body.companies.length,
+    check: (body, options, { mode }) => checkCompanies(ctx, mode, body, options),
   });
 }

@@ -12,12 +12,15 @@ import type { CertificateKeys } from '../../platform/keys/certificate-keys.ts';
 import { paymentWebhookSpec, registerPaymentRoutes, type PaymentsContext } from './payments.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 import { monitorSpecs, registerMonitorRoutes, type MonitorsContext } from './monitors.ts';
+import { peopleSpecs, registerPeopleRoutes, type PeopleContext } from './people.ts';
+import { channelSpecs, registerChannelRoutes, type ChannelsContext } from './channels.ts';
+import { columnMappingSpecs, registerColumnMappingRoutes, type ColumnMappingsContext } from './column-mappings.ts';
 
 /** Every operation the API publishes, in the order of the OpenAPI document. */
 export const routeSpecs: RouteSpec[] = [
   createChecksSpec, createCompanyChecksSpec, createPhoneChecksSpec, listCheckJobsSpec, ...checkJobSpecs, ...monitorSpecs, ...certificateSpecs,
   paymentWebhookSpec,
-  getCurrentListVersionSpec, resolveAddressesSpec,
+  getCurrentListVersionSpec, resolveAddressesSpec, ...peopleSpecs, ...channelSpecs, ...columnMappingSpecs,
 ];
 
 /**
@@ -27,7 +30,7 @@ export const routeSpecs: RouteSpec[] = [
  */
 export function registerRoutes(
   app: FastifyInstance, ctx: RouteContext, jobs?: CheckJobsContext, certificates?: CertificateKeys, payments?: PaymentsContext,
-  monitors?: MonitorsContext,
+  monitors?: MonitorsContext, people?: PeopleContext, channels?: ChannelsContext, columnMappings?: ColumnMappingsContext,
 ): void {
   registerChecksRoutes(app, ctx);
   registerCompanyChecksRoutes(app, ctx);
@@ -39,6 +42,9 @@ export function registerRoutes(
   if (monitors) registerMonitorRoutes(app, ctx, monitors);
   if (certificates) registerCertificateRoutes(app, ctx, certificates);
   if (payments) registerPaymentRoutes(app, ctx, payments);
+  if (people) registerPeopleRoutes(app, ctx, people);
+  if (channels) registerChannelRoutes(app, ctx, channels);
+  if (columnMappings) registerColumnMappingRoutes(app, ctx, columnMappings);
   registerListVersionRoutes(app, ctx);
   registerAddressRoutes(app, ctx);
   registerOpenApiRoute(app, routeSpecs);

@@ -1,5 +1,5 @@
 /**
- * /v2/monitors (DECISIONS §16, docs/monitors.md): an organisation's monitored contact sets. The
+ * /v2/monitors (docs/decisions.md §16, docs/monitors.md): an organisation's monitored contact sets. The
  * contacts come as JSON, NDJSON or a file exactly as for check jobs (the same streaming readers
  * and file readers of services/ingest); the whole input is read and validated before anything is
  * created or replaced. The monitor service re-checks each monitor as a `source: monitor` job.
@@ -20,7 +20,7 @@ import {
 import type { IdempotencyScope, StoredResponse } from '../../platform/store/idempotency-port.ts';
 import type { MonitorRecord, MonitorStore } from '../../platform/store/monitors-port.ts';
 import { authOf } from '../auth.ts';
-import { ApiError, validationFailed } from '../errors.ts';
+import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome, type IdempotentOutcome } from '../idempotency.ts';
 import { localeFrom } from '../locale.ts';
 import { apiErrorOfIntake } from '../jobs/intake-issues.ts';
@@ -35,6 +35,8 @@ import { issuesFromZod } from '../zod-issues.ts';
 import { apiErrorOfIngest } from './check-job-files.ts';
 import { registerRoute } from './register.ts';
 import type { RouteContext, RouteSpec } from './route-spec.ts';
+import { atMostContacts, issueText } from '../issue-texts.ts';
+import type { Quotas } from '../quotas.ts';
 
 /** What the monitor routes need besides the RouteContext. */
 export interface MonitorsContext {
@@ -48,6 +50,11 @@ export interface MonitorsContext {
   spoolDir: string;
   maxBodyBytes: number;
   maxUploadBytes: number;
+  /**
+   * The organisation's quotas (docs/api-decisions.md "Quotas"): reading contacts takes an upload
+   * slot like an upload, and each create or replacement one monitor upload of the allowance.
+   */
+  quotas: Pick<Quotas, 'withFileSlot' | 'takeMonitorUpload'>;
   clock: () => Date;
 }
 
@@ -73,7 +80,7 @@ export const createMonitorSpec: RouteSpec = {
   query: MonitorQuerySchema,
   requestHeaders: [idempotencyKeyHeader],
   success: { status: 201, description: 'The monitor', schema: MonitorSchema, headers: ['Request-Id', 'Idempotent-Replayed', 'Location'] },
-  errors: [400, 401, 402, 409, 413, 422, 500, 503],
+  errors: [400, 401, 402, 409, 413, 422, 429, 500, 503],
 };
 
 export const listMonitorsSpec: RouteSpec = {
@@ -112,7 +119,7 @@ export const replaceMonitorContactsSpec: RouteSpec = {
   otherBodies: bodies(''),
   requestHeaders: [idempotencyKeyHeader],
   success: { status: 200, description: 'The monitor', schema: MonitorSchema, headers: ['Request-Id', 'Idempotent-Replayed'] },
-  errors: [400, 401, 402, 404, 409, 413, 422, 500, 503],
+  errors: [400, 401, 402, 404, 409, 413, 422, 429, 500, 503],
 };
 
 export const deleteMonitorSpec: RouteSpec = {
@@ -129,7 +136,6 @@ export const deleteMonitorSpec: RouteSpec = {
 
 export const monitorSpecs = [createMonitorSpec, listMonitorsSpec, getMonitorSpec, replaceMonitorContactsSpec, deleteMonitorSpec];
 
-const notFound = () => new ApiError({ code: 'not_found', messageKey: 'not_found' });
 
 /** The Monitor JSON of a record: the one place that decides what a monitor looks like outside. */
 export function toMonitorJson(m: MonitorRecord): Monitor {
@@ -151,7 +157,7 @@ export function toMonitorJson(m: MonitorRecord): Monitor {
   };
 }
 
-const required = (path: string) => validationFailed([{ path, describe: (l) => (l === 'da' ? 'Skal udfyldes.' : 'Is required.') }]);
+const required = (path: string) => validationFailed([{ path, describe: issueText('required') }]);
 
 function parseOrThrow<T>(schema: z.ZodType<T>, data: unknown, prefix: string[] = []): T {
   const result = schema.safeParse(data);
@@ -160,16 +166,15 @@ function parseOrThrow<T>(schema: z.ZodType<T>, data: unknown, prefix: string[] =
   throw validationFailed(issuesFromZod(issues, prefix.length > 0 ? { [prefix[0]]: data } : data));
 }
 
-/** An error of reading or storing contacts in the contract's terms (DECISIONS §5); others pass on (500). */
+/** An error of reading or storing contacts in the contract's terms (docs/decisions.md §5); others pass on (500). */
 function apiErrorOfContacts(error: unknown): unknown {
   if (error instanceof IntakeError) return apiErrorOfIntake(error);
   if (error instanceof MonitorNotFoundError) return notFound();
   if (error instanceof TooManyContactsError) {
-    const limit = error.limit;
-    return validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? `Højst ${limit.toLocaleString('da-DK')} kontakter.` : `At most ${limit.toLocaleString('en')} contacts.`) }]);
+    return validationFailed([atMostContacts('people', error.limit)]);
   }
   if (error instanceof NoContactsError) {
-    return validationFailed([{ path: 'people', describe: (l) => (l === 'da' ? 'Mindst én kontakt.' : 'At least one contact.') }]);
+    return validationFailed([{ path: 'people', describe: issueText('at_least_one_contact') }]);
   }
   return apiErrorOfIngest(error);
 }
@@ -203,7 +208,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
    * fields of the monitor (JSON body fields, NDJSON query, multipart options) are given to
    * `use` once read. Upload files are removed afterwards, whatever happened.
    *
-   * With an Idempotency-Key (DECISIONS §6) `use` runs at most once per (scope, key, body): the
+   * With an Idempotency-Key (docs/decisions.md §6) `use` runs at most once per (scope, key, body): the
    * fingerprint must be known before anything is written, so a JSON/NDJSON body is first spooled
    * to a file and hashed (a multipart file is spooled anyway), and read from there.
    */
@@ -217,7 +222,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     const mediaType = jobMediaTypeOf(request);
     const query = (request.query ?? {}) as Record<string, unknown>;
     if (mediaType === 'multipart') {
-      if (Object.keys(query).length > 0) throw validationFailed([{ path: '', describe: (l) => (l === 'da' ? 'Ingen parametre i forespørgselsstrengen her.' : 'No query parameters here.') }]);
+      if (Object.keys(query).length > 0) throw validationFailed([{ path: '', describe: issueText('no_query_parameters') }]);
       const upload = await readUpload(request, mctx.spoolDir, mctx.maxUploadBytes);
       try {
         const options = upload.options ?? {};
@@ -229,7 +234,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
           ...(options.use_private_list !== undefined ? { use_private_list: options.use_private_list } : {}),
           ...(options.retention_days !== undefined ? { retention_days: options.retention_days } : {}),
         };
-        if (!allowFields && Object.keys(fields).length > 0) throw validationFailed([{ path: 'options', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
+        if (!allowFields && Object.keys(fields).length > 0) throw validationFailed([{ path: 'options', describe: issueText('only_contacts_replaceable') }]);
         return await ctx.idempotency.run(scope, idempotencyKey, idempotencyBodyOf(upload), () =>
           use({ kind: 'file', path: upload.path, filename: upload.filename, column_mapping: upload.column_mapping }, () => fields));
       } finally {
@@ -256,7 +261,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
           if (mediaType === 'json') {
             const onField = (name: string, value: unknown) => {
               if (!Object.hasOwn(allowed, name)) {
-                throw validationFailed([{ path: /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '', describe: (l) => (l === 'da' ? 'Ukendt felt.' : 'Unknown field.') }]);
+                throw validationFailed([{ path: /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(name) ? name : '', describe: issueText('unknown_field') }]);
               }
               parseOrThrow(allowed[name], value, [name]);
             };
@@ -280,11 +285,24 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
         const body = parseOrThrow(MonitorFieldsSchema, jsonFields);
         const both = Object.keys(body).filter((k) => (q as Record<string, unknown>)[k] !== undefined);
         if (both.length > 0) {
-          throw validationFailed(both.map((path) => ({ path, describe: (l) => (l === 'da' ? 'Angivet både i forespørgselsstrengen og i indholdet.' : 'Given both in the query string and in the body.') })));
+          throw validationFailed(both.map((path) => ({ path, describe: issueText('given_twice') })));
         }
         return { ...body, ...(q as MonitorFields) };
       });
     }
+  }
+
+  /**
+   * Runs a create or a replacement of contacts within the organisation's quotas, checked before
+   * the body is read, so a refused request stores nothing: one upload slot while the contacts are
+   * read and stored, one monitor upload of the allowance (each is a full re-check at the next
+   * walk, docs/api-decisions.md "Quotas").
+   */
+  function withQuota<T>(orgId: string, work: () => Promise<T>): Promise<T> {
+    return mctx.quotas.withFileSlot(orgId, async () => {
+      mctx.quotas.takeMonitorUpload(orgId);
+      return work();
+    });
   }
 
   /** The stored answer of a monitor call (what an Idempotency-Key replays byte for byte). */
@@ -304,7 +322,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     registerRoute(scope, { ...createMonitorSpec, body: undefined }, [ctx.authenticate], async (request, reply) => {
       const { org, mode, key } = authOf(request);
       const locale = localeFrom(request.headers['accept-language']);
-      const outcome = await withContacts(request, true, { orgId: org.id, mode, endpoint: 'POST /v2/monitors' }, async (source, fieldsOf) => {
+      const outcome = await withQuota(org.id, () => withContacts(request, true, { orgId: org.id, mode, endpoint: 'POST /v2/monitors' }, async (source, fieldsOf) => {
         const monitor = await createMonitor(deps, async (): Promise<MonitorSpec> => {
           const fields = fieldsOf();
           // A live monitor that asks for the private list needs one now (a test key has none: §3).
@@ -331,7 +349,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
         return answer(201, monitor);
       }).catch((error: unknown) => {
         throw apiErrorOfContacts(error);
-      });
+      }));
       reply.header('Location', `/v2/monitors/${(JSON.parse(outcome.body) as { id: string }).id}`);
       return sendOutcome(reply, outcome);
     });
@@ -340,14 +358,14 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
       const { org, mode } = authOf(request);
       const current = await scoped(request);
       // The key is scoped to this monitor: the same key on another monitor is another call.
-      const outcome = await withContacts(request, false, { orgId: org.id, mode, endpoint: `PUT /v2/monitors/${current.id}/contacts` }, async (source, fieldsOf) => {
-        if (Object.keys(fieldsOf()).length > 0) throw validationFailed([{ path: '', describe: (l) => (l === 'da' ? 'Kun kontakter kan erstattes.' : 'Only the contacts can be replaced.') }]);
+      const outcome = await withQuota(org.id, () => withContacts(request, false, { orgId: org.id, mode, endpoint: `PUT /v2/monitors/${current.id}/contacts` }, async (source, fieldsOf) => {
+        if (Object.keys(fieldsOf()).length > 0) throw validationFailed([{ path: '', describe: issueText('only_contacts_replaceable') }]);
         const monitor = await replaceMonitorContacts(deps, { organisationId: org.id, mode, monitorId: current.id, source });
         ctx.logger.info({ monitor_id: monitor.id, org_id: org.id, contacts: monitor.contact_count, request_id: request.id }, 'monitor.contacts_replaced');
         return answer(200, monitor);
       }).catch((error: unknown) => {
         throw apiErrorOfContacts(error);
-      });
+      }));
       return sendOutcome(reply, outcome);
     });
   });
@@ -358,7 +376,7 @@ export function registerMonitorRoutes(app: FastifyInstance, ctx: RouteContext, m
     if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error.issues, request.query));
     const after = parsed.data.cursor ?? null;
     if (after !== null && !z.uuid().safeParse(after).success) {
-      throw validationFailed([{ path: 'cursor', describe: (l) => (l === 'da' ? 'Ugyldig cursor.' : 'Invalid cursor.') }]);
+      throw validationFailed([{ path: 'cursor', describe: issueText('invalid_cursor') }]);
     }
     const page = await mctx.monitors.listMonitors({ org_id: org.id, mode }, { after, limit: parsed.data.limit + 1 > 1000 ? 1000 : parsed.data.limit + 1 });
     const shown = page.slice(0, parsed.data.limit);

@@ -12,10 +12,10 @@ import { registerRoute } from './register.ts';
 import type { RouteContext, RouteSpec } from './route-spec.ts';
 
 /**
- * The payment provider's webhook (DECISIONS §8). The provider is outside this repository (tests
+ * The payment provider's webhook (docs/decisions.md §8). The provider is outside this repository (tests
  * use a test double that signs like one); its contract, chosen here in Stripe's manner:
  * - header `Payment-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`,
- *   secret PAYMENT_WEBHOOK_SECRET (the callback signature scheme, api-v2 Events rule 2);
+ *   secret PAYMENT_WEBHOOK_SECRET (the callback signature scheme, docs/contract.md Events rule 2);
  * - body `{id, type: "payment.succeeded", data: {job_id, amount_cents, currency}}`.
  * Replay-safe twice over: a timestamp more than 5 minutes off is refused, and an event id already
  * seen replays its first answer without doing anything again (the idempotency store, 24 h).

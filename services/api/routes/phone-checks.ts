@@ -6,20 +6,16 @@ import {
 import type { CheckOptions } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import { DirectoryUnavailableError } from '../../phones/directory-port.ts';
-import { authOf } from '../auth.ts';
 import { listNotReady, registerNotReady } from '../errors.ts';
-import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
-import { localeFrom } from '../locale.ts';
+import { idempotencyKeyHeader } from '../idempotency.ts';
 import {
   CreatePhoneChecksRequestSchema, CreatePhoneChecksResponseSchema,
   type CreatePhoneChecksRequest, type CreatePhoneChecksResponse,
 } from '../schemas/phones.ts';
 import { limitRate, requireAddon, requireApiAgreement } from './check-hooks.ts';
-import { registerRoute } from './register.ts';
+import { registerSyncCheck } from './sync-check.ts';
 import { RATE_LIMIT_HEADERS, type RouteContext, type RouteSpec } from './route-spec.ts';
 import { errorFields } from '../../platform/logger.ts';
-
-const ENDPOINT = 'POST /v2/phone-checks';
 
 export const createPhoneChecksSpec: RouteSpec = {
   method: 'POST',
@@ -74,33 +70,11 @@ async function checkPhones(ctx: RouteContext, mode: 'live' | 'test', body: Creat
 }
 
 export function registerPhoneChecksRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const hooks = [ctx.authenticate, requireApiAgreement, requireAddon('phone'), limitRate(ctx)];
-  registerRoute(app, createPhoneChecksSpec, hooks, async (request, reply) => {
-    const { org, mode, key } = authOf(request);
-    const body = request.body as CreatePhoneChecksRequest;
-    const options: CheckOptions = {
-      policy: body.policy ?? 'standard',
-      stopLevel: body.stop_level ?? org.stop_level ?? 1,
-      locale: localeFrom(request.headers['accept-language']),
-    };
-    const outcome = await ctx.idempotency.run(
-      { orgId: org.id, mode, endpoint: ENDPOINT },
-      idempotencyKeyOf(request.headers),
-      body,
-      async () => {
-        const response = await checkPhones(ctx, mode, body, options);
-        if (mode === 'live' && ctx.events) {
-          await ctx.events.publish({
-            type: 'CheckUsage',
-            value: {
-              org_id: org.id, kind: 'phone_check', count: body.phones.length, job_id: null, request_id: request.id,
-              list_version_id: response.list_version.id, at: ctx.clock().toISOString(), key_id: key.id,
-            },
-          });
-        }
-        return { status: 200, body: JSON.stringify(CreatePhoneChecksResponseSchema.parse(response)) };
-      },
-    );
-    return sendOutcome(reply, outcome);
+  registerSyncCheck(app, ctx, {
+    spec: createPhoneChecksSpec,
+    hooks: [ctx.authenticate, requireApiAgreement, requireAddon('phone'), limitRate(ctx)],
+    usage: 'phone_check',
+    countOf: (body: CreatePhoneChecksRequest) => body.phones.length,
+    check: (body, options, { mode }) => checkPhones(ctx, mode, body, options),
   });
 }

@@ -12,6 +12,7 @@ import type { CursorSeal } from '../../platform/keys/cursor-seal.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { Idempotency } from '../idempotency.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
+import type { Quotas } from '../quotas.ts';
 
 /** What every route module receives from buildApp. */
 export interface RouteContext {
@@ -20,9 +21,9 @@ export interface RouteContext {
   /** What the RateLimit headers announce (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST). */
   rateLimitPolicy: { ratePerSecond: number; burst: number };
   idempotency: Idempotency;
-  /** `addressRegister` (issue 13) is optional: without it, addresses are parsed only. */
+  /** `addressRegister` is optional: without it, addresses are parsed only. */
   activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
-  /** Organisations' private list indexes (use_private_list, DECISIONS §16). */
+  /** Organisations' private list indexes (use_private_list, docs/decisions.md §16). */
   privateLists: PrivateListIndexes;
   logger: Logger;
   /** Publishes usage events of live checks; absent: none are published. */
@@ -50,6 +51,8 @@ export interface CheckJobsContext {
   clock: () => Date;
   /** Seals and opens results cursors (HMAC). */
   cursors: CursorSeal;
+  /** The organisation's quotas of drafts, waiting rows, uploads at once, previews and monitor uploads (docs/api-decisions.md "Quotas"). */
+  quotas: Quotas;
 }
 
 /** Response headers the OpenAPI document describes, by name. */

@@ -3,7 +3,7 @@ import { LevelCountsSchema } from './check-job.ts';
 import { ListVersionRefSchema } from './list-version-ref.ts';
 import { named } from './registry.ts';
 
-/** DECISIONS §10: what a job certificate signs (services/domain/certificate.ts). */
+/** docs/decisions.md §10: what a job certificate signs (services/domain/certificate.ts). */
 export const CertificateClaimsSchema = named(
   'CertificateClaims',
   z.strictObject({

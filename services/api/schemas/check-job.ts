@@ -6,9 +6,9 @@ import { CheckResultSchema } from './check-result.ts';
 import { ListVersionRefSchema } from './list-version-ref.ts';
 import { JobPersonInputSchema } from './person-input.ts';
 
-/** api-v2 "Limits": people per JSON POST /v2/check-jobs. */
+/** docs/contract.md "Limits": people per JSON POST /v2/check-jobs. */
 export const MAX_PEOPLE_PER_JOB = MAX_ROWS_PER_JOB;
-/** DECISIONS §10. */
+/** docs/decisions.md §10. */
 export const MAX_RETENTION_DAYS = 90;
 
 const timestamp = () => z.iso.datetime({ offset: true });
@@ -62,7 +62,7 @@ export const CheckJobOptionsSchema = named(
     use_private_list: z.boolean().optional().describe('Default false'),
     stop_level: z.int().min(1).max(5).optional().describe("Default the organisation's stop line"),
     retention_days: z.int().min(1).max(MAX_RETENTION_DAYS).optional()
-      .describe("Days names and addresses are kept (DECISIONS §10); default the organisation's"),
+      .describe("Days names and addresses are kept (docs/decisions.md §10); default the organisation's"),
   }),
 );
 
@@ -88,7 +88,7 @@ export const CallbackStateSchema = named(
     next_attempt_at: timestamp().nullable().optional(),
     delivered_at: timestamp().nullable().optional(),
   }),
-  'Delivery of the completion callback (DECISIONS §9).',
+  'Delivery of the completion callback (docs/decisions.md §9).',
 );
 
 export const MonitorChangesSchema = named(
@@ -108,6 +108,20 @@ export const MonitorJobSchema = named(
     previous_job_id: z.uuid().nullable().describe("The monitor's last completed check this one compares against; null: the first"),
     changes: MonitorChangesSchema.nullable().describe('Set when the job is done'),
   }),
+);
+
+export const MappingWarningSchema = named(
+  'MappingWarning',
+  z.strictObject({
+    code: z.enum(['no_name_column', 'no_address_column', 'mostly_unreadable', 'no_phone_column', 'no_company_column'])
+      .describe('no_name_column / no_address_column: no column read as the name / address; mostly_unreadable: more than half of ' +
+        'the first rows have no readable address or no name; no_phone_column / no_company_column: phone / company checks ' +
+        'chosen without such a column'),
+    rows: z.strictObject({ unreadable: z.int().min(0), of: z.int().min(0) }).optional()
+      .describe('mostly_unreadable: unreadable rows among the first rows looked at'),
+    messages: z.strictObject({ da: z.string(), en: z.string() }).describe('The warning in words, Danish and English'),
+  }),
+  "What the draft's mapping would get wrong. A draft with warnings starts only with `confirm_warnings: true`.",
 );
 
 export const CheckJobStatusSchema = z.enum(['draft', 'awaiting_payment', 'queued', 'running', 'done', 'failed', 'deleted']);
@@ -142,6 +156,8 @@ export const CheckJobSchema = named(
     callback_url: z.string().nullable(),
     callback: CallbackStateSchema.nullable(),
     monitor: MonitorJobSchema.optional().describe('Only on jobs with source monitor'),
+    warnings: z.array(MappingWarningSchema)
+      .describe('Drafts only (else empty): what the mapping would get wrong; starting needs `confirm_warnings: true`'),
   }),
   'An asynchronous check job. The completion callback body is this object, as GET answers it.',
 );

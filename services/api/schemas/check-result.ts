@@ -4,6 +4,7 @@ import { DeprecatedLevelSchema, ReasonSchema, StatusSchema } from './enums.ts';
 import { MatchSchema } from './match.ts';
 import { ResolvedAddressSchema } from './resolved-address.ts';
 import { CompanyCheckResultSchema } from './companies.ts';
+import { ListVersionRefSchema } from './list-version-ref.ts';
 
 export const PhoneLookupSchema = named(
   'PhoneLookup',
@@ -34,6 +35,9 @@ export const CheckResultSchema = named(
       .describe('Only in results of a monitor re-check (source monitor): what changed for this contact since the ' +
         "monitor's last check; null: nothing. newly_blocked: blocked now, not before (or first check); released: " +
         'blocked before, not now; changed_level: same side of blocked, other match level'),
+    list_version: ListVersionRefSchema.optional()
+      .describe("Only when the match comes from another list version than the result set's: a person blocked by the " +
+        "organisation's private list (use_private_list) names that version (source customer)"),
   }),
   'The answer for one person.',
 );

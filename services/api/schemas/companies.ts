@@ -7,7 +7,7 @@ import { ListVersionRefSchema } from './list-version-ref.ts';
 const MAX_COMPANIES_PER_CHECK = 1000;
 
 /**
- * api-v2.md CompanyInput. A CVR, when given, must be 8 digits (spaces, dashes and a `DK` prefix
+ * docs/contract.md CompanyInput. A CVR, when given, must be 8 digits (spaces, dashes and a `DK` prefix
  * allowed) passing the register's modulus-11 check, else the request is 422 at
  * `companies[i].cvr` (docs/companies.md: a malformed CVR is a caller's bug, caught before anything
  * is checked). An item needs a CVR or a name.
@@ -40,7 +40,7 @@ export const CompanyCheckResultSchema = named(
     company_form: z.string().nullable().describe("The register's current legal form (ENK, PMV, ApS, A/S, …); null when not found"),
     synced_at: z.string().nullable().describe('Import time of the register data used'),
   }),
-  'The answer for one company (DECISIONS §17). Not found in the register: manual with no reason.',
+  'The answer for one company (docs/decisions.md §17). Not found in the register: manual with no reason.',
 );
 
 export const CreateCompanyChecksRequestSchema = named(

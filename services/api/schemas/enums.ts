@@ -10,7 +10,7 @@ export const StatusSchema = named(
 export const MatchPolicySchema = named(
   'MatchPolicy',
   z.enum(['standard', 'strict', 'bdq']),
-  'How a match level becomes a status (DECISIONS §2). Default `standard`.',
+  'How a match level becomes a status (docs/decisions.md §2). Default `standard`.',
 );
 
 export const ReasonSchema = named(

@@ -39,6 +39,6 @@ export const ErrorSchema = named(
       request_id: z.string().describe('Same as the Request-Id response header'),
     }),
   }),
-  'Body of every error response (DECISIONS §5).',
+  'Body of every error response (docs/decisions.md §5).',
 );
 export type ErrorBody = z.infer<typeof ErrorSchema>;

@@ -10,6 +10,10 @@ export const MatchSchema = named(
     label: z.string().nullable().describe('Human text in the request locale'),
     on: z.array(MatchOnSchema).describe('What matched'),
     previous_address: z.boolean().describe('True when the match was on a previous address'),
+    approximate: z.boolean().describe(
+      'True when the names agreed only through a tolerated slip (one letter inserted, dropped, changed or two swapped, ' +
+        'in a name of five or more letters) or an initial; `label` says so too. False otherwise.',
+    ),
   }),
   'What was found on the list for one person.',
 );

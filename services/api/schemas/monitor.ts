@@ -17,7 +17,7 @@ export const MonitorFieldsSchema = z.strictObject({
       '422 when the organisation has no active private list. A new version of the private list is a re-check too.',
   ),
   retention_days: z.int().min(1).max(MAX_MONITOR_RETENTION_DAYS).optional()
-    .describe('Days the contacts are kept after their last replacement (default 400)'),
+    .describe('Days the contacts are kept after their last replacement (default: the organisation retention, 30 unless set; at most 90)'),
 });
 export type MonitorFields = z.infer<typeof MonitorFieldsSchema>;
 
@@ -72,7 +72,7 @@ export const MonitorSchema = named(
     updated_at: timestamp(),
   }),
   'A stored contact list, re-checked as a job with source `monitor` whenever a new list version is activated ' +
-    '(DECISIONS §16); each re-check reports what changed since the last one.',
+    '(docs/decisions.md §16); each re-check reports what changed since the last one.',
 );
 export type Monitor = z.infer<typeof MonitorSchema>;
 

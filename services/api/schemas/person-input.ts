@@ -4,7 +4,7 @@ import { boundedString, named } from './registry.ts';
 const field = (description: string) => boundedString().optional().describe(description);
 
 /**
- * One person to check (api-v2.md PersonInput). No field is required by the schema: a person
+ * One person to check (docs/contract.md PersonInput). No field is required by the schema: a person
  * without a name or readable address is still checked and gets a `no_name` / `address_unreadable`
  * result, not a 422. Unknown fields are rejected so that a misspelt column is not silently dropped.
  */
@@ -30,7 +30,7 @@ export const PersonInputSchema = named(
 
 /**
  * One row of a JSON or NDJSON check job: a PersonInput plus the company columns a file job maps
- * (`cvr`, `company_name`), read when the job asks for `options.check_companies` (DECISIONS §17).
+ * (`cvr`, `company_name`), read when the job asks for `options.check_companies` (docs/decisions.md §17).
  * `POST /v2/checks` keeps the strict PersonInput.
  */
 export const JobPersonInputSchema = named(

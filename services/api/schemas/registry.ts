@@ -19,7 +19,7 @@ export function named<T extends z.ZodType>(id: string, schema: T, description?: 
   return schema;
 }
 
-/** DECISIONS §11: every string field of a request is at most 200 characters. */
+/** docs/decisions.md §11: every string field of a request is at most 200 characters. */
 const MAX_STRING_LENGTH = 200;
 
 export const boundedString = () => z.string().max(MAX_STRING_LENGTH);

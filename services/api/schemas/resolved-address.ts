@@ -17,5 +17,5 @@ export const ResolvedAddressSchema = named(
     formatted: part(),
     confidence: z.enum(['exact', 'corrected', 'unresolved']),
   }),
-  'How an address text was read (DECISIONS §13).',
+  'How an address text was read (docs/decisions.md §13).',
 );

@@ -14,7 +14,7 @@ import { MonitorFeedRefusal } from './monitor-feed.ts';
 import { createReadStream } from 'node:fs';
 
 /**
- * One scheduled pull of a connector (DECISIONS §16, docs/connectors.md): fetch the URL (callback
+ * One scheduled pull of a connector (docs/decisions.md §16, docs/connectors.md): fetch the URL (callback
  * address rules, sealed auth header opened only for the request), then make the slot's job
  * through the same ingest entry points as SFTP and email (csv/xlsx/xls through the file readers,
  * JSON/NDJSON through the people readers), with `source: connector`. The outcome becomes the

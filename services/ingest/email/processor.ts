@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isTerminal } from '../../domain/job-state.ts';
 import type { Locale } from '../../domain/types.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { AccountStore } from '../../platform/store/accounts-port.ts';
@@ -13,7 +14,8 @@ import { bareAddress, derivedId, messageKey, replyLocale, spreadsheetParts } fro
 import { resultAttachmentName, type ReplyFile, type ReplySender } from './reply.ts';
 
 /**
- * One pass over the ingest mailbox (DECISIONS §15). Every step can be interrupted (kill -9) and
+ * One pass over the ingest mailbox (docs/decisions.md §15); what is past its delete_after is
+ * expunged by `deleteDueMail`, on the process's retention timer (services/platform/retention.ts). Every step can be interrupted (kill -9) and
  * the next pass continues from what the mailbox and the store say:
  *
  *   INBOX, unknown sender  → claim `quarantine` (delete_after) → MOVE Quarantine; no reply
@@ -48,15 +50,12 @@ export interface MailPassOutcome {
   quarantined: number;
   claimed: number;
   replied: number;
-  deleted: number;
 }
 
-const TERMINAL: ReadonlySet<JobRecord['status']> = new Set(['done', 'failed', 'deleted']);
 const DAY_MS = 86_400_000;
 
 export async function runMailPass(ctx: MailContext): Promise<MailPassOutcome> {
-  const outcome: MailPassOutcome = { quarantined: 0, claimed: 0, replied: 0, deleted: 0 };
-  outcome.deleted = await deleteDue(ctx);
+  const outcome: MailPassOutcome = { quarantined: 0, claimed: 0, replied: 0 };
   for (const mail of await ctx.mailbox.list(FOLDERS.inbox)) {
     const result = await sortIncoming(ctx, mail, FOLDERS.inbox);
     if (result === 'quarantined') outcome.quarantined++;
@@ -147,7 +146,7 @@ async function advanceMessage(ctx: MailContext, mail: MailSummary): Promise<bool
     }
     attachments.push({ filename: part.filename, claim: attachmentClaim, job, refusal });
   }
-  if (attachments.some((a) => a.job && !TERMINAL.has(a.job.status))) return false;
+  if (attachments.some((a) => a.job && !isTerminal(a.job.status))) return false;
 
   const retentionMs = (org?.retention_days ?? 30) * DAY_MS;
   const deleteAfter = attachments.map((a) => a.job?.delete_after).filter((d): d is string => !!d).sort().pop()
@@ -161,7 +160,10 @@ async function advanceMessage(ctx: MailContext, mail: MailSummary): Promise<bool
         const path = join(ctx.workDir, `${a.claim.id}.result`);
         locals.push(path);
         await writeLocalResult(ctx.fileJobs, a.job, locale, path);
-        files.push({ filename: a.filename, result: { path, name: resultAttachmentName(a.filename, ctx.fileJobs.resultExtension(a.job)) }, reason: null });
+        files.push({
+          filename: a.filename, result: { path, name: resultAttachmentName(a.filename, ctx.fileJobs.resultExtension(a.job)) }, reason: null,
+          counts: { rows: a.job.row_count, blocked: a.job.blocked_count, allowed: a.job.allowed_count, manual: a.job.manual_count },
+        });
       } else {
         files.push({ filename: a.filename, result: null, reason: reasonText(ctx, a.job, a.refusal, locale) });
       }
@@ -192,8 +194,12 @@ function reasonText(ctx: MailContext, job: JobRecord | null, refusal: string | n
   return inboundTexts(job?.status === 'deleted' ? 'job_deleted' : 'job_failed')[locale];
 }
 
-/** delete_after reached: the message leaves the mailbox for good; its claims are closed. */
-async function deleteDue(ctx: MailContext): Promise<number> {
+/**
+ * delete_after reached: the message leaves the mailbox for good; its claims are closed. Returns
+ * how many messages went. Never at the same time as a pass (one IMAP connection): the caller
+ * serialises them.
+ */
+export async function deleteDueMail(ctx: Pick<MailContext, 'mailbox' | 'mailboxName' | 'inbound' | 'now'>): Promise<number> {
   const due = (await ctx.inbound.listClaimsDue(ctx.now().toISOString(), 500))
     .filter((c) => c.channel === 'email' && c.source_ref === ctx.mailboxName);
   let deleted = 0;

@@ -1,8 +1,8 @@
-import nodemailer from 'nodemailer';
+import { createSmtpTransport } from '../../platform/smtp.ts';
 import type { Locale } from '../../domain/types.ts';
 
 /**
- * The reply to an emailed spreadsheet (DECISIONS §15): one message to the sender with every
+ * The reply to an emailed spreadsheet (docs/decisions.md §15): one message to the sender with every
  * result file attached and a line per refused file, in Danish or English, threaded to the
  * original (In-Reply-To, References). Its Message-ID is derived from the original's, so a reply
  * sent again after a crash is recognisably the same message. Sent with nodemailer over SMTP.
@@ -13,6 +13,15 @@ export interface ReplyFile {
   result: { path: string; name: string } | null;
   /** Why the file was refused (in the reply's language), when `result` is null. */
   reason: string | null;
+  /** The checked file's verdicts, said in the reply so the reader need not open the file. */
+  counts?: ReplyCounts;
+}
+
+export interface ReplyCounts {
+  rows: number;
+  blocked: number;
+  allowed: number;
+  manual: number;
 }
 
 export interface ReplySpec {
@@ -39,20 +48,26 @@ export interface SmtpSettings {
   password?: string;
 }
 
-const TEXT = {
+const da = (n: number) => n.toLocaleString('da-DK');
+const en = (n: number) => n.toLocaleString('en');
+export const TEXT = {
   da: {
     subject: 'Sv:',
     intro: 'Tak for jeres fil. Resultatet af tjekket mod Robinsonlisten er vedhæftet.',
+    introNoneChecked: 'Tak for jeres fil. Den kunne ikke tjekkes mod Robinsonlisten:',
     none: 'Vi fandt ingen regneark (.csv, .xlsx, .xls) i jeres besked. Vedhæft filen og send igen.',
     checked: (name: string, result: string) => `- ${name}: tjekket, se ${result}`,
+    counts: (c: ReplyCounts) => `  ${da(c.rows)} rækker: ${da(c.blocked)} blokeret, ${da(c.allowed)} tilladt, ${da(c.manual)} til manuel vurdering.`,
     refused: (name: string, reason: string) => `- ${name}: ikke tjekket. ${reason}`,
     outro: 'Venlig hilsen\nRobinson-tjek',
   },
   en: {
     subject: 'Re:',
     intro: 'Thank you for your file. The result of the check against the Robinson list is attached.',
+    introNoneChecked: 'Thank you for your file. It could not be checked against the Robinson list:',
     none: 'We found no spreadsheet (.csv, .xlsx, .xls) in your message. Attach the file and send it again.',
     checked: (name: string, result: string) => `- ${name}: checked, see ${result}`,
+    counts: (c: ReplyCounts) => `  ${en(c.rows)} rows: ${en(c.blocked)} blocked, ${en(c.allowed)} allowed, ${en(c.manual)} for manual review.`,
     refused: (name: string, reason: string) => `- ${name}: not checked. ${reason}`,
     outro: 'Kind regards\nRobinson check',
   },
@@ -67,8 +82,12 @@ export function resultAttachmentName(filename: string, ext: 'csv' | 'xlsx'): str
 export function replyText(spec: Pick<ReplySpec, 'locale' | 'files'>): string {
   const t = TEXT[spec.locale];
   if (spec.files.length === 0) return `${t.none}\n\n${t.outro}\n`;
-  const lines = spec.files.map((f) => (f.result ? t.checked(f.filename, f.result.name) : t.refused(f.filename, f.reason ?? '')));
-  return `${t.intro}\n\n${lines.join('\n')}\n\n${t.outro}\n`;
+  const lines = spec.files.map((f) => (f.result
+    ? t.checked(f.filename, f.result.name) + (f.counts ? `\n${t.counts(f.counts)}` : '')
+    : t.refused(f.filename, f.reason ?? '')));
+  // "attached" only when something is: a reply with every file refused says so first.
+  const intro = spec.files.some((f) => f.result) ? t.intro : t.introNoneChecked;
+  return `${intro}\n\n${lines.join('\n')}\n\n${t.outro}\n`;
 }
 
 export function replySubject(locale: Locale, subject: string): string {
@@ -77,13 +96,7 @@ export function replySubject(locale: Locale, subject: string): string {
 }
 
 export function createSmtpReplySender(settings: SmtpSettings): ReplySender {
-  const transport = nodemailer.createTransport({
-    host: settings.host, port: settings.port, secure: settings.secure,
-    ...(settings.user ? { auth: { user: settings.user, pass: settings.password ?? '' } } : {}),
-    // Loopback test MTA without TLS; a deployment's relay offers STARTTLS and nodemailer uses it.
-    ignoreTLS: !settings.secure && (settings.host === '127.0.0.1' || settings.host === 'localhost'),
-    logger: false,
-  });
+  const transport = createSmtpTransport(settings, { requireTls: false });
   return {
     async send(reply) {
       await transport.sendMail({

@@ -1,9 +1,10 @@
 import type { ColumnMapping, MappedField } from '../../domain/check-job.ts';
 import type { PersonInput } from '../../domain/types.ts';
 import { fieldOfHeader, normaliseHeader } from './header-names.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
- * From a file's first rows to the mapping of its columns onto the service's fields (api-v2.md
+ * From a file's first rows to the mapping of its columns onto the service's fields (docs/contract.md
  * ColumnMapping), and from a mapping to the person of each row. Pure.
  *
  * `header_row` is the 0-based index, among the rows openTable yields (blank rows are skipped), of
@@ -34,9 +35,8 @@ export interface ColumnMappingIssue {
 }
 
 /** A mapping that does not fit the file: the API answers 422 with the issues. */
-export class ColumnMappingError extends Error {
+export class ColumnMappingError extends PermanentError {
   readonly issues: ColumnMappingIssue[];
-  readonly retriable = false;
 
   constructor(issues: ColumnMappingIssue[]) {
     super(`column mapping does not fit the file: ${issues.map((i) => `${i.path} ${i.code}`).join(', ')}`);
@@ -62,6 +62,7 @@ export function guessColumnMapping(firstRows: Array<Array<string | null>>): Colu
       const unique = header.filter((h) => h === cell).length === 1;
       mapping[field] = unique && cell !== null ? cell : index;
     });
+    addAddressByContent(mapping, header, firstRows.slice(headerRow + 1, headerRow + 1 + CONTENT_SAMPLE_ROWS));
     return mapping;
   }
   return guessByContent(firstRows.slice(0, CONTENT_SAMPLE_ROWS));
@@ -83,6 +84,40 @@ function findHeaderRow(rows: Array<Array<string | null>>): number | null {
   return best === 0 && rows[0].every((c) => c === null || !/\d/.test(c)) ? 0 : null;
 }
 
+/**
+ * A header the names do not know ("Adr.", "Bopæl", "Leveringssted") over street-and-number texts
+ * is the address: without it every row would be read as having no address and end as a manual
+ * verdict (docs/files.md "Column mapping"). Only when the headers named no address or street, and
+ * only a column whose header named nothing, so a known header is never overruled.
+ */
+function addAddressByContent(mapping: ColumnMapping, header: Array<string | null>, dataRows: Array<Array<string | null>>): void {
+  if (mapping.address !== undefined || mapping.street !== undefined) return;
+  const width = Math.max(header.length, 0, ...dataRows.map((r) => r.length));
+  for (let c = 0; c < width; c++) {
+    if (fieldOfHeader(header[c] ?? null) !== null) continue;
+    if (shareOf(dataRows, c, (v) => STREET_ADDRESS.test(v)) < ADDRESS_SHARE) continue;
+    const cell = header[c];
+    const unique = cell !== null && cell !== undefined && cell.trim() !== '' && header.filter((h) => h === cell).length === 1;
+    mapping.address = unique ? cell : c;
+    return;
+  }
+}
+
+/** Share of the filled cells of `column` that pass `test` (0 when none is filled). */
+function shareOf(rows: Array<Array<string | null>>, column: number, test: (v: string) => boolean): number {
+  let filled = 0;
+  let hits = 0;
+  for (const row of rows) {
+    const v = row[column]?.trim();
+    if (!v) continue;
+    filled++;
+    if (test(v)) hits++;
+  }
+  return filled === 0 ? 0 : hits / filled;
+}
+
+/** Share of a column's cells that must look like street and number for it to be the address. */
+const ADDRESS_SHARE = 0.6;
 const POSTAL_CODE = /^\d{4}$/;
 const STREET_ADDRESS = /^\p{L}[\p{L}\s.'-]*\s\d{1,4}\s?[A-Za-z]?(\b|,|$)/u;
 const FORMATTED_PHONE = /^(\+45|0045)?[\s-]?(\d{2}[\s-]?){3}\d{2}$/;
@@ -90,21 +125,11 @@ const WORDS = /^[\p{L}][\p{L}\s.'-]*$/u;
 
 function guessByContent(rows: Array<Array<string | null>>): ColumnMapping | null {
   const width = Math.max(0, ...rows.map((r) => r.length));
-  const share = (column: number, test: (v: string) => boolean) => {
-    let filled = 0;
-    let hits = 0;
-    for (const row of rows) {
-      const v = row[column]?.trim();
-      if (!v) continue;
-      filled++;
-      if (test(v)) hits++;
-    }
-    return filled === 0 ? 0 : hits / filled;
-  };
+  const share = (column: number, test: (v: string) => boolean) => shareOf(rows, column, test);
   const kinds: Array<'postal' | 'address' | 'phone' | 'multiword' | 'word' | null> = [];
   for (let c = 0; c < width; c++) {
     if (share(c, (v) => POSTAL_CODE.test(v)) >= 0.8) kinds.push('postal');
-    else if (share(c, (v) => STREET_ADDRESS.test(v)) >= 0.6) kinds.push('address');
+    else if (share(c, (v) => STREET_ADDRESS.test(v)) >= ADDRESS_SHARE) kinds.push('address');
     else if (share(c, (v) => FORMATTED_PHONE.test(v) && /[\s+-]/.test(v)) >= 0.8) kinds.push('phone');
     else if (share(c, (v) => WORDS.test(v) && v.includes(' ')) >= 0.6) kinds.push('multiword');
     else if (share(c, (v) => WORDS.test(v)) >= 0.8) kinds.push('word');

@@ -4,7 +4,7 @@ import { FileRefusedError } from './refusal.ts';
 import { createStreamDecoder, type TextEncodingName } from './text-encoding.ts';
 
 /**
- * CSV and text uploads (DECISIONS §14): encoding and delimiter detected from the first bytes,
+ * CSV and text uploads (docs/decisions.md §14): encoding and delimiter detected from the first bytes,
  * RFC 4180 records (csv-tokenizer.ts), read as a stream in 256 KiB pieces. Blank lines are no rows.
  */
 type Row = Array<string | null>;

@@ -1,5 +1,5 @@
 /**
- * Files as bytes (issue 7, DECISIONS §14): sniffing and reading CSV, xlsx and xls uploads, refusing
+ * Files as bytes (docs/decisions.md §14): sniffing and reading CSV, xlsx and xls uploads, refusing
  * bad ones with a code and da/en text, mapping their columns onto the service's fields, and writing
  * result files. Used by the upload intake and, next, by the SFTP, email, connector and monitor
  * channels. See docs/files.md.
@@ -31,3 +31,7 @@ export { FILE_REFUSAL_CODES, type FileRefusalCode, FileRefusedError, fileRefusal
 export { neutraliseFormula, type ResultFileRow, type ResultFileSpec, verdictHeaders, verdictHeadersOf, writeResultFile } from './result-file.ts';
 export type { TextEncodingName } from './text-encoding.ts';
 export { DEFAULT_XLS_LIMITS, type XlsLimits } from './xls-reader.ts';
+export {
+  isUnreadablePerson, isUnreadableResult, type MappingWarning, type MappingWarningCode, mappingWarnings, MappingWarningsError,
+  mappingWarningText, MOSTLY_UNREADABLE_SHARE, warningsOfRefusalCode, warningsRefusalCode, warningsRefusalTexts,
+} from './mapping-warnings.ts';

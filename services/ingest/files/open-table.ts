@@ -32,10 +32,12 @@ type Row = Array<string | null>;
 export interface OpenTableOptions {
   /** The name the file came with: checked against the bytes (file_format_mismatch). */
   filename?: string | null;
-  /** Data rows allowed (DECISIONS §14: 1,000,000); one more row is allowed for the header. */
+  /** Data rows allowed (docs/decisions.md §14: 1,000,000); one more row is allowed for the header. */
   maxDataRows?: number;
   /** Zip-bomb cap on what an xlsx may unpack to. */
   maxInflatedBytes?: number;
+  /** Cap on an xlsx's shared-strings table held while reading (xlsx-reader.ts). */
+  maxSharedStringBytes?: number;
   xlsLimits?: XlsLimits;
 }
 
@@ -61,7 +63,7 @@ export async function openTable(path: string, options: OpenTableOptions = {}): P
   }
   if (kind === 'xlsx-candidate') {
     await inspectXlsxZip(path, options.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES);
-    return source('xlsx', null, () => readXlsxBatches(path), maxRows);
+    return source('xlsx', null, () => readXlsxBatches(path, options.maxSharedStringBytes), maxRows);
   }
   // OLE2: an xls, or an encrypted/macro workbook. The worker parses the whole file before its
   // first answer, so waiting for that answer here refuses such files at open, not mid-way.

@@ -1,7 +1,8 @@
 import { MAX_ROWS_PER_JOB } from '../../domain/check-job.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
- * Why a file is refused, as a code and as da/en text (DECISIONS §14: a clear 422 in the caller's
+ * Why a file is refused, as a code and as da/en text (docs/decisions.md §14: a clear 422 in the caller's
  * language). One catalogue for every channel: the API's 422, SFTP's `failed/<base>.error.txt` and
  * the email reply all take their words from here. Messages never quote the file's content, so
  * they carry no personal data; a line number is the most a refusal says about where.
@@ -20,7 +21,7 @@ export type FileRefusalCode =
 
 type Locale = 'da' | 'en';
 
-const MESSAGES: Readonly<Record<FileRefusalCode, Readonly<Record<Locale, string>>>> = {
+export const MESSAGES: Readonly<Record<FileRefusalCode, Readonly<Record<Locale, string>>>> = {
   file_empty: { da: 'Filen er tom.', en: 'The file is empty.' },
   file_corrupt: {
     da: 'Filen er beskadiget eller ufuldstændig og kan ikke læses. Gem den igen, og prøv på ny.',
@@ -66,17 +67,29 @@ export const FILE_REFUSAL_CODES = Object.keys(MESSAGES) as FileRefusalCode[];
  * A file that will not be read. Permanent: retrying the same bytes gives the same refusal.
  * `message` is English and safe to log (no cell content); `line` (1-based, physical) where known.
  */
-export class FileRefusedError extends Error {
+export class FileRefusedError extends PermanentError {
   readonly code: FileRefusalCode;
   readonly line: number | null;
-  readonly retriable = false;
+  /**
+   * The library error behind the refusal, as its name and code only (`Error`, `ENOENT`): a parser's
+   * message may quote the cell it stopped at. For the log, so that a refusal our own condition
+   * caused (a temp file gone, no room) can be told from a damaged file; never sent to the caller.
+   */
+  readonly underlying: { name: string; code?: string } | null;
 
-  constructor(code: FileRefusalCode, detail?: string, line?: number) {
+  constructor(code: FileRefusalCode, detail?: string, line?: number, options: { cause?: unknown } = {}) {
     super(detail === undefined ? MESSAGES[code].en : `${MESSAGES[code].en} (${detail})`);
     this.name = 'FileRefusedError';
     this.code = code;
     this.line = line ?? null;
+    this.underlying = options.cause === undefined ? null : underlyingOf(options.cause);
   }
+}
+
+function underlyingOf(cause: unknown): { name: string; code?: string } {
+  if (!(cause instanceof Error)) return { name: typeof cause };
+  const code = (cause as { code?: unknown }).code;
+  return { name: cause.name, ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}) };
 }
 
 /** da/en text for a refusal (the API's 422, SFTP's error file, email replies). */

@@ -9,6 +9,8 @@ export interface SharedStrings {
   add(text: string): void;
   get(index: number): string | null;
   readonly count: number;
+  /** UTF-8 bytes held (what the table costs in memory, bar four bytes a string). */
+  readonly bytes: number;
 }
 
 export function createSharedStrings(): SharedStrings {
@@ -41,6 +43,9 @@ export function createSharedStrings(): SharedStrings {
     },
     get count() {
       return count;
+    },
+    get bytes() {
+      return used;
     },
   };
 }

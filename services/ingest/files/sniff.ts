@@ -3,7 +3,7 @@ import { FileRefusedError } from './refusal.ts';
 import { createStreamDecoder, detectTextEncoding } from './text-encoding.ts';
 
 /**
- * What a file is, from its first bytes (DECISIONS §14: sniffed, never trusted from the name), and
+ * What a file is, from its first bytes (docs/decisions.md §14: sniffed, never trusted from the name), and
  * whether that agrees with the name. A zip is an xlsx candidate (its parts are checked when it is
  * opened), an OLE2 compound file is an xls or an encrypted workbook, text is CSV.
  */

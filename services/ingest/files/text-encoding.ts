@@ -1,7 +1,7 @@
 import { createFallbackDecoder } from '../../lists/text-decoding.ts';
 
 /**
- * The text encodings a CSV upload may come in (DECISIONS §14) and how each is told apart from the
+ * The text encodings a CSV upload may come in (docs/decisions.md §14) and how each is told apart from the
  * first bytes: a BOM says UTF-8 or UTF-16 LE/BE; without one, a UTF-16 text shows itself by the
  * zero byte of every ASCII letter; bytes that are valid UTF-8 are UTF-8, anything else is
  * Windows-1252 (Excel's "CSV" on a Danish Windows). A UTF-8 guess is revised to Windows-1252 if a

@@ -33,7 +33,7 @@ export async function* readXlsBatches(path: string, limits: XlsLimits = DEFAULT_
   worker.on('message', (m: XlsWorkerMessage) => push(m));
   worker.on('error', (error: Error & { code?: string }) => {
     const limit = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-    push({ type: 'failed', error: new FileRefusedError(limit ? 'file_parser_limit' : 'file_corrupt', limit ? 'xls parser memory limit' : 'xls parser failed') });
+    push({ type: 'failed', error: new FileRefusedError(limit ? 'file_parser_limit' : 'file_corrupt', limit ? 'xls parser memory limit' : 'xls parser failed', undefined, { cause: error }) });
   });
   worker.on('exit', () => {
     clearTimeout(timer); // finished on its own (or killed): no limit left to watch

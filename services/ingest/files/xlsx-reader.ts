@@ -1,31 +1,40 @@
 import ExcelJS from 'exceljs';
 import { cellText } from './cell-text.ts';
-import { createSharedStrings } from './shared-strings.ts';
+import { readXlsxSharedStrings } from './xlsx-shared-strings.ts';
 import { FileRefusedError } from './refusal.ts';
 import { SpoolFullError, spoolFullIfDiskFull } from '../jobs/errors.ts';
 import { inXlsxRead, removeXlsxTempCopies, type XlsxTempCopies } from './xlsx-temp.ts';
 
 /**
  * Rows of the first worksheet that holds data, with exceljs's streaming WorkbookReader: sheet XML
- * parsed as a stream, rows never all in memory, the shared strings kept as compact bytes. The zip
+ * parsed as a stream, rows never all in memory. The shared strings are read first, from the zip
+ * by offset and kept as compact bytes (xlsx-shared-strings.ts: exceljs's stream of them sometimes
+ * comes empty under load). The zip
  * was checked by inspectXlsxZip first (bombs, macros, encryption, CRCs), so an error from exceljs
  * here means XML it cannot read: refused as corrupt; but no room for its sheet copy is
  * SpoolFullError (the server's condition). Wholly empty rows are no rows.
  */
 const BATCH = 1000;
+/**
+ * The shared-strings table is held whole while the sheet is read, and the zip caps nothing of it
+ * but its size unpacked (1 GiB): a 2 MB file of 900 MB of strings no cell uses took the API from
+ * 0.9 to 1.8 GB. 1,000,000 rows of distinct names and addresses need about 100 MB; beyond this the
+ * file is refused as too large unpacked (docs/files.md "Limits").
+ */
+export const DEFAULT_MAX_SHARED_STRING_BYTES = 160 * 1024 * 1024;
 
-export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array<string | null>>> {
+export async function* readXlsxBatches(path: string, maxSharedStringBytes = DEFAULT_MAX_SHARED_STRING_BYTES): AsyncGenerator<Array<Array<string | null>>> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
     worksheets: 'emit',
-    // 'emit': the table comes to us (kept compact, shared-strings.ts) and cells say
-    // { sharedString: index }. exceljs then parses every sheet after the whole zip, from a temp
-    // copy it deletes once the sheet has been iterated past.
-    sharedStrings: 'emit',
+    // Neither 'cache' nor 'emit': exceljs skips the table (read by xlsx-shared-strings.ts) and
+    // cells say { sharedString: index }. exceljs then parses every sheet after the whole zip, from
+    // a temp copy it deletes once the sheet has been iterated past.
+    sharedStrings: 'ignore',
     styles: 'cache', // dates come as Date, not as day numbers
     hyperlinks: 'ignore',
     entries: 'ignore',
   });
-  const strings = createSharedStrings();
+  const strings = await readXlsxSharedStrings(path, maxSharedStringBytes);
   const textOf = (value: unknown): string | null => {
     if (value !== null && typeof value === 'object' && 'sharedString' in value) {
       return emptyToNull(strings.get((value as { sharedString: number }).sharedString));
@@ -42,10 +51,6 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
   try {
     for (let next = await events.next(); !next.done; next = await events.next()) {
       const event = next.value;
-      if (event.eventType === undefined && typeof event.index === 'number') {
-        strings.add(sharedStringText(event.text));
-        continue;
-      }
       // Sheets after the one with data are passed over unread (see the finally below).
       if (event.eventType !== 'worksheet' || found) continue;
       for await (const row of event.value as AsyncIterable<ExcelJS.Row>) {
@@ -72,7 +77,7 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
     // exceljs writes its sheet copy into the spool: no room there is ours, not a damaged file.
     const full = spoolFullIfDiskFull(error);
     if (full instanceof SpoolFullError) throw full;
-    throw new FileRefusedError('file_corrupt', 'workbook XML unreadable');
+    throw new FileRefusedError('file_corrupt', 'workbook XML unreadable', undefined, { cause: error });
   } finally {
     // exceljs copies sheets into temp files and deletes each only when its iteration moves on;
     // stopped early (a refusal, a consumer that breaks off), that copy of personal data would
@@ -90,16 +95,8 @@ export async function* readXlsxBatches(path: string): AsyncGenerator<Array<Array
   if (batch.length > 0) yield batch;
 }
 
-/** What WorkbookReader.parse() yields: worksheets, and (sharedStrings: 'emit') table entries without an eventType. */
-type ParseEvent = { eventType?: string; value?: unknown; index?: number; text?: unknown };
-
-function sharedStringText(text: unknown): string {
-  if (typeof text === 'string') return text;
-  if (text !== null && typeof text === 'object' && Array.isArray((text as { richText?: unknown }).richText)) {
-    return (text as { richText: Array<{ text?: unknown }> }).richText.map((r) => String(r.text ?? '')).join('');
-  }
-  return '';
-}
+/** What WorkbookReader.parse() yields: worksheets (and hyperlinks, ignored here). */
+type ParseEvent = { eventType?: string; value?: unknown };
 
 function emptyToNull(text: string | null): string | null {
   return text === '' ? null : text;

@@ -53,7 +53,7 @@ export function inXlsxRead<T>(copies: XlsxTempCopies, step: () => T): T {
   return copiesOfRead.run(copies, step);
 }
 
-/** Removes (descriptor closed, file unlinked) every copy of a read that is still there. */
+/** Removes (descriptor closed, file unlinked) every copy of a read that is still there, and waits for removals under way. */
 export async function removeXlsxTempCopies(copies: XlsxTempCopies): Promise<void> {
   await Promise.all([...copies].map((remove) => remove()));
 }
@@ -62,9 +62,13 @@ function tracked(copies: XlsxTempCopies, callback: TmpFileCallback): TmpFileCall
   return (error, path, fd, cleanup) => {
     if (error) return callback(error, path, fd, cleanup);
     let removed: Promise<void> | null = null;
+    // Listed until the file is gone, not just until its removal began: exceljs starts it without
+    // waiting, and a read that ends then must still wait for it (removeXlsxTempCopies).
     const remove = () => {
-      copies.delete(remove);
-      removed ??= new Promise((done) => cleanup(() => done()));
+      removed ??= new Promise((done) => cleanup(() => {
+        copies.delete(remove);
+        done();
+      }));
       return removed;
     };
     copies.add(remove);

@@ -131,7 +131,7 @@ async function inflateEntry(path: string, entry: ZipEntry, budget: { left: numbe
     else await pipeline(source, count);
   } catch (error) {
     if (error instanceof FileRefusedError) throw error;
-    throw new FileRefusedError('file_corrupt', 'zip entry does not inflate');
+    throw new FileRefusedError('file_corrupt', 'zip entry does not inflate', undefined, { cause: error });
   }
   if (crc !== entry.crc || produced !== entry.size) throw new FileRefusedError('file_corrupt', 'zip entry checksum differs');
   return Buffer.concat(kept);

@@ -3,13 +3,14 @@ import type { ListVersionRef } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
+import type { AddressStore } from '../../platform/store/addresses-port.ts';
 import type { ListStore } from '../../platform/store/lists-port.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
 import {
   ColumnMappingError, createIngest, FileRefusedError, fileRefusalMessage, IntakeError, JobInputError, ListNotReadyError, resultFileSpec,
   type FileRefusalCode, type Ingest, type IngestDeps,
 } from '../index.ts';
-import { FILE_REFUSAL_CODES } from '../files/index.ts';
+import { FILE_REFUSAL_CODES, MappingWarningsError, warningsOfRefusalCode, warningsRefusalCode, warningsRefusalTexts } from '../files/index.ts';
 import { endUnfinishedJob } from '../jobs/end-job.ts';
 import { InboundRefusal, type FileJobs } from './file-jobs.ts';
 import { inboundTexts, type InboundMessageCode } from './messages.ts';
@@ -19,8 +20,8 @@ import { inboundTexts, type InboundMessageCode } from './messages.ts';
  * entry points the API's uploads use: same readers, mapping, record and events. The job id is
  * the claim's: the intake is given it as its id source for that one job.
  *
- * The version a job pins is read from the list store right before each job (no list index is
- * built: inbound jobs start at once and have no preview to check).
+ * The versions a job pins (list and address register) are read from the stores right before
+ * each job (no list index is built: inbound jobs start at once and have no preview to check).
  *
  * Inbound jobs are live jobs without an API key: their `key_hash` (the callback secret) is the
  * SHA-256 of `inbound:<source>`; they have no callback.
@@ -29,6 +30,8 @@ export interface IngestFileJobsDeps {
   jobs: JobStore;
   events: Pick<PipelineEvents, 'publish'>;
   lists: ListStore;
+  /** The address register versions (the active one is pinned with the list version). */
+  addresses: Pick<AddressStore, 'getActiveAddressVersion'>;
   logger: Logger;
   spoolDir: string;
   draftDir: string;
@@ -37,10 +40,12 @@ export interface IngestFileJobsDeps {
 
 export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
   let pinned: ListVersionRef | null = null;
+  let pinnedAddresses: string | null = null;
   const base: IngestDeps = {
     jobs: deps.jobs,
     events: deps.events,
     currentListVersion: () => pinned,
+    currentAddressRegisterVersion: () => pinnedAddresses,
     privateListVersion: async (orgId) => (await deps.lists.getActiveListVersion('customer', orgId))?.id ?? null,
     // Inbound jobs carry no callback URL.
     checkCallbackUrl: async () => undefined,
@@ -59,6 +64,8 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
   async function ingestFor(id: string): Promise<Ingest> {
     const active = await deps.lists.getActiveListVersion('cpr', null);
     pinned = active ? toListVersionRef(active) : null;
+    // The active address register too (docs/addresses.md "One check, every channel").
+    pinnedAddresses = (await deps.addresses.getActiveAddressVersion())?.id ?? null;
     return createIngest({ ...base, newId: () => id });
   }
   const keyHashOf = (source: string) => createHash('sha256').update(`inbound:${source}`).digest('hex');
@@ -101,6 +108,8 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
     resultExtension: (job) => resultFileSpec(job).format,
     writeResult: (job, locale, out) => shared.streamResultFile(job, { locale }, out),
     refusalTexts(code) {
+      const warnings = warningsOfRefusalCode(code);
+      if (warnings) return warningsRefusalTexts(warnings);
       if ((FILE_REFUSAL_CODES as string[]).includes(code)) {
         return { da: fileRefusalMessage(code as FileRefusalCode, 'da'), en: fileRefusalMessage(code as FileRefusalCode, 'en') };
       }
@@ -120,6 +129,8 @@ export function asRefusal(error: unknown): unknown {
   if (error instanceof FileRefusedError) {
     return new InboundRefusal(error.code, { da: fileRefusalMessage(error.code, 'da'), en: fileRefusalMessage(error.code, 'en') });
   }
+  // A mapping that would check nothing usefully: refused with its warnings, so nothing is checked or billed.
+  if (error instanceof MappingWarningsError) return new InboundRefusal(warningsRefusalCode(error.warnings), warningsRefusalTexts(error.warnings));
   if (error instanceof ColumnMappingError) return new InboundRefusal('column_mapping_invalid', inboundTexts('column_mapping_invalid'));
   if (error instanceof JobInputError) {
     const code: InboundMessageCode = error.issues.some((i) => i.problem === 'column_mapping_required') ? 'column_mapping_required'

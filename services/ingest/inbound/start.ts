@@ -4,8 +4,9 @@ import type { Config } from '../../platform/config.ts';
 import { ConfigError } from '../../platform/config.ts';
 import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { Platform } from '../../platform/open-platform.ts';
+import type { RetentionSchedule } from '../../platform/retention.ts';
 import { openImapMailbox, type Mailbox } from '../email/mailbox.ts';
-import { runMailPass } from '../email/processor.ts';
+import { deleteDueMail, runMailPass } from '../email/processor.ts';
 import { createSmtpReplySender } from '../email/reply.ts';
 import { createSftpPoller } from '../sftp/poller.ts';
 import { createConnectorService } from '../connector/service.ts';
@@ -30,6 +31,8 @@ export interface InboundServiceDeps {
   now?: () => Date;
   /** Extra certificates the connectors trust (a test server's own); else the system's CAs. */
   connectorCa?: string;
+  /** The process's retention timer: a channel registers the deletion of what is past delete_after on it. */
+  retention: Pick<RetentionSchedule, 'register'>;
 }
 
 export interface RunningInbound {
@@ -65,6 +68,7 @@ export async function startSftpIngest(deps: InboundServiceDeps): Promise<Running
     visitTimeoutMs: config.SFTP_VISIT_TIMEOUT_MS,
     ...(deps.now ? { now: deps.now } : {}),
   });
+  deps.retention.register('inbound-delete-after', () => poller.sweepDue());
   poller.start();
   deps.logger.info({ poll_ms: config.SFTP_POLL_MS, stable_ms: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY }, 'sftp.service_started');
   return { name: 'sftp', stop: () => poller.stop() };
@@ -94,16 +98,29 @@ export async function startEmailIngest(deps: InboundServiceDeps): Promise<Runnin
   let again = false;
   let passing: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
+  const now = deps.now ?? (() => new Date());
+  /** Passes and retention sweeps share the one IMAP connection: one at a time. */
+  let turn: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = turn.then(work);
+    turn = next.catch(() => undefined);
+    return next;
+  };
 
-  const pass = async () => {
+  const pass = () => exclusive(async () => {
     const outcome = await runMailPass({
       mailbox, mailboxName: settings.mailboxName, inbound: platform.inbound, accounts: platform.accounts,
       fileJobs: deps.fileJobs, replies, from: settings.from, quarantineDays: config.EMAIL_QUARANTINE_DAYS,
-      workDir, logger, now: deps.now ?? (() => new Date()),
+      workDir, logger, now,
     });
-    if (outcome.quarantined + outcome.claimed + outcome.replied + outcome.deleted > 0) logger.info(outcome, 'email.pass');
+    if (outcome.quarantined + outcome.claimed + outcome.replied > 0) logger.info(outcome, 'email.pass');
     await mailbox.idle();
-  };
+  });
+  deps.retention.register('inbound-delete-after', () => exclusive(async () => {
+    const expunged = await deleteDueMail({ mailbox, mailboxName: settings.mailboxName, inbound: platform.inbound, now });
+    if (expunged > 0) logger.info({ expunged }, 'email.expired');
+    await mailbox.idle();
+  }));
   /** One pass at a time; a notice during a pass asks for one more right after. */
   const trigger = () => {
     if (stopped) return;

@@ -28,16 +28,20 @@ export interface ChunkPublisher {
 }
 
 /**
- * The register versions a live job pinned when it was queued, like its list version (DECISIONS §7):
+ * The register versions a live job pinned when it was queued, like its list version (docs/decisions.md §7):
  * its rows are checked against these whatever is activated meanwhile. Not stored on the job
  * record: they travel on every chunk, and an intake that dies is never resumed.
  */
 export interface RegisterPins {
   company_register_version_id: string | null;
   phone_directory_version_id: string | null;
+  /** The address register the job's people are checked with (docs/addresses.md "One check, every channel"); null: text only. */
+  address_register_version_id: string | null;
 }
 
-export const NO_REGISTER_PINS: RegisterPins = Object.freeze({ company_register_version_id: null, phone_directory_version_id: null });
+export const NO_REGISTER_PINS: RegisterPins = Object.freeze({
+  company_register_version_id: null, phone_directory_version_id: null, address_register_version_id: null,
+});
 
 export function createChunkPublisher(options: {
   job: JobRecord;
@@ -82,6 +86,7 @@ export function createChunkPublisher(options: {
         job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy, stop_level: stopLevel, locale, rows,
         private_list_version_id: privateListVersionId,
         ...checks, company_register_version_id: pins.company_register_version_id, phone_directory_version_id: pins.phone_directory_version_id,
+        address_register_version_id: pins.address_register_version_id,
       },
     });
     chunk += 1;

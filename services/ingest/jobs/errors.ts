@@ -16,7 +16,7 @@ export type JobInputProblem =
   | 'column_mapping_required'
   | 'retention_fixed_at_upload';
 
-const TEXTS: Record<JobInputProblem, Record<Locale, string>> = {
+export const TEXTS: Record<JobInputProblem, Record<Locale, string>> = {
   callback_not_https: { da: 'Skal være en https-adresse.', en: 'Must be an https URL.' },
   callback_invalid: { da: 'Er ikke en gyldig URL.', en: 'Is not a valid URL.' },
   callback_refused: {
@@ -106,7 +106,7 @@ export class RegisterNotReadyError extends Error {
   }
 }
 
-/** A company or phone option of an organisation without that add-on (DECISIONS §5: 403 at the edge). */
+/** A company or phone option of an organisation without that add-on (docs/decisions.md §5: 403 at the edge). */
 export class AddonRequiredError extends Error {
   override name = 'AddonRequiredError';
   readonly addon: 'company' | 'phone';

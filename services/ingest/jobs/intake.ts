@@ -1,6 +1,6 @@
 /**
  * Job intake: every ingest path (API JSON and NDJSON, later upload, SFTP, email, connectors) turns
- * its people into the same job record and the same events (design.md "Flow"): one JobCreated,
+ * its people into the same job record and the same events (docs/architecture.md "Flow"): one JobCreated,
  * the rows in chunks on checks.rows, one RowsComplete. Nothing downstream knows the source except
  * through `source`.
  *
@@ -44,6 +44,12 @@ export interface JobIntakeDeps {
   events: Pick<PipelineEvents, 'publish'>;
   /** The active cpr list version a live job pins; null when none is active yet. */
   currentListVersion: () => ListVersionRef | null;
+  /**
+   * The address register version a live job pins with its list version: the one the
+   * synchronous check of this process uses right now (docs/addresses.md "One check, every
+   * channel"); null (or absent): none active, the job is checked on text alone.
+   */
+  currentAddressRegisterVersion?: () => string | null;
   /** The active company register version a live job with check_companies pins; null (or absent): none. */
   currentCompanyRegisterVersion?: () => string | null;
   /**
@@ -58,7 +64,7 @@ export interface JobIntakeDeps {
    */
   checkCallbackUrl: (url: string) => Promise<unknown>;
   /**
-   * The organisation's active private list version id (`source: customer`, DECISIONS §16), or
+   * The organisation's active private list version id (`source: customer`, docs/decisions.md §16), or
    * null when it has none. A live job with `use_private_list` pins it when queued; absent: such
    * jobs are refused (`option_unsupported`).
    */
@@ -76,7 +82,7 @@ export interface JobIntakeDeps {
   overlapAfterRows?: number;
   clock?: () => Date;
   newId?: () => string;
-  /** Pay-per-list prices (DECISIONS §8); absent: every job starts queued without a price. */
+  /** Pay-per-list prices (docs/decisions.md §8); absent: every job starts queued without a price. */
   prices?: PriceTable;
 }
 
@@ -118,7 +124,7 @@ export interface StreamedPeople extends SpooledPeople {
   } | null;
 }
 
-/** A file read but not started (DECISIONS §14): what the draft shows. */
+/** A file read but not started (docs/decisions.md §14): what the draft shows. */
 export interface DraftContent {
   /** The job id, chosen by the caller (its draft file is kept under it before the record exists). */
   jobId?: string;
@@ -160,7 +166,7 @@ export interface JobIntake {
   /** Creates a `draft` (nothing published, no intake open): checks the job's fields like commit. */
   createDraft(spec: JobSpec, content: DraftContent): Promise<JobRecord>;
   /**
-   * Moves a draft on (DECISIONS §7): checks the fields of `spec` (the draft's, with the start's
+   * Moves a draft on (docs/decisions.md §7): checks the fields of `spec` (the draft's, with the start's
    * changes), pins the list version, opens the intake, sets the job `queued` and publishes its
    * rows from `spooled`, as commit does for a new job. The caller makes sure only one start of a
    * job runs at a time.
@@ -168,6 +174,12 @@ export interface JobIntake {
   startDraft(draft: JobRecord, spooled: SpooledPeople, spec: JobSpec): Promise<JobRecord>;
 }
 
+
+/** docs/decisions.md §5/§17: the add-on comes first (403), whatever else is wrong with the job. */
+export function requireAddons(options: JobSpec['options'], org: Pick<JobSpec['org'], 'addons'>): void {
+  if (options?.check_companies === true && !org.addons?.includes('company')) throw new AddonRequiredError('company');
+  if (options?.check_phones === true && !org.addons?.includes('phone')) throw new AddonRequiredError('phone');
+}
 
 export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   const logger = deps.logger.child({ module: 'ingest.jobs' });
@@ -183,9 +195,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
    * pins (null: none asked for, or a test job: test keys never touch real list data, §3).
    */
   async function checkFields(spec: JobSpec): Promise<string | null> {
-    // DECISIONS §5/§17: the add-on comes first (403), whatever else is wrong with the job.
-    if (spec.options?.check_companies === true && !spec.org.addons?.includes('company')) throw new AddonRequiredError('company');
-    if (spec.options?.check_phones === true && !spec.org.addons?.includes('phone')) throw new AddonRequiredError('phone');
+    requireAddons(spec.options, spec.org);
     const issues: JobInputIssue[] = [];
     // check_people false is a job of companies and/or phones only; a job must check something.
     if (spec.options?.check_people === false && spec.options.check_companies !== true && spec.options.check_phones !== true) {
@@ -211,7 +221,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   function pinnedVersion(mode: 'live' | 'test'): ListVersionRef {
-    // Test jobs never touch real list data (DECISIONS §3); live jobs pin what is active now (§7).
+    // Test jobs never touch real list data (docs/decisions.md §3); live jobs pin what is active now (§7).
     if (mode === 'test') return { ...TEST_LIST_VERSION };
     const version = deps.currentListVersion();
     if (!version) throw new ListNotReadyError();
@@ -219,11 +229,13 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   /**
-   * The register versions a live job with company or phone checks pins, like its list version
-   * (the same moment: queueing). Test jobs read no register (DECISIONS §3).
+   * The register versions a live job pins, like its list version (the same moment: queueing):
+   * the address register always (null when none is active), the company register and phone
+   * directory when it checks companies or phones. Test jobs read no register (docs/decisions.md §3).
    */
   function pinnedRegisters(spec: JobSpec): RegisterPins {
     if (spec.mode === 'test') return NO_REGISTER_PINS;
+    const addresses = deps.currentAddressRegisterVersion?.() ?? null;
     let company: string | null = null;
     let phone: string | null = null;
     if (spec.options?.check_companies === true) {
@@ -235,11 +247,11 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       if (!directory || (!directory.provider && directory.versionId === null)) throw new RegisterNotReadyError('phone_directory_not_ready');
       phone = directory.provider ? null : directory.versionId;
     }
-    return { company_register_version_id: company, phone_directory_version_id: phone };
+    return { company_register_version_id: company, phone_directory_version_id: phone, address_register_version_id: addresses };
   }
 
   /**
-   * Where a job with rows goes (DECISIONS §7, §8): a live job of a pay-per-list organisation waits
+   * Where a job with rows goes (docs/decisions.md §7, §8): a live job of a pay-per-list organisation waits
    * in awaiting_payment with its price; its rows are published anyway (docs/privacy-and-proof.md
    * "Billing": matched at once, released on payment).
    */
@@ -419,26 +431,14 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     }
     early.state = 'sealed';
     const job: JobRecord = { ...early.job, row_count: streamed.rowCount, input_sha256: spec.inputSha256 ?? streamed.sha256 };
-    const started = performance.now();
-    try {
+    await queueOrFail(job, async () => {
       // The final count and hash go on the record before RowsComplete is on the log, so the
       // projection's completion (which needs RowsComplete) never races this write, and GET shows
       // what the 202 shows. Unless the job is finished already (the projection failed it while
       // the body still arrived): it stays what its callback said it was.
       await deps.jobs.updateJob(job.id, { row_count: job.row_count, input_sha256: job.input_sha256 }, unfinished);
-      const { chunks } = await early.publisher.complete(job.input_sha256 as string, clock().toISOString());
-      await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
-      logger.info(
-        { job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count, chunks, ms: Math.round(performance.now() - started), overlapped: true },
-        'job.queued',
-      );
-    } catch (error) {
-      logger.error({ job_id: job.id, ...errorFields(error) }, 'job.publish_failed');
-      const at = clock().toISOString();
-      const failed = await deps.jobs.updateJob(job.id, { status: 'failed', error: 'intake_failed', finished_at: at }).catch(() => null);
-      if (failed) await deps.jobs.touchIntake(job.id, { at, closed: true }).catch(() => undefined);
-      throw error;
-    }
+      return (await early.publisher.complete(job.input_sha256 as string, clock().toISOString())).chunks;
+    }, { overlapped: true });
     // The record gets row_count and input_sha256 from RowsComplete (the projection writes it);
     // the answer shows them now.
     return job;
@@ -446,7 +446,13 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
 
   async function createDraft(spec: JobSpec, content: DraftContent): Promise<JobRecord> {
     await checkFields(spec);
-    const job = newRecord({ rowCount: content.rowCount, sha256: content.inputSha256 }, spec, null, 'draft');
+    // A draft names the list version its preview was checked against, and a pay-per-list draft
+    // the price it would cost as it stands, so both are known before /start (which pins the
+    // version active then and prices the final row count; docs/uploads.md "Drafts show").
+    const ready = readyState(spec, content.rowCount);
+    // A live draft made while no list is active names none (its preview says list_not_ready); /start pins one or answers 503.
+    const version = spec.mode === 'test' ? pinnedVersion('test') : deps.currentListVersion();
+    const job = newRecord({ rowCount: content.rowCount, sha256: content.inputSha256 }, spec, version, 'draft', ready.price);
     if (content.jobId) job.id = content.jobId;
     job.preview = content.preview;
     await deps.jobs.createJob(job);
@@ -484,26 +490,34 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   async function publishQueued(job: JobRecord, spooled: SpooledPeople, locale: Locale, pins: RegisterPins): Promise<JobRecord> {
+    await queueOrFail(job, () => publishJob(job, spooled, locale, pins));
+    return job;
+  }
+
+  /**
+   * Puts a job's rows on the log (`publish` answers how many chunks) and closes its intake. When
+   * that fails the record exists but its rows are not all on the log: the job is failed rather
+   * than left queued forever, and the error goes on, so the request answers 500 and the client
+   * knows. If even that write fails (store down), the intake stays open and the projection's
+   * sweep fails the job later (intake_interrupted).
+   */
+  async function queueOrFail(job: JobRecord, publish: () => Promise<number>, logged: Record<string, unknown> = {}): Promise<void> {
     const started = performance.now();
     try {
-      const chunks = await publishJob(job, spooled, locale, pins);
+      const chunks = await publish();
       // Every row is on the log: the stalled-intake sweep must leave the job alone from now on.
       await deps.jobs.touchIntake(job.id, { at: clock().toISOString(), closed: true });
       logger.info(
-        { job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count, chunks, ms: Math.round(performance.now() - started) },
+        { job_id: job.id, org_id: job.org_id, mode: job.mode, source: job.source, rows: job.row_count, chunks, ms: Math.round(performance.now() - started), ...logged },
         'job.queued',
       );
     } catch (error) {
-      // The record exists but its rows are not all on the log: fail it rather than leave it queued forever.
       logger.error({ job_id: job.id, ...errorFields(error) }, 'job.publish_failed');
-      // The request answers 500, so the client knows. If even this write fails (store down), the
-      // intake stays open and the projection's sweep fails the job later (intake_interrupted).
       const at = clock().toISOString();
       const failed = await deps.jobs.updateJob(job.id, { status: 'failed', error: 'intake_failed', finished_at: at }).catch(() => null);
       if (failed) await deps.jobs.touchIntake(job.id, { at, closed: true }).catch(() => undefined);
       throw error;
     }
-    return job;
   }
 
   return {

@@ -1,3 +1,5 @@
+import { PermanentError } from '../../platform/errors.ts';
+
 /**
  * What can be wrong with a streamed check-job body. Every error names where (a path such as
  * `people[12345].name`, and for NDJSON the 1-based line) and never what: no value from the body
@@ -17,10 +19,7 @@ export type IntakeErrorCode =
   | 'too_few_people'
   | 'missing_people';
 
-/** Malformed bytes or JSON are 400; well-formed JSON that breaks the schema or a limit is 422 (§5). */
-const BAD_SYNTAX: readonly IntakeErrorCode[] = ['invalid_utf8', 'invalid_json'];
-
-export class IntakeError extends Error {
+export class IntakeError extends PermanentError {
   override name = 'IntakeError';
   readonly code: IntakeErrorCode;
   /** Where in the body: '' for the body itself, `people[3]`, `people[3].name`, `callback_url`. */
@@ -37,11 +36,6 @@ export class IntakeError extends Error {
     this.line = extra.line;
     this.limit = extra.limit;
   }
-
-  get httpStatus(): 400 | 422 {
-    return BAD_SYNTAX.includes(this.code) ? 400 : 422;
-  }
-
 }
 
 /** For logs and stack traces only: the API turns the code into da/en text (api/jobs/intake-issues.ts). */

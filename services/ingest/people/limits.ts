@@ -2,7 +2,7 @@ import { MAX_ROWS_PER_JOB } from '../../domain/check-job.ts';
 import type { PersonRules } from './tokens.ts';
 import { IntakeError } from './errors.ts';
 
-/** What a reader accepts. Defaults are the contract's (api-v2 Limits, DECISIONS §11). */
+/** What a reader accepts. Defaults are the contract's (docs/contract.md Limits, docs/decisions.md §11). */
 export interface IntakeLimits {
   /** At most this many people (default 1,000,000). */
   maxPeople?: number;

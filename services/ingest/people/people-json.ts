@@ -1,6 +1,6 @@
 /**
  * Streams the `application/json` body of POST /v2/check-jobs: a top-level object whose `people`
- * array may hold 1,000,000 flat person objects (DECISIONS §7). People are yielded in batches as they
+ * array may hold 1,000,000 flat person objects (docs/decisions.md §7). People are yielded in batches as they
  * are read; the other top-level fields (`callback_url`, `external_ref`, `policy`, `options`, ...) may
  * come before or after `people` and are reported through `onField` as soon as each is read and in the
  * generator's return value. Nothing here validates those fields beyond being JSON: the API's schema

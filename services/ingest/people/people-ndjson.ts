@@ -1,6 +1,6 @@
 /**
  * Streams an `application/x-ndjson` check-job body: one flat PersonInput object per line
- * (DECISIONS §7). Blank lines and `\r\n` endings are accepted; an object may not span lines, and a
+ * (docs/decisions.md §7). Blank lines and `\r\n` endings are accepted; an object may not span lines, and a
  * line holds at most one object. Errors carry the 1-based line as well as the `people[i]` path.
  * Job fields (`callback_url`, `policy`, ...) have no place in this body: the API takes them from
  * the query string or headers.

@@ -44,8 +44,14 @@ export function scanString(buf: string, start: number, maxLength: number): numbe
   while (j < len) {
     const c = buf.charCodeAt(j);
     if (c === QUOTE) {
-      scannedString = out === '' ? buf.slice(segment, j) : out + buf.slice(segment, j);
-      return j + 1;
+      if (out === '') {
+        scannedString = buf.slice(segment, j);
+        return j + 1;
+      }
+      scannedString = out + buf.slice(segment, j);
+      // A \u escape of a lone surrogate names no character: no UTF-8 can hold it, and echoed back
+      // it makes our own JSON unreadable to strict parsers (docs/api-decisions.md "Unicode").
+      return scannedString.isWellFormed() ? j + 1 : INVALID;
     }
     if (c === BACKSLASH) {
       if (j + 1 >= len) return INCOMPLETE;

@@ -3,15 +3,16 @@ import { createWriteStream } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { isTerminal } from '../../domain/job-state.ts';
 import type { Locale } from '../../domain/types.ts';
 import { errorFields, type Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { DropFolder, InboundClaim, InboundStore } from '../../platform/store/inbound-port.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { InboundRefusal, type FileJobs } from '../inbound/file-jobs.ts';
-import { inboundTexts, monitorReceiptText, refusalText, unchangedContacts } from '../inbound/messages.ts';
+import { inboundTexts, monitorReceiptText, refusalText, resultSummaryText, unchangedContacts } from '../inbound/messages.ts';
 import type { MonitorContactsFeed } from '../inbound/monitor-contacts.ts';
-import { archiveName, errorName, isClaimable, parseProcessingName, processingName, receiptName, resultName } from './names.ts';
+import { archiveName, errorName, isClaimable, parseProcessingName, processingName, receiptName, resultName, summaryNameOf } from './names.ts';
 import { partialUploadName, type RemoteFolder } from './remote-folder.ts';
 import type { StabilityTracker } from './stability.ts';
 
@@ -54,7 +55,6 @@ export interface VisitOutcome {
   deleted: number;
 }
 
-const TERMINAL: ReadonlySet<JobRecord['status']> = new Set(['done', 'failed', 'deleted']);
 /**
  * Work of one visit: new files claimed, and open claims moved on (oldest first). A visit stays
  * short (well inside the visit time limit) however many files a folder holds; the rest waits for
@@ -146,10 +146,18 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
     ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, rows: job.row_count }, 'sftp.job_created');
   }
   const planned = await planOutputs(ctx, claim, original, ctx.fileJobs.resultExtension(job), job.delete_after);
-  if (!TERMINAL.has(job.status)) return false;
-  const [result, , archived, errorFile] = planned.outputs;
+  if (!isTerminal(job.status)) return false;
+  const [result, , archived, errorFile, , summary] = planned.outputs;
   if (job.status === 'done') {
     const local = join(ctx.workDir, `${claim.id}.result`);
+    // The counts first, so whoever sees the result sees its summary too (claims planned before
+    // summaries existed have none).
+    if (summary !== undefined) {
+      await uploadText(ctx, claim.id, summary, resultSummaryText({
+        filename: original, resultName: result.slice(result.lastIndexOf('/') + 1), rows: job.row_count, blocked: job.blocked_count,
+        allowed: job.allowed_count, manual: job.manual_count, listPublishedOn: job.list_version?.published_on ?? null, finishedAt: job.finished_at,
+      }, ctx.folder.locale));
+    }
     try {
       await writeLocalResult(ctx.fileJobs, job, ctx.folder.locale, local);
       await ctx.remote.upload(local, result);
@@ -232,7 +240,8 @@ async function freeName(ctx: VisitContext, folder: 'outbox' | 'archive' | 'faile
 
 /**
  * The claim's output names, chosen once (before anything is written) and kept on the claim, so a
- * retry writes to the same names: [result, its partial name, archive, error file, its partial name].
+ * retry writes to the same names: [result, its partial name, archive, error file, its partial name, summary,
+ * its partial name].
  */
 async function planOutputs(
   ctx: VisitContext, claim: InboundClaim, original: string, ext: 'csv' | 'xlsx', deleteAfter: string,
@@ -241,7 +250,8 @@ async function planOutputs(
   const result = await freeName(ctx, 'outbox', (taken) => resultName(original, ext, claim.id, taken));
   const archived = await freeName(ctx, 'archive', (taken) => archiveName(original, claim.id, taken));
   const errorFile = await freeName(ctx, 'failed', (taken) => errorName(original, claim.id, taken));
-  const outputs = [result, partialUploadName(result), archived, errorFile, partialUploadName(errorFile)];
+  const summary = summaryNameOf(result);
+  const outputs = [result, partialUploadName(result), archived, errorFile, partialUploadName(errorFile), summary, partialUploadName(summary)];
   const updated = await ctx.inbound.updateClaim(claim.id, {
     state: claim.state === 'claimed' ? 'job_created' : claim.state, outputs, delete_after: deleteAfter, updated_at: ctx.now().toISOString(),
   });

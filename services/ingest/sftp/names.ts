@@ -1,5 +1,5 @@
 /**
- * File names in a drop folder (DECISIONS §15). Pure functions, no I/O.
+ * File names in a drop folder (docs/decisions.md §15). Pure functions, no I/O.
  *
  * - A file is claimed by renaming `inbox/<name>` to `inbox/<name>.<claim id>.processing`: the
  *   claim id (a uuid, also the job's id) travels in the name, so a process killed right after the
@@ -35,6 +35,14 @@ export function baseName(original: string): string {
 
 export function resultName(original: string, ext: 'csv' | 'xlsx', claimId: string, taken: boolean): string {
   return `${baseName(original)}${taken ? `.${claimId.slice(0, 8)}` : ''}.result.${ext}`;
+}
+
+/**
+ * The counts beside a result (`outbox/<base>.result.txt` next to `<base>.result.csv`): named from
+ * the result's own name, so the two always pair up, also when the claim id is in them.
+ */
+export function summaryNameOf(resultPath: string): string {
+  return resultPath.replace(/\.(csv|xlsx)$/, '.txt');
 }
 
 /** The receipt of a file that replaced a monitor's contacts (outbox/). */

@@ -9,8 +9,10 @@ import { connectRemoteFolder, type RemoteFolder } from './remote-folder.ts';
 import { createStabilityTracker } from './stability.ts';
 
 /**
- * Many organisations, one poller (issue 8): every `pollMs` each active drop folder (and each
- * removed one with files due for deletion) is visited, at most `concurrency` at once. A visit has
+ * Many organisations, one poller: every `pollMs` each active drop folder is visited for new
+ * files, and on every retention pass (`sweepDue`, on the process's retention timer:
+ * services/platform/retention.ts) each folder with files past their delete_after, removed folders
+ * included, is visited to delete them; at most `concurrency` visits at once. A visit has
  * a time limit (`visitTimeoutMs`, connection included), so a slow or unreachable server holds one
  * slot for a bounded time and never the others; a folder that fails waits before its next visit
  * (5 s doubling to 10 min) and its last error is recorded for the admin tool's list.
@@ -37,6 +39,8 @@ export interface SftpPoller {
   start(): void;
   /** One round over every folder, awaited (tests and the bench drive the poller with it). */
   pollOnce(): Promise<void>;
+  /** Visits every folder with claims past their delete_after and deletes their files, awaited. */
+  sweepDue(): Promise<void>;
   /** Stops scheduling and waits for visits in flight. */
   stop(): Promise<void>;
 }
@@ -135,16 +139,18 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
     await deps.inbound.recordFolderStatus(status).catch(() => undefined);
   }
 
-  async function round(): Promise<Array<Promise<void>>> {
-    const folders = await deps.inbound.listDropFolders();
-    const due = (await deps.inbound.listClaimsDue(now().toISOString(), 1000)).filter((c) => c.channel === 'sftp');
+  /** A poll visits every active folder for new files; a retention round only the folders with files due, to delete them. */
+  async function round(kind: 'poll' | 'retention'): Promise<Array<Promise<void>>> {
     const byFolder = new Map<string, InboundClaim[]>();
-    for (const claim of due) byFolder.set(claim.source_ref, [...(byFolder.get(claim.source_ref) ?? []), claim]);
-    const toVisit = new Map(folders.map((f) => [f.id, f]));
-    for (const folderId of byFolder.keys()) {
-      if (!toVisit.has(folderId)) {
-        const removed = await deps.inbound.getDropFolder(folderId);
-        if (removed) toVisit.set(folderId, removed);
+    const toVisit = new Map<string, DropFolder>();
+    if (kind === 'poll') {
+      for (const folder of await deps.inbound.listDropFolders()) toVisit.set(folder.id, folder);
+    } else {
+      const due = (await deps.inbound.listClaimsDue(now().toISOString(), 1000)).filter((c) => c.channel === 'sftp');
+      for (const claim of due) byFolder.set(claim.source_ref, [...(byFolder.get(claim.source_ref) ?? []), claim]);
+      for (const folderId of byFolder.keys()) {
+        const folder = await deps.inbound.getDropFolder(folderId);
+        if (folder) toVisit.set(folderId, folder);
       }
     }
     const started: Array<Promise<void>> = [];
@@ -166,7 +172,7 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
   function schedule(): void {
     if (stopped) return;
     timer = setTimeout(() => {
-      round().catch((error: unknown) => logger.error(errorFields(error), 'sftp.round_failed')).finally(schedule);
+      round('poll').catch((error: unknown) => logger.error(errorFields(error), 'sftp.round_failed')).finally(schedule);
     }, deps.pollMs);
   }
 
@@ -176,7 +182,10 @@ export function createSftpPoller(deps: SftpPollerDeps): SftpPoller {
       schedule();
     },
     async pollOnce() {
-      await Promise.all(await round());
+      await Promise.all(await round('poll'));
+    },
+    async sweepDue() {
+      await Promise.all(await round('retention'));
     },
     async stop() {
       stopped = true;

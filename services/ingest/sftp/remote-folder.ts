@@ -6,7 +6,7 @@ import { hostKeyFingerprint } from './host-key.ts';
 export { fingerprintOfPublicKeyLine, hostKeyFingerprint } from './host-key.ts';
 
 /**
- * One organisation's drop folder on an SFTP server (DECISIONS §15): the four folders inbox/,
+ * One organisation's drop folder on an SFTP server (docs/decisions.md §15): the four folders inbox/,
  * outbox/, archive/, failed/ below `DropFolder.path`. Paths given to the methods are relative to
  * that directory (e.g. `inbox/list.csv`).
  *

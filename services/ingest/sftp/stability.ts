@@ -1,6 +1,6 @@
 /**
  * "Is this upload finished?" for SFTP, which has no such signal: a file is ready once its size and
- * modification time have not changed for `stableMs` (DECISIONS §15). Kept in memory per process:
+ * modification time have not changed for `stableMs` (docs/decisions.md §15). Kept in memory per process:
  * after a restart every file waits one interval again, which is safe (late, never early).
  */
 export interface Listed {

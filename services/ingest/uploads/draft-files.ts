@@ -7,7 +7,7 @@
  * API at start and every retention period) for every file whose job is no longer a draft or no
  * longer exists (a draft purged at its delete_after by the projection, a start killed half-way).
  * API processes that serve the same jobs must share this directory (one machine, or a shared
- * volume): a /start on another machine would not find the file (DECISIONS §14 drafts).
+ * volume): a /start on another machine would not find the file (docs/decisions.md §14 drafts).
  */
 import { constants } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
@@ -15,6 +15,9 @@ import { join } from 'node:path';
 import { spoolFullIfDiskFull } from '../jobs/errors.ts';
 
 const DRAFT_FILE = /^draft-([0-9a-f-]{36})\.upload$/;
+
+/** What the job store says of a draft file's job: still a draft, another status, or no record. */
+export type DraftState = 'draft' | 'not_draft' | 'no_record';
 
 export interface DraftFiles {
   /**
@@ -25,10 +28,11 @@ export interface DraftFiles {
   pathOf(jobId: string): string;
   remove(jobId: string): Promise<void>;
   /**
-   * Removes the files older than `graceMs` whose job `isDraft` says no to; returns how many. (A
-   * younger file may belong to a draft whose record is being written right now.)
+   * Removes the files whose job is no longer a draft (started, failed, deleted: at once, whatever
+   * their age) and those older than `graceMs` whose job does not exist (a younger one may belong
+   * to a draft whose record is being written right now); returns how many.
    */
-  sweep(isDraft: (jobId: string) => Promise<boolean>, graceMs: number): Promise<number>;
+  sweep(stateOf: (jobId: string) => Promise<DraftState>, graceMs: number): Promise<number>;
 }
 
 export function createDraftFiles(dir: string): DraftFiles {
@@ -59,7 +63,7 @@ export function createDraftFiles(dir: string): DraftFiles {
     async remove(jobId) {
       await rm(pathOf(jobId), { force: true });
     },
-    async sweep(isDraft, graceMs) {
+    async sweep(stateOf, graceMs) {
       let names: string[];
       try {
         names = await readdir(dir);
@@ -70,8 +74,12 @@ export function createDraftFiles(dir: string): DraftFiles {
       for (const name of names) {
         const match = DRAFT_FILE.exec(name);
         if (!match) continue;
-        const info = await stat(join(dir, name)).catch(() => null);
-        if (!info || info.mtimeMs > Date.now() - graceMs || (await isDraft(match[1]))) continue;
+        const state = await stateOf(match[1]);
+        if (state === 'draft') continue;
+        if (state === 'no_record') {
+          const info = await stat(join(dir, name)).catch(() => null);
+          if (!info || info.mtimeMs > Date.now() - graceMs) continue;
+        }
         await rm(join(dir, name), { force: true });
         removed += 1;
       }

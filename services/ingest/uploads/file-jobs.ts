@@ -1,5 +1,5 @@
 /**
- * Jobs from files (DECISIONS §14): the entry points every file channel calls (the API's multipart
+ * Jobs from files (docs/decisions.md §14): the entry points every file channel calls (the API's multipart
  * upload, SFTP drop folders, emailed spreadsheets, connectors). A file becomes a `draft` (columns,
  * mapping, a 20-row preview) or, with `start`, a `queued` job at once; a draft is started later
  * with the mapping and options the customer settles on.
@@ -17,14 +17,22 @@ import type { JobChecks, JobRowInput } from '../../domain/job-row.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
-import { FileRefusedError, openTable, resolveColumnMapping, type TableSource } from '../files/index.ts';
+import {
+  FileRefusedError, isUnreadablePerson, isUnreadableResult, type MappingWarning, mappingWarnings, MappingWarningsError, openTable, resolveColumnMapping,
+  type ResolvedColumnMapping, type TableSource,
+} from '../files/index.ts';
 import { JobInputError, jobInputIssue, JobNotDraftError } from '../jobs/errors.ts';
-import type { JobIntake, JobSpec } from '../jobs/intake.ts';
+import { requireAddons, type JobIntake, type JobSpec } from '../jobs/intake.ts';
 import { createDraftFiles, type DraftFiles } from './draft-files.ts';
 import { personOfRow, spoolRowsOf } from './file-rows.ts';
-import { headerRowOf, summariseTable, type Cells } from './table-summary.ts';
+import { headerRowOf, PREVIEW_ROWS, summariseTable, type Cells } from './table-summary.ts';
+import { plainFileName } from './file-name.ts';
+import { createParseSlots, type ParseSlots } from './parse-slots.ts';
+import { withheldVerdict } from '../../domain/withheld-verdict.ts';
 
 export interface FileIngestDeps {
+  /** Files read at once by this process (docs/files.md "Limits"); default 2. */
+  maxFilesReadAtOnce?: number;
   intake: JobIntake;
   jobs: JobStore;
   /** Where drafts keep their uploaded file (UPLOAD_DIR). */
@@ -57,27 +65,48 @@ export interface FileJobSpec {
   locale: Locale;
   /** true: the job is queued at once (SFTP, email, `options.start`); false: a draft. */
   start: boolean;
+  /**
+   * With `start`: the caller has seen and accepts the mapping's warnings (docs/uploads.md
+   * "Warnings"). Without it a file with warnings is refused with MappingWarningsError.
+   */
+  confirmWarnings?: boolean;
+  /**
+   * With `start`: called with the file's row count once it is read, before the job is created;
+   * what it throws refuses the job with nothing created (the API's quota of waiting rows).
+   */
+  beforeQueue?: (rows: number) => Promise<void>;
 }
 
 export interface StartChanges {
   column_mapping?: ColumnMapping;
   options?: CheckJobOptions;
   locale: Locale;
-  /** The organisation's plan now: a pay-per-list draft starts awaiting_payment (DECISIONS §8). */
+  /** The organisation's plan now: a pay-per-list draft starts awaiting_payment (docs/decisions.md §8). */
   plan: Organisation['plan'];
   /** The starting organisation's add-ons (company and phone options need theirs); absent: none. */
   addons?: Organisation['addons'];
+  /** The caller accepts the warnings of the mapping it starts with (else MappingWarningsError). */
+  confirmWarnings?: boolean;
 }
+
+export type PreviewChanges = Pick<StartChanges, 'column_mapping' | 'options' | 'locale' | 'plan'>;
 
 export interface FileIngest {
   createJobFromFile(spec: FileJobSpec): Promise<JobRecord>;
-  /** Moves a draft on (DECISIONS §7). JobNotDraftError when it is not (or no longer) a draft. */
+  /** Moves a draft on (docs/decisions.md §7). JobNotDraftError when it is not (or no longer) a draft. */
   startDraft(jobId: string, changes: StartChanges): Promise<JobRecord>;
+  /**
+   * The same draft with another mapping or options: columns, preview (checked again) and so its
+   * warnings are made anew; nothing starts. JobNotDraftError when it is not a draft.
+   */
+  previewDraft(jobId: string, changes: PreviewChanges): Promise<JobRecord>;
   /** Removes the draft files of jobs that are not drafts any more (API start, retention period). */
   sweepDraftFiles(): Promise<number>;
   /** Removes a job's draft file at once (DELETE). */
   discardDraftFile(jobId: string): Promise<void>;
   draftFiles: DraftFiles;
+  /** The bound on files read at once. */
+  parseSlots: ParseSlots;
 }
 
 /** A draft file younger than this may belong to a draft whose record is being written. */
@@ -88,6 +117,7 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
   const draftFiles = createDraftFiles(deps.draftDir);
   /** Starts in flight in this process: a second /start of the same draft is refused meanwhile. */
   const starting = new Set<string>();
+  const parseSlots = createParseSlots(deps.maxFilesReadAtOnce ?? 2);
 
   function previewOf(cells: Cells[], mapping: ReturnType<typeof resolveColumnMapping> | null, spec: JobSpec): PreviewRow[] {
     const people = cells.map((row, i) => (mapping ? personOfRow(row, mapping, i, true) : {}));
@@ -98,7 +128,9 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
     }, {
       people: spec.options?.check_people ?? true, companies: spec.options?.check_companies ?? false, phones: spec.options?.check_phones ?? false,
     });
-    return cells.map((row, i) => ({ cells: row, result: results[i] }));
+    // docs/uploads.md "Previews of pay-per-list drafts": the list's answer is what the customer pays for.
+    const withhold = spec.mode === 'live' && spec.org.plan === 'pay_per_list';
+    return cells.map((row, i) => ({ cells: row, result: withhold ? withheldVerdict(results[i], spec.locale) : results[i] }));
   }
 
   async function createJobFromFile(spec: FileJobSpec): Promise<JobRecord> {
@@ -116,7 +148,8 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
       external_ref: spec.external_ref ?? null,
       locale: spec.locale,
       inputSha256: await sha256OfFile(spec.path),
-      filename: spec.filename,
+      // Every channel's name (upload, SFTP, email, connector) is made plain here, once.
+      filename: plainFileName(spec.filename),
       file_format: table.format,
       columns: summary.columns,
       column_mapping: summary.mapping,
@@ -124,8 +157,16 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
     };
     if (spec.start) {
       if (!resolved) throw new JobInputError([jobInputIssue('column_mapping', 'column_mapping_required')]);
+      requireAddons(spec.options, spec.org);
+      if (spec.confirmWarnings !== true) {
+        // No list index here (SFTP, email, connectors have none): the rows are read as the check would.
+        const unreadable = summary.preview.map((cells, i) => isUnreadablePerson(personOfRow(cells, resolved, i, true)));
+        const warnings = mappingWarnings(summary.mapping, spec.options ?? {}, unreadable);
+        if (warnings.length > 0) throw new MappingWarningsError(warnings);
+      }
       const spooled = await deps.intake.spoolRows(spoolRowsOf(await openTable(spec.path, { filename: spec.filename }), resolved, summary.headerRow));
       try {
+        await spec.beforeQueue?.(spooled.rowCount);
         return await deps.intake.commit(spooled, jobSpec);
       } finally {
         await spooled.discard();
@@ -144,37 +185,68 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
     }
   }
 
-  async function headerOf(table: TableSource, headerRow: number): Promise<{ header: Cells | null; columnCount: number }> {
+  async function headerOf(table: TableSource, headerRow: number): Promise<{ header: Cells | null; columnCount: number; firstRows: Cells[] }> {
     // Only the rows up to the header, and a few more for the width; the rest are read by the spool.
     let index = 0;
     let header: Cells | null = null;
     let columnCount = 0;
+    const firstRows: Cells[] = [];
     for await (const cells of table.rows()) {
       columnCount = Math.max(columnCount, cells.length);
       if (index === headerRow) header = cells;
+      else if (index > headerRow && firstRows.length < PREVIEW_ROWS) firstRows.push(cells);
       if (index >= headerRow + 50) break;
       index += 1;
     }
-    return { header, columnCount };
+    return { header, columnCount, firstRows };
+  }
+
+  /**
+   * The warnings a start must have confirmed: the draft's own when neither the mapping nor the
+   * checks change; else the first rows checked again with the new mapping, as the draft's preview
+   * was (the same reading a customer saw).
+   */
+  function startWarnings(draft: JobRecord, mapping: ColumnMapping, resolved: ResolvedColumnMapping, options: CheckJobOptions, firstRows: Cells[]): MappingWarning[] {
+    const sameChecks = (['check_people', 'check_companies', 'check_phones'] as const).every((k) => draft.options[k] === options[k]);
+    if (sameChecks && JSON.stringify(mapping) === JSON.stringify(draft.column_mapping)) return draftWarnings(draft);
+    const people = firstRows.map((cells, i) => personOfRow(cells, resolved, i, true));
+    const results = deps.checkPreview(people, draft.mode, {
+      policy: options.policy ?? 'standard', stopLevel: options.stop_level ?? 1, locale: 'da',
+    }, { people: options.check_people ?? true, companies: options.check_companies ?? false, phones: options.check_phones ?? false });
+    return mappingWarnings(mapping, options, results.map(isUnreadableResult));
+  }
+
+  /**
+   * A draft as /start and /preview read it with the caller's changes: still a draft, retention
+   * unchanged, a mapping, the file's header and first rows, the mapping resolved, the options merged.
+   */
+  async function readDraft(jobId: string, changes: PreviewChanges) {
+    const draft = await deps.jobs.getJobById(jobId);
+    if (!draft || draft.status !== 'draft') throw new JobNotDraftError(draft?.status ?? 'deleted');
+    const retention = changes.options?.retention_days;
+    if (retention !== undefined && retention !== draft.options.retention_days) {
+      throw new JobInputError([jobInputIssue('options.retention_days', 'retention_fixed_at_upload')]);
+    }
+    const mapping = changes.column_mapping ?? draft.column_mapping;
+    if (!mapping) throw new JobInputError([jobInputIssue('column_mapping', 'column_mapping_required')]);
+    const path = draftFiles.pathOf(jobId);
+    const headerRow = headerRowOf(mapping);
+    const { header, columnCount, firstRows } = await headerOf(await openTable(path, { filename: draft.filename }), headerRow);
+    const resolved = resolveColumnMapping(mapping, headerRow >= 0 ? header : null, columnCount);
+    const options: CheckJobOptions = { ...draft.options, ...changes.options };
+    return { draft, mapping, path, headerRow, header, columnCount, firstRows, resolved, options };
   }
 
   async function startDraft(jobId: string, changes: StartChanges): Promise<JobRecord> {
     if (starting.has(jobId)) throw new JobNotDraftError('starting');
     starting.add(jobId);
     try {
-      const draft = await deps.jobs.getJobById(jobId);
-      if (!draft || draft.status !== 'draft') throw new JobNotDraftError(draft?.status ?? 'deleted');
-      const retention = changes.options?.retention_days;
-      if (retention !== undefined && retention !== draft.options.retention_days) {
-        throw new JobInputError([jobInputIssue('options.retention_days', 'retention_fixed_at_upload')]);
+      const { draft, mapping, path, headerRow, header, columnCount, firstRows, resolved, options } = await readDraft(jobId, changes);
+      requireAddons(options, { addons: changes.addons ?? [] });
+      if (changes.confirmWarnings !== true) {
+        const warnings = startWarnings(draft, mapping, resolved, options, firstRows);
+        if (warnings.length > 0) throw new MappingWarningsError(warnings);
       }
-      const mapping = changes.column_mapping ?? draft.column_mapping;
-      if (!mapping) throw new JobInputError([jobInputIssue('column_mapping', 'column_mapping_required')]);
-      const path = draftFiles.pathOf(jobId);
-      const headerRow = headerRowOf(mapping);
-      const { header, columnCount } = await headerOf(await openTable(path, { filename: draft.filename }), headerRow);
-      const resolved = resolveColumnMapping(mapping, headerRow >= 0 ? header : null, columnCount);
-      const options: CheckJobOptions = { ...draft.options, ...changes.options };
       const spec: JobSpec = {
         source: draft.source,
         org: {
@@ -204,10 +276,36 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
     }
   }
 
+  async function previewDraft(jobId: string, changes: PreviewChanges): Promise<JobRecord> {
+    const { draft, mapping, path, headerRow, header, columnCount, firstRows, resolved, options } = await readDraft(jobId, changes);
+    const preview = previewOf(firstRows, resolved, {
+      source: draft.source, org: { id: draft.org_id, stop_level: options.stop_level ?? 1, retention_days: options.retention_days ?? 30, plan: changes.plan },
+      mode: draft.mode, keyHash: draft.key_hash, options, locale: changes.locale,
+    });
+    const columns = headerRow >= 0 && header
+      ? Array.from({ length: columnCount }, (_, i) => header[i] ?? '')
+      : Array.from({ length: columnCount }, (_, i) => String(i + 1));
+    // Another header row makes other rows data: counted again (a full read, as the start does).
+    const rowCount = headerRowOf(draft.column_mapping) === headerRow ? draft.row_count : await dataRowsAfter(path, draft.filename, headerRow);
+    const updated = await deps.jobs.updateJob(jobId, { column_mapping: mapping, columns, preview, options, row_count: rowCount }, (current) => current.status === 'draft');
+    if (!updated) throw new JobNotDraftError('started');
+    return updated;
+  }
+
+  async function dataRowsAfter(path: string, filename: string | null, headerRow: number): Promise<number> {
+    let index = 0;
+    let rows = 0;
+    for await (const _cells of (await openTable(path, { filename })).rows()) if (index++ > headerRow) rows += 1;
+    return rows;
+  }
+
   return {
     draftFiles,
-    createJobFromFile,
-    startDraft,
+    // Every read of a file (a new upload, a draft read again at /start or for a new preview) takes a slot.
+    createJobFromFile: (spec: FileJobSpec) => parseSlots.run(() => createJobFromFile(spec)),
+    startDraft: (jobId: string, changes: StartChanges) => parseSlots.run(() => startDraft(jobId, changes)),
+    previewDraft: (jobId: string, changes: PreviewChanges) => parseSlots.run(() => previewDraft(jobId, changes)),
+    parseSlots,
     discardDraftFile: (jobId) => draftFiles.remove(jobId),
     async sweepDraftFiles() {
       const removed = await sweepDraftFiles(deps.draftDir, deps.jobs);
@@ -218,12 +316,25 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
 }
 
 /**
+ * A draft's warnings (docs/uploads.md "Warnings"): its mapping and checks, and which preview rows
+ * its own check could not read. Derived from the stored draft, so nothing new is stored and every
+ * reader of the job sees the same. Only drafts have them; a started job's were confirmed.
+ */
+export function draftWarnings(job: Pick<JobRecord, 'status' | 'column_mapping' | 'options' | 'preview'>): MappingWarning[] {
+  if (job.status !== 'draft') return [];
+  return mappingWarnings(job.column_mapping, job.options, job.preview.map((row) => isUnreadableResult(row.result)));
+}
+
+/**
  * Removes the draft files whose job is not a draft any more (purged at its delete_after, deleted,
  * started by a process killed before removing the file) or does not exist; the API runs it at
  * start and every retention period.
  */
 export function sweepDraftFiles(draftDir: string, jobs: Pick<JobStore, 'getJobById'>): Promise<number> {
-  return createDraftFiles(draftDir).sweep(async (jobId) => (await jobs.getJobById(jobId))?.status === 'draft', DRAFT_FILE_GRACE_MS);
+  return createDraftFiles(draftDir).sweep(async (jobId) => {
+    const job = await jobs.getJobById(jobId);
+    return job === null ? 'no_record' : job.status === 'draft' ? 'draft' : 'not_draft';
+  }, DRAFT_FILE_GRACE_MS);
 }
 
 async function sha256OfFile(path: string): Promise<string> {

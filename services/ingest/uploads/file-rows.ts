@@ -1,7 +1,7 @@
 /**
  * A table's data rows as the intake's spool rows: each row's person (by the resolved mapping) and
  * its cells as read, so the result file gives the customer's own columns back. A mapped value
- * over 200 characters (DECISIONS §11) refuses the whole file, as a bad person refuses a JSON
+ * over 200 characters (docs/decisions.md §11) refuses the whole file, as a bad person refuses a JSON
  * body: the error names the row and field, never the value.
  */
 import type { JobRowInput } from '../../domain/job-row.ts';
@@ -11,7 +11,7 @@ import { personFromCells, type ResolvedColumnMapping, type TableSource } from '.
 import type { Cells } from './table-summary.ts';
 
 const BATCH_ROWS = 1000;
-/** DECISIONS §11: every string field at most 200 characters. */
+/** docs/decisions.md §11: every string field at most 200 characters. */
 export const MAX_FIELD_CHARS = 200;
 
 /** The fields a job row carries: the person, the phone, and `cvr`/`company_name` for company checks. */

@@ -1,7 +1,9 @@
 /**
- * A done job's results as a file (DECISIONS §14): the input's own columns and format with the
+ * A done job's results as a file (docs/decisions.md §14): the input's own columns and format with the
  * verdict columns appended (writeResultFile of services/ingest/files), read from the job store a
  * page at a time, so a 1,000,000-row job is never in memory.
+ *
+ * `rows` picks the rows of one status (blocked only, allowed only, manual only); the default is all.
  *
  * Formats: xlsx → xlsx, xls → xlsx, csv → csv in the input's encoding and delimiter; JSON jobs →
  * csv UTF-8 with one input column, the person's `id` (the only input a JSON job's result keeps;
@@ -9,11 +11,15 @@
  * UTF-8 with `;` (what Danish Excel opens), of a csv job the input's dialect.
  */
 import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
-import type { Locale } from '../../domain/types.ts';
+import type { Locale, Status } from '../../domain/types.ts';
 import { writeResultFile, type CsvDialect } from '../files/index.ts';
 import { headerRowOf } from './table-summary.ts';
 
 export type ResultFileFormat = 'csv' | 'xlsx';
+/** Which rows a result file holds: all, or those of one status (docs/files.md "Result files"). */
+export type ResultFileRows = 'all' | Status;
+/** A monitor re-check's change report: only the rows with a change, or with one kind (docs/monitors.md "Change reports"). */
+export type ResultFileChange = 'any' | 'newly_blocked' | 'released' | 'changed_level';
 
 export interface ResultFileSpec {
   format: ResultFileFormat;
@@ -25,9 +31,11 @@ export interface ResultFileSpec {
 
 const PAGE_ROWS = 10_000;
 
-export function resultFileSpec(job: JobRecord, format?: ResultFileFormat): ResultFileSpec {
+export function resultFileSpec(job: JobRecord, format?: ResultFileFormat, rows: ResultFileRows = 'all', change?: ResultFileChange): ResultFileSpec {
   const kind: ResultFileFormat = format ?? (job.file_format === 'xlsx' || job.file_format === 'xls' ? 'xlsx' : 'csv');
-  const base = (job.filename ?? `check-job-${job.id}`).replace(/\.[A-Za-z0-9]{1,5}$/, '');
+  // A file of some rows is named for them, so it is never mistaken for the whole result.
+  const base = (job.filename ?? `check-job-${job.id}`).replace(/\.[A-Za-z0-9]{1,5}$/, '') + (rows === 'all' ? '' : `.${rows}`)
+    + (change === undefined ? '' : change === 'any' ? '.changes' : `.${change}`);
   if (kind === 'xlsx') {
     return { format: 'xlsx', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', filename: `${base}.result.xlsx` };
   }
@@ -43,21 +51,31 @@ function inputHeader(job: JobRecord): Array<string | null> | null {
 }
 
 /** Writes the result file of a done job to `out` (the caller checks the job is done). */
+/** How the result file's list-version column names an organisation's own (private) list. */
+export const OWN_LIST = { da: 'egen liste', en: 'own list' } as const;
+
 export async function streamResultFile(
   jobs: Pick<JobStore, 'readResults'>,
   job: JobRecord,
-  options: { format?: ResultFileFormat; locale: Locale },
+  options: { format?: ResultFileFormat; locale: Locale; rows?: ResultFileRows; change?: ResultFileChange },
   out: NodeJS.WritableStream,
 ): Promise<void> {
-  const spec = resultFileSpec(job, options.format);
-  const listVersionId = job.list_version?.id ?? '';
+  const only = options.rows ?? 'all';
+  const change = options.change;
+  const spec = resultFileSpec(job, options.format, only, change);
+  // People read the list version by its publication date; the id stays in the API and certificate.
+  const listVersion = job.list_version?.published_on ?? '';
   const json = job.file_format === null;
   async function* rows() {
     let cursor: string | null = null;
     do {
       const page = await jobs.readResults(job.id, { cursor, limit: PAGE_ROWS });
       for (const row of page.rows) {
-        yield { cells: json ? [row.result.id] : (row.cells ?? []), result: row.result, list_version_id: listVersionId };
+        if (only !== 'all' && row.result.status !== only) continue;
+        if (change !== undefined && (change === 'any' ? row.result.change == null : row.result.change !== change)) continue;
+        // A person found on the organisation's own list names that list (docs/matching.md "Private lists").
+        const own = row.result.list_version;
+        yield { cells: json ? [row.result.id] : (row.cells ?? []), result: row.result, list_version: own ? `${OWN_LIST[options.locale]} ${own.published_on}` : listVersion };
       }
       cursor = page.next_cursor;
     } while (cursor !== null);
@@ -66,7 +84,11 @@ export async function streamResultFile(
     out,
     {
       format: spec.format, ...(spec.csv ? { csv: spec.csv } : {}), header: inputHeader(job), columnCount: json ? 1 : job.columns.length,
-      locale: options.locale, checks: { companies: job.options.check_companies === true, phones: job.options.check_phones === true },
+      locale: options.locale, changes: job.source === 'monitor', checks: { companies: job.options.check_companies === true, phones: job.options.check_phones === true },
+      summary: {
+        filename: job.filename, checkedAt: job.finished_at, listPublishedOn: job.list_version?.published_on ?? null, rows: only, ...(change ? { change } : {}),
+        counts: { rows: job.row_count, blocked: job.blocked_count, allowed: job.allowed_count, manual: job.manual_count },
+      },
     },
     rows(),
   );

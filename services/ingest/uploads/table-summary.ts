@@ -30,7 +30,7 @@ export interface TableSummary {
 }
 
 /**
- * Where the header is: `header_row` of the mapping (api-v2 ColumnMapping: default 0), counted
+ * Where the header is: `header_row` of the mapping (docs/contract.md ColumnMapping: default 0), counted
  * among the rows openTable yields (blank rows are not yielded); -1 (NO_HEADER_ROW): none.
  */
 export function headerRowOf(mapping: ColumnMapping | null): number {

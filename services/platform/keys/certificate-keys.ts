@@ -4,7 +4,7 @@ import type { KeyRing } from '../store/keyring-port.ts';
 import { keyFromDer, MalformedJwsError, parseJws, publicJwk, signJws, verifyJws } from './jws.ts';
 
 /**
- * The keys of job certificates (DECISIONS §10): which key signs, which keys verify, the JWKS.
+ * The keys of job certificates (docs/decisions.md §10): which key signs, which keys verify, the JWKS.
  *
  * Where keys come from:
  * - `CERTIFICATE_KEYS` (configuration; comma-separated base64url DER): the first entry is a PKCS#8

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyRing } from '../store/keyring-port.ts';
 
 /**
- * Results cursors made tamper-evident (DECISIONS §7: a forged cursor is 422). The store's cursor
+ * Results cursors made tamper-evident (docs/decisions.md §7: a forged cursor is 422). The store's cursor
  * (job-results.ts: the job and the last row, readable by anyone who base64-decodes it) is sealed
  * with an HMAC-SHA256 over the job id and that cursor: `<store cursor>.<kid>.<mac>`. An edited row
  * number, a cursor of another job or one made up fails the MAC, whatever the store would accept.

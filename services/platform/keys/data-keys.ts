@@ -4,7 +4,7 @@ import type { KeyRing } from '../store/keyring-port.ts';
 import { open, seal } from './sealed-payload.ts';
 
 /**
- * Per-job data keys (crypto-shredding, issue 14; docs/privacy-and-proof.md "Forgetting"). Every
+ * Per-job data keys (crypto-shredding; docs/privacy-and-proof.md "Forgetting"). Every
  * job's rows and results travel on the topics sealed with an AES-256 key of that job; the key is
  * stored wrapped by a master key (DataKeyStore), and deleting it (`forget`, on DELETE and at
  * delete_after) makes every copy of the job's messages unreadable at once.

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { PermanentError } from '../errors.ts';
 
 /**
  * AES-256-GCM of one payload with associated data (node:crypto, no dependency): the layout is
@@ -10,7 +11,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** A sealed payload that does not open: tampered, cut, or sealed with another key or place. */
-export class SealedPayloadError extends Error {
+export class SealedPayloadError extends PermanentError {
   constructor() {
     super('sealed payload does not open');
     this.name = 'SealedPayloadError';

@@ -18,8 +18,21 @@ export interface EmbeddedLogStorage {
   endOffset(topic: string, partition: number): number;
   committed(group: string, topic: string, partition: number): number | undefined;
   commit(group: string, topic: string, partition: number, nextOffset: number): void;
+  /**
+   * Appends what a batch's handler published and commits the batch's offset in one transaction
+   * (docs/platform-event-log.md "Adapters"): a crash keeps both or neither, and the two cost one
+   * write to the file, not two.
+   */
+  appendAndCommit(appends: ReadonlyArray<{ topic: string; messages: readonly OutgoingMessage[] }>, commit: GroupCommit, timestamp: number): void;
   /** Deletes messages past retention and superseded keys of compacted topics. */
   prune(now: number): void;
+}
+
+export interface GroupCommit {
+  group: string;
+  topic: string;
+  partition: number;
+  nextOffset: number;
 }
 
 interface TopicRow {
@@ -128,6 +141,30 @@ export function createEmbeddedLogStorage(db: DatabaseSync): EmbeddedLogStorage {
     return row?.next_offset ?? 0;
   }
 
+  /** Appends inside the caller's transaction; returns the partitions written to. */
+  function appendRows(topic: string, messages: readonly OutgoingMessage[], timestamp: number): Set<number> {
+    const count = partitionCount(topic);
+    const touched = new Set<number>();
+    const next = new Map<number, number>();
+    for (const message of messages) {
+      const partition = partitionFor(topic, message.key, count);
+      const offset = next.get(partition) ?? endOffset(topic, partition);
+      statements.insertMessage.run(
+        topic,
+        partition,
+        offset,
+        message.key,
+        toBytes(message.value),
+        message.headers && Object.keys(message.headers).length > 0 ? JSON.stringify(message.headers) : null,
+        timestamp,
+      );
+      next.set(partition, offset + 1);
+      touched.add(partition);
+    }
+    for (const [partition, offset] of next) statements.setNextOffset.run(offset, topic, partition);
+    return touched;
+  }
+
   return {
     createTopic(definition) {
       inTransaction(db, () => {
@@ -146,28 +183,14 @@ export function createEmbeddedLogStorage(db: DatabaseSync): EmbeddedLogStorage {
     partitionCount,
 
     append(topic, messages, timestamp) {
-      const count = partitionCount(topic);
-      const touched = new Set<number>();
+      return inTransaction(db, () => appendRows(topic, messages, timestamp));
+    },
+
+    appendAndCommit(appends, commit, timestamp) {
       inTransaction(db, () => {
-        const next = new Map<number, number>();
-        for (const message of messages) {
-          const partition = partitionFor(topic, message.key, count);
-          const offset = next.get(partition) ?? endOffset(topic, partition);
-          statements.insertMessage.run(
-            topic,
-            partition,
-            offset,
-            message.key,
-            toBytes(message.value),
-            message.headers && Object.keys(message.headers).length > 0 ? JSON.stringify(message.headers) : null,
-            timestamp,
-          );
-          next.set(partition, offset + 1);
-          touched.add(partition);
-        }
-        for (const [partition, offset] of next) statements.setNextOffset.run(offset, topic, partition);
+        for (const { topic, messages } of appends) appendRows(topic, messages, timestamp);
+        statements.commit.run(commit.group, commit.topic, commit.partition, commit.nextOffset);
       });
-      return touched;
     },
 
     read(topic, partition, fromOffset, limit) {

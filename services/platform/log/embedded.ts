@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorFields, type Logger } from '../logger.ts';
@@ -16,6 +17,11 @@ import {
  * node:sqlite database, so a restart loses nothing that `publish` acknowledged and consumer groups
  * resume after their last commit. Same semantics as Kafka within one process: partitions by key
  * hash, one owner per partition per group, at-least-once with commit after the handler.
+ *
+ * What a batch's handler publishes is appended in the transaction that commits the batch's offset
+ * (docs/platform-event-log.md "Adapters"): a handler that throws publishes nothing, and a crash
+ * keeps both or neither. Inside a handler `publish` resolves once the messages are taken; they are
+ * durable when the handler's batch is.
  *
  * Groups are coordinated in memory: two processes opening the same file would each run their own
  * members of a group (the embedded default is one process). Retention and compaction run on
@@ -40,6 +46,12 @@ interface Member {
   left?: Promise<void>;
 }
 
+/** What a batch's handler published, while the batch is in flight (`open`). */
+interface BatchAppends {
+  open: boolean;
+  appends: Array<{ topic: string; messages: readonly OutgoingMessage[] }>;
+}
+
 interface Group {
   name: string;
   members: Member[];
@@ -58,6 +70,8 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
   const groups = new Map<string, Group>();
   const wakers = new Set<() => void>();
   let nextMemberId = 1;
+  /** The batch whose handler is running in this async context (per log: its own database). */
+  const inBatch = new AsyncLocalStorage<BatchAppends>();
   let lastPrune = 0;
   let closed = false;
 
@@ -114,16 +128,24 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
       }
       // Handling and committing are one unit: `close` waits for both.
       const backoff = owner.backoff;
+      const batch: BatchAppends = { open: true, appends: [] };
       const processing = Promise.resolve()
-        .then(() => deliverBatch({ topic, partition, messages }, owner.options, publishOne))
+        .then(() => inBatch.run(batch, () => deliverBatch({ topic, partition, messages }, owner.options, publishOne)))
         .then(
           ({ deadLettered }) => {
+            batch.open = false;
             if (deadLettered > 0) logger.warn({ group: group.name, topic, partition, dead_lettered: deadLettered }, 'event_log.dead_lettered');
-            storage.commit(group.name, topic, partition, Number(messages[messages.length - 1].offset) + 1);
+            const nextOffset = Number(messages[messages.length - 1].offset) + 1;
+            storage.appendAndCommit(batch.appends, { group: group.name, topic, partition, nextOffset }, now());
+            if (batch.appends.length > 0) published();
             backoff.succeeded(topic, partition);
             return 0;
           },
+        )
+        // A failed append-and-commit is a failed batch: nothing of it was written, it comes again.
+        .catch(
           (error: unknown) => {
+            batch.open = false;
             const delay = backoff.failed(topic, partition);
             logger.warn(
               { ...errorFields(error), group: group.name, topic, partition, offset: messages[0].offset, retry_in_ms: delay },
@@ -164,8 +186,19 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
   async function publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (closed) throw new Error('event log is closed');
     if (messages.length === 0) return;
+    const batch = inBatch.getStore();
+    if (batch?.open) {
+      storage.partitionCount(topic); // an unknown topic fails the publish, as outside a batch
+      batch.appends.push({ topic, messages });
+      return;
+    }
+    storage.append(topic, messages, now());
+    published();
+  }
+
+  /** After messages were appended: prune now and then, wake idle consumers. */
+  function published(): void {
     const at = now();
-    storage.append(topic, messages, at);
     if (at - lastPrune >= pruneIntervalMs) {
       lastPrune = at;
       storage.prune(at);

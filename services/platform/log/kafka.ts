@@ -157,6 +157,10 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
         heartbeatInterval: options.heartbeatIntervalMs ?? 3000,
         rebalanceTimeout: options.rebalanceTimeoutMs ?? 60_000,
         maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+        ...(subscribeOptions.maxBytesPerPartition ? {
+          maxBytesPerPartition: subscribeOptions.maxBytesPerPartition,
+          maxBytes: Math.max(10 * 1024 * 1024, subscribeOptions.maxBytesPerPartition),
+        } : {}),
       });
       const joined = firstJoin(consumer, options.joinTimeoutMs ?? 60_000);
       const backoff = createBackoff(subscribeOptions);

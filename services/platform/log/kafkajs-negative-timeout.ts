@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
  * `throttledUntil - Date.now()` ms, and `throttledUntil` is -1 until a broker throttles: a negative
  * delay on every connection. Node turns it into 1 ms, and Node 24 also emits a
  * TimeoutNegativeWarning, which every service printed (a minus-timestamp, nothing of ours: no
- * setting of ours decides it). Upstream: tulios/kafkajs issue #1751, fix in PR #1755, unreleased.
+ * setting of ours decides it). Upstream: github.com/tulios/kafkajs/issues/1751, fix in PR #1755, unreleased.
  * This puts that fix in place: the same method with the delay clamped to Node's minimum of 1 ms,
  * so the timer fires exactly as before and only the warning goes. Only for 2.2.4: another version
  * keeps its own method (test/integration/kafka-behaviour.test.ts shows whether it still warns).

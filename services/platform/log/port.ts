@@ -1,3 +1,5 @@
+import { PermanentError } from '../errors.ts';
+
 /**
  * The event log: the one interface every producer and consumer of the pipeline's topics uses.
  * Adapters: `kafka.ts` (Apache Kafka through kafkajs) and `embedded.ts` (node:sqlite, the
@@ -24,7 +26,7 @@
  * - `createTopics` creates the topics that do not exist yet and leaves existing ones unchanged.
  * - `close` stops every subscription (waiting for batches in flight) and releases connections.
  *
- * - Errors are classified by type (style.md §9). Any error a handler throws is transient: the
+ * - Errors are classified by type (docs/architecture.md "Conventions"). Any error a handler throws is transient: the
  *   batch is delivered again, after a delay that doubles with each consecutive failure of the
  *   partition (`retryDelayMs` up to `maxRetryDelayMs`). An `UnrecoverableMessageError` names one
  *   message that can never be handled (it cannot be decoded, its schema is unknown, it breaks an
@@ -92,6 +94,12 @@ export interface SubscribeOptions {
   startAt?: 'earliest' | 'latest';
   /** Most messages handed to one `handleBatch` call; default 500. */
   maxBatchSize?: number;
+  /**
+   * Most bytes fetched from one partition at a time (Kafka; the embedded log reads by count only).
+   * Default 1 MiB: a batch of large messages (sealed results chunks) is then a few messages,
+   * whatever `maxBatchSize` says.
+   */
+  maxBytesPerPartition?: number;
   /** Pause before redelivering a batch whose handler threw; default 1000 ms, doubled per consecutive failure. */
   retryDelayMs?: number;
   /** Longest pause between redeliveries of a failing partition; default 5,000 ms. */
@@ -140,9 +148,8 @@ export const DEAD_LETTER_HEADERS = {
  * `offending` of its batch. `reason` is a short machine-readable text without message content
  * (no personal data: it goes into the dead letter's headers and the logs).
  */
-export class UnrecoverableMessageError extends Error {
+export class UnrecoverableMessageError extends PermanentError {
   override readonly name = 'UnrecoverableMessageError';
-  readonly retriable = false;
   readonly offending: LogMessage;
   readonly reason: string;
   constructor(offending: LogMessage, reason: string, options?: { cause?: unknown }) {

@@ -1,3 +1,5 @@
+import { PermanentError } from '../errors.ts';
+
 /**
  * The schema registry every event passes through (design: "schema registry (confluent | static)").
  *
@@ -37,14 +39,14 @@ export class UnknownSubjectError extends Error {
   }
 }
 
-export class UnknownSchemaIdError extends Error {
+export class UnknownSchemaIdError extends PermanentError {
   constructor(id: number) {
     super(`no schema with id ${id}`);
     this.name = 'UnknownSchemaIdError';
   }
 }
 
-export class WireFormatError extends Error {
+export class WireFormatError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'WireFormatError';

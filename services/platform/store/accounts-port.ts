@@ -1,5 +1,5 @@
 /**
- * Organisations and their API keys (DECISIONS §4, §8, §10). Promises: writes are durable when the
+ * Organisations and their API keys (docs/decisions.md §4, §8, §10). Promises: writes are durable when the
  * returned promise resolves; a key is found only by the SHA-256 of its full text; a revoked key is
  * still returned (with `revoked_at`) so callers can tell revoked from unknown. Does not promise
  * uniqueness of organisation names.
@@ -29,6 +29,10 @@ export interface ApiKeyRecord {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  /** What the key is for, as its creator named it (docs/people.md "API keys"); '' when unnamed. */
+  label?: string;
+  /** The user who created it in the portal; null (or absent) for keys issued by the admin CLI. */
+  created_by?: string | null;
 }
 
 export interface AccountStore {

@@ -1,4 +1,5 @@
 import type { RegisterAddress } from '../../domain/address-register.ts';
+import { VersionMisuseError, type VersionMisuse, type VersionMisuseReason } from './versioned-blocks.ts';
 
 /**
  * Versions of the national address register (DAR) as imported, like list versions (lists-port.ts):
@@ -32,19 +33,17 @@ export interface AddressStore {
 }
 
 /** Thrown by every adapter for the same misuse, so callers tell them from I/O failures. */
-export class AddressVersionError extends Error {
-  readonly reason: 'not_found' | 'sealed' | 'not_sealed';
-
-  constructor(reason: 'not_found' | 'sealed' | 'not_sealed', id: string) {
-    super(
-      reason === 'not_found' ? `address version ${id} does not exist`
-        : reason === 'sealed' ? `address version ${id} is sealed; addresses can no longer be appended`
-          : `address version ${id} is not sealed (its import is not whole) and cannot be activated`,
-    );
-    this.name = 'AddressVersionError';
-    this.reason = reason;
-  }
+export class AddressVersionError extends VersionMisuseError {
+  override readonly name = 'AddressVersionError';
+  constructor(reason: VersionMisuseReason, id: string) { super({ noun: 'address', items: 'addresses' }, reason, id); }
 }
+
+/** What both address store adapters throw for each misuse (their versioned blocks' `misuse`). */
+export const ADDRESS_VERSION_MISUSE: VersionMisuse = {
+  notFound: (id) => new AddressVersionError('not_found', id),
+  sealed: (id) => new AddressVersionError('sealed', id),
+  notSealed: (id) => new AddressVersionError('not_sealed', id),
+};
 
 /**
  * One unit address as stored: a JSON array in field order, about half the size of the object
@@ -60,5 +59,13 @@ export function unpackAddress(row: unknown[]): RegisterAddress {
   return {
     accessId: s[0]!, street: s[1]!, addressingName: s[2], houseNumber: s[3]!, floor: s[4], door: s[5],
     postalCode: s[6]!, postalName: s[7]!, town: s[8], kommunekode: s[9], vejkode: s[10],
+  };
+}
+
+/** The version as the port gives it, from either adapter's row (which holds more columns). */
+export function addressVersionOf(row: AddressVersion): AddressVersion {
+  return {
+    id: row.id, published_on: row.published_on, created_at: row.created_at, activated_at: row.activated_at ?? null,
+    address_count: row.address_count,
   };
 }

@@ -1,7 +1,7 @@
 import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
 
 /**
- * Connectors (DECISIONS §16, docs/connectors.md): an organisation's HTTPS URL that the connector
+ * Connectors (docs/decisions.md §16, docs/connectors.md): an organisation's HTTPS URL that the connector
  * service pulls on a schedule, each pull making one job (`source: connector`) or replacing a
  * monitor's contacts, and the outcome of the last pull.
  *

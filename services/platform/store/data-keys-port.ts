@@ -1,5 +1,5 @@
 /**
- * Where each job's data keys live (crypto-shredding, issue 14): the AES-256 keys that encrypt a
+ * Where each job's data keys live (crypto-shredding): the AES-256 keys that encrypt a
  * job's rows and results on the topics, stored wrapped (encrypted) by a master key. Deleting a
  * job's keys makes every copy of its rows and results on the log unreadable at once, wherever
  * the messages are (partitions, replicas, dead-letter topics), without touching the log.

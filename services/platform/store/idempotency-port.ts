@@ -1,5 +1,5 @@
 /**
- * Remembered responses of calls that carried an `Idempotency-Key` (DECISIONS §6). A key is scoped
+ * Remembered responses of calls that carried an `Idempotency-Key` (docs/decisions.md §6). A key is scoped
  * to organisation + mode + endpoint. Promises: `begin` is atomic (of two concurrent callers with
  * the same scope and key exactly one gets `started`); a completed record is replayed until its
  * `expires_at`; an in-flight record whose lease ran out (its process died) may be taken over.
@@ -8,6 +8,9 @@
  * The stored body may hold personal data (resolved addresses), so the window (24 h) must stay
  * shorter than any retention period and `purgeExpired` must run.
  */
+/** How a remembered response about resource `id` begins (every resource's JSON starts with its id). */
+export const responsePrefixOf = (id: string): string => `{"id":${JSON.stringify(id)}`;
+
 export interface IdempotencyScope {
   orgId: string;
   mode: 'live' | 'test';
@@ -45,4 +48,10 @@ export interface IdempotencyStore {
   abandon(scope: IdempotencyScope, key: string): Promise<void>;
   /** Deletes every record whose `expiresAt` is before `now`; returns how many. */
   purgeExpired(now: Date): Promise<number>;
+  /**
+   * Deletes every completed record whose response is the resource `id` (its body is the JSON of
+   * that resource, which begins `{"id":"<id>"`), so a deleted job's people do not outlive it in a
+   * remembered response (docs/privacy-and-proof.md "Every store"). The key is free again afterwards.
+   */
+  forgetResponsesAbout(id: string): Promise<void>;
 }

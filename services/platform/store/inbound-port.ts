@@ -1,7 +1,7 @@
 import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
 
 /**
- * Inbound channels (DECISIONS §15): organisations' SFTP drop folders, the email sender allow-list,
+ * Inbound channels (docs/decisions.md §15): organisations' SFTP drop folders, the email sender allow-list,
  * and the claims that make each dropped file or emailed attachment exactly one job.
  *
  * Promises, whatever the adapter (embedded node:sqlite or ClickHouse):

@@ -1,6 +1,6 @@
 import { emptyLevelCounts, levelKey } from '../../domain/check-job.ts';
 import type { Status } from '../../domain/types.ts';
-import { MAX_RESULTS_PAGE, type JobPatch, type JobRecord, type ResultCounts } from './jobs-port.ts';
+import { MAX_RESULTS_PAGE, type JobPatch, type JobRecord, type ResultCounts, type ResultRow } from './jobs-port.ts';
 
 /**
  * What every JobStore adapter shares: errors, the opaque results cursor, the patch rule for
@@ -14,7 +14,7 @@ export class JobExistsError extends Error {
   }
 }
 
-/** A cursor that was not made by readResults for this job (DECISIONS §7: 422). */
+/** A cursor that was not made by readResults for this job (docs/decisions.md §7: 422). */
 export class InvalidCursorError extends Error {
   constructor() {
     super('cursor is not valid for this job');
@@ -98,4 +98,134 @@ export function timestampMs(timestamp: string): number {
   const ms = Date.parse(timestamp);
   if (Number.isNaN(ms)) throw new RangeError(`not a timestamp: ${JSON.stringify(timestamp)}`);
   return ms;
+}
+
+/**
+ * Results are stored as records of contiguous rows, not one row each (docs/platform-clickhouse-registry.md
+ * "Result records"): a record holds rows first_row..last_row, each row's CheckResult as one line
+ * of JSON (ready to serve: a page is the lines joined, no parse, validate and stringify per
+ * request), their cells likewise, and the record's counts beside it, so a job's counts are a sum
+ * over its records (a few hundred per 1,000,000 rows) instead of a GROUP BY over every row.
+ *
+ * Records never cross a multiple of RESULT_RECORD_ROWS, so the same rows cut the same way
+ * whatever batches the projection put them in, and a page of 10,000 rows reads about ten records.
+ */
+export const RESULT_RECORD_ROWS = 1000;
+
+export interface ResultRecord {
+  first_row: number;
+  last_row: number;
+  counts: ResultCounts;
+  /** One CheckResult JSON per line, rows first_row..last_row (JSON.stringify never writes a raw newline). */
+  results: string;
+  /** One JSON array (or `null`) per line; null when no row has cells (JSON input). */
+  cells: string | null;
+}
+
+/**
+ * The records to store for `rows`: rows already stored (`covered`, from the job's existing
+ * records) and repeats within `rows` left out, the rest cut into contiguous runs that stay within
+ * one RESULT_RECORD_ROWS block. Leaving covered rows out keeps the store idempotent on
+ * (job_id, row) for any mix of redelivered and new rows.
+ */
+export function resultRecords(rows: readonly ResultRow[], covered: (row: number) => boolean): ResultRecord[] {
+  const fresh = [...rows].sort((a, b) => a.row - b.row).filter((r, i, all) => (i === 0 || all[i - 1].row !== r.row) && !covered(r.row));
+  const records: ResultRecord[] = [];
+  let run: ResultRow[] = [];
+  const close = () => {
+    if (run.length > 0) records.push(recordOf(run));
+    run = [];
+  };
+  for (const row of fresh) {
+    const previous = run.at(-1);
+    if (previous && (row.row !== previous.row + 1 || Math.floor(row.row / RESULT_RECORD_ROWS) !== Math.floor(previous.row / RESULT_RECORD_ROWS))) close();
+    run.push(row);
+  }
+  close();
+  return records;
+}
+
+function recordOf(run: readonly ResultRow[]): ResultRecord {
+  const groups = new Map<string, { status: Status; level: number; count: number }>();
+  const results: string[] = [];
+  const cells: string[] = [];
+  let anyCells = false;
+  for (const r of run) {
+    const level = storedLevel(r.result.match.level);
+    const key = `${r.result.status}/${level}`;
+    const group = groups.get(key);
+    if (group) group.count++;
+    else groups.set(key, { status: r.result.status, level, count: 1 });
+    results.push(JSON.stringify(r.result));
+    cells.push(JSON.stringify(r.cells));
+    if (r.cells !== null) anyCells = true;
+  }
+  return {
+    first_row: run[0].row,
+    last_row: run[run.length - 1].row,
+    counts: countsFromGroups(groups.values()),
+    results: results.join('\n'),
+    cells: anyCells ? cells.join('\n') : null,
+  };
+}
+
+/** Whether a row lies in one of the stored ranges [first_row, last_row]. */
+export function coveredBy(ranges: ReadonlyArray<{ first_row: number; last_row: number }>): (row: number) => boolean {
+  const sorted = [...ranges].sort((a, b) => a.first_row - b.first_row);
+  return (row) => {
+    let lo = 0;
+    let hi = sorted.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid].last_row < row) lo = mid + 1;
+      else if (sorted[mid].first_row > row) hi = mid - 1;
+      else return true;
+    }
+    return false;
+  };
+}
+
+/** The sum of records' counts: a job's exact counts (records never overlap). */
+export function sumCounts(all: Iterable<ResultCounts>): ResultCounts {
+  const total: ResultCounts = { processed: 0, allowed: 0, blocked: 0, manual: 0, level_counts: emptyLevelCounts() };
+  for (const c of all) {
+    total.processed += c.processed;
+    total.allowed += c.allowed;
+    total.blocked += c.blocked;
+    total.manual += c.manual;
+    for (const [level, n] of Object.entries(c.level_counts)) total.level_counts[level as keyof ResultCounts['level_counts']] += n;
+  }
+  return total;
+}
+
+/**
+ * A page cut from records read in row order: rows after `after`, at most `limit`, each as its
+ * stored JSON line; `more` tells whether a row follows. `records` may be a lazy iterator: it is
+ * read only as far as the page needs.
+ */
+export function pageOfRecords(
+  records: Iterable<{ first_row: number; results: string; cells: string | null }>, after: number, limit: number,
+): { rows: Array<{ row: number; result: string; cells: string }>; more: boolean } {
+  const rows: Array<{ row: number; result: string; cells: string }> = [];
+  for (const record of records) {
+    const lines = record.results.split('\n');
+    const cellLines = record.cells === null ? null : record.cells.split('\n');
+    for (let i = Math.max(0, after + 1 - record.first_row); i < lines.length; i++) {
+      if (rows.length === limit) return { rows, more: true };
+      rows.push({ row: record.first_row + i, result: lines[i], cells: cellLines ? cellLines[i] : 'null' });
+    }
+  }
+  return { rows, more: false };
+}
+
+/**
+ * A result row as stored (JSON text) in the shape of today's ResultRow: results stored before
+ * `match.approximate` existed get `false` (they were found by exact names only, docs/matching.md
+ * "Names"), so every reader and the API's response schema see the field.
+ */
+export function storedResultRow(row: number, record: string): ResultRow {
+  const stored = JSON.parse(record) as Omit<ResultRow, 'row'>;
+  const match = stored.result?.match as { approximate?: boolean } | undefined;
+  if (match && match.approximate === undefined) match.approximate = false;
+  return { row, ...stored };
 }

@@ -7,7 +7,7 @@ import type { CheckResult, ListVersionRef } from '../../domain/types.ts';
 
 /**
  * The result store of the asynchronous pipeline: check jobs and their per-row results
- * (api-v2.md CheckJob, CheckResult, LevelCounts; DECISIONS §6, §7, §9, §10).
+ * (docs/contract.md CheckJob, CheckResult, LevelCounts; docs/decisions.md §6, §7, §9, §10).
  *
  * Promises, whatever the adapter (embedded node:sqlite or ClickHouse):
  * - A write is durable and visible to every later read (of any process) once its promise resolves.
@@ -64,12 +64,12 @@ export interface JobRecord {
   callback_url: string | null;
   callback: CallbackOutcome | null;
   external_ref: string | null;
-  /** SHA-256 (hex) of the API key that created the job: the callback signing secret (api-v2 Events). */
+  /** SHA-256 (hex) of the API key that created the job: the callback signing secret (docs/contract.md Events). */
   key_hash: string;
-  /** SHA-256 (hex) of the submitted input, for the certificate (DECISIONS §10). */
+  /** SHA-256 (hex) of the submitted input, for the certificate (docs/decisions.md §10). */
   input_sha256: string | null;
   /**
-   * CSV input: its encoding and delimiter, so the result file is written the same way (DECISIONS
+   * CSV input: its encoding and delimiter, so the result file is written the same way (docs/decisions.md
    * §14). Internal (never rendered); absent on records of jobs created before files.
    */
   csv_dialect?: CsvDialectRecord | null;
@@ -77,7 +77,7 @@ export interface JobRecord {
   monitor?: JobMonitorRef | null;
   /**
    * The organisation's private list version pinned when the job was queued with
-   * `use_private_list` (DECISIONS §16; docs/matching.md "Private lists"). Internal (never
+   * `use_private_list` (docs/decisions.md §16; docs/matching.md "Private lists"). Internal (never
    * rendered); absent/null: the national list only.
    */
   private_list_version_id?: string | null;
@@ -124,6 +124,18 @@ export interface ResultPage {
   next_cursor: string | null;
 }
 
+/**
+ * A page of results as the store keeps them: each CheckResult as its JSON text, in row order. The
+ * API joins them into the response as they are (docs/platform-clickhouse-registry.md "Result
+ * records"); what the store keeps was a CheckResult the response schema accepts, which the tests
+ * check on every page they read.
+ */
+export interface ResultJsonPage {
+  results: string[];
+  /** Null when no row follows this page. */
+  next_cursor: string | null;
+}
+
 export const MAX_RESULTS_PAGE = 10_000;
 
 /** An intake's progress (JobStore.touchIntake). */
@@ -148,7 +160,7 @@ export interface JobStore {
    * `limit` (1..10,000), deleted ones included (they keep their counts). For lists shown to the
    * organisation (the web page); not a page through every job (no cursor).
    */
-  listRecentJobs(scope: { org_id: string; mode: 'live' | 'test' }, limit: number): Promise<JobRecord[]>;
+  listRecentJobs(scope: { org_id: string; mode: 'live' | 'test' }, limit: number, filter?: JobListFilter): Promise<JobRecord[]>;
   /**
    * Applies `patch` (and `updated_at`) to the latest record; null when no such job. With `when`,
    * only if `when(latest)` holds, else the latest record comes back unchanged: the condition is
@@ -189,6 +201,8 @@ export interface JobStore {
   putResults(jobId: string, deleteAfter: string, rows: ResultRow[]): Promise<void>;
   /** Rows with row > the cursor's position, in row order, at most `limit`. */
   readResults(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultPage>;
+  /** The same page as readResults, each result as stored JSON text (no parse): for serving pages. */
+  readResultsJson(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultJsonPage>;
   countResults(jobId: string): Promise<ResultCounts>;
 
   /** Marks the job deleted at `at` and removes its personal data; null when no such job. */
@@ -198,4 +212,23 @@ export interface JobStore {
    * `day` (YYYY-MM-DD, UTC). Job records are untouched; purgeJob them as they fall due.
    */
   dropResultsDueBefore(day: string): Promise<void>;
+}
+
+/**
+ * What a history list narrows to (docs/web.md "History"): every field optional. `search` is a
+ * case-insensitive (ASCII letters) part of the file name or external_ref; `after` pages on from
+ * the last job of the previous page (newest first: strictly older by created_at, then id);
+ * `hide_discarded_drafts` leaves out drafts deleted without being started (a preview update
+ * replaces its draft with a new one): deleted, and no list version ever pinned.
+ */
+export interface JobListFilter {
+  source?: JobSource;
+  status?: JobStatus;
+  /** created_at ≥ this instant */
+  created_from?: string;
+  /** created_at < this instant */
+  created_before?: string;
+  search?: string;
+  after?: { created_at: string; id: string };
+  hide_discarded_drafts?: boolean;
 }

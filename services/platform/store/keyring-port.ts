@@ -1,6 +1,6 @@
 /**
  * Where the service keeps its own keys (not customers' data): the Ed25519 keys that sign job
- * certificates, the HMAC secrets that seal result cursors (DECISIONS §7, §10) and, unless configured,
+ * certificates, the HMAC secrets that seal result cursors (docs/decisions.md §7, §10) and, unless configured,
  * the master keys that wrap job data keys (data-keys.ts).
  *
  * Promises, whatever the adapter (embedded node:sqlite or ClickHouse):

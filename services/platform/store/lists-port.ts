@@ -30,3 +30,20 @@ export interface ListStore {
   getListVersion(id: string): Promise<ListVersion | null>;
   listListVersions(): Promise<ListVersion[]>;
 }
+
+/**
+ * The version as the port gives it, from either adapter's row (which holds more columns). The
+ * national list has no owner: NULL in the embedded row, '' in ClickHouse (its column is not
+ * nullable); both are null here.
+ */
+export function listVersionOf(row: Omit<ListVersion, 'org_id'> & { org_id: string | null }): ListVersion {
+  return {
+    id: row.id,
+    source: row.source,
+    org_id: row.org_id === '' ? null : row.org_id,
+    published_on: row.published_on,
+    created_at: row.created_at,
+    activated_at: row.activated_at ?? null,
+    entry_count: row.entry_count,
+  };
+}

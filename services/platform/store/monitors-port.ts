@@ -2,7 +2,7 @@ import type { MonitorChange, MonitorChangeCounts, MonitorVerdict } from '../../d
 import type { Locale, MatchPolicy } from '../../domain/types.ts';
 
 /**
- * Monitors (DECISIONS §16, docs/monitors.md): an organisation's stored contact set, re-checked as
+ * Monitors (docs/decisions.md §16, docs/monitors.md): an organisation's stored contact set, re-checked as
  * a `source: monitor` job whenever a new list version is activated, each re-check reporting what
  * changed since the last one.
  *
@@ -20,8 +20,11 @@ import type { Locale, MatchPolicy } from '../../domain/types.ts';
  * - `deleteMonitor` removes every contact block and run row of the monitor and its data key before
  *   it resolves; the record stays, marked deleted, without personal data.
  *
- * Does not promise: atomic read-modify-write between processes. One monitor process (the monitor
- * service) moves runs on; the API only creates, replaces and deletes.
+ * - `updateMonitor` and `deleteMonitor` apply their change to the latest record atomically, also
+ *   between processes: the API replacing contacts and the monitor service moving a run on at the
+ *   same moment both land (a field both set holds the later one's value).
+ *
+ * One monitor process (the monitor service) moves runs on; the API only creates, replaces and deletes.
  */
 export interface MonitorRecord {
   id: string;
@@ -31,7 +34,7 @@ export interface MonitorRecord {
   callback_url: string | null;
   /**
    * Resolved at creation: the job options every re-check runs with. `use_private_list`: the
-   * organisation's own list applies too (DECISIONS §16); a new version of it is a re-check as well.
+   * organisation's own list applies too (docs/decisions.md §16); a new version of it is a re-check as well.
    */
   options: { policy: MatchPolicy; stop_level: number; use_private_list?: boolean };
   /** Language of the result labels of its jobs. */
@@ -62,6 +65,8 @@ export interface MonitorCheck {
   list_version_id: string;
   /** The private list version checked against (use_private_list); absent/null: none. */
   private_list_version_id?: string | null;
+  /** The address register version the check was matched with; absent/null: none (text only). */
+  address_register_version_id?: string | null;
   generation: number;
   job_id: string;
   checked_at: string;
@@ -71,6 +76,7 @@ export interface MonitorRun {
   job_id: string;
   list_version_id: string;
   private_list_version_id?: string | null;
+  address_register_version_id?: string | null;
   generation: number;
   /** `publishing` until every row and RowsComplete are on the log (a crash in between: restart it). */
   state: 'publishing' | 'published';

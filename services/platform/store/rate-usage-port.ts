@@ -1,5 +1,5 @@
 /**
- * Rate-limit consumption shared by API processes (DECISIONS §11 across processes): each process
+ * Rate-limit consumption shared by API processes (docs/decisions.md §11 across processes): each process
  * publishes how many requests it has let through per API key since it started, and reads the
  * other processes' latest totals, so every process's token bucket also counts what the others
  * let through (services/api/rate-limiter.ts).

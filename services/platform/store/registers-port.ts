@@ -1,3 +1,5 @@
+import { VersionMisuseError, type VersionMisuse } from './versioned-blocks.ts';
+
 /**
  * Versions of reference registers imported from outside: the company register (CVR extract,
  * kind `companies`) and the phone directory file (kind `phones`). Any process (API, matcher)
@@ -36,23 +38,35 @@ export interface RegisterStore {
   listRegisterVersions(kind: RegisterKind): Promise<RegisterVersion[]>;
 }
 
-export class RegisterVersionNotFoundError extends Error {
-  constructor(id: string) {
-    super(`register version ${id} does not exist`);
-    this.name = 'RegisterVersionNotFoundError';
-  }
+/** Misuse errors of every RegisterStore adapter, worded by VersionMisuseError. */
+const REGISTER = { noun: 'register', items: 'records' };
+
+export class RegisterVersionNotFoundError extends VersionMisuseError {
+  override readonly name = 'RegisterVersionNotFoundError';
+  constructor(id: string) { super(REGISTER, 'not_found', id); }
 }
 
-export class RegisterVersionSealedError extends Error {
-  constructor(id: string) {
-    super(`register version ${id} is sealed; records can no longer be appended`);
-    this.name = 'RegisterVersionSealedError';
-  }
+export class RegisterVersionSealedError extends VersionMisuseError {
+  override readonly name = 'RegisterVersionSealedError';
+  constructor(id: string) { super(REGISTER, 'sealed', id); }
 }
 
-export class RegisterVersionNotSealedError extends Error {
-  constructor(id: string) {
-    super(`register version ${id} is not sealed (its import is not whole) and cannot be activated`);
-    this.name = 'RegisterVersionNotSealedError';
-  }
+export class RegisterVersionNotSealedError extends VersionMisuseError {
+  override readonly name = 'RegisterVersionNotSealedError';
+  constructor(id: string) { super(REGISTER, 'not_sealed', id); }
+}
+
+/** What both register store adapters throw for each misuse (their versioned blocks' `misuse`). */
+export const REGISTER_VERSION_MISUSE: VersionMisuse = {
+  notFound: (id) => new RegisterVersionNotFoundError(id),
+  sealed: (id) => new RegisterVersionSealedError(id),
+  notSealed: (id) => new RegisterVersionNotSealedError(id),
+};
+
+/** The version as the port gives it, from either adapter's row (which holds more columns). */
+export function registerVersionOf(row: RegisterVersion): RegisterVersion {
+  return {
+    id: row.id, kind: row.kind, published_on: row.published_on, created_at: row.created_at,
+    activated_at: row.activated_at ?? null, record_count: row.record_count,
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * Billable usage per organisation and month (DECISIONS §8: usage counts live jobs and live
+ * Billable usage per organisation and month (docs/decisions.md §8: usage counts live jobs and live
  * checks, never test keys), kept by the projection from `usage.events` so that the admin tool can
  * read it from the stores alone.
  *

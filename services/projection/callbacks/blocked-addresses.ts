@@ -1,7 +1,9 @@
 /**
- * Which IP addresses a callback may never reach (DECISIONS §9): everything that is not a public
+ * Which IP addresses a callback may never reach (docs/decisions.md §9): everything that is not a public
  * unicast address. Pure: text in, verdict out. IPv6 forms that carry an IPv4 address (mapped,
- * compatible, NAT64) are judged by the IPv4 address they carry.
+ * translated, compatible, NAT64, 6to4) are judged by the IPv4 address they carry; Teredo (whose
+ * client address is hidden and whose relay decides where packets go) is refused outright
+ * (docs/callbacks.md "Which URLs are called").
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -31,6 +33,7 @@ const IPV4_BLOCKED: Range[] = [
   v4('172.16.0.0/12', 'private'),
   v4('192.0.0.0/24', 'reserved'),
   v4('192.0.2.0/24', 'reserved'),
+  v4('192.88.99.0/24', 'reserved'),
   v4('192.168.0.0/16', 'private'),
   v4('198.18.0.0/15', 'reserved'),
   v4('198.51.100.0/24', 'reserved'),
@@ -48,15 +51,21 @@ const IPV6_BLOCKED: Range[] = [
   v6('fec0::/10', 'link_local'),
   v6('ff00::/8', 'multicast'),
   v6('100::/64', 'reserved'),
+  v6('2001::/32', 'teredo'),
+  v6('2001::/23', 'reserved'),
   v6('2001:db8::/32', 'reserved'),
+  v6('3fff::/20', 'reserved'),
+  v6('5f00::/16', 'reserved'),
 ];
 
-/** IPv6 prefixes whose last 32 bits are an IPv4 address to judge instead. */
-const IPV4_CARRIERS: Range[] = [
-  v6('::ffff:0:0/96', 'mapped'),
-  v6('::/96', 'compatible'),
-  v6('64:ff9b::/96', 'nat64'),
-  v6('64:ff9b:1::/48', 'nat64'),
+/** IPv6 prefixes that carry an IPv4 address to judge instead, and where it sits (byte offset). */
+const IPV4_CARRIERS: Array<Range & { at: number }> = [
+  { ...v6('::ffff:0:0/96', 'mapped'), at: 12 },
+  { ...v6('::ffff:0:0:0/96', 'translated'), at: 12 },
+  { ...v6('::/96', 'compatible'), at: 12 },
+  { ...v6('64:ff9b::/96', 'nat64'), at: 12 },
+  { ...v6('64:ff9b:1::/48', 'nat64'), at: 12 },
+  { ...v6('2002::/16', '6to4'), at: 2 },
 ];
 
 function inRange(bytes: number[], range: Range): boolean {
@@ -105,7 +114,7 @@ export function blockedAddressReason(address: string): string | null {
     // `::` and `::1` sit inside ::/96 but are IPv6's own unspecified and loopback addresses.
     const own = IPV6_BLOCKED.find((range) => range.prefix === 128 && inRange(bytes, range));
     if (own) return own.label;
-    const reason = blockedAddressReason(bytes.slice(12).join('.'));
+    const reason = blockedAddressReason(bytes.slice(carrier.at, carrier.at + 4).join('.'));
     return reason === null ? null : `${carrier.label}_${reason}`;
   }
   return IPV6_BLOCKED.find((range) => inRange(bytes, range))?.label ?? null;

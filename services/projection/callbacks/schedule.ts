@@ -1,5 +1,5 @@
 /**
- * The pure side of callback delivery (DECISIONS §9): when the next attempt is due and how one
+ * The pure side of callback delivery (docs/decisions.md §9): when the next attempt is due and how one
  * attempt changes the persisted delivery state. The projection stores the state after every
  * attempt (it is the job's `callback` field), so after a restart it resumes the schedule where it
  * stopped instead of starting it again: together with the job state machine (one `complete`, one
@@ -9,7 +9,7 @@ import type { CallbackOutcome } from '../../domain/check-job.ts';
 
 /** First attempt, then a retry 10 s, 60 s and 300 s after the attempt before it. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [10_000, 60_000, 300_000];
-/** "No answer within 5 seconds" (api-v2 Events rule 4). */
+/** "No answer within 5 seconds" (docs/contract.md Events rule 4). */
 export const DEFAULT_TIMEOUT_MS = 5_000;
 
 export type CallbackEvent = 'check_job.completed' | 'check_job.failed';
@@ -24,6 +24,11 @@ export interface DeliveryState extends CallbackOutcome {
   last_error: string | null;
   next_attempt_at: string | null;
   delivered_at: string | null;
+  /**
+   * Until when one projection process holds the delivery (docs/callbacks.md "Several projection
+   * processes"); absent or past: any process may take it. Never rendered.
+   */
+  lease_until?: string | null;
 }
 
 /** What one attempt came to. */

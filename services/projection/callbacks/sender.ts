@@ -1,5 +1,5 @@
 /**
- * The webhook sender (DECISIONS §9): POSTs a job's completion event to its `callback_url`, signed,
+ * The webhook sender (docs/decisions.md §9): POSTs a job's completion event to its `callback_url`, signed,
  * retrying on the schedule until a 2xx or the schedule is exhausted.
  *
  * Promises: every attempt re-checks the URL (https, public addresses only, unless allow-listed)
@@ -115,7 +115,7 @@ export function createCallbackSender(deps: CallbackSenderDeps): CallbackSender {
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': userAgent,
-      [SIGNATURE_HEADER]: signCallback(request.body, request.secret, Math.floor(at / 1000)),
+      [SIGNATURE_HEADER]: signCallback(request.body, request.secret, Math.floor(at / 1000), { deliveryId: request.deliveryId, event: request.event }),
       [EVENT_HEADER]: request.event,
       [DELIVERY_HEADER]: request.deliveryId,
     };

@@ -1,5 +1,5 @@
 /**
- * Decides whether a callback URL may be called and to which address (DECISIONS §9). Only `https`,
+ * Decides whether a callback URL may be called and to which address (docs/decisions.md §9). Only `https`,
  * and every address the host resolves to must be public (blocked-addresses.ts). The checked
  * address is returned so the sender connects to exactly it: resolving again at connect time would
  * let a DNS answer change between the check and the connection (DNS rebinding).

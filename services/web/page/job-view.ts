@@ -93,7 +93,6 @@ export function jobView(app: App, job: CheckJob): JobView {
   const counts = countsBlock(texts);
   const again = h('button', { type: 'button', class: 'secondary' }, texts.t('new_upload'));
   again.addEventListener('click', () => {
-    app.file = null;
     app.showUpload();
   });
   const finished = job.status === 'done' || job.status === 'failed' || job.status === 'deleted';

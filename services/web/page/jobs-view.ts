@@ -2,13 +2,45 @@ import type { CheckJob } from './contract.ts';
 import { h, replace } from './dom.ts';
 import { scrollingTable, statusText, type App } from './ui.ts';
 
-/** The organisation's recent jobs, each with open and delete (delete asks once more, in place). */
-export function jobsView(app: App, current: () => string | null) {
+const PAGE = 20;
+const SOURCES = ['upload', 'email', 'sftp', 'api', 'monitor', 'connector'];
+const STATUSES = ['draft', 'awaiting_payment', 'queued', 'running', 'done', 'failed', 'deleted'];
+
+/**
+ * The organisation's jobs, each with open and delete (delete asks once more, in place). As the
+ * history (`#history`) it has filters (source, status, days, a text in the file name or
+ * reference) and pages on; under the upload it shows the most recent ones.
+ */
+export function jobsView(app: App, current: () => string | null, history = false) {
   const { texts } = app;
   const body = h('div', {});
   const refreshButton = h('button', { type: 'button', class: 'secondary' }, texts.t('jobs_refresh'));
+  const moreButton = h('button', { type: 'button', class: 'secondary', hidden: true }, texts.t('jobs_more'));
+  const select = (id: string, label: string, values: string[], text: (v: string) => string) => [
+    h('label', { for: id }, label),
+    h('select', { id, name: id }, h('option', { value: '' }, texts.t('filter_all')), ...values.map((v) => h('option', { value: v }, text(v)))),
+  ];
+  const filters = history ? h('form', { class: 'filters', novalidate: true, 'aria-label': texts.t('filters_label') },
+    h('div', {}, ...select('filter-source', texts.t('filter_source'), SOURCES, (v) => texts.t(`source_${v}`))),
+    h('div', {}, ...select('filter-status', texts.t('jobs_status'), STATUSES, (v) => statusText(texts, v))),
+    h('div', {}, h('label', { for: 'filter-from' }, texts.t('filter_from')), h('input', { id: 'filter-from', name: 'from', type: 'date' })),
+    h('div', {}, h('label', { for: 'filter-to' }, texts.t('filter_to')), h('input', { id: 'filter-to', name: 'to', type: 'date' })),
+    h('div', {}, h('label', { for: 'filter-q' }, texts.t('filter_search')), h('input', { id: 'filter-q', name: 'q', type: 'search', maxlength: '200' })),
+    h('div', { class: 'filter-actions' }, h('button', { type: 'submit' }, texts.t('filter_apply')))) : null;
   const element = h('section', { class: 'card', 'aria-labelledby': 'jobs-title', 'data-testid': 'jobs' },
-    h('h2', { id: 'jobs-title' }, texts.t('jobs_title')), body, h('div', { class: 'actions' }, refreshButton));
+    h('h2', { id: 'jobs-title', tabindex: -1 }, texts.t(history ? 'history_title' : 'jobs_title')), filters, body,
+    h('div', { class: 'actions' }, refreshButton, moreButton));
+  let shownJobs: CheckJob[] = [];
+  const filterValues = (): Record<string, string> => {
+    if (!filters) return {};
+    const values: Record<string, string> = {};
+    const pairs: Array<[string, string]> = [['filter-source', 'source'], ['filter-status', 'status'], ['filter-from', 'from'], ['filter-to', 'to'], ['filter-q', 'q']];
+    for (const [id, name] of pairs) {
+      const value = (filters.querySelector<HTMLInputElement | HTMLSelectElement>(`#${id}`)?.value ?? '').trim();
+      if (value) values[name] = value;
+    }
+    return values;
+  };
 
   function actions(job: CheckJob): HTMLElement {
     const name = job.filename ?? texts.t('no_file_name');
@@ -49,28 +81,40 @@ export function jobsView(app: App, current: () => string | null) {
     return cell;
   }
 
-  async function refresh(): Promise<void> {
-    const { data } = await app.api.listJobs(20);
+  async function refresh(more = false): Promise<void> {
+    const last = more ? shownJobs[shownJobs.length - 1] : undefined;
+    const page = await app.api.listJobs(PAGE, { ...filterValues(), ...(last ? { after: last.id } : {}) });
+    shownJobs = more ? [...shownJobs, ...page.data] : page.data;
+    moreButton.hidden = !page.has_more;
+    const data = shownJobs;
     if (data.length === 0) {
       replace(body, h('p', { class: 'muted' }, texts.t('jobs_empty')));
       return;
     }
     const table = h('table', { class: 'jobs' },
+      // File, status and actions first: on a 360 px screen they are what fits without scrolling.
       h('thead', {}, h('tr', {},
-        h('th', { scope: 'col' }, texts.t('jobs_created')),
         h('th', { scope: 'col' }, texts.t('jobs_file')),
         h('th', { scope: 'col' }, texts.t('jobs_status')),
+        h('th', { scope: 'col' }, texts.t('jobs_actions')),
         h('th', { scope: 'col' }, texts.t('jobs_rows')),
-        h('th', { scope: 'col' }, texts.t('jobs_actions')))),
+        h('th', { scope: 'col' }, texts.t('jobs_created')))),
       h('tbody', {}, ...data.map((job) => h('tr', { 'data-job-id': job.id },
-        h('td', {}, texts.dateTime(job.created_at)),
-        h('td', {}, job.filename ?? '–'),
+        h('td', { class: 'file-name' }, job.filename ?? '–'),
         h('td', { 'data-testid': 'job-row-status' }, statusText(texts, job.status)),
+        actions(job),
         h('td', {}, `${texts.number(job.processed_count)} / ${texts.number(job.row_count)}`),
-        actions(job)))));
-    replace(body, scrollingTable(texts.t('jobs_title'), table));
+        h('td', {}, texts.dateTime(job.created_at))))));
+    // The table's region needs a name of its own: the section already carries the title (axe landmark-unique).
+    replace(body, scrollingTable(texts.t('jobs_table'), table));
   }
 
   refreshButton.addEventListener('click', () => void refresh().catch((error: unknown) => app.fail(error)));
+  moreButton.addEventListener('click', () => void refresh(true).catch((error: unknown) => app.fail(error)));
+  filters?.addEventListener('submit', (event) => {
+    event.preventDefault();
+    app.clearError();
+    void refresh().catch((error: unknown) => app.fail(error));
+  });
   return { element, refresh };
 }

@@ -1,14 +1,20 @@
-import { createApi } from './api.ts';
+import { ApiFailure, createApi } from './api.ts';
+import { auditView, keysView, settingsView, usersView } from './admin-views.ts';
+import { accountView } from './account-view.ts';
+import { channelsView } from './channels-view.ts';
+import { inviteView } from './invite-view.ts';
 import type { CheckJob, Locale, PageTexts } from './contract.ts';
 import { byId, h, replace } from './dom.ts';
 import { draftView } from './draft-view.ts';
 import { jobView, type JobView } from './job-view.ts';
 import { jobsView } from './jobs-view.ts';
-import { session } from './session.ts';
+import { forgetPendingMonitor, monitorsView, monitorView } from './monitors-view.ts';
+import { MEMBER_SECTIONS, session, type Section } from './session.ts';
 import { signInView } from './signin-view.ts';
 import { initialLocale, loadTexts, rememberLocale, textsFor } from './texts.ts';
-import { clearError, focusHeading, renderError, type App } from './ui.ts';
+import { clearError, errorIn, focusHeading, renderError, type App } from './ui.ts';
 import { uploadView } from './upload-view.ts';
+import { savedMappingsView } from './mappings-view.ts';
 
 /** Statuses that still change: the page asks the API again every second. */
 const MOVING = new Set(['queued', 'running', 'awaiting_payment']);
@@ -17,7 +23,7 @@ const POLL_MS = 1000;
 const all: PageTexts = await loadTexts();
 let locale: Locale = initialLocale();
 let texts = textsFor(all, locale);
-const api = createApi(session.key, () => locale);
+const api = createApi(session.csrf, () => locale);
 
 let shown: { job: CheckJob; view: JobView | null } | null = null;
 let pollTimer: ReturnType<typeof setTimeout> | undefined;
@@ -28,7 +34,6 @@ const app: App = {
   get texts() {
     return texts;
   },
-  file: null,
   showJob(job) {
     showJob(job, true);
   },
@@ -37,7 +42,7 @@ const app: App = {
     shown = null;
     session.openJob(null);
     const view = byId('view');
-    replace(view, uploadView(app));
+    replace(view, uploadView(app), savedMappingsView(app));
     focusHeading(view);
   },
   async refreshJobs() {
@@ -48,6 +53,12 @@ const app: App = {
     }
   },
   fail(error) {
+    // An ended session (signed out elsewhere, expired, role changed): back to signing in.
+    if (error instanceof ApiFailure && error.problem.status === 401 && session.info()) {
+      session.set(null);
+      void render().then(() => renderError(texts, error));
+      return;
+    }
     renderError(texts, error);
   },
   clearError,
@@ -94,50 +105,126 @@ async function poll(id: string) {
 function header(): HTMLElement {
   const languages = (['da', 'en'] as const).map((code) => {
     const button = h('button', { type: 'button', class: 'lang', lang: code, 'aria-pressed': String(code === locale) },
-      code === 'da' ? 'Dansk' : 'English');
+      texts.t(`language_name_${code}`));
     button.addEventListener('click', () => {
       if (code === locale) return;
       locale = code;
       rememberLocale(code);
       texts = textsFor(all, locale);
-      void render();
+      // A shown error stays, in the new language (render() clears the alert region).
+      const kept = errorIn(texts);
+      void render().then(() => {
+        if (kept) renderError(texts, kept);
+      });
     });
     return button;
   });
-  const signOut = session.key() ? h('button', { type: 'button', class: 'secondary' }, texts.t('sign_out')) : null;
-  signOut?.addEventListener('click', () => {
-    session.signOut();
-    app.file = null;
-    shown = null;
-    stopPolling();
-    session.openJob(null);
-    void render();
-  });
+  const info = session.info();
+  const signOut = info ? h('button', { type: 'button', class: 'secondary' }, texts.t('sign_out')) : null;
+  signOut?.addEventListener('click', () => void leave(() => api.signOut()));
+  const everywhere = info ? h('button', { type: 'button', class: 'secondary' }, texts.t('sign_out_everywhere')) : null;
+  everywhere?.addEventListener('click', () => void leave(() => api.signOutEverywhere()));
   return h('div', { class: 'header-inner' },
     h('h1', {}, texts.t('app_title')),
     h('div', { class: 'header-tools' },
       h('div', { role: 'group', 'aria-label': texts.t('language') }, ...languages),
-      session.isTestKey() ? h('span', { class: 'badge' }, texts.t('signed_in_test')) : null,
-      signOut));
+      info ? h('span', { class: 'who', 'data-testid': 'who' }, `${info.user.email} · ${info.organisation.name}`) : null,
+      info?.mode === 'test' ? h('span', { class: 'badge' }, texts.t('signed_in_test')) : null,
+      signOut, everywhere),
+    info ? navigation() : null);
 }
 
-/** Draws the whole page for the current language, key and fragment (start, reload, language switch). */
+/** The sections: every person has files, history and monitors; an admin also users, keys, settings, audit log. */
+function navigation(): HTMLElement {
+  // A monitor's own page belongs to the monitors section.
+  const current = session.monitorId() ? 'monitors' : session.section();
+  const item = (section: Section | null, label: string) => {
+    const active = section === current && !(section === null && session.jobId());
+    return h('li', {}, h('a', { href: section ? `#${section}` : '#', ...(active ? { 'aria-current': 'page' } : {}),
+      onclick: section ? undefined : (event: Event) => { event.preventDefault(); session.openJob(null); void render(); } }, label));
+  };
+  return h('nav', { 'aria-label': texts.t('nav_label') }, h('ul', {},
+    item(null, texts.t('nav_check')),
+    item('history', texts.t('nav_history')),
+    item('monitors', texts.t('nav_monitors')),
+    item('account', texts.t('nav_account')),
+    session.isAdmin() ? item('users', texts.t('nav_users')) : null,
+    session.isAdmin() ? item('keys', texts.t('nav_keys')) : null,
+    session.isAdmin() ? item('settings', texts.t('nav_settings')) : null,
+    session.isAdmin() ? item('channels', texts.t('nav_channels')) : null,
+    session.isAdmin() ? item('audit', texts.t('nav_audit')) : null,
+    h('li', {}, h('a', { href: '/docs' }, texts.t('nav_docs')))));
+}
+
+async function leave(call: () => Promise<unknown>) {
+  try {
+    await call();
+  } catch (error) {
+    if (!(error instanceof ApiFailure && error.problem.status === 401)) app.fail(error);
+  }
+  session.set(null);
+  forgetPendingMonitor();
+  shown = null;
+  stopPolling();
+  session.openJob(null);
+  await render();
+}
+
+/** Draws the whole page for the current language, session and fragment (start, reload, language switch). */
 async function render(): Promise<void> {
   document.documentElement.lang = locale;
   document.title = texts.t('app_title');
+  const view = byId('view');
+  const token = session.inviteToken();
+  if (!token && !session.info()) {
+    try {
+      session.set(await api.session());
+    } catch {
+      session.set(null);
+    }
+  }
   replace(byId('header'), header());
   clearError();
-  const view = byId('view');
-  if (!session.key()) {
+  if (token) {
+    stopPolling();
+    replace(view, inviteView(app, token, () => void render()));
+    replace(byId('jobs'));
+    focusHeading(view);
+    return;
+  }
+  if (!session.info()) {
     stopPolling();
     replace(view, signInView(app, () => void render()));
     replace(byId('jobs'));
     jobs = null;
     return;
   }
-  jobs = jobsView(app, () => shown?.job.id ?? null);
+  const section = session.section();
+  const monitorId = session.monitorId();
+  if ((section && section !== 'history') || monitorId) {
+    stopPolling();
+    shown = null;
+    replace(byId('jobs'));
+    jobs = null;
+    const views = { monitors: monitorsView, account: accountView, users: usersView, keys: keysView, settings: settingsView, channels: channelsView, audit: auditView };
+    if (monitorId) replace(view, monitorView(app, monitorId));
+    else if (section && section !== 'history') {
+      const allowed = MEMBER_SECTIONS.includes(section) || session.isAdmin();
+      replace(view, allowed ? views[section](app) : h('p', { class: 'card' }, texts.t('admin_only_page')));
+    }
+    focusHeading(view);
+    return;
+  }
+  jobs = jobsView(app, () => shown?.job.id ?? null, section === 'history');
   replace(byId('jobs'), jobs.element);
   void app.refreshJobs();
+  if (section === 'history') {
+    stopPolling();
+    shown = null;
+    replace(view);
+    byId('jobs').querySelector<HTMLElement>('#jobs-title')?.focus();
+    return;
+  }
   const id = session.jobId();
   if (!id) {
     app.showUpload();
@@ -154,7 +241,11 @@ async function render(): Promise<void> {
 // Back/forward between jobs (the fragment); the page's own changes are already drawn.
 window.addEventListener('hashchange', () => {
   const id = session.jobId();
-  if (!session.key() || id === (shown?.job.id ?? null)) return;
+  if (session.inviteToken() || session.section() || session.monitorId() || (!id && !shown)) {
+    void render();
+    return;
+  }
+  if (!session.info() || id === (shown?.job.id ?? null)) return;
   if (!id) app.showUpload();
   else api.getJob(id).then((job) => showJob(job, true), (error: unknown) => app.fail(error));
 });

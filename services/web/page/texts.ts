@@ -11,6 +11,8 @@ export interface Texts {
   fields: string[];
   level(level: number): string;
   verdictHeaders(): readonly string[];
+  /** One of the API's sentences, given in `from`, in this language; null when it is not one of them. */
+  apiMessage(text: string, from: Locale): string | null;
 }
 
 export async function loadTexts(): Promise<PageTexts> {
@@ -53,5 +55,27 @@ export function textsFor(all: PageTexts, locale: Locale): Texts {
     fields: all.fields,
     level: (level) => all.levels[locale][level] ?? String(level),
     verdictHeaders: () => all.verdict_headers[locale],
+    apiMessage: (text, from) => all.api_messages.find((m) => m[from] === text)?.[locale] ?? fromTemplate(all.api_templates, text, from, locale),
   };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A text with a value in it (a limit, the allowed values) in the other language: matched against
+ * the templates of its language, the values carried over. Null when no template fits.
+ */
+function fromTemplate(templates: PageTexts['api_templates'], text: string, from: Locale, to: Locale): string | null {
+  for (const template of templates) {
+    const names: string[] = [];
+    const pattern = escapeRegExp(template[from]).replace(/\\\{(\w+)\\\}/g, (_all, name: string) => {
+      names.push(name);
+      return '(.+?)';
+    });
+    const match = new RegExp(`^${pattern}$`).exec(text);
+    if (!match) continue;
+    const values = Object.fromEntries(names.map((name, i) => [name, match[i + 1]]));
+    return template[to].replace(/\{(\w+)\}/g, (_all, name: string) => values[name] ?? '');
+  }
+  return null;
 }

@@ -8,8 +8,6 @@ import type { Texts } from './texts.ts';
 export interface App {
   api: Api;
   texts: Texts;
-  /** The file uploaded last in this tab (a reload forgets it: a browser cannot keep a File). */
-  file: File | null;
   /** Shows a job in the job area (and opens it in the URL fragment). */
   showJob(job: CheckJob): void;
   /** Back to the upload area. */
@@ -20,8 +18,31 @@ export interface App {
   clearError(): void;
 }
 
+/** The error on screen and the language it is in (a language switch shows it again, translated). */
+let shownError: { error: unknown; locale: Texts['locale'] } | null = null;
+
+/**
+ * The error on screen in the new language, for a language switch: the page's own texts are in
+ * both languages anyway, the API's sentence and its issue lines are translated from the API's own
+ * catalogues (an issue text that is in none stays as the API gave it).
+ */
+export function errorIn(texts: Texts): unknown {
+  if (!shownError) return null;
+  const { error, locale } = shownError;
+  if (!(error instanceof ApiFailure) || locale === texts.locale) return error;
+  const { problem } = error;
+  const translate = (text: string) => texts.apiMessage(text, locale) ?? text;
+  const issues = problem.details?.issues?.map((issue) => ({ ...issue, message: translate(issue.message) }));
+  return new ApiFailure({
+    ...problem,
+    message: translate(problem.message),
+    ...(problem.details ? { details: { ...problem.details, ...(issues ? { issues } : {}) } } : {}),
+  });
+}
+
 /** The API's error as it gave it: message, the issues at their fields, the request id. */
 export function renderError(texts: Texts, error: unknown): void {
+  shownError = { error, locale: texts.locale };
   const region = byId('alert');
   const problem = error instanceof ApiFailure ? error.problem : null;
   const message = problem && problem.message ? problem.message : texts.t('error_network');
@@ -29,15 +50,19 @@ export function renderError(texts: Texts, error: unknown): void {
   replace(
     region,
     h('div', { class: 'error' },
-      h('h2', { class: 'error-title' }, texts.t('error_title')),
+      h('h2', { class: 'error-title', tabindex: -1 }, texts.t('error_title')),
       h('p', { 'data-testid': 'error-message' }, message),
       issues.length > 0 ? h('ul', {}, ...issues.map((issue) => h('li', {}, h('code', {}, issue.path), ': ', issue.message))) : null,
       problem?.request_id ? h('p', { class: 'muted' }, texts.t('error_request_id', { id: problem.request_id })) : null),
   );
   region.hidden = false;
+  // The error is where the eye and the keyboard are: at the top of the page, focused, never off-screen.
+  region.querySelector<HTMLElement>('.error-title')?.focus();
+  region.scrollIntoView({ block: 'start' });
 }
 
 export function clearError(): void {
+  shownError = null;
   const region = byId('alert');
   region.replaceChildren();
   region.hidden = true;

@@ -1,4 +1,5 @@
 import { h } from './dom.ts';
+import { withSavedMapping } from './mappings-view.ts';
 import { heading, type App } from './ui.ts';
 
 /** Drag and drop onto the zone, or the file picker inside it (the keyboard's way in). */
@@ -18,8 +19,8 @@ export function uploadView(app: App): HTMLElement {
     zone.classList.add('busy');
     input.disabled = true;
     try {
-      const job = await app.api.upload(file);
-      app.file = file;
+      // A file with the header row of a saved mapping gets its columns (and the draft says so).
+      const job = await withSavedMapping(app, await app.api.upload(file));
       app.showJob(job);
       void app.refreshJobs();
     } catch (error) {

@@ -18,7 +18,7 @@ const REGISTER: RegisterAddress[] = [
   unit('Vestergade', '12', '2', 'th', '8000', 'Aarhus C'),
 ];
 
-describe('the address register through the API (issue 13)', () => {
+describe('the address register through the API', () => {
   it('POST /v2/addresses/resolve answers in the register\'s spelling, with datavask confidence', async () => {
     const { app, orgA } = await build({ registerAddresses: REGISTER });
     const response = await app.inject({

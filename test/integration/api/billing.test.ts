@@ -6,10 +6,11 @@ import type { PipelineEvent } from '../../../services/pipeline/events.ts';
 import { signCallback } from '../../../services/projection/callbacks/signature.ts';
 import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
 import type { JobStore } from '../../../services/platform/store/jobs-port.ts';
-import { bearer, build, errorOf, LIVE_ENTRIES } from './helper.ts';
+import { multipartBody } from '../../support/multipart.ts';
+import { bearer, build, cursorSealOf, errorOf, LIVE_ENTRIES, LIVE_VERSION_ID } from './helper.ts';
 
 /**
- * Pay-per-list prices and the payment webhook on the API alone (DECISIONS §8); the flow through
+ * Pay-per-list prices and the payment webhook on the API alone (docs/decisions.md §8); the flow through
  * the pipeline to done runs on both deployments in test/e2e/billing-scenario.ts. The payment
  * provider is a TEST DOUBLE: `providerSigned` signs as it would.
  */
@@ -27,7 +28,7 @@ async function setup() {
     liveEntries: LIVE_ENTRIES,
     withDeps: (db) => {
       jobs = createEmbeddedJobStore(db);
-      return { events, checkJobs: { jobs, events, spoolDir, prices: PRICES, paymentWebhookSecret: SECRET } };
+      return { events, checkJobs: { jobs, events, spoolDir, prices: PRICES, paymentWebhookSecret: SECRET, cursors: cursorSealOf(db) } };
     },
   });
   const stateEvents = () => published.filter((e) => e.type === 'JobStateChanged').map((e) => e.value as Json);
@@ -55,7 +56,24 @@ const paymentEvent = (id: string, jobId: string, amount = 49_500, currency = 'DK
   id, type: 'payment.succeeded', data: { job_id: jobId, amount_cents: amount, currency },
 });
 
-describe('pay-per-list jobs (DECISIONS §8)', () => {
+describe('pay-per-list jobs (docs/decisions.md §8)', () => {
+  it('a draft shows its price and the list version its preview was checked against before /start', async () => {
+    const { app, payPerList, orgA } = await setup();
+    const csv = Buffer.from('Fornavn,Efternavn,Adresse\r\nSøren,Kjær,"Vestergade 12, 2. tv, 8000 Aarhus C"\r\nÅse,Jensen,"Østergade 1, 8000 Aarhus C"\r\n');
+    const upload = async (key: string) => {
+      const { body, contentType } = await multipartBody([{ name: 'file', value: { bytes: csv, filename: 'kunder.csv' } }]);
+      return app.inject({ method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(key), 'content-type': contentType }, payload: body });
+    };
+    const paid = await upload(payPerList.liveKey);
+    expect(paid.statusCode, paid.body).toBe(202);
+    expect(paid.json()).toMatchObject({ status: 'draft', price: { product: 'list_small', amount_cents: 49_500, currency: 'DKK' }, list_version: { id: LIVE_VERSION_ID } });
+    // The verdict is what the price pays for (docs/uploads.md "Previews of pay-per-list drafts").
+    expect(paid.json().preview[0].result).toMatchObject({ status: 'manual', match: { level: null } });
+    const annual = await upload(orgA.liveKey);
+    expect(annual.json()).toMatchObject({ status: 'draft', price: null, list_version: { id: LIVE_VERSION_ID } });
+    expect(annual.json().preview[0].result.status).toBe('blocked'); // checked against that version
+  });
+
   it('are priced by row count from configuration: 500, 50,000 and 500,000 rows', async () => {
     const { app, payPerList } = await setup();
     const expected: Array<[number, Json]> = [

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { CheckJobResultsPageSchema } from '../../../services/api/schemas/check-job.ts';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import type { PipelineEvent } from '../../../services/pipeline/events.ts';
 import { buildWithEmbeddedPipeline } from './embedded-pipeline.ts';
 import { bearer, errorOf, LIVE_ENTRIES, LIVE_VERSION_ID, type BuildOptions } from './helper.ts';
 import { pipelineTopics } from '../../../infra/topics.ts';
+import { until } from '../../support/until.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -263,7 +265,7 @@ describe('POST /v2/check-jobs', () => {
     expect(errorOf(nothing).details).toMatchObject({ issues: [{ path: 'options.check_people', message: expect.stringContaining('At least one of') }] });
   });
 
-  // Regression (issue 12): JSON.stringify leaves U+2028/U+2029 unescaped, and the spool was read
+  // Regression: JSON.stringify leaves U+2028/U+2029 unescaped, and the spool was read
   // back with node:readline, which also ends lines there: the line broke, 500 and a failed job.
   it.each([
     ['application/json', (rows: object[]) => JSON.stringify({ external_ref: 'ref\u2028x', people: rows })],
@@ -300,7 +302,7 @@ describe('POST /v2/check-jobs', () => {
     };
     const first = app.inject(request);
     // Wait until the first request has created its record and waits on the log.
-    while ((await allJobs()).length === 0) await new Promise((r) => setTimeout(r, 5));
+    await until('the first request to create its job record', async () => (await allJobs()).length > 0);
     const second = await app.inject(request);
     expect(second.statusCode).toBe(409);
     expect(errorOf(second).details).toMatchObject({ reason: 'idempotency_key_in_flight' });
@@ -347,7 +349,7 @@ describe('GET, results and DELETE of a check job', () => {
   async function finish(jobs: JobStore, job: Json) {
     const result = (id: string, status: 'allowed' | 'blocked') => ({
       id, status, reasons: [], level: 'none' as const, stop_level: 1, address: null, phone_lookup: null,
-      match: { level: 0, code: 'none' as const, label: 'No match', on: [], previous_address: false },
+      match: { level: 0, code: 'none' as const, label: 'No match', on: [], previous_address: false, approximate: false },
     });
     await jobs.putResults(job.id, job.delete_after, people.map((p, row) => ({ row, result: result(p.id, 'allowed'), cells: null })));
     await jobs.updateJob(job.id, { status: 'done', processed_count: 3, allowed_count: 3, finished_at: new Date().toISOString() });
@@ -419,6 +421,12 @@ describe('GET, results and DELETE of a check job', () => {
     }
     const big = await app.inject({ method: 'GET', url: `${url}?limit=10000`, headers: bearer(orgA.testKey) });
     expect(big.statusCode).toBe(200);
+    // Pages are joined from stored result JSON, past the response serializer: each one matches the schema.
+    expect(big.headers['content-type']).toMatch(/^application\/json/);
+    for (const page of [page1, second.json<Json>(), big.json<Json>()]) {
+      const checked = CheckJobResultsPageSchema.safeParse(page);
+      expect(checked.success, checked.error?.message).toBe(true);
+    }
   });
 
   it('DELETE purges the personal data at once: the job stays with its counts, results are 410', async () => {

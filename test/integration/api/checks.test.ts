@@ -44,6 +44,21 @@ describe('POST /v2/checks (live key)', () => {
     expect(fromRequest.json().results[0]).toMatchObject({ stop_level: 2, status: 'blocked' });
   });
 
+  it('a name found through a slip or an initial says so: match.approximate and the label, in the caller\'s language', async () => {
+    const { app, orgA } = await build({ liveEntries: LIVE_ENTRIES });
+    const check = async (person: object, lang: string) => (
+      await app.inject({ method: 'POST', url: '/v2/checks', headers: { ...bearer(orgA.liveKey), 'accept-language': lang }, payload: { people: [person] } })
+    ).json().results[0];
+    const exact = await check(soren, 'en');
+    expect(exact.match).toMatchObject({ level: 5, approximate: false });
+    const initial = await check({ ...soren, first_name: 'S.' }, 'en');
+    expect(CheckResultSchema.safeParse(initial).success).toBe(true);
+    expect(initial.match).toMatchObject({ level: 5, approximate: true, label: 'Same name and address (name differs: a slip or an initial)' });
+    expect(initial.status).toBe('blocked');
+    const slip = await check({ ...soren, first_name: 'Søern' }, 'da');
+    expect(slip.match).toMatchObject({ level: 5, approximate: true, label: 'Samme navn og adresse (navnet afviger: stavefejl eller forbogstav)' });
+  });
+
   it('labels follow Accept-Language', async () => {
     const { app, orgA } = await build({ liveEntries: LIVE_ENTRIES });
     const label = async (lang: string) =>

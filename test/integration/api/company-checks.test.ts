@@ -6,7 +6,7 @@ import { buildWithRegisters, COMPANIES, REGISTER_CREATED_AT, seedRegister } from
 const post = (app: Awaited<ReturnType<typeof buildWithRegisters>>['app'], key: string, payload: unknown, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/v2/company-checks', headers: { ...bearer(key), ...headers }, payload: payload as object });
 
-describe('POST /v2/company-checks: DECISIONS §17 (live key)', () => {
+describe('POST /v2/company-checks: docs/decisions.md §17 (live key)', () => {
   it('protected → blocked/company_protected; sole proprietor on the list → the owner\'s status and reasons; other companies allowed', async () => {
     const { app, withAddons } = await buildWithRegisters();
     const response = await post(app, withAddons.liveKey, {
@@ -123,7 +123,7 @@ describe('POST /v2/company-checks: status codes', () => {
   });
 });
 
-describe('POST /v2/company-checks: test keys (DECISIONS §3)', () => {
+describe('POST /v2/company-checks: test keys (docs/decisions.md §3)', () => {
   it('CVR 00000000-00000099 are protected, others allowed; no register or list needed', async () => {
     const { app, withAddons } = await buildWithRegisters({ registers: false, liveEntries: undefined });
     const body = (await post(app, withAddons.testKey, {

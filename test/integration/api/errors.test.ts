@@ -130,7 +130,7 @@ const cases: Case[] = [
   },
 ];
 
-describe('HTTP errors (DECISIONS §5) in both languages', () => {
+describe('HTTP errors (docs/decisions.md §5) in both languages', () => {
   for (const testCase of cases) {
     for (const locale of ['da', 'en'] as const) {
       it(`${testCase.status} ${testCase.code}: ${testCase.name} (${locale})`, async () => {

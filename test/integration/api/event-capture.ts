@@ -1,18 +1,41 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'vitest';
 import { pipelineTopics } from '../../../infra/topics.ts';
 import { createPipelineEvents, type PipelineEvent } from '../../../services/pipeline/events.ts';
 import type { EventLog, LogMessage } from '../../../services/platform/log/port.ts';
 import type { SchemaRegistry } from '../../../services/platform/schema-registry/port.ts';
 
-/** Quiet time after which everything published before has been consumed. */
-const SETTLE_MS = 150;
+/** How long a test waits for the consumer to reach what was published before it fails. */
+const DEADLINE_MS = 10_000;
+const POLL_MS = 10;
+
+/**
+ * An event log that counts what is published through it per topic: the end of each topic as the
+ * publisher made it, which is what a consumer must have reached before a test reads.
+ */
+export function countingLog(log: EventLog): EventLog & { published: () => Map<string, number> } {
+  const published = new Map<string, number>();
+  return {
+    ...log,
+    createTopics: (definitions) => log.createTopics(definitions),
+    subscribe: (options) => log.subscribe(options),
+    close: () => log.close(),
+    publish: async (topic, messages) => {
+      await log.publish(topic, messages);
+      published.set(topic, (published.get(topic) ?? 0) + messages.length);
+    },
+    published: () => published,
+  };
+}
 
 /**
  * Consumes every pipeline topic of `log` in a group of its own, from the earliest message, and
- * keeps what arrives: tests assert on what a downstream consumer really receives.
+ * keeps what arrives: tests assert on what a downstream consumer really receives. Reads wait until
+ * every message published through `log` (a countingLog) has arrived — the publisher's own count is
+ * the signal, never a quiet period — and fail after DEADLINE_MS.
  */
-export async function consumeEvents(log: EventLog, registry: SchemaRegistry) {
+export async function consumeEvents(log: ReturnType<typeof countingLog>, registry: SchemaRegistry) {
   const decoder = createPipelineEvents({ log: { publish: async () => {} }, registry });
   const received: LogMessage[] = [];
   const topics = pipelineTopics().map((t) => t.name).filter((name) => name !== 'lists.versions');
@@ -23,13 +46,13 @@ export async function consumeEvents(log: EventLog, registry: SchemaRegistry) {
     handleBatch: async (batch) => void received.push(...batch.messages),
   });
 
-  /** Waits until nothing new arrived for SETTLE_MS. */
+  const arrived = (topic: string) => received.filter((m) => m.topic === topic).length;
+  /** Waits until every topic has delivered at least what was published to it (at least once). */
   async function settle(): Promise<LogMessage[]> {
-    let seen = -1;
-    while (seen !== received.length) {
-      seen = received.length;
-      await sleep(SETTLE_MS);
-    }
+    const deadline = Date.now() + DEADLINE_MS;
+    const behind = () => [...log.published()].filter(([topic, count]) => topics.includes(topic) && arrived(topic) < count);
+    while (behind().length > 0 && Date.now() < deadline) await sleep(POLL_MS);
+    expect(behind(), 'topics whose published messages did not all arrive').toEqual([]);
     return received;
   }
 

@@ -1,3 +1,5 @@
+import type { Config } from '../../../services/platform/config.ts';
+import type { QuotaConfigName } from '../../../services/api/quotas.ts';
 import { createActiveAddressRegister } from '../../../services/addresses/active-register.ts';
 import type { RegisterAddress } from '../../../services/domain/address-register.ts';
 import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
@@ -5,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { DatabaseSync } from 'node:sqlite';
 import type { ApiDeps } from '../../../services/api/app.ts';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import { issueApiKey } from '../../../services/admin/keys.ts';
 import { buildApp } from '../../../services/api/app.ts';
 import type { ListEntry } from '../../../services/domain/types.ts';
@@ -16,6 +18,8 @@ import { createEmbeddedAccountStore } from '../../../services/platform/store/emb
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedIdempotencyStore } from '../../../services/platform/store/embedded/idempotency.ts';
 import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';
+import { createEmbeddedKeyRing } from '../../../services/platform/store/embedded/keyring.ts';
+import { createCursorSeal } from '../../../services/platform/keys/cursor-seal.ts';
 
 export interface SeededOrg {
   org: Organisation;
@@ -55,11 +59,13 @@ export interface BuildOptions {
   /** Load and activate a live list version with these entries; default none (no active list). */
   liveEntries?: ListEntry[];
   ratePerSecond?: number;
+  /** More configuration of the app (server timeouts, quotas). */
+  config?: Partial<Pick<Config, 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_IDLE_TIMEOUT_MS' | 'HTTP_KEEP_ALIVE_TIMEOUT_MS' | QuotaConfigName>>;
   burst?: number;
   clock?: () => Date;
   /** Wraps the account store, e.g. to make it fail. */
   wrapAccounts?: (accounts: AccountStore) => AccountStore;
-  /** Import, activate and load an address register of these unit addresses (issue 13). */
+  /** Import, activate and load an address register of these unit addresses. */
   registerAddresses?: RegisterAddress[];
   /** More dependencies (check jobs, events) on the same database. */
   withDeps?: (db: DatabaseSync) => Partial<ApiDeps>;
@@ -107,7 +113,7 @@ export async function build(options: BuildOptions = {}) {
   const payPerListWithAgreement = await seedOrg(accounts, { plan: 'pay_per_list', api_agreement: true });
   const suspended = await seedOrg(accounts, { suspended: true });
   const app: FastifyInstance = buildApp({
-    config: { RATE_LIMIT_PER_SECOND: options.ratePerSecond ?? 1000, RATE_LIMIT_BURST: options.burst ?? 1000 },
+    config: { RATE_LIMIT_PER_SECOND: options.ratePerSecond ?? 1000, RATE_LIMIT_BURST: options.burst ?? 1000, ...options.config },
     logger,
     accounts: options.wrapAccounts ? options.wrapAccounts(accounts) : accounts,
     lists,
@@ -124,10 +130,25 @@ export async function build(options: BuildOptions = {}) {
   return { app, db, accounts, lists, activeIndex, orgA, orgB, payPerList, payPerListWithAgreement, suspended };
 }
 
+/** Results cursors sealed with the key ring of the test's own database, as the platform's are (services/processes.ts). */
+export const cursorSealOf = (db: DatabaseSync) => createCursorSeal({ keyring: createEmbeddedKeyRing(db) });
+
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-/** Asserts the contract's error shape and returns the error object. */
+/**
+ * Asserts the contract's error shape (docs/decisions.md §5: `code` and a non-empty `message`,
+ * `request_id` equal to the `Request-Id` header, `details` an object when present, nothing else)
+ * and returns the error object.
+ */
 export function errorOf(response: { json: () => unknown; headers: Record<string, unknown> }) {
   const body = response.json() as { error: { code: string; message: string; request_id: string; details?: Record<string, unknown> } };
-  return body.error;
+  expect(Object.keys(body)).toEqual(['error']);
+  const { error } = body;
+  expect(error.code).toMatch(/^[a-z_]+$/);
+  expect(typeof error.message).toBe('string');
+  expect(error.message.length).toBeGreaterThan(0);
+  expect(error.request_id).toBe(response.headers['request-id']);
+  if (error.details !== undefined) expect(error.details).toBeTypeOf('object');
+  expect(Object.keys(error).every((key) => ['code', 'message', 'details', 'request_id'].includes(key))).toBe(true);
+  return error;
 }

@@ -13,7 +13,7 @@ function countingChecks(ctx: Awaited<ReturnType<typeof build>>) {
   return counter;
 }
 
-describe('Idempotency-Key on POST /v2/checks (DECISIONS §6)', () => {
+describe('Idempotency-Key on POST /v2/checks (docs/decisions.md §6)', () => {
   it('replays the first response with Idempotent-Replayed and does not check again', async () => {
     const ctx = await build({ liveEntries: LIVE_ENTRIES });
     const counter = countingChecks(ctx);
@@ -80,7 +80,7 @@ describe('Idempotency-Key on POST /v2/checks (DECISIONS §6)', () => {
   });
 });
 
-describe('rate limit on POST /v2/checks (DECISIONS §11)', () => {
+describe('rate limit on POST /v2/checks (docs/decisions.md §11)', () => {
   it('allows the burst, then 429 with Retry-After, per key, and refills with time', async () => {
     let now = new Date('2026-11-21T10:00:00Z');
     const { app, orgA, orgB } = await build({ ratePerSecond: 2, burst: 3, clock: () => now });

@@ -38,11 +38,23 @@ describe('GET /v2/openapi.json', () => {
     expect(doc.paths['/v2/.well-known/jwks.json'].get.security).toEqual([]);
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v2/.well-known/jwks.json', '/v2/addresses/resolve', '/v2/certificates/{token}', '/v2/check-jobs', '/v2/check-jobs/{id}',
-      '/v2/check-jobs/{id}/file', '/v2/check-jobs/{id}/results', '/v2/check-jobs/{id}/start', '/v2/checks',
+      '/v2/check-jobs/{id}/certificate.pdf', '/v2/check-jobs/{id}/file', '/v2/check-jobs/{id}/preview', '/v2/check-jobs/{id}/results',
+      '/v2/check-jobs/{id}/start', '/v2/checks',
       '/v2/company-checks', '/v2/list-versions/current', '/v2/monitors', '/v2/monitors/{id}', '/v2/monitors/{id}/contacts',
       '/v2/openapi.json', '/v2/payments/webhook', '/v2/phone-checks',
-    ]);
-    // Files (DECISIONS §14): the multipart body, /start with an optional body, /file as csv or xlsx.
+      // The portal's people (docs/people.md).
+      '/v2/api-keys', '/v2/api-keys/{id}', '/v2/audit-log', '/v2/invitations/{token}', '/v2/session', '/v2/session/sign-out-everywhere', '/v2/session/recovery-codes',
+      '/v2/settings', '/v2/users', '/v2/users/{id}', '/v2/users/{id}/role',
+      // The inbound channels an admin sees in the page (docs/inbound.md "In the page").
+      '/v2/email-senders', '/v2/email-senders/{address}', '/v2/drop-folders', '/v2/drop-folders/{id}', '/v2/connectors', '/v2/connectors/{id}',
+      // Saved column mappings (docs/web.md "Saved column mappings").
+      '/v2/column-mappings', '/v2/column-mappings/{id}',
+    ].sort());
+    // Signing in and opening an invitation need no key; everything else does.
+    expect(doc.paths['/v2/session'].post.security).toEqual([]);
+    expect(doc.paths['/v2/invitations/{token}'].get.security).toEqual([]);
+    expect(doc.paths['/v2/session'].get.security).toBeUndefined();
+    // Files (docs/decisions.md §14): the multipart body, /start with an optional body, /file as csv or xlsx.
     const create = doc.paths['/v2/check-jobs'].post as { requestBody: { content: Record<string, { schema: Json & { properties: Record<string, Json> } }> } };
     const form = create.requestBody.content['multipart/form-data'].schema;
     expect(Object.keys(form.properties).sort()).toEqual(['callback_url', 'column_mapping', 'external_ref', 'file', 'options']);

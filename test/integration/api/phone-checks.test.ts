@@ -9,7 +9,7 @@ type App = Awaited<ReturnType<typeof buildWithRegisters>>['app'];
 const post = (app: App, key: string, payload: unknown, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/v2/phone-checks', headers: { ...bearer(key), ...headers }, payload: payload as object });
 
-describe('POST /v2/phone-checks: DECISIONS §17 (live key, imported directory file)', () => {
+describe('POST /v2/phone-checks: docs/decisions.md §17 (live key, imported directory file)', () => {
   it('found → the person is checked; unlisted → manual/phone_unlisted; not found or no number → manual/phone_not_found', async () => {
     const { app, withAddons } = await buildWithRegisters();
     const response = await post(app, withAddons.liveKey, {

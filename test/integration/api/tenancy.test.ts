@@ -40,7 +40,7 @@ describe('tenant isolation', () => {
   });
 });
 
-describe('test keys (DECISIONS §3)', () => {
+describe('test keys (docs/decisions.md §3)', () => {
   it('work with no active list version while live keys get 503', async () => {
     const { app, orgA } = await build();
     const payload = { people: [{ id: 'r', name: 'Anne Robinson', address: 'Vestergade 1, 8000 Aarhus C' }] };

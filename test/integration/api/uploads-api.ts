@@ -8,16 +8,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { createEmbeddedMonitorStore } from '../../../services/platform/store/embedded/monitors.ts';
+import { createEmbeddedSavedMappingStore } from '../../../services/platform/store/embedded/saved-mappings.ts';
 import { multipartBody, type FormPart } from '../../support/multipart.ts';
 import { buildWithEmbeddedPipeline } from './embedded-pipeline.ts';
-import { bearer } from './helper.ts';
+import { bearer, type BuildOptions } from './helper.ts';
 
-export async function uploadsApi(options: { maxUploadBytes?: number; spoolDir?: string; draftDir?: string } = {}) {
+export async function uploadsApi(options: { maxUploadBytes?: number; spoolDir?: string; draftDir?: string; savedMappings?: boolean } & Pick<BuildOptions, 'config' | 'clock' | 'liveEntries'> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'uploads-test-'));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const spoolDir = options.spoolDir ?? join(dir, 'spool');
   const draftDir = options.draftDir ?? join(dir, 'uploads');
-  const built = await buildWithEmbeddedPipeline({}, ({ db, jobs, events }) => ({
+  const built = await buildWithEmbeddedPipeline({
+    ...(options.config ? { config: options.config } : {}), ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.liveEntries ? { liveEntries: options.liveEntries } : {}),
+    ...(options.savedMappings ? { moreDeps: (db) => ({ savedMappings: createEmbeddedSavedMappingStore(db) }) } : {}),
+  }, ({ db, jobs, events }) => ({
     jobs, events, spoolDir, draftDir, chunkRows: 50, monitors: createEmbeddedMonitorStore(db),
     ...(options.maxUploadBytes ? { maxUploadBytes: options.maxUploadBytes } : {}),
   }));

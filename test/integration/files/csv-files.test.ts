@@ -41,7 +41,7 @@ async function refusal(promise: Promise<unknown>): Promise<FileRefusalCode> {
   throw new Error('not refused');
 }
 
-describe('CSV uploads: encodings and delimiters (DECISIONS §14)', () => {
+describe('CSV uploads: encodings and delimiters (docs/decisions.md §14)', () => {
   const cases = [
     { flavour: 'excel-1252-semicolon', encoding: 'windows-1252', delimiter: ';' },
     { flavour: 'excel-utf8-bom', encoding: 'utf-8-bom', delimiter: ';' },

@@ -1,5 +1,5 @@
 /**
- * Every refusal of issue 7 item 3 on a real malformed file: made by LibreOffice, exceljs, zip(1),
+ * Every refusal of docs/files.md on a real malformed file: made by LibreOffice, exceljs, zip(1),
  * officecrypto-tool, or a real file damaged the way transfers damage files (cut short, bytes
  * flipped). Each must give its own FileRefusedError code and nothing else.
  */
@@ -81,7 +81,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('refused files (issue 7 item 3)', () => {
+describe('refused files', () => {
   it('empty: a file of 0 bytes, whatever its name', async () => {
     await writeFile(at('zero.xlsx'), '');
     expect(await refusal(at('zero.xlsx'), { filename: 'kunder.xlsx' })).toBe('file_empty');
@@ -107,6 +107,46 @@ describe('refused files (issue 7 item 3)', () => {
     for (let i = sheet + 60; i < sheet + 80; i++) bytes[i] ^= 0x5a;
     await writeFile(at('flipped.xlsx'), bytes);
     expect(await refusal(at('flipped.xlsx'))).toBe('file_corrupt');
+  });
+
+  it('unreadable sheet XML: file_corrupt, and the reader error behind it kept for the log as its name only', async () => {
+    // The zip is whole (zip(1) writes correct CRCs); the sheet's XML stops inside a cell that
+    // holds a name, so only the XML parser can refuse it, and its message would quote the cell.
+    const file = await rezip(f.xlsx, at('broken-xml.xlsx'), async (folder) => {
+      const sheet = path.join(folder, 'xl/worksheets/sheet1.xml');
+      const xml = await readFile(sheet, 'utf8');
+      await writeFile(sheet, `${xml.slice(0, xml.indexOf('<sheetData>'))}<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Søren Ærø</t></is></c><c r="B1" t="inlineStr"><is><t>Åvej 1</is></row></sheetData></worksheet>`);
+    });
+    let refused: unknown;
+    try {
+      for await (const _ of (await openTable(file)).rows());
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(FileRefusedError);
+    const error = refused as FileRefusedError;
+    expect(error.code).toBe('file_corrupt');
+    expect(error.underlying).toEqual({ name: expect.stringMatching(/Error$/) });
+    expect(JSON.stringify(error.underlying) + error.message).not.toMatch(/Søren|Åvej/);
+  });
+
+  it('shared-strings bomb: strings no cell uses, under the zip cap, are refused past the table cap; a real file passes', async () => {
+    // exceljs writes the workbook: 20 used rows, then 4,000 distinct 200-character strings no
+    // cell shows (written into cells of a second sheet exceljs keeps in the one shared table).
+    const workbook = new ExcelJS.Workbook();
+    const used = workbook.addWorksheet('Kunder');
+    used.addRow(['Navn', 'Adresse']);
+    for (let i = 0; i < 20; i++) used.addRow([`Åse Jensen ${i}`, `Østergade ${i + 1}, 8000 Aarhus C`]);
+    const filler = workbook.addWorksheet('Fyld');
+    for (let i = 0; i < 4000; i++) filler.addRow([`${i}`.padStart(8, '0') + 'x'.repeat(192)]);
+    const file = at('strings-bomb.xlsx');
+    await workbook.xlsx.writeFile(file);
+    // ~800 KB of shared strings: over a 256 KiB table cap, far under the zip cap.
+    expect(await refusal(file, { maxSharedStringBytes: 256 * 1024 })).toBe('file_too_large_inflated');
+    const table = await openTable(file, { maxSharedStringBytes: 2 * 1024 * 1024 });
+    let rows = 0;
+    for await (const _ of table.rows()) rows += 1;
+    expect(rows).toBe(21);
   });
 
   it('zip bomb: a sheet that unpacks beyond the cap, declared honestly or with lying size fields', async () => {

@@ -22,7 +22,7 @@ import {
   verdictHeaders,
   writeResultFile,
 } from '../../../services/ingest/files/index.ts';
-import { type CsvFlavour, makeSpreadsheets, type Rows, scratchDir } from '../../support/files/spreadsheets.ts';
+import { type CsvFlavour, makeSpreadsheets, readSheetsWithLibreOffice, type Rows, scratchDir } from '../../support/files/spreadsheets.ts';
 
 const run = promisify(execFile);
 
@@ -66,17 +66,23 @@ function resultOf(i: number): CheckResult {
     status: blocked ? 'blocked' : 'allowed',
     reasons: blocked ? ['name_and_address', 'previous_address'] : [],
     level: blocked ? 'unit' : 'none',
-    match: { level: blocked ? 5 : null, code: blocked ? 'name_address' : null, label: null, on: [], previous_address: blocked },
+    match: { level: blocked ? 5 : null, code: blocked ? 'name_address' : null, label: null, on: [], previous_address: blocked, approximate: false },
     stop_level: 3,
     address: null,
     phone_lookup: null,
   };
 }
 
-const LIST_VERSION = '11111111-1111-4111-8111-111111111111';
+/** The list version as the file shows it: its publication date. */
+const LIST_VERSION = '2026-01-01';
+/** The verdict of resultOf in words, written out here (not taken from the code under test). */
+const WORDS = {
+  da: { blocked: ['Blokeret', '5', 'Samme navn og adresse (tidligere adresse)', 'Samme navn på adressen på listen; Fundet på en tidligere adresse'], allowed: ['Tilladt', '', '', ''] },
+  en: { blocked: ['Blocked', '5', 'Same name and address (previous address)', 'Same name at the address on the list; Found at a previous address'], allowed: ['Allowed', '', '', ''] },
+} as const;
 
 async function* resultRows(data: Rows): AsyncGenerator<ResultFileRow> {
-  for (const [i, cells] of data.entries()) yield { cells, result: resultOf(i), list_version_id: LIST_VERSION };
+  for (const [i, cells] of data.entries()) yield { cells, result: resultOf(i), list_version: LIST_VERSION };
 }
 
 /** What the result file must hold, cell by cell ('' for empty). */
@@ -87,7 +93,7 @@ function expectedRows(header: Rows[number], data: Rows, locale: 'da' | 'en', neu
     ...data.map((cells, i) => {
       const r = resultOf(i);
       const padded = header.map((_, c) => cells[c] ?? null);
-      return [...padded.map(text), r.status, r.match.level === null ? '' : String(r.match.level), r.match.code ?? '', r.reasons.join(', '), LIST_VERSION];
+      return [...padded.map(text), ...WORDS[locale][r.status as 'blocked' | 'allowed'], LIST_VERSION, locale === 'da' ? 'Nej' : 'No'];
     }),
   ];
 }
@@ -182,11 +188,55 @@ describe('CSV result files in the input dialect', () => {
     });
   }
 
-  it('names the columns of a header-less input and neutralises every formula start', async () => {
-    const data: Rows = [['=1+1', '+45', '-3', '@x', '\tt', '\rr', 'ok']];
-    const file = await writeResult('headerless.csv', { format: 'csv', header: null, columnCount: 7, locale: 'da' }, data);
+  it('names the columns of a header-less input, neutralises every formula that could run, keeps phone numbers as they were', async () => {
+    const data: Rows = [[
+      '=1+1', '-2+3', '+cmd|\' /C calc\'!A0', '@x', '\tt', '\rr', '-A1', 'ok',
+      '+45 12 34 56 78', '+4587654321', '-3', '-12,5', '+45 (0) 12-34-56-78',
+    ]];
+    const file = await writeResult('headerless.csv', { format: 'csv', header: null, columnCount: 13, locale: 'da' }, data);
     const back = await readCsvBack(file, { encoding: 'utf-8', delimiter: ',' });
     expect(back[0].slice(0, 2)).toEqual(['Kolonne 1', 'Kolonne 2']);
-    expect(back[1].slice(0, 7)).toEqual(["'=1+1", "'+45", "'-3", "'@x", "'\tt", "'\rr", 'ok']);
+    expect(back[1].slice(0, 8)).toEqual(["'=1+1", "'-2+3", "'+cmd|' /C calc'!A0", "'@x", "'\tt", "'\rr", "'-A1", 'ok']);
+    expect(back[1].slice(8, 13)).toEqual(['+45 12 34 56 78', '+4587654321', '-3', '-12,5', '+45 (0) 12-34-56-78']);
   });
+
+  it("a monitor re-check's xlsx: the column Ændring after the verdict, in words, and its meaning on the legend", async () => {
+    const header = ['id'];
+    const changes = ['newly_blocked', 'released', 'changed_level', null] as const;
+    const file = path.join(dir, 'changes.xlsx');
+    const out = createWriteStream(file);
+    async function* rows(): AsyncGenerator<ResultFileRow> {
+      for (const [i, change] of changes.entries()) yield { cells: [`K-${i + 1}`], result: { ...resultOf(i), change }, list_version: LIST_VERSION };
+    }
+    await writeResultFile(out, { format: 'xlsx', header, locale: 'da', changes: true }, rows());
+    out.end();
+    await finished(out);
+    const back = await readXlsxBack(file);
+    expect(back[0]).toEqual(['id', ...verdictHeaders('da'), 'Ændring']);
+    expect(back.slice(1).map((r) => [r[0], r.at(-1)])).toEqual([['K-1', 'Ny blokeret'], ['K-2', 'Frigivet'], ['K-3', 'Andet matchniveau'], ['K-4', 'Uændret']]);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(file);
+    const legend: string[] = [];
+    workbook.getWorksheet('Forklaring')!.eachRow((row) => legend.push((row.values as unknown[]).filter((v) => typeof v === 'string').join(' | ')));
+    expect(legend.some((line) => line.startsWith('Ændring | '))).toBe(true);
+    expect(legend.some((line) => line.startsWith('Frigivet | Blokeret ved sidste tjek'))).toBe(true);
+  });
+
+  it('a result xlsx opens in LibreOffice: the verdict in Danish words on Resultater, the counts and meanings on Forklaring', async () => {
+    const header = ['Kundenr', 'Navn', 'Telefon'];
+    const data: Rows = [['K-1', 'Anne', '+45 12 34 56 78'], ['K-2', 'Bo', null]];
+    const file = await writeResult('for-people.xlsx', {
+      format: 'xlsx', header, locale: 'da',
+      summary: { filename: 'kunder.xlsx', checkedAt: '2026-03-02T10:15:00.000Z', listPublishedOn: LIST_VERSION, counts: { rows: 2, blocked: 1, allowed: 1, manual: 0 }, rows: 'all' },
+    }, data);
+    const sheets = await readSheetsWithLibreOffice(file, ['Resultater', 'Forklaring']);
+    expect(sheets.Resultater[0]).toEqual([...header, 'Status', 'Matchniveau', 'Match', 'Årsag', 'Listeversion (udgivet)', 'Navn tilnærmet']);
+    expect(sheets.Resultater[1]).toEqual(['K-1', 'Anne', '+45 12 34 56 78', ...WORDS.da.blocked, LIST_VERSION, 'Nej']);
+    expect(sheets.Resultater[2]).toEqual(['K-2', 'Bo', '', ...WORDS.da.allowed, LIST_VERSION, 'Nej']);
+    const legend = sheets.Forklaring.map((r) => r.filter((c) => c !== '').join(' | '));
+    for (const line of ['Fil | kunder.xlsx', 'Tjekket | 2026-03-02 10:15 UTC', 'Listeversion (udgivet) | 2026-01-01', 'Rækker i jobbet | 2', 'Blokeret | 1', 'Tilladt | 1', 'Manuel vurdering | 0']) {
+      expect(legend).toContain(line);
+    }
+    expect(legend.some((l) => l.startsWith('Blokeret | Må ikke kontaktes.'))).toBe(true);
+  }, 120_000);
 });

@@ -102,12 +102,28 @@ async function convertWithLibreOffice(dir: string, ext: string, specs: Spreadshe
       { timeout: 180_000 },
     );
     for (const spec of specs) {
-      await rename(path.join(outDir, `${path.basename(spec.name, path.extname(spec.name))}.${ext}`), path.join(dir, spec.name));
+      const target = path.join(dir, spec.name);
+      await rename(path.join(outDir, `${path.basename(spec.name, path.extname(spec.name))}.${ext}`), target);
+      if (ext === 'xlsx') await expectRowsWritten(target, spec.rows);
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });
     await rm(profile, { recursive: true, force: true });
   }
+}
+
+/**
+ * The fixture holds every row, read back with exceljs's whole-workbook loader (not the service's
+ * streaming reader): a file LibreOffice wrote wrong fails here, in the setup, under its own name,
+ * instead of looking like a refusal by the service.
+ */
+async function expectRowsWritten(file: string, rows: Rows): Promise<void> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(file);
+  let written = 0;
+  workbook.worksheets[0]?.eachRow({ includeEmpty: false }, () => { written++; });
+  const expected = rows.filter((r) => r.some((c) => c !== null && c !== '')).length;
+  if (written !== expected) throw new Error(`LibreOffice wrote ${written} of ${expected} rows into ${path.basename(file)}`);
 }
 
 const FLAVOURS: Record<CsvFlavour, { delimiter: string; eol: string; bytes: (text: string) => Buffer }> = {
@@ -177,4 +193,52 @@ export async function saveXlsWithPassword(source: string, target: string, passwo
   } finally {
     await rm(profile, { recursive: true, force: true });
   }
+}
+
+/**
+ * Every sheet of a workbook as LibreOffice reads it: one soffice run exporting each sheet to
+ * UTF-8 CSV (export option sheet -1, LibreOffice ≥ 7.2), parsed back. Keyed by sheet name.
+ */
+export async function readSheetsWithLibreOffice(file: string, sheetNames: string[]): Promise<Record<string, string[][]>> {
+  const out = await mkdtemp(path.join(tmpdir(), 'lo-read-'));
+  const profile = await mkdtemp(path.join(tmpdir(), 'lo-profile-'));
+  try {
+    await run(
+      'soffice',
+      [`-env:UserInstallation=file://${profile}`, '--headless', '--norestore', '--convert-to', 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1', '--outdir', out, file],
+      { timeout: 180_000 },
+    );
+    const { readFile } = await import('node:fs/promises');
+    const base = path.basename(file, path.extname(file));
+    const sheets: Record<string, string[][]> = {};
+    for (const name of sheetNames) sheets[name] = parseCsvText((await readFile(path.join(out, `${base}-${name}.csv`))).toString('utf8'));
+    return sheets;
+  } finally {
+    await rm(out, { recursive: true, force: true });
+    await rm(profile, { recursive: true, force: true });
+  }
+}
+
+/** RFC 4180 records of a `,`-separated text. */
+function parseCsvText(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (ch === '"') quoted = false; else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') { record.push(field); field = ''; }
+    else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+    } else field += ch;
+  }
+  if (field !== '' || record.length > 0) records.push([...record, field]);
+  return records;
 }

@@ -9,6 +9,7 @@ import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/
 import { createEmbeddedRegisterStore } from '../../../services/platform/store/embedded/registers.ts';
 import type { RegisterStore } from '../../../services/platform/store/registers-port.ts';
 import { cvrExtractChunks, generateCompanies } from '../../../services/synthetic/index.ts';
+import { until } from '../../support/until.ts';
 
 const logger = silentLogger();
 const fixture = readFileSync(new URL('../../fixtures/companies/cvr-extract-sample.jsonl', import.meta.url));
@@ -112,7 +113,7 @@ describe('CVR extract import', () => {
     await activateRegister(deps, second.version.id);
     await active.refresh();
     // Until checks have run on the new version too (not a fixed wait: a loaded machine runs few).
-    while (seen.filter((s) => s.version === second.version.id).length < 2) await new Promise((resolve) => setImmediate(resolve));
+    await until('two checks on the new version', () => seen.filter((s) => s.version === second.version.id).length >= 2, 30_000, 0);
     stop = true;
     await checking;
 

@@ -91,7 +91,7 @@ describe('parseAddress: one string', () => {
   });
 });
 
-describe('parseAddress: the register\'s own forms (issue 13)', () => {
+describe('parseAddress: the register\'s own forms', () => {
   it.each([
     ['Skeevej 39, Skee, 4370 Store Merløse', '39', null, null, 'skeevej|39|4370'],
     ['Skeevej 39B, st., Skee, 4370 Store Merløse', '39b', 'st', null, 'skeevej|39b|4370'],

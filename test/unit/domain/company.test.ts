@@ -27,7 +27,7 @@ describe('CVR numbers', () => {
   });
 });
 
-describe('company decision (DECISIONS §17)', () => {
+describe('company decision (docs/decisions.md §17)', () => {
   const owner = { name: 'Søren Kjær', address: 'Vestergade 12, 8000 Aarhus C' };
   const records: CompanyRecord[] = [
     { cvr: '25313763', name: 'Kjærs Tømrer', form: 'ENK', protected: false, owner },

@@ -6,7 +6,7 @@ import {
 import type { CheckOptions } from '../../../services/domain/types.ts';
 
 /**
- * A check job's row with company and phone checks (DECISIONS §17 in jobs): the same domain code
+ * A check job's row with company and phone checks (docs/decisions.md §17 in jobs): the same domain code
  * as the synchronous /v2/company-checks and /v2/phone-checks, combined into one CheckResult.
  */
 const options: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'en' };
@@ -15,7 +15,7 @@ const COMPANIES: JobChecks = { people: false, companies: true, phones: false };
 const PHONES: JobChecks = { people: false, companies: false, phones: true };
 const test = testRowLookups(options);
 
-describe('job rows in test mode (DECISIONS §3 fixed answers)', () => {
+describe('job rows in test mode (docs/decisions.md §3 fixed answers)', () => {
   it('CVR 00000000-00000099 is a protected company: blocked, company_protected, the company result attached', () => {
     const result = checkJobRow({ id: 'r1', cvr: '00000042' }, COMPANIES, test, options);
     expect(result).toMatchObject({ id: 'r1', status: 'blocked', reasons: ['company_protected'], match: { level: null }, phone_lookup: null });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatKvhx, parseKvhx, canonicalKvhx } from '../../../services/domain/kvhx.ts';
 
-describe('kvhx (DECISIONS §12)', () => {
+describe('kvhx (docs/decisions.md §12)', () => {
   it('formats the example of §12', () => {
     expect(formatKvhx({ kommunekode: '461', vejkode: '5319', husnummer: '93', etage: '1', door: '' }))
       .toBe('04615319__93__1____');

@@ -11,7 +11,7 @@ import { STREET_NAMES } from '../../../services/synthetic/danish-data.ts';
 import { addressingNameOf, registerAddressesFor } from '../../../services/synthetic/register.ts';
 
 /**
- * Matching quality with an address register loaded (issue 13): the same synthetic corpus as
+ * Matching quality with an address register loaded: the same synthetic corpus as
  * matching-quality.test.ts, its buildings in a register, list and input resolved through it. List
  * members must still never come out `allowed`; recall with and without the register is printed
  * side by side, and the non-members' false-positive share is measured and bounded.
@@ -99,7 +99,7 @@ describe('matching quality with the address register', () => {
       // The register never loses a level-5 match the text found.
       expect(after.level5, kind).toBeGreaterThanOrEqual(before.level5);
     }
-    lines.push('-- beyond DECISIONS §1 (measured, not required):');
+    lines.push('-- beyond docs/decisions.md §1 (measured, not required):');
     for (const kind of BEYOND_CONTRACT_KINDS) {
       const before = measure(plain, kind);
       const after = measure(withRegister, kind);

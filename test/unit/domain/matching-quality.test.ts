@@ -103,7 +103,7 @@ describe('matching quality on a synthetic corpus', () => {
     const beyond = BEYOND_CONTRACT_KINDS.map((kind) => measure(kind));
     console.log(
       `Matching quality: ${LIST_SIZE} list entries, standard policy, stop level 1\n` +
-        `${table(rows)}\n-- beyond DECISIONS §1 (measured, not required):\n${table(beyond)}`,
+        `${table(rows)}\n-- beyond docs/decisions.md §1 (measured, not required):\n${table(beyond)}`,
     );
     for (const row of rows) {
       expect(row.count, `${row.kind}: sample size`).toBeGreaterThanOrEqual(200);
@@ -129,7 +129,7 @@ describe('matching quality on a synthetic corpus', () => {
     const exactAt5 = measure('exact', { ...STANDARD, stopLevel: 5 });
     expect(exactAt5.allowed).toBe(0);
     // The register's form with a supplementary town name ("…, st., Skee, 4370 …"): read as a door
-    // it was another unit, level 4, allowed at stop level 5 (issue 13).
+    // it was another unit, level 4, allowed at stop level 5.
     const townAt5 = measure('supplementary_town', { ...STANDARD, stopLevel: 5 });
     expect(townAt5.allowed, townAt5.examples.join('\n')).toBe(0);
   });

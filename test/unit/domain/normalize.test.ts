@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeText, parseName } from '../../../services/domain/index.ts';
 
-describe('normalizeText (DECISIONS §1)', () => {
+describe('normalizeText (docs/decisions.md §1)', () => {
   it.each([
     ['Søren', 'soeren'],
     ['Soeren', 'soeren'],
@@ -30,7 +30,7 @@ describe('normalizeText (DECISIONS §1)', () => {
   });
 });
 
-describe('parseName (DECISIONS §1)', () => {
+describe('parseName (docs/decisions.md §1)', () => {
   it.each([
     [{ name: 'Anne Hansen' }, ['anne'], 'hansen'],
     [{ name: 'Anne Marie Hansen' }, ['anne', 'marie'], 'hansen'],

@@ -3,7 +3,7 @@ import { needsPayment, priceFor } from '../../../services/domain/pricing.ts';
 
 const table = { list_small_cents: 49_500, list_large_cents: 249_500, custom_cents_per_1000_rows: 2_000 };
 
-describe('pay-per-list prices (DECISIONS §8)', () => {
+describe('pay-per-list prices (docs/decisions.md §8)', () => {
   it('list_small up to 1,000 rows, list_large up to 100,000, custom above', () => {
     expect(priceFor(0, table)).toEqual({ product: 'list_small', amount_cents: 49_500, currency: 'DKK' });
     expect(priceFor(500, table)).toEqual({ product: 'list_small', amount_cents: 49_500, currency: 'DKK' });

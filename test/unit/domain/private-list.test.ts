@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyPrivateList, checkPerson, createListIndexBuilder } from '../../../services/domain/index.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../../services/domain/types.ts';
 
-/** DECISIONS §16: a person on the organisation's private list is blocked, whatever the national result. */
+/** docs/decisions.md §16: a person on the organisation's private list is blocked, whatever the national result. */
 function indexOf(entries: ListEntry[]) {
   const builder = createListIndexBuilder(null);
   for (const entry of entries) builder.add(entry);
@@ -15,8 +15,9 @@ const privateList = indexOf([
   { name: 'Hansen,Peter', address: 'Nørregade 7, 2. th, 5000 Odense' },
 ]);
 
+const privateVersion = { id: '33333333-3333-4333-8333-333333333333', source: 'customer' as const, published_on: '2026-11-01', activated_at: '2026-11-02T08:00:00.000Z' };
 function both(person: PersonInput, options: CheckOptions) {
-  return applyPrivateList(checkPerson(national, person, options), checkPerson(privateList, person, options));
+  return applyPrivateList(checkPerson(national, person, options), checkPerson(privateList, person, options), privateVersion);
 }
 const standard: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'en' };
 
@@ -24,6 +25,8 @@ describe('applyPrivateList', () => {
   it('blocks a person on the private list only, with the private match and its reason', () => {
     const result = both({ name: 'Åse Østergård', address: 'Vestergade 3, 5000 Odense' }, standard);
     expect(result).toMatchObject({ status: 'blocked', reasons: ['name_and_unit'], match: { level: 5, code: 'name_address' } });
+    // Found on the private list, not the national one: the result names the version it was found on.
+    expect(result.list_version).toEqual(privateVersion);
     expect(checkPerson(national, { name: 'Åse Østergård', address: 'Vestergade 3, 5000 Odense' }, standard).status).toBe('allowed');
   });
 
@@ -32,10 +35,13 @@ describe('applyPrivateList', () => {
     const anne = { name: 'Anne Hansen', address: 'Nørregade 7, 2. th, 5000 Odense' };
     const result = both(anne, { ...standard, stopLevel: 2 });
     expect(result).toMatchObject({ status: 'blocked', match: { level: 5 }, reasons: ['name_and_unit'] });
+    // The stronger match is the national one: the result set's version stands.
+    expect(result.list_version).toBeUndefined();
     // A stop line above the private level: the private check does not block, the national result stands.
     const karl = { name: 'Karl Østergård', address: 'Vestergade 3, 5000 Odense' };
     expect(both(karl, standard)).toMatchObject({ status: 'blocked', match: { level: 2 }, reasons: ['partial_name'] });
     expect(both(karl, { ...standard, stopLevel: 3 })).toMatchObject({ status: 'allowed', match: { level: 0 } });
+    expect(both(karl, { ...standard, stopLevel: 3 }).list_version).toBeUndefined();
   });
 
   it('leaves the national result alone when the private check does not block (household under standard, unreadable)', () => {

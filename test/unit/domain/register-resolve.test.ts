@@ -38,7 +38,7 @@ function resolve(text: string) {
   return resolveWithRegister(register, text);
 }
 
-describe('resolution against the register (DECISIONS §13, datavask)', () => {
+describe('resolution against the register (docs/decisions.md §13, datavask)', () => {
   it('exact: the register\'s own text, answered in the register\'s spelling', () => {
     const { address, match } = resolve('Borgmester Christiansens Gade 50, 1. tv, 2450 København SV');
     expect(address).toEqual({

@@ -3,7 +3,7 @@ import { buildListIndex, checkPerson, matchLabel, statusFor } from '../../../ser
 import type { MatchCode, MatchPolicy, Status } from '../../../services/domain/types.ts';
 
 /**
- * DECISIONS §2, written out by hand for every policy × stop line 1..5 × level (null, 0..5):
+ * docs/decisions.md §2, written out by hand for every policy × stop line 1..5 × level (null, 0..5):
  * one letter per level in the order null 0 1 2 3 4 5 (B blocked, M manual, A allowed).
  */
 const EXPECTED: Record<'standard' | 'strict', Record<number, string>> = {
@@ -13,7 +13,7 @@ const EXPECTED: Record<'standard' | 'strict', Record<number, string>> = {
 const LEVELS = [null, 0, 1, 2, 3, 4, 5] as const;
 const LETTER: Record<Status, string> = { blocked: 'B', manual: 'M', allowed: 'A' };
 
-describe('statusFor (DECISIONS §2)', () => {
+describe('statusFor (docs/decisions.md §2)', () => {
   for (const policy of ['standard', 'strict'] as const) {
     for (const stop of [1, 2, 3, 4, 5]) {
       it(`${policy}, stop line ${stop}: ${EXPECTED[policy][stop]}`, () => {

@@ -7,7 +7,7 @@ import type { CheckOptions, MatchPolicy } from '../../../services/domain/types.t
 const ADDRESS = 'Testvej 1, 2. tv, 1000 København K';
 const STANDARD: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'en' };
 
-describe('testModeCheck (DECISIONS §3)', () => {
+describe('testModeCheck (docs/decisions.md §3)', () => {
   it.each([
     ['Robinson', 5, 'name_address', ['name_and_unit'], 'unit', 'blocked'],
     ['Bygning', 4, 'name_building', ['name_and_address'], 'building', 'blocked'],
@@ -22,7 +22,7 @@ describe('testModeCheck (DECISIONS §3)', () => {
       { id: 'x', name: `${surname}, Anne`, street: 'Testvej', house_number: '1', postal_code: '1000' },
     ]) {
       const result = testModeCheck(person, STANDARD);
-      expect(result.match).toMatchObject({ level, code, previous_address: false });
+      expect(result.match).toMatchObject({ level, code, previous_address: false, approximate: false });
       expect(result.match.label).toMatch(/\S/);
       expect(result.reasons).toEqual(reasons);
       expect(result.level).toBe(deprecated);
@@ -35,7 +35,7 @@ describe('testModeCheck (DECISIONS §3)', () => {
   it('address "?" or unparseable → null / address_unreadable, manual', () => {
     for (const address of ['?', ' ? ', 'Testvej']) {
       const result = testModeCheck({ name: 'Anne Robinson', address }, STANDARD);
-      expect(result.match).toEqual({ level: null, code: null, label: null, on: [], previous_address: false });
+      expect(result.match).toEqual({ level: null, code: null, label: null, on: [], previous_address: false, approximate: false });
       expect(result.reasons).toEqual(['address_unreadable']);
       expect(result.status).toBe('manual');
     }

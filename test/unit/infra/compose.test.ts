@@ -5,8 +5,8 @@ import { configSchema } from '../../../services/platform/config.ts';
 import { SERVICE_NAMES } from '../../../services/processes.ts';
 
 /**
- * docker-compose.yml cannot be run here (no Docker engine, no compose plugin), so it is checked
- * as data: it parses (merge keys resolved as compose does), every service of the distributed
+ * docker-compose.yml checked as data (test/e2e/compose.docker.test.ts runs it, with the CI
+ * override, on a private engine): it parses (merge keys resolved as compose does), every service of the distributed
  * deployment is there with `npm run service -- <name>`, every variable it sets is one the config
  * knows, and Kafka runs the version the tests run against.
  */
@@ -110,5 +110,39 @@ describe('docker-compose.yml', () => {
     const pom = readFileSync(`${root}infra/local/kafka/pom.xml`, 'utf8');
     const version = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(pom)?.[1];
     expect(services.kafka.image).toBe(`apache/kafka:${version}`);
+  });
+});
+
+/**
+ * docker-compose.ci.yml swaps only what cannot run on the CI machines (docs/deployment.md
+ * "Production and CI compose"): images, host networking, ports and test settings; never adds a
+ * service, a network or a build.
+ */
+describe('docker-compose.ci.yml', () => {
+  const ci = parse(readFileSync(`${root}docker-compose.ci.yml`, 'utf8'), { merge: true }) as {
+    services: Record<string, Record<string, unknown> & { image?: string; network_mode?: string; profiles?: string[]; command?: string[] }>;
+    networks?: unknown;
+  };
+  const SWAPPABLE = new Set(['image', 'network_mode', 'environment', 'healthcheck', 'volumes', 'ulimits', 'profiles', 'command']);
+
+  it('overrides only services of the production file, and only images, networking and settings', () => {
+    expect(ci.networks).toBeUndefined();
+    for (const [name, service] of Object.entries(ci.services)) {
+      expect(Object.keys(services), name).toContain(name);
+      expect(Object.keys(service).filter((key) => !SWAPPABLE.has(key)), name).toEqual([]);
+      expect(service.networks, name).toBeUndefined();
+    }
+    // A command is replaced only for the registry's stand-in.
+    expect(Object.entries(ci.services).filter(([, s]) => s.command).map(([name]) => name)).toEqual(['schema-registry']);
+  });
+
+  it('runs every started service on the host network from a local image, never building one', () => {
+    for (const [name, base] of Object.entries(services)) {
+      const override = ci.services[name];
+      if (override?.profiles?.includes('production-only')) continue;
+      expect(override?.network_mode, name).toBe('host');
+      expect(override?.image, name).toMatch(/^\$\{CI_[A-Z_]+_IMAGE:-robinson-[a-z]+:current\}$/);
+      if (base.build) expect(override?.image, name).toContain('robinson-check:current');
+    }
   });
 });

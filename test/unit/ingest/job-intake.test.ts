@@ -12,6 +12,7 @@ import type { PipelineEvent } from '../../../services/pipeline/events.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
+import { until } from '../../support/until.ts';
 
 const LIVE = { id: '11111111-1111-4111-8111-111111111111', source: 'cpr' as const, published_on: '2026-10-01' };
 const NOW = new Date('2026-03-01T10:00:00.000Z');
@@ -31,7 +32,9 @@ async function* batches(people: PersonInput[], size = 2, failAt?: number): Async
 
 const people: PersonInput[] = Array.from({ length: 5 }, (_, i) => ({ id: `p${i}`, name: `Person ${i}`, address: `Vej ${i}, 8000 Aarhus C` }));
 
-function setup(options: { failPublishAt?: number; version?: typeof LIVE | null; callback?: (url: string) => Promise<unknown> } = {}) {
+function setup(options: {
+  failPublishAt?: number; version?: typeof LIVE | null; callback?: (url: string) => Promise<unknown>; addressRegister?: () => string | null;
+} = {}) {
   const db = openEmbeddedDatabase(':memory:');
   onTestFinished(() => db.close());
   const jobs = createEmbeddedJobStore(db);
@@ -48,6 +51,7 @@ function setup(options: { failPublishAt?: number; version?: typeof LIVE | null; 
       },
     },
     currentListVersion: () => (options.version === undefined ? LIVE : options.version),
+    ...(options.addressRegister ? { currentAddressRegisterVersion: options.addressRegister } : {}),
     checkCallbackUrl: options.callback ?? (async () => undefined),
     logger: silentLogger(),
     spoolDir,
@@ -82,6 +86,18 @@ describe('job intake', () => {
     expect(chunks.map((c) => c.rows.map((r) => r.row))).toEqual([[0, 1], [2, 3], [4]]);
     expect(published.at(-1)?.value).toMatchObject({ row_count: 5, chunk_count: 3, input_sha256: job.input_sha256 });
     expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('a live job pins the address register version active when queued on every chunk; a test job none; none active: null (text only)', async () => {
+    let active: string | null = 'register-1';
+    const { intake, published } = setup({ addressRegister: () => active });
+    await intake.createJob({ ...spec(), people: batches(people) });
+    active = 'register-2';
+    await intake.createJob({ ...spec({ mode: 'test' }), people: batches(people) });
+    active = null;
+    await intake.createJob({ ...spec(), people: batches(people) });
+    const pins = published.filter((e) => e.type === 'RowsChunk').map((e) => (e.value as { address_register_version_id: string | null }).address_register_version_id);
+    expect(pins).toEqual(['register-1', 'register-1', 'register-1', null, null, null, null, null, null]);
   });
 
   it('pay_per_list: a live job waits in awaiting_payment with its price, rows published; a test job is never billed', async () => {
@@ -224,7 +240,7 @@ describe('job intake', () => {
     const spooled = await intake.spool(batches(Array.from({ length: 40 }, (_, i) => people[i % people.length])));
     onTestFinished(() => spooled.discard());
     void intake.commit(spooled, spec());
-    while (calls < 3) await new Promise((r) => setTimeout(r, 1));
+    await until('three publish calls', () => calls >= 3, 30_000, 1);
     const stalled = await jobs.listStalledIntakes(new Date(NOW.getTime() + 1).toISOString(), 100);
     expect(stalled.map((j) => [j.status, j.row_count])).toEqual([['queued', 40]]);
     expect(await jobs.listStalledIntakes(NOW.toISOString(), 100)).toEqual([]); // last seen at NOW: not before NOW
@@ -267,6 +283,27 @@ describe('overlapped intake (spoolAndPublish + seal)', () => {
     expect(published.at(-1)?.value).toMatchObject({ row_count: 40, chunk_count: 20, input_sha256: 'ef'.repeat(32) });
     expect(await jobs.listStalledIntakes(all, 100)).toEqual([]);
     expect(readdirSync(spoolDir)).toEqual([]);
+  });
+
+  it('a RowsComplete that cannot be published fails the job at seal (the same path as a whole-body publish)', async () => {
+    const base = setup();
+    const intake = createJobIntake({
+      jobs: base.jobs,
+      events: {
+        publish: async (e) => {
+          const events = Array.isArray(e) ? e : [e];
+          if (events.some((event) => event.type === 'RowsComplete')) throw new Error('log down');
+          base.published.push(...events);
+        },
+      },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: base.spoolDir,
+      chunkRows: 2, clock: () => NOW, overlapAfterRows: 2,
+    });
+    const streamed = await intake.spoolAndPublish(batches(people, 2), () => spec());
+    await expect(intake.seal(streamed, spec({ inputSha256: 'ef'.repeat(32) }))).rejects.toThrow('log down');
+    await streamed.discard();
+    expect(await base.jobs.getJobById(streamed.early!.job.id)).toMatchObject({ status: 'failed', error: 'intake_failed', finished_at: NOW.toISOString() });
+    expect(await base.jobs.listStalledIntakes(all, 100)).toEqual([]);
   });
 
   it('a job failed while its body still arrived keeps the row count and hash its callback showed; seal leaves them', async () => {
@@ -339,7 +376,7 @@ describe('drafts and file rows', () => {
       { rowCount: 5, preview, inputSha256: 'cd'.repeat(32) },
     );
     expect(draft).toMatchObject({
-      status: 'draft', row_count: 5, list_version: null, filename: 'x.csv', file_format: 'csv',
+      status: 'draft', row_count: 5, list_version: LIVE, price: null, filename: 'x.csv', file_format: 'csv',
       columns: ['Navn', 'Adresse'], column_mapping: { name: 0 }, preview, input_sha256: 'cd'.repeat(32),
       options: { stop_level: 2, retention_days: 14, policy: 'standard' },
     });

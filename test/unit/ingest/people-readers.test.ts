@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeLimits } from '../../../services/ingest/people/index.ts';
 import type { JsonIntakeOptions } from '../../../services/ingest/people/index.ts';
+import { apiErrorOfIntake } from '../../../services/api/jobs/intake-issues.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
 
 const encoder = new TextEncoder();
@@ -97,15 +98,22 @@ describe('readPeopleFromJson', () => {
     expect(people).toEqual([{ name: 'æbler "Ø" \\ / \b\f\n\r\t', city: '😀 😀' }]);
   });
 
-  it('decodes escapes split at every offset, lone surrogates included', async () => {
+  it('decodes escapes split at every offset, surrogate pairs included', async () => {
     const body = encoder.encode(
-      '{"people":[{"name":"\\u00e6\\u00F8\\u00e5 \\"q\\" \\\\","city":"\\ud83d\\ude00\\ud800x"}]}',
+      '{"people":[{"name":"\\u00e6\\u00F8\\u00e5 \\"q\\" \\\\","city":"\\ud83d\\ude00x"}]}',
     );
-    const expected = [{ name: 'æøå "q" \\', city: '😀\ud800x' }];
+    const expected = [{ name: 'æøå "q" \\', city: '😀x' }];
     for (let cut = 0; cut <= body.length; cut += 1) {
       expect((await readJson(body, [cut])).people).toEqual(expected);
     }
-    expect((await readJson(JSON.stringify({ people: [{ name: '\udc00\ud800' }] }))).people).toEqual([{ name: '\udc00\ud800' }]);
+  });
+
+  it('refuses a lone surrogate escape (docs/api-decisions.md "Unicode"), split at every offset', async () => {
+    const body = encoder.encode('{"people":[{"name":"A","city":"\\ud83d\\ude00\\ud800x"}]}');
+    for (let cut = 0; cut <= body.length; cut += 1) {
+      await expect(readJson(body, [cut])).rejects.toMatchObject({ code: 'invalid_json', path: 'people[0].city' });
+    }
+    await expect(readJson(JSON.stringify({ people: [{ name: '\udc00\ud800' }] }))).rejects.toMatchObject({ code: 'invalid_json' });
   });
 
   it('streams: the first batch comes out long before the source is read to the end', async () => {
@@ -179,8 +187,8 @@ describe('readPeopleFromJson', () => {
     const bytes = new Uint8Array([...encoder.encode('{"people":[{"name":"'), 0xff, 0xfe, ...encoder.encode('"}]}')]);
     const error = await jsonError(bytes);
     expect(error.code).toBe('invalid_utf8');
-    expect(error.httpStatus).toBe(400);
-    expect((await jsonError('{"people":[{"name":1}]}')).httpStatus).toBe(422);
+    expect(apiErrorOfIntake(error).status).toBe(400);
+    expect(apiErrorOfIntake(await jsonError('{"people":[{"name":1}]}')).status).toBe(422);
     expect((await jsonError('{"people":[{"name":1}]}')).message).toBe('not_a_string at people[0].name');
   });
 

@@ -60,7 +60,7 @@ const latin1 = (lines: string[]) => Buffer.from(lines.map((l) => `${l}\r\n`).joi
 const fileLines = (records: CprWriteRecord[]) => [...cprFileLines('2026-01-01', records)];
 
 describe('CPR_LAYOUT', () => {
-  it('places the published fields where DECISIONS §12 says, door after Etage', () => {
+  it('places the published fields where docs/decisions.md §12 says, door after Etage', () => {
     const at = Object.fromEntries(CPR_LAYOUT.map((f) => [f.key, [f.position, f.width]]));
     expect(at).toEqual({
       name: [1, 34],

@@ -65,6 +65,13 @@ describe('parseListCsv', () => {
     expect(await readOk(utf8(csv))).toEqual([{ name: 'Anne\nHansen', address: 'Vestergade 1', previous: false }]);
   });
 
+  it('stores NFD text (macOS, some exports) in NFC, as matching reads it', async () => {
+    const nfd = 'name,address,city\nÅse Ågård,Østre Stationsvej 1,Århus\n'.normalize('NFD');
+    const [entry] = await readOk(utf8(nfd));
+    expect(entry).toEqual({ name: 'Åse Ågård', address: 'Østre Stationsvej 1', city: 'Århus', previous: false });
+    expect(entry.name).not.toBe('Åse Ågård'.normalize('NFD')); // the test's input really was decomposed
+  });
+
   it('reads a Windows-1252 file (Danish Excel) from its first non-UTF-8 byte on', async () => {
     const csv = 'name;address;city\nAnne Hansen;Vestergade 1;Aarhus C\nSøren Ærø;Åvej 2;Højbjerg\n';
     const cp1252 = Buffer.from(csv, 'latin1');

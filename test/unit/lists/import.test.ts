@@ -122,7 +122,7 @@ describe('active list index', () => {
     const second = (await importListVersion(deps, { source: 'cpr', format: 'cpr', chunks: chunksOf(writeCprFile('2026-04-15', cprRecords(80))) })).version;
     await active.refresh();
     expect(active.current()?.version.id).toBe(first.id); // imported is not active
-    await expect(active.forVersion(second.id)).rejects.toThrow(/never activated/);
+    await expect(active.forVersion(second.id, null)).rejects.toThrow(/never activated/);
 
     await activateListVersion(deps, second.id);
     await active.refresh();
@@ -130,22 +130,22 @@ describe('active list index', () => {
     expect(two?.version.id).toBe(second.id);
     expect(two?.index.size).toBe(80);
     // The previous version's index stays cached for jobs pinned to it.
-    expect(await active.forVersion(first.id)).toBe(one?.index);
-    expect(await active.forVersion(second.id)).toBe(two?.index);
+    expect(await active.forVersion(first.id, null)).toBe(one?.index);
+    expect(await active.forVersion(second.id, null)).toBe(two?.index);
 
-    await expect(active.forVersion('no-such-version')).rejects.toThrow(/does not exist/);
+    await expect(active.forVersion('no-such-version', null)).rejects.toThrow(/does not exist/);
 
     // A third version: two indexes are kept, the least recently used one (first) goes.
     const third = (await importListVersion(deps, { source: 'cpr', format: 'cpr', chunks: chunksOf(writeCprFile('2026-07-15', cprRecords(30))) })).version;
     await activateListVersion(deps, third.id);
     await active.refresh();
     expect(active.current()?.index.size).toBe(30);
-    expect(await active.forVersion(second.id)).toBe(two?.index);
-    const rebuilt = await active.forVersion(first.id);
+    expect(await active.forVersion(second.id, null)).toBe(two?.index);
+    const rebuilt = await active.forVersion(first.id, null);
     expect(rebuilt).not.toBe(one?.index);
     expect(rebuilt.size).toBe(50);
     // The active version's index is never the one evicted.
-    expect(await active.forVersion(third.id)).toBe(active.current()?.index);
+    expect(await active.forVersion(third.id, null)).toBe(active.current()?.index);
   });
 
   it('never builds from a customer list and gives a ref without activated_at before activation', async () => {

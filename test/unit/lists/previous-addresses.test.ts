@@ -10,7 +10,7 @@ import { createEmbeddedListStore } from '../../../services/platform/store/embedd
 import type { ListStore } from '../../../services/platform/store/lists-port.ts';
 
 /**
- * Previous addresses from earlier list versions (DECISIONS §1; docs/matching.md): a person on
+ * Previous addresses from earlier list versions (docs/decisions.md §1; docs/matching.md): a person on
  * version N at A and on N+1 at B is matched at A as a previous address, up to three years back.
  * The index is built from a real (embedded node:sqlite) list store.
  */
@@ -33,7 +33,7 @@ describe('previous addresses from earlier list versions', () => {
     const lists = createEmbeddedListStore(openEmbeddedDatabase(':memory:'));
     await version(lists, '2026-01-01', [{ name: 'Hansen,Anne', address: AT_A }, { name: 'Jensen,Ole', address: AT_C }]);
     const next = await version(lists, '2026-04-01', [{ name: 'Hansen,Anne', address: AT_B }, { name: 'Jensen,Ole', address: AT_C }]);
-    const index = await createActiveListIndex({ listStore: lists, logger: silentLogger() }).forVersion(next);
+    const index = await createActiveListIndex({ listStore: lists, logger: silentLogger() }).forVersion(next, null);
 
     const atOld = checkPerson(index, { name: 'Anne Hansen', address: AT_A }, OPTIONS);
     expect(atOld.match).toMatchObject({ level: 5, previous_address: true });
@@ -52,7 +52,7 @@ describe('previous addresses from earlier list versions', () => {
     await version(lists, '2022-01-01', [{ name: 'Hansen,Anne', address: AT_C }]);
     await version(lists, '2025-06-01', [{ name: 'Hansen,Anne', address: AT_A }, { name: 'Berg,Lise', address: AT_C }]);
     const now = await version(lists, '2026-01-01', [{ name: 'Hansen,Anne', address: AT_B }]);
-    const index = await createActiveListIndex({ listStore: lists, logger: silentLogger() }).forVersion(now);
+    const index = await createActiveListIndex({ listStore: lists, logger: silentLogger() }).forVersion(now, null);
     expect(checkPerson(index, { name: 'Anne Hansen', address: AT_A }, OPTIONS).match).toMatchObject({ level: 5, previous_address: true });
     // 2022-01-01 is four years before: too old.
     expect(checkPerson(index, { name: 'Anne Hansen', address: AT_C }, OPTIONS).match.level).toBe(0);

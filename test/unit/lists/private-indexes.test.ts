@@ -31,14 +31,14 @@ describe('private list indexes: cached per version, memory bounded by entries', 
     const { store, reads } = counting(createEmbeddedListStore(new DatabaseSync(':memory:')));
     const [a, b, c] = [await version(store, 40), await version(store, 40), await version(store, 40)];
     const indexes = createPrivateListIndexes({ listStore: store, logger: silentLogger(), maxEntries: 100 });
-    await indexes.forVersion(a);
-    await indexes.forVersion(b);
-    await indexes.forVersion(a); // a is now the most recent
-    await indexes.forVersion(c); // 120 > 100: b (least recent) goes
-    await indexes.forVersion(a);
-    await indexes.forVersion(c);
+    await indexes.forVersion(a, null);
+    await indexes.forVersion(b, null);
+    await indexes.forVersion(a, null); // a is now the most recent
+    await indexes.forVersion(c, null); // 120 > 100: b (least recent) goes
+    await indexes.forVersion(a, null);
+    await indexes.forVersion(c, null);
     expect(reads).toEqual([a, b, c]);
-    await indexes.forVersion(b);
+    await indexes.forVersion(b, null);
     expect(reads).toEqual([a, b, c, b]);
   });
 
@@ -46,16 +46,16 @@ describe('private list indexes: cached per version, memory bounded by entries', 
     const { store, reads } = counting(createEmbeddedListStore(new DatabaseSync(':memory:')));
     const big = await version(store, 150);
     const indexes = createPrivateListIndexes({ listStore: store, logger: silentLogger(), maxEntries: 100 });
-    await indexes.forVersion(big);
-    await indexes.forVersion(big);
+    await indexes.forVersion(big, null);
+    await indexes.forVersion(big, null);
     expect(reads).toEqual([big]);
   });
 
   it('refuses the national list, a version never activated, and one that does not exist', async () => {
     const lists = createEmbeddedListStore(new DatabaseSync(':memory:'));
     const indexes = createPrivateListIndexes({ listStore: lists, logger: silentLogger(), maxEntries: 100 });
-    await expect(indexes.forVersion(await version(lists, 1, { source: 'cpr' }))).rejects.toBeInstanceOf(PrivateListNotCustomerError);
-    await expect(indexes.forVersion(await version(lists, 1, { activate: false }))).rejects.toBeInstanceOf(ListVersionNeverActivatedError);
-    await expect(indexes.forVersion(randomUUID())).rejects.toThrow(/not found|does not exist|unknown/i);
+    await expect(indexes.forVersion(await version(lists, 1, { source: 'cpr' }), null)).rejects.toBeInstanceOf(PrivateListNotCustomerError);
+    await expect(indexes.forVersion(await version(lists, 1, { activate: false }), null)).rejects.toBeInstanceOf(ListVersionNeverActivatedError);
+    await expect(indexes.forVersion(randomUUID(), null)).rejects.toThrow(/not found|does not exist|unknown/i);
   });
 });

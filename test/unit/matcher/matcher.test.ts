@@ -7,6 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import { createActiveListIndex } from '../../../services/lists/active-index.ts';
+import { createActiveAddressRegister } from '../../../services/addresses/active-register.ts';
+import { checkPerson, createAddressRegisterBuilder, createListIndexBuilder } from '../../../services/domain/index.ts';
+import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
+import { CORPUS_LIST, CORPUS_PEOPLE, CORPUS_REGISTER, importCorpusRegister, REGISTER_DEPENDENT } from '../../support/one-check-corpus.ts';
 import { createMatcherCore } from '../../../services/matcher/matcher.ts';
 import { createPrivateListIndexes } from '../../../services/lists/private-indexes.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
@@ -38,7 +42,7 @@ function setup(registers?: (store: ReturnType<typeof createEmbeddedRegisterStore
   });
   let builds = 0;
   const index = createActiveListIndex({ listStore: lists, logger: silentLogger() });
-  const counted = { forVersion: (id: string) => (builds++, index.forVersion(id)) };
+  const counted = { forVersion: (id: string, addresses: string | null) => (builds++, index.forVersion(id, addresses)) };
   const matcher = createMatcherCore({ events, activeIndex: counted, logger: silentLogger(), ...(registers ? { registers: registers(registerStore) } : {}) });
   const published = async (): Promise<PipelineEvent[]> => {
     const out: PipelineEvent[] = [];
@@ -51,7 +55,7 @@ function setup(registers?: (store: ReturnType<typeof createEmbeddedRegisterStore
 function chunk(jobId: string, n: number, rows: MixedRow[], first: number, overrides: Partial<RowsChunkEvent>): RowsChunkEvent {
   return {
     job_id: jobId, chunk: n, org_id: randomUUID(), mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'en', private_list_version_id: null,
-    check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null,
+    check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null, address_register_version_id: null,
     rows: rows.map((r, i) => ({ row: first + i, person: toAvroPerson(r.person), cells: null })), ...overrides,
   };
 }
@@ -231,6 +235,74 @@ describe('matcher', () => {
         ['manual', ['phone_not_found'], null, 'not_found'],
         ['manual', ['phone_unlisted'], null, 'unlisted'],
         ['allowed', [], null, 'found'],
+      ]);
+    });
+  });
+
+  describe('address register pins (RowsChunk v6): exactly the register the job pinned', () => {
+    async function registerSetup() {
+      const db = openEmbeddedDatabase(':memory:');
+      const lists = createEmbeddedListStore(db);
+      const addressStore = createEmbeddedAddressStore(db);
+      const appended: Array<{ topic: string; messages: EventMessage[] }> = [];
+      const events = createPipelineEvents({
+        log: { publish: async (topic, messages) => void appended.push({ topic, messages }) },
+        registry: createStaticSchemaRegistry(),
+      });
+      const addresses = createActiveAddressRegister({ store: addressStore, logger: silentLogger() });
+      // The matcher's index never refreshes: it builds what a chunk pinned, nothing else.
+      const activeIndex = createActiveListIndex({ listStore: lists, logger: silentLogger(), addresses });
+      const matcher = createMatcherCore({ events, activeIndex, logger: silentLogger() });
+      const version = await seedListVersion(lists, CORPUS_LIST);
+      const register = await importCorpusRegister(addressStore);
+      const published = async (): Promise<PipelineEvent[]> => {
+        const out: PipelineEvent[] = [];
+        for (const { messages } of appended) for (const m of messages) out.push(await events.decode(m.value));
+        return out;
+      };
+      return { lists, addressStore, events, matcher, published, version, register };
+    }
+
+    /** The synchronous check's answer: the domain on an index of the same list, with or without the register. */
+    function syncAnswers(withRegister: boolean) {
+      const rb = createAddressRegisterBuilder();
+      for (const a of CORPUS_REGISTER) rb.add(a);
+      const builder = createListIndexBuilder(withRegister ? rb.build() : null);
+      for (const e of CORPUS_LIST) builder.add(e);
+      const index = builder.build();
+      return CORPUS_PEOPLE.map((p) => checkPerson(index, p, { policy: 'standard', stopLevel: 1, locale: 'en' }));
+    }
+
+    it('a chunk pinned to a register gets the register-aware answers; one without a pin the text-only ones, in the same process', async () => {
+      const { events, matcher, published, version, register } = await registerSetup();
+      const rows = CORPUS_PEOPLE.map((person) => ({ person, level: null }));
+      const pinned = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, rows, 0, { list_version_id: version.id, address_register_version_id: register.id }) });
+      const unpinned = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, rows, 0, { list_version_id: version.id }) });
+      await matcher.handleBatch([pinned.message.value, unpinned.message.value]);
+      const [withRegister, withoutRegister] = (await published()).map((e) => (e.value as ResultsChunkEvent).results.map((r) => r.result));
+      expect(JSON.parse(JSON.stringify(withRegister))).toEqual(JSON.parse(JSON.stringify(syncAnswers(true))));
+      expect(JSON.parse(JSON.stringify(withoutRegister))).toEqual(JSON.parse(JSON.stringify(syncAnswers(false))));
+      // The register matters for these people: level 5 with it, never without.
+      const level = (results: typeof withRegister, id: string) => results.find((r) => r.id === id)?.match.level;
+      for (const id of REGISTER_DEPENDENT) {
+        expect(level(withRegister, id), id).toBe(5);
+        expect(level(withoutRegister, id), id).not.toBe(5);
+      }
+    });
+
+    it('fails a job whose pinned register is gone or was never activated, never checking it with another register', async () => {
+      const { events, matcher, published, version, addressStore } = await registerSetup();
+      const inactive = { id: randomUUID(), published_on: '2026-11-02', created_at: new Date().toISOString(), activated_at: null, address_count: 0 };
+      await addressStore.createAddressVersion(inactive);
+      await addressStore.sealAddressVersion(inactive.id);
+      const rows = CORPUS_PEOPLE.slice(0, 2).map((person) => ({ person, level: null }));
+      const gone = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, rows, 0, { list_version_id: version.id, address_register_version_id: randomUUID() }) });
+      const never = await events.encode({ type: 'RowsChunk', value: chunk(randomUUID(), 0, rows, 0, { list_version_id: version.id, address_register_version_id: inactive.id }) });
+      await matcher.handleBatch([gone.message.value, never.message.value]);
+      const out = await published();
+      expect(out.map((e) => [e.type, (e.value as { error?: string }).error])).toEqual([
+        ['JobStateChanged', 'address_register_unavailable'],
+        ['JobStateChanged', 'address_register_unavailable'],
       ]);
     });
   });

@@ -5,6 +5,10 @@ import { createStaticSchemaRegistry } from '../../../services/platform/schema-re
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedDataKeyStore } from '../../../services/platform/store/embedded/data-keys.ts';
 import { createEmbeddedKeyRing } from '../../../services/platform/store/embedded/keyring.ts';
+import { seal } from '../../../services/platform/keys/sealed-payload.ts';
+import { loadSchemaCatalog } from '../../../services/platform/schema-registry/catalog.ts';
+import { frame } from '../../../services/platform/schema-registry/port.ts';
+import type avro from 'avsc';
 import { sampleEvents } from '../../fixtures/events.ts';
 
 /**
@@ -51,8 +55,35 @@ describe('sealed row and result chunks', () => {
     expect(appended[1].value.includes(Buffer.from('address_unreadable'))).toBe(false);
     const results = (await events.decode(appended[1].value)).value as ResultsChunkEvent;
     expect(results.data_key_id).toBe(rows.data_key_id);
-    expect(results.results.map((r) => r.row)).toEqual([0, 1, 2]);
+    expect(results.results.map((r) => r.row)).toEqual([0, 1, 2, 3]);
     expect(results.results[1].result.reasons).toEqual(['address_unreadable']);
+  });
+
+  it('results sealed by a v3 writer (before match.approximate) decode with approximate false', async () => {
+    const { events, keys } = setup();
+    const v3 = loadSchemaCatalog().bySubject.get('checks.results-dk.robinson.checks.ResultsChunk')![2];
+    expect(v3.version).toBe(3);
+    const fieldType = (v3.type as avro.types.RecordType).field('results').type;
+    const old = resultsSample.results.map((r) => {
+      const { approximate: _dropped, ...match } = r.result.match;
+      const { list_version: _v5, ...result } = r.result;
+      return { ...r, result: { ...result, match, company: r.result.company ?? null } };
+    });
+    const key = await keys.writerKey(resultsSample.job_id);
+    const sealed = seal(key.key, fieldType.toBuffer(old), `ResultsChunk:${resultsSample.job_id}:${resultsSample.chunk}`);
+    const envelope = { ...resultsSample, results: [], data_key_id: key.keyId, sealed_results: sealed };
+    const decoded = (await events.decode(frame(v3.id, v3.type.toBuffer(envelope)))).value as ResultsChunkEvent;
+    expect(decoded.results.map((r) => r.result.match.approximate)).toEqual([false, false, false, false]);
+    expect(decoded.results.map((r) => r.result.match.level)).toEqual(resultsSample.results.map((r) => r.result.match.level));
+  });
+
+  it('a v4 writer keeps approximate', async () => {
+    const { events, appended } = setup();
+    await events.publish({ type: 'ResultsChunk', value: resultsSample });
+    const decoded = (await events.decode(appended[0].value)).value as ResultsChunkEvent;
+    expect(decoded.results.map((r) => r.result.match.approximate)).toEqual([true, false, true, true]);
+    // v5: the private list version a match came from travels with it; none is left out.
+    expect(decoded.results.map((r) => r.result.list_version?.source ?? null)).toEqual([null, null, null, 'customer']);
   });
 
   it('after forget: chunks decode as forgotten (empty), sealing results with the gone key throws', async () => {
@@ -70,9 +101,9 @@ describe('sealed row and result chunks', () => {
     const { events, appended } = setup();
     await events.publish({ type: 'RowsChunk', value: rowsSample });
     const bytes = Buffer.from(appended[0].value);
-    // A byte of the sealed rows: after them come only the RowsChunk v5 fields (three flags and two
-    // version ids, under 50 bytes in the sample).
-    bytes[bytes.length - 70] ^= 1;
+    // A byte of the sealed rows: after them come only the RowsChunk v5 and v6 fields (three flags
+    // and three version ids, under 90 bytes in the sample).
+    bytes[bytes.length - 110] ^= 1;
     const error = await events.decode(bytes).catch((e: unknown) => e);
     expect(isUnreadableEvent(error)).toBe(true);
     expect(String(error)).not.toContain(NAME);

@@ -17,6 +17,23 @@ describe('callback signature', () => {
     expect(header).toBe(`t=1767225600,v1=${expected}`);
   });
 
+  it('covers Service-Delivery and Service-Event in v2, so a replay under a fresh delivery id fails; v1 stays the contract\'s', () => {
+    const body = '{"id":"j1","status":"done"}';
+    const now = 1_800_000_000;
+    const delivery = { deliveryId: '0b6c1e0e-0000-4000-8000-000000000001', event: 'check_job.completed' };
+    const header = signCallback(body, secret, now, delivery);
+    const v1 = createHmac('sha256', secret).update(`${now}.${body}`).digest('hex');
+    const v2 = createHmac('sha256', secret).update(`${now}.${delivery.deliveryId}.${delivery.event}.${body}`).digest('hex');
+    expect(header).toBe(`t=${now},v1=${v1},v2=${v2}`);
+    expect(verifyCallbackSignature(header, body, secret, 300, now, delivery)).toEqual({ ok: true, timestamp: now });
+    expect(verifyCallbackSignature(header, body, secret, 300, now)).toEqual({ ok: true, timestamp: now });
+    // The same bytes resent with another Service-Delivery (to slip past deduplication), or event.
+    expect(verifyCallbackSignature(header, body, secret, 300, now, { ...delivery, deliveryId: '0b6c1e0e-0000-4000-8000-000000000002' })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyCallbackSignature(header, body, secret, 300, now, { ...delivery, event: 'check_job.failed' })).toEqual({ ok: false, reason: 'mismatch' });
+    // A header with v1 only cannot pass a receiver that checks the delivery.
+    expect(verifyCallbackSignature(`t=${now},v1=${v1}`, body, secret, 300, now, delivery)).toEqual({ ok: false, reason: 'malformed' });
+  });
+
   it('verifies as a receiver would, refusing tampering, other keys, old and future timestamps', () => {
     const body = '{"id":"j1"}';
     const now = 1_800_000_000;
@@ -63,11 +80,25 @@ describe('blocked addresses', () => {
     ['::ffff:169.254.169.254', 'mapped_metadata'],
     ['64:ff9b::a9fe:a9fe', 'nat64_metadata'],
     ['[::1]', 'loopback'],
+    // Transition forms carrying an inward IPv4 address, or hiding it (Teredo).
+    ['2002:7f00:1::', '6to4_loopback'],
+    ['2002:a9fe:a9fe::1', '6to4_metadata'],
+    ['2002:a9fe:0101:0:0:0:0:1', '6to4_link_local'],
+    ['2002:0a00:0001::', '6to4_private'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
+    ['2001:0:5ef5:79fd::1', 'teredo'],
+    ['::ffff:0:7f00:1', 'translated_loopback'],
+    ['::ffff:0:a9fe:a9fe', 'translated_metadata'],
+    ['64:ff9b::7f00:1', 'nat64_loopback'],
+    ['64:ff9b:1::a00:1', 'nat64_private'],
+    ['::127.0.0.1', 'compatible_loopback'],
+    ['2001:2::1', 'reserved'],
+    ['192.88.99.1', 'reserved'],
   ])('%s is %s', (address, reason) => {
     expect(blockedAddressReason(address)).toBe(reason);
   });
 
-  it.each(['8.8.8.8', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '169.253.1.1', '2a00:1450:4001::1', '::ffff:8.8.8.8'])(
+  it.each(['8.8.8.8', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '169.253.1.1', '2a00:1450:4001::1', '::ffff:8.8.8.8', '2002:0808:0808::1', '64:ff9b::808:808', '2001:4860:4860::8888'])(
     '%s is public',
     (address) => {
       expect(blockedAddressReason(address)).toBeNull();

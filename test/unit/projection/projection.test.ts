@@ -9,6 +9,7 @@ import { emptyLevelCounts } from '../../../services/domain/check-job.ts';
 import { TEST_LIST_VERSION, testModeCheck } from '../../../services/domain/index.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
+import { createRetentionSchedule } from '../../../services/platform/retention.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
 import type { JobRecord, JobStore } from '../../../services/platform/store/jobs-port.ts';
@@ -16,6 +17,13 @@ import type { PipelineEvent, ResultsChunkEvent } from '../../../services/pipelin
 import type { CallbackRequest, CallbackSender, DeliveryState } from '../../../services/projection/callbacks/index.ts';
 import { recordAttempt } from '../../../services/projection/callbacks/index.ts';
 import { createProjection, type Projection } from '../../../services/projection/projection.ts';
+import { projectionBatchHandler } from '../../../services/projection/index.ts';
+import { createPipelineEvents } from '../../../services/pipeline/events.ts';
+import { UNPROCESSABLE_MESSAGE } from '../../../services/pipeline/poison.ts';
+import { PermanentError } from '../../../services/platform/errors.ts';
+import { UnrecoverableMessageError, type MessageBatch } from '../../../services/platform/log/port.ts';
+import { createStaticSchemaRegistry } from '../../../services/platform/schema-registry/static.ts';
+import { loadSchemaCatalog } from '../../../services/platform/schema-registry/catalog.ts';
 
 const SURNAMES = ['Robinson', 'Bygning', 'Fornavn', 'Efternavn', 'Husstand', 'Jensen'];
 
@@ -76,13 +84,14 @@ afterEach(async () => {
   for (const p of open.splice(0)) await p.stop();
 });
 
-function setup(jobs?: JobStore, sender = fakeSender()) {
+function setup(jobs?: JobStore, sender = fakeSender(), options: { countIntervalMs?: number; callbackLeaseMs?: number } = {}) {
   const store = jobs ?? createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
   const published: PipelineEvent[] = [];
   const projection: Projection = createProjection({
     jobs: store, events: { publish: async (e) => void published.push(...(Array.isArray(e) ? e : [e])) },
     callbacks: sender, renderJob: (job) => JSON.stringify({ id: job.id, status: job.status, callback: job.callback }),
-    logger: silentLogger(), countIntervalMs: 60_000, retentionIntervalMs: 0,
+    logger: silentLogger(), countIntervalMs: options.countIntervalMs ?? 60_000,
+    ...(options.callbackLeaseMs !== undefined ? { callbackLeaseMs: options.callbackLeaseMs } : {}),
   });
   open.push(projection);
   return { store, projection, published, sender };
@@ -207,7 +216,7 @@ describe('projection', () => {
     const sender = fakeSender();
     const projection = createProjection({
       jobs: store, events: { publish: async () => { throw new Error('broker down'); } }, callbacks: sender,
-      renderJob: (job) => JSON.stringify({ id: job.id }), logger: silentLogger(), retentionIntervalMs: 0,
+      renderJob: (job) => JSON.stringify({ id: job.id }), logger: silentLogger(), 
     });
     open.push(projection);
     const job = newJob(2);
@@ -241,13 +250,18 @@ describe('projection', () => {
     try {
       const projection = createProjection({
         jobs: broken, events: { publish: async () => undefined }, callbacks: fakeSender(),
-        renderJob: (job) => JSON.stringify({ id: job.id }), logger: silentLogger(), retentionIntervalMs: 50, intakeStaleMs: 4_000,
+        renderJob: (job) => JSON.stringify({ id: job.id }), logger: silentLogger(), intakeStaleMs: 4_000,
       });
       open.push(projection);
+      // Its retention pass on the process's retention timer, as services/processes.ts runs it.
+      const retention = createRetentionSchedule({ intervalMs: 50, logger: silentLogger() });
+      retention.register('job-purge', async () => { await projection.sweepRetention(); });
       await projection.start();
+      retention.start();
       await until(() => calls.intakes >= 2 && calls.retention >= 2, 5_000);
       await new Promise((r) => setImmediate(r));
       expect(unhandled).toEqual([]);
+      await retention.stop();
       await projection.stop();
     } finally {
       process.off('unhandledRejection', onUnhandled);
@@ -261,7 +275,7 @@ describe('projection', () => {
     let now = Date.parse('2026-05-01T12:00:00.000Z');
     const projection = createProjection({
       jobs: store, events: { publish: async (e) => void published.push(...(Array.isArray(e) ? e : [e])) }, callbacks: sender,
-      renderJob: (job) => JSON.stringify({ id: job.id, status: job.status }), logger: silentLogger(), retentionIntervalMs: 0,
+      renderJob: (job) => JSON.stringify({ id: job.id, status: job.status }), logger: silentLogger(), 
       intakeStaleMs: 60_000, clock: () => new Date(now),
     });
     open.push(projection);
@@ -298,6 +312,72 @@ describe('projection', () => {
     expect(sender.requests.filter((r) => r.url === dead.callback_url && JSON.parse(r.body).id === dead.id)).toHaveLength(1);
   });
 
+  it('two projection processes on one store, one storing a job\'s results while the other reads its RowsComplete: each job done once, one callback', async () => {
+    const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+    const sender = fakeSender();
+    // As a rebalance leaves them: one owns the job's checks.results partition, the other its jobs.events one.
+    const a = setup(store, sender, { countIntervalMs: 50 });
+    const b = setup(store, sender, { countIntervalMs: 50 });
+    await a.projection.start();
+    await b.projection.start();
+    // The intake has not sealed the jobs yet (no row count known): only RowsComplete tells.
+    const jobs = Array.from({ length: 30 }, () => newJob(0, { input_sha256: null }));
+    for (const job of jobs) await store.createJob(job);
+    const rows = Array.from({ length: 40 }, (_, i) => i);
+    await Promise.all(jobs.flatMap((job, i) => [
+      a.projection.handle([resultsChunk(job.id, 0, rows.slice(0, 20)), resultsChunk(job.id, 1, rows.slice(20))]),
+      // Half the jobs also have a redelivered chunk on the other process (a rebalance mid-batch).
+      b.projection.handle(i % 2 === 0 ? [rowsComplete(job.id, 40)] : [resultsChunk(job.id, 1, rows.slice(20)), rowsComplete(job.id, 40)]),
+    ]));
+    for (const job of jobs) {
+      await until(async () => (await store.getJobById(job.id))?.status === 'done');
+      expect(await store.getJobById(job.id)).toMatchObject({ processed_count: 40, row_count: 40 });
+    }
+    await until(() => sender.requests.length >= jobs.length);
+    await until(async () => (await Promise.all(jobs.map((j) => store.getJobById(j.id)))).every((j) => j?.callback?.state === 'delivered'));
+    const published = [...a.published, ...b.published];
+    for (const job of jobs) {
+      expect(sender.requests.filter((r) => JSON.parse(r.body).id === job.id), job.id).toHaveLength(1);
+      expect(published.filter((e) => e.type === 'JobStateChanged' && e.value.job_id === job.id && e.value.status === 'done')).toHaveLength(1);
+    }
+  });
+
+  it('a delivery held by a process that died is taken over by another once its lease ran out, not before', async () => {
+    const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+    const deliveryId = randomUUID();
+    const leaseUntil = Date.now() + 400;
+    const job = newJob(0, {
+      status: 'done',
+      callback: {
+        delivery_id: deliveryId, event: 'check_job.completed', state: 'pending', attempts: 0, last_status: null, last_error: null,
+        last_attempt_at: null, next_attempt_at: null, delivered_at: null, lease_until: new Date(leaseUntil).toISOString(),
+      } as JobRecord['callback'],
+    });
+    await store.createJob(job);
+    const { projection, sender } = setup(store, fakeSender(), { callbackLeaseMs: 100 });
+    await projection.start();
+    expect(sender.requests).toHaveLength(0);
+    await until(async () => (await store.getJobById(job.id))?.callback?.state === 'delivered');
+    expect(Date.now()).toBeGreaterThanOrEqual(leaseUntil);
+    expect(sender.requests.map((r) => r.deliveryId)).toEqual([deliveryId]);
+    expect((await store.getJobById(job.id))?.callback).toMatchObject({ attempts: 1, lease_until: null });
+  });
+
+  it('of two processes looking for the same pending delivery at once, one delivers it', async () => {
+    const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+    const sender = fakeSender();
+    const jobs = Array.from({ length: 20 }, () => newJob(0, {
+      status: 'done',
+      callback: { delivery_id: randomUUID(), event: 'check_job.completed', state: 'pending', attempts: 0, last_status: null, last_error: null, last_attempt_at: null, next_attempt_at: null, delivered_at: null } as JobRecord['callback'],
+    }));
+    for (const job of jobs) await store.createJob(job);
+    const a = setup(store, sender);
+    const b = setup(store, sender);
+    await Promise.all([a.projection.start(), b.projection.start()]);
+    await until(async () => (await Promise.all(jobs.map((j) => store.getJobById(j.id)))).every((j) => j?.callback?.state === 'delivered'));
+    for (const job of jobs) expect(sender.requests.filter((r) => r.deliveryId === job.callback?.delivery_id)).toHaveLength(1);
+  });
+
   it('purges jobs whose delete_after has passed', async () => {
     const { store, projection, published } = setup();
     const job = newJob(2, { delete_after: '2001-01-01T00:00:00.000Z' });
@@ -308,4 +388,66 @@ describe('projection', () => {
     expect((await store.countResults(job.id)).processed).toBe(0);
     expect(published.some((e) => e.type === 'JobStateChanged' && e.value.job_id === job.id && e.value.status === 'deleted')).toBe(true);
   });
+
+  describe('its consumer handler decides by isPermanent what a store failure is', () => {
+    const events = createPipelineEvents({ log: { publish: async () => undefined }, registry: createStaticSchemaRegistry(loadSchemaCatalog()) });
+
+    /** The batch the event log would hand over: each event encoded, with its key, at offsets from 0. */
+    async function batchOf(list: PipelineEvent[]): Promise<MessageBatch> {
+      const messages = [];
+      for (const [offset, event] of list.entries()) {
+        const { topic, message } = await events.encode(event);
+        messages.push({ topic, partition: 0, offset: String(offset), key: message.key, value: message.value, headers: {}, timestamp: Date.now() });
+      }
+      return { topic: messages[0].topic, partition: 0, messages };
+    }
+
+    /** The embedded store refusing `failing` job's results with `error`, as a store that cannot take them would. */
+    function refusing(failing: string, error: () => Error): JobStore {
+      const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+      return { ...store, putResults: (jobId, deleteAfter, rows) => (jobId === failing ? Promise.reject(error()) : store.putResults(jobId, deleteAfter, rows)) };
+    }
+
+    it('a PermanentError from the store fails that job (unprocessable_message) and hands its message back as unrecoverable; the others are stored', async () => {
+      const bad = newJob(2);
+      const good = newJob(2);
+      const store = refusing(bad.id, () => new PermanentError('refused for good'));
+      const { projection } = setup(store);
+      await store.createJob(bad);
+      await store.createJob(good);
+      const batch = await batchOf([resultsChunk(good.id, 0, [0, 1]), resultsChunk(bad.id, 0, [0, 1])]);
+      const handled = projectionBatchHandler(events, projection)(batch);
+      await expect(handled).rejects.toBeInstanceOf(UnrecoverableMessageError);
+      const error = (await handled.catch((e: unknown) => e)) as UnrecoverableMessageError;
+      expect(error.offending.offset).toBe('1');
+      expect(error.reason).toBe(`${UNPROCESSABLE_MESSAGE}: Error`);
+      expect(await store.getJobById(bad.id)).toMatchObject({ status: 'failed', error: UNPROCESSABLE_MESSAGE });
+      expect((await store.countResults(good.id)).processed).toBe(2);
+      expect((await store.getJobById(good.id))?.status).not.toBe('failed');
+    });
+
+    it('a transient store failure is thrown as it is and fails no job; the batch delivered again is stored', async () => {
+      const job = newJob(2);
+      const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+      let refusals = 1;
+      // Down once (as ClickHouse restarting looks), then answering.
+      const flaky: JobStore = {
+        ...store,
+        putResults: (...args) => (refusals-- > 0 ? Promise.reject(new Error('connect ECONNREFUSED')) : store.putResults(...args)),
+      };
+      const { projection } = setup(flaky);
+      await store.createJob(job);
+      const batch = await batchOf([resultsChunk(job.id, 0, [0, 1])]);
+      const handle = projectionBatchHandler(events, projection);
+      const first = handle(batch);
+      await expect(first).rejects.toThrow('connect ECONNREFUSED');
+      await expect(first).rejects.not.toBeInstanceOf(UnrecoverableMessageError);
+      expect(await store.getJobById(job.id)).toMatchObject({ error: null });
+      expect((await store.countResults(job.id)).processed).toBe(0);
+      await handle(batch);
+      expect((await store.countResults(job.id)).processed).toBe(2);
+      expect((await store.getJobById(job.id))?.status).not.toBe('failed');
+    });
+  });
 });
+

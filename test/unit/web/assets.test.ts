@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildWebPage, pageTexts } from '../../../services/web/assets.ts';
 import { pageMessages } from '../../../services/web/page-messages.ts';
+import { textsFor } from '../../../services/web/page/texts.ts';
+import { issuesFromZod } from '../../../services/api/zod-issues.ts';
+import { z } from 'zod';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -54,5 +57,21 @@ describe('the web page build (services/web/assets.ts)', () => {
     expect(texts.fields).not.toContain('header_row');
     expect(texts.levels.en[5]).toBe('Same name and address');
     expect(texts.verdict_headers.da[0]).toBe('Status');
+  });
+
+  it('gives the API\'s issue lines in the other language: catalogue texts and texts with a limit or a list in them', () => {
+    const schema = z.strictObject({ name: z.string().max(200), kind: z.enum(['a', 'b']), count: z.number(), at: z.uuid() });
+    const issues = issuesFromZod(schema.safeParse({ name: 'x'.repeat(201), kind: 'c', count: 'no', at: 'nope', extra: 1 }).error!.issues,
+      { name: 'x'.repeat(201), kind: 'c', count: 'no', at: 'nope', extra: 1 });
+    expect(issues.length).toBe(5);
+    const english = textsFor(pageTexts(), 'en');
+    const danish = textsFor(pageTexts(), 'da');
+    for (const issue of issues) {
+      // Each Danish line becomes the API's own English line, and back.
+      expect(english.apiMessage(issue.describe('da'), 'da'), issue.path).toBe(issue.describe('en'));
+      expect(danish.apiMessage(issue.describe('en'), 'en'), issue.path).toBe(issue.describe('da'));
+    }
+    expect(english.apiMessage('Kolonnen findes ikke i filen.', 'da')).toBe('The column does not exist in the file.');
+    expect(english.apiMessage('En tekst, der ikke er i noget katalog.', 'da')).toBeNull();
   });
 });

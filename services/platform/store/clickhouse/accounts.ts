@@ -29,7 +29,8 @@ export function createClickHouseAccountStore(conn: ClickHouseConnection): Accoun
     conn.insert('organisations', [{
       ...org, revision, api_agreement: Number(org.api_agreement), suspended: Number(org.suspended),
     }]);
-  const writeKey = (key: ApiKeyRecord, revision: number) => conn.insert('api_keys', [{ ...key, revision }]);
+  const writeKey = (key: ApiKeyRecord, revision: number) =>
+    conn.insert('api_keys', [{ ...key, label: key.label ?? '', created_by: key.created_by ?? null, revision }]);
 
   return {
     async createOrganisation(org) {
@@ -137,5 +138,7 @@ function toKey(row: KeyRow): ApiKeyRecord {
     prefix: row.prefix,
     created_at: row.created_at,
     revoked_at: row.revoked_at ?? null,
+    label: row.label ?? '',
+    created_by: row.created_by ?? null,
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IdempotencyBegin, IdempotencyScope, IdempotencyStore } from '../idempotency-port.ts';
+import { responsePrefixOf, type IdempotencyBegin, type IdempotencyScope, type IdempotencyStore } from '../idempotency-port.ts';
 import type { ClickHouseConnection } from './connection.ts';
 import { sql } from './sql.ts';
 
@@ -119,6 +119,14 @@ export function createClickHouseIdempotencyStore(conn: ClickHouseConnection): Id
       await conn.command(sql`ALTER TABLE ${table} DELETE WHERE (scope, key, epoch) IN
         (SELECT scope, key, epoch FROM ${table} WHERE kind = 'claim' AND expires_ms < ${now.getTime()})`, { mutations_sync: '2' });
       return Number(n);
+    },
+
+    async forgetResponsesAbout(id) {
+      const prefix = responsePrefixOf(id);
+      // Rare (a job purge) and must be done when the purge answers: a mutation waited for, as
+      // purgeExpired. Every event of the generation goes, so no claim is left without its end.
+      await conn.command(sql`ALTER TABLE ${table} DELETE WHERE (scope, key, epoch) IN
+        (SELECT scope, key, epoch FROM ${table} WHERE kind = 'done' AND startsWith(body, ${prefix}))`, { mutations_sync: '2' });
     },
   };
 }

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Status } from '../../../domain/types.ts';
-import type { JobRecord, JobStore, ResultRow } from '../jobs-port.ts';
+import type { CheckResult } from '../../../domain/types.ts';
+import type { JobRecord, JobStore, ResultCounts, ResultJsonPage, ResultPage, ResultRow } from '../jobs-port.ts';
 import { tsvEscape, type ClickHouseConnection } from './connection.ts';
 import {
-  applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, decodeCursor, encodeCursor,
-  JobExistsError, storedLevel, timestampMs, utcDay,
+  applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, coveredBy, decodeCursor, encodeCursor,
+  JobExistsError, pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedLevel, storedResultRow, sumCounts, timestampMs, utcDay,
 } from '../job-results.ts';
-import { sql, type Statement } from './sql.ts';
+import { sql, type Identifier, type Statement } from './sql.ts';
 
 /**
  * JobStore on ClickHouse (tables in infra/clickhouse/migrations/003_jobs.sql; promises in
@@ -16,6 +17,7 @@ import { sql, type Statement } from './sql.ts';
  * (job_id, row) by FINAL, so counts and pages are exact even before ClickHouse merges.
  */
 const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record'] as const;
+const RECORD_COLUMNS = ['job_id', 'first_row', 'last_row', 'delete_on', 'counts', 'results', 'cells'] as const;
 /** Concurrent writers of one record are two or three processes: each loses a race rarely. */
 const MAX_WRITE_ATTEMPTS = 20;
 /**
@@ -41,9 +43,97 @@ function recordOf(doc: string): JobRecord {
   return parseStored(doc).job;
 }
 
+/**
+ * listPendingCallbacks' query (migration 029): the ids with a revision whose callback is pending
+ * come from the set index on callback_pending, FINAL reads those ids only (id is the sorting key
+ * and never changes between revisions, so filtering on it inside FINAL is safe), and the latest
+ * revision of each is then checked: still finished, still pending. visitParamExtractString takes
+ * the first `"state":` key of the document: the record's only key of that name is callback.state
+ * (text inside string values has its quotes escaped).
+ */
+export function pendingCallbacksQuery(jobs: Identifier, limit: number): Statement {
+  return sql`SELECT doc FROM
+    (SELECT status, doc FROM ${jobs} FINAL WHERE id IN (SELECT id FROM ${jobs} WHERE callback_pending = 1))
+    WHERE status IN ('done', 'failed') AND visitParamExtractString(doc, 'state') = 'pending'
+    LIMIT ${limit}`;
+}
+
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   const jobs = conn.table('check_jobs');
   const results = conn.table('check_results');
+  const records = conn.table('check_result_records');
+  /**
+   * Jobs this process knows to be stored as records: a job's results are all records or all rows
+   * of check_results (written before migration 016), never a mix, so counts stay exact for a job
+   * running across the upgrade.
+   */
+  const recordJobs = new Set<string>();
+  const rowJobs = new Set<string>();
+
+  /** Whether the job's results are kept as records (a job without any results yet: yes). */
+  async function storedAsRecords(jobId: string): Promise<boolean> {
+    if (recordJobs.has(jobId)) return true;
+    if (rowJobs.has(jobId)) return false;
+    const [old] = await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM (SELECT 1 FROM ${results} WHERE job_id = ${jobId} LIMIT 1)`);
+    const asRecords = Number(old?.n ?? 0) === 0;
+    // Remembered for jobs of the old kind only once seen there; a job with no rows anywhere yet is
+    // asked again until its first records are written (then it is in recordJobs).
+    if (!asRecords) rowJobs.add(jobId);
+    return asRecords;
+  }
+
+  /**
+   * Stores rows as records. One read before the insert tells both whether the job was deleted
+   * (its latest revision's status: argMax over revisions, no FINAL) and which of the rows are
+   * stored already: the projection writes a batch in two round trips, not four
+   * (docs/architecture.md "Round trips").
+   */
+  async function putRecords(jobId: string, deleteOn: string, rows: ResultRow[]): Promise<void> {
+    let min = Infinity;
+    let max = -1;
+    for (const row of rows) {
+      min = Math.min(min, row.row);
+      max = Math.max(max, row.row);
+    }
+    // Not FINAL: a record repeated before a merge has the same range, which covers the same rows.
+    const [found] = await conn.rows<{ status: string; ranges: Array<[number, number]> }>(sql`SELECT
+      (SELECT toString(argMax(status, revision)) FROM ${jobs} WHERE id = ${jobId}) AS status,
+      (SELECT groupArray((first_row, last_row)) FROM ${records}
+        WHERE job_id = ${jobId} AND first_row > ${min - RESULT_RECORD_ROWS} AND first_row <= ${max}) AS ranges`);
+    // A chunk redelivered after the job was deleted must not bring its personal data back.
+    if (found?.status === 'deleted') return;
+    const stored = (found?.ranges ?? []).map(([first, last]) => ({ first_row: Number(first), last_row: Number(last) }));
+    const fresh = resultRecords(rows, coveredBy(stored));
+    if (fresh.length === 0) return;
+    const key = tsvEscape(jobId);
+    let text = '';
+    for (const r of fresh) {
+      text += `${key}\t${r.first_row}\t${r.last_row}\t${deleteOn}\t${tsvEscape(JSON.stringify(r.counts))}\t${tsvEscape(r.results)}\t${r.cells === null ? '\\N' : tsvEscape(r.cells)}\n`;
+    }
+    await conn.insertTabSeparated('check_result_records', RECORD_COLUMNS, text);
+    recordJobs.add(jobId);
+  }
+
+  /** A page from the job's records, each row's result and cells as stored JSON text. */
+  async function recordPage(jobId: string, page: { cursor?: string | null; limit: number }) {
+    checkPageLimit(page.limit);
+    const after = decodeCursor(jobId, page.cursor);
+    // Rows are 0..n-1 in records of ≤ RESULT_RECORD_ROWS, so the page lies in this window; a job
+    // with gaps reads on from where the window ended.
+    const read = (from: number, to: number) => conn.rows<{ first_row: number; results: string; cells: string | null }>(sql`
+      SELECT first_row, results, cells FROM ${records} FINAL
+      WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`);
+    const windowEnd = after + page.limit + 1;
+    const found = (await read(after - RESULT_RECORD_ROWS, windowEnd)).map((r) => ({ ...r, first_row: Number(r.first_row) }));
+    let cut = pageOfRecords(found, after, page.limit);
+    if (!cut.more) {
+      // At most limit + 1 records: each holds at least one row.
+      const more = (await read(windowEnd, 0xffffffff)).map((r) => ({ ...r, first_row: Number(r.first_row) }));
+      if (more.length > 0) cut = pageOfRecords([...found, ...more], after, page.limit);
+    }
+    const last = cut.rows.at(-1);
+    return { rows: cut.rows, next_cursor: cut.more && last ? encodeCursor(jobId, last.row) : null };
+  }
   const intakes = conn.table('check_job_intakes');
 
   async function touch(jobId: string, at: string, closed: boolean): Promise<void> {
@@ -85,7 +175,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     for (const line of (await conn.text(statement, 'TabSeparatedRaw')).split('\n')) {
       if (line.length === 0) continue;
       const tab = line.indexOf('\t');
-      rows.push({ row: Number(line.slice(0, tab)), ...(JSON.parse(line.slice(tab + 1)) as Omit<ResultRow, 'row'>) });
+      rows.push(storedResultRow(Number(line.slice(0, tab)), line.slice(tab + 1)));
     }
     return rows;
   }
@@ -126,6 +216,38 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     return null;
   }
 
+  async function readResults(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultPage> {
+    if (await storedAsRecords(jobId)) {
+      const { rows, next_cursor } = await recordPage(jobId, page);
+      return {
+        rows: rows.map((r) => ({ row: r.row, result: JSON.parse(r.result) as CheckResult, cells: JSON.parse(r.cells) as ResultRow['cells'] })),
+        next_cursor,
+      };
+    }
+    return readRowPage(jobId, page);
+  }
+
+  /** A page of a job stored one row per result (before migration 016). */
+  async function readRowPage(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultPage> {
+    checkPageLimit(page.limit);
+    const after = decodeCursor(jobId, page.cursor);
+    const wanted = page.limit + 1; // one more tells whether a next page exists
+    // Rows of a job are 0..n-1, so the page is almost always the window after+1..after+wanted;
+    // bounding the range keeps FINAL from merging the whole rest of the job (5x faster when
+    // measured on 18.16). Where rows are missing (gaps), an open-ended read fills the page.
+    const found = await readRows(sql`SELECT row, record FROM ${results} FINAL
+      WHERE job_id = ${jobId} AND row > ${after} AND row <= ${after + wanted}
+      ORDER BY row LIMIT ${wanted}`);
+    if (found.length < wanted) {
+      const from = found.at(-1)?.row ?? after;
+      found.push(...(await readRows(sql`SELECT row, record FROM ${results} FINAL
+        WHERE job_id = ${jobId} AND row > ${from} ORDER BY row LIMIT ${wanted - found.length}`)));
+    }
+    const rows = found.slice(0, page.limit);
+    const last = rows.at(-1);
+    return { rows, next_cursor: found.length > page.limit && last ? encodeCursor(jobId, last.row) : null };
+  }
+
   return {
     async createJob(job) {
       if (await readVersioned(job.id)) throw new JobExistsError(job.id);
@@ -146,12 +268,22 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       return (await readVersioned(id))?.job ?? null;
     },
 
-    async listRecentJobs(scope, limit) {
+    async listRecentJobs(scope, limit, filter = {}) {
       checkPageLimit(limit);
-      // org_id and mode never change between versions, so they may filter inside FINAL.
+      // org_id and mode never change between versions, so they may filter inside FINAL; the
+      // others change (status) or are in the document, so they filter the latest versions only.
+      // An empty text is "no filter" (docs/web.md "History").
+      const after = filter.after ?? { created_at: '', id: '' };
       const rows = await conn.rows<{ doc: string }>(sql`SELECT doc FROM
-        (SELECT id, doc FROM ${jobs} FINAL WHERE org_id = ${scope.org_id} AND mode = ${scope.mode})
-        ORDER BY JSONExtractString(doc, 'created_at') DESC, id DESC LIMIT ${limit}`);
+        (SELECT id, status, doc, JSONExtractString(doc, 'created_at') AS created FROM ${jobs} FINAL WHERE org_id = ${scope.org_id} AND mode = ${scope.mode})
+        WHERE (${filter.source ?? ''} = '' OR JSONExtractString(doc, 'source') = ${filter.source ?? ''})
+          AND (${filter.status ?? ''} = '' OR toString(status) = ${filter.status ?? ''})
+          AND (${filter.created_from ?? ''} = '' OR created >= ${filter.created_from ?? ''})
+          AND (${filter.created_before ?? ''} = '' OR created < ${filter.created_before ?? ''})
+          AND (${filter.search ?? ''} = '' OR positionCaseInsensitiveUTF8(concat(ifNull(JSONExtractString(doc, 'filename'), ''), '\n', ifNull(JSONExtractString(doc, 'external_ref'), '')), ${filter.search ?? ''}) > 0)
+          AND (${filter.hide_discarded_drafts ? 1 : 0} = 0 OR NOT (toString(status) = 'deleted' AND NOT JSONHas(doc, 'list_version', 'id')))
+          AND (${after.created_at} = '' OR created < ${after.created_at} OR (created = ${after.created_at} AND id < ${after.id}))
+        ORDER BY created DESC, id DESC LIMIT ${limit}`);
       return rows.map((row) => recordOf(row.doc));
     },
 
@@ -170,12 +302,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     async listPendingCallbacks(limit) {
       checkPageLimit(limit);
-      // visitParamExtractString takes the first `"state":` key of the document: the record's only
-      // key of that name is callback.state (text inside string values has its quotes escaped).
-      const rows = await conn.rows<{ doc: string }>(sql`SELECT doc FROM
-        (SELECT status, doc FROM ${jobs} FINAL)
-        WHERE status IN ('done', 'failed') AND visitParamExtractString(doc, 'state') = 'pending'
-        LIMIT ${limit}`);
+      const rows = await conn.rows<{ doc: string }>(pendingCallbacksQuery(jobs, limit));
       return rows.map((row) => recordOf(row.doc));
     },
 
@@ -207,8 +334,13 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       if (rows.length === 0) return;
       const deleteOn = utcDay(deleteAfter);
       for (const row of rows) checkRowNumber(row.row);
+      if (await storedAsRecords(jobId)) {
+        await putRecords(jobId, deleteOn, rows);
+        return;
+      }
       // A chunk redelivered after the job was deleted must not bring its personal data back.
       if ((await readVersioned(jobId))?.job.status === 'deleted') return;
+      // A job whose first results were written before migration 016: on as it began.
       // TabSeparated: the record is JSON already; wrapping it in JSONEachRow escaped it a second
       // time on both sides (a third of the projection's time for 1,000,000 rows).
       const key = tsvEscape(jobId);
@@ -220,27 +352,22 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       await conn.insertTabSeparated('check_results', RESULT_COLUMNS, text);
     },
 
-    async readResults(jobId, page) {
-      checkPageLimit(page.limit);
-      const after = decodeCursor(jobId, page.cursor);
-      const wanted = page.limit + 1; // one more tells whether a next page exists
-      // Rows of a job are 0..n-1, so the page is almost always the window after+1..after+wanted;
-      // bounding the range keeps FINAL from merging the whole rest of the job (5x faster when
-      // measured on 18.16). Where rows are missing (gaps), an open-ended read fills the page.
-      const found = await readRows(sql`SELECT row, record FROM ${results} FINAL
-        WHERE job_id = ${jobId} AND row > ${after} AND row <= ${after + wanted}
-        ORDER BY row LIMIT ${wanted}`);
-      if (found.length < wanted) {
-        const from = found.at(-1)?.row ?? after;
-        found.push(...(await readRows(sql`SELECT row, record FROM ${results} FINAL
-          WHERE job_id = ${jobId} AND row > ${from} ORDER BY row LIMIT ${wanted - found.length}`)));
+    readResults,
+
+    async readResultsJson(jobId, page): Promise<ResultJsonPage> {
+      if (await storedAsRecords(jobId)) {
+        const { rows, next_cursor } = await recordPage(jobId, page);
+        return { results: rows.map((r) => r.result), next_cursor };
       }
-      const rows = found.slice(0, page.limit);
-      const last = rows.at(-1);
-      return { rows, next_cursor: found.length > page.limit && last ? encodeCursor(jobId, last.row) : null };
+      const { rows, next_cursor } = await readRowPage(jobId, page);
+      return { results: rows.map((r) => JSON.stringify(r.result)), next_cursor };
     },
 
     async countResults(jobId) {
+      if (await storedAsRecords(jobId)) {
+        const stored = await conn.rows<{ counts: string }>(sql`SELECT counts FROM ${records} FINAL WHERE job_id = ${jobId}`);
+        return sumCounts(stored.map((r) => JSON.parse(r.counts) as ResultCounts));
+      }
       const groups = await conn.rows<{ status: Status; level: number; count: string }>(sql`
         SELECT status, level, count() AS count FROM ${results} FINAL
         WHERE job_id = ${jobId} GROUP BY status, level`);
@@ -262,6 +389,12 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       for (const { partition } of partitions) {
         await conn.command(sql`ALTER TABLE ${results} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
       }
+      // The same for the job's result records.
+      const recordPartitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${records} WHERE job_id = ${id}`);
+      await conn.command(sql`DELETE FROM ${records} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
+      for (const { partition } of recordPartitions) {
+        await conn.command(sql`ALTER TABLE ${records} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
+      }
       // Earlier revisions of the record (ReplacingMergeTree keeps them until a merge) still hold
       // the preview: they go the same way. Parts rewritten by either mask stay on disk, inactive,
       // for the tables' old_parts_lifetime (migration 012 shortens it).
@@ -272,12 +405,14 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     async dropResultsDueBefore(day) {
       const limit = utcDay(`${day}T00:00:00Z`).replaceAll('-', '');
-      const parts = await conn.rows<{ partition_id: string }>(sql`SELECT DISTINCT partition_id
-        FROM system.parts WHERE database = ${conn.database} AND table = 'check_results'
-        AND active AND partition_id < ${limit}`);
-      for (const { partition_id } of parts) {
-        if (!/^\d{8}$/.test(partition_id)) continue;
-        await conn.command(sql`ALTER TABLE ${results} DROP PARTITION ID ${partition_id}`);
+      for (const [name, table] of [['check_results', results], ['check_result_records', records]] as const) {
+        const parts = await conn.rows<{ partition_id: string }>(sql`SELECT DISTINCT partition_id
+          FROM system.parts WHERE database = ${conn.database} AND table = ${name}
+          AND active AND partition_id < ${limit}`);
+        for (const { partition_id } of parts) {
+          if (!/^\d{8}$/.test(partition_id)) continue;
+          await conn.command(sql`ALTER TABLE ${table} DROP PARTITION ID ${partition_id}`);
+        }
       }
     },
   };

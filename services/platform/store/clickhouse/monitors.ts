@@ -10,10 +10,19 @@ import { sql } from './sql.ts';
  * (monitor, job, row) by FINAL (a job's rows and contact keys are one to one), so a redelivered
  * chunk never counts twice. Deletions are
  * lightweight DELETEs that no read sees once they return (lightweight_deletes_sync = 2).
+ *
+ * A change is a read-modify-write of the whole record by any process (the API replaces contacts
+ * while the monitor service moves a run on), and ClickHouse has no compare-and-set. So revision n
+ * of a monitor is inserted with the deduplication token `id/n` (the table remembers recent tokens,
+ * migration 022): of two writers of revision n exactly one row is stored. Each reads revision n
+ * back; the one whose row is not there applies its patch again to the winner's, as revision n + 1.
+ * Without it the later insert of the same revision won whole and the earlier patch was lost.
  */
 const RUN_COLUMNS = ['monitor_id', 'job_id', 'key', 'row', 'status', 'level', 'change'] as const;
 const SYNC_DELETE = { lightweight_deletes_sync: '2' } as const;
 const VERDICT_KEYS_PER_QUERY = 500;
+/** Writers of one monitor are the API and the monitor service: two in a row losing is already rare. */
+const MAX_WRITE_ATTEMPTS = 20;
 
 export function createClickHouseMonitorStore(conn: ClickHouseConnection): MonitorStore {
   const monitors = conn.table('monitors');
@@ -25,10 +34,32 @@ export function createClickHouseMonitorStore(conn: ClickHouseConnection): Monito
     return row ? { revision: Number(row.revision), monitor: JSON.parse(row.doc) as MonitorRecord } : null;
   }
 
-  async function write(m: MonitorRecord, revision: number): Promise<void> {
-    await conn.insert('monitors', [{
-      id: m.id, revision, org_id: m.org_id, mode: m.mode, deleted: m.deleted_at === null ? 0 : 1, created_at: m.created_at, doc: JSON.stringify(m),
-    }]);
+  /** Inserts revision `revision` of the record; whether this writer's row is the one stored. */
+  async function write(m: MonitorRecord, revision: number): Promise<boolean> {
+    const doc = JSON.stringify(m);
+    await conn.client.insert({
+      table: monitors.name,
+      format: 'JSONEachRow',
+      values: [{ id: m.id, revision, org_id: m.org_id, mode: m.mode, deleted: m.deleted_at === null ? 0 : 1, created_at: m.created_at, doc }],
+      clickhouse_settings: { insert_deduplicate: 1, insert_deduplication_token: `monitor\u0000${m.id}\u0000${revision}` },
+    });
+    const stored = await conn.rows<{ doc: string }>(sql`SELECT doc FROM ${monitors} WHERE id = ${m.id} AND revision = ${revision}`);
+    return stored.some((row) => row.doc === doc);
+  }
+
+  /**
+   * `change` applied to the latest record and written as the next revision, again on the record a
+   * concurrent writer stored first; null when there is no such monitor. `change` returns the
+   * record unchanged to write nothing.
+   */
+  async function modify(id: string, change: (current: MonitorRecord) => MonitorRecord): Promise<MonitorRecord | null> {
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const current = await readVersioned(id);
+      if (!current) return null;
+      const next = change(current.monitor);
+      if (next === current.monitor || await write(next, current.revision + 1)) return next;
+    }
+    throw new Error(`monitor ${id}: ${MAX_WRITE_ATTEMPTS} concurrent writers in a row took the next revision`);
   }
 
   const docs = (rows: Array<{ doc: string }>) => rows.map((r) => JSON.parse(r.doc) as MonitorRecord);
@@ -36,7 +67,7 @@ export function createClickHouseMonitorStore(conn: ClickHouseConnection): Monito
   return {
     async createMonitor(m) {
       if (await readVersioned(m.id)) throw new MonitorExistsError(m.id);
-      await write(m, 1);
+      if (!(await write(m, 1))) throw new MonitorExistsError(m.id);
     },
     async getMonitor(scope, id) {
       const m = (await readVersioned(id))?.monitor ?? null;
@@ -61,18 +92,12 @@ export function createClickHouseMonitorStore(conn: ClickHouseConnection): Monito
         ) WHERE deleted = 0 ORDER BY id LIMIT ${limit}`));
     },
     async updateMonitor(id, patch) {
-      const current = await readVersioned(id);
-      if (!current) return null;
-      const next = applyMonitorPatch(current.monitor, patch, new Date().toISOString());
-      if (next !== current.monitor) await write(next, current.revision + 1);
-      return next;
+      return modify(id, (current) => applyMonitorPatch(current, patch, new Date().toISOString()));
     },
     async deleteMonitor(id, at) {
-      const current = await readVersioned(id);
-      if (!current) return null;
       // The key first: whatever of the blocks a crash leaves behind can no longer be opened.
-      const next: MonitorRecord = { ...current.monitor, deleted_at: current.monitor.deleted_at ?? at, data_key: null, run: null, updated_at: at };
-      await write(next, current.revision + 1);
+      const next = await modify(id, (current) => ({ ...current, deleted_at: current.deleted_at ?? at, data_key: null, run: null, updated_at: at }));
+      if (!next) return null;
       await conn.command(sql`DELETE FROM ${blocks} WHERE monitor_id = ${id}`, SYNC_DELETE);
       await conn.command(sql`DELETE FROM ${runs} WHERE monitor_id = ${id}`, SYNC_DELETE);
       return next;

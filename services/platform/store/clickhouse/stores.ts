@@ -1,5 +1,7 @@
 import type { AccountStore } from '../accounts-port.ts';
 import type { ConnectorStore } from '../connectors-port.ts';
+import type { SavedMappingStore } from '../saved-mappings-port.ts';
+import { createClickHouseSavedMappingStore } from './saved-mappings.ts';
 import type { InboundStore } from '../inbound-port.ts';
 import type { AddressStore } from '../addresses-port.ts';
 import type { JobStore } from '../jobs-port.ts';
@@ -9,6 +11,8 @@ import type { ListStore } from '../lists-port.ts';
 import type { MonitorStore } from '../monitors-port.ts';
 import type { Logger } from '../../logger.ts';
 import { createClickHouseAccountStore } from './accounts.ts';
+import { createClickHousePeopleStore } from './people.ts';
+import type { PeopleStore } from '../people-port.ts';
 import { createClickHouseAddressStore } from './addresses.ts';
 import { createClickHouseConnection, type ClickHouseConnection } from './connection.ts';
 import { createClickHouseConnectorStore } from './connectors.ts';
@@ -32,11 +36,13 @@ import type { RegisterStore } from '../registers-port.ts';
 export interface ClickHouseStores {
   connection: ClickHouseConnection;
   accounts: AccountStore;
+  people: PeopleStore;
   lists: ListStore;
   addresses: AddressStore;
   jobs: JobStore;
   inbound: InboundStore;
   connectors: ConnectorStore;
+  savedMappings: SavedMappingStore;
   registers: RegisterStore;
   keys: KeyRing;
   usage: UsageStore;
@@ -74,11 +80,13 @@ export async function openClickHouseStores(
   return {
     connection,
     accounts: createClickHouseAccountStore(connection),
+    people: createClickHousePeopleStore(connection),
     lists: createClickHouseListStore(connection),
     addresses: createClickHouseAddressStore(connection),
     jobs: createClickHouseJobStore(connection),
     inbound: createClickHouseInboundStore(connection),
     connectors: createClickHouseConnectorStore(connection),
+    savedMappings: createClickHouseSavedMappingStore(connection),
     registers: createClickHouseRegisterStore(connection),
     keys: createClickHouseKeyRing(connection),
     usage: createClickHouseUsageStore(connection),

@@ -29,6 +29,10 @@ export function createEmbeddedAccountStore(db: DatabaseSync): AccountStore {
     );
     CREATE INDEX IF NOT EXISTS api_keys_by_org ON api_keys (org_id, created_at);
   `);
+  // Columns added after the table first shipped (docs/people.md "API keys"): existing files gain them.
+  const columns = new Set(db.prepare('PRAGMA table_info(api_keys)').all().map((c) => String(c.name)));
+  if (!columns.has('label')) db.exec("ALTER TABLE api_keys ADD COLUMN label TEXT NOT NULL DEFAULT ''");
+  if (!columns.has('created_by')) db.exec('ALTER TABLE api_keys ADD COLUMN created_by TEXT');
 
   const insertOrg = db.prepare(`INSERT INTO organisations
     (id, name, stop_level, plan, api_agreement, suspended, retention_days, addons, created_at)
@@ -38,7 +42,7 @@ export function createEmbeddedAccountStore(db: DatabaseSync): AccountStore {
   const updateOrg = db.prepare(`UPDATE organisations SET name = ?, stop_level = ?, plan = ?,
     api_agreement = ?, suspended = ?, retention_days = ?, addons = ? WHERE id = ?`);
   const insertKey = db.prepare(`INSERT INTO api_keys
-    (id, org_id, mode, key_hash, prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    (id, org_id, mode, key_hash, prefix, created_at, revoked_at, label, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const selectKeyByHash = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?');
   const selectKeys = db.prepare('SELECT * FROM api_keys WHERE org_id = ? ORDER BY created_at, id');
   const revoke = db.prepare(
@@ -86,6 +90,7 @@ export function createEmbeddedAccountStore(db: DatabaseSync): AccountStore {
     async createKey(key) {
       insertKey.run(
         key.id, key.org_id, key.mode, key.key_hash, key.prefix, key.created_at, key.revoked_at,
+        key.label ?? '', key.created_by ?? null,
       );
     },
     async findKeyByHash(keyHash) {
@@ -126,5 +131,7 @@ function toKey(row: Row): ApiKeyRecord {
     prefix: String(row.prefix),
     created_at: String(row.created_at),
     revoked_at: row.revoked_at == null ? null : String(row.revoked_at),
+    label: String(row.label ?? ''),
+    created_by: row.created_by == null ? null : String(row.created_by),
   };
 }

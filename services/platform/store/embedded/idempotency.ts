@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { IdempotencyBegin, IdempotencyScope, IdempotencyStore, StoredResponse } from '../idempotency-port.ts';
-import { inTransaction } from './database.ts';
+import { responsePrefixOf, type IdempotencyBegin, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from '../idempotency-port.ts';
+import { flushDeleted, inTransaction } from './database.ts';
 
 interface Row {
   fingerprint: string;
@@ -43,6 +43,8 @@ export function createEmbeddedIdempotencyStore(db: DatabaseSync): IdempotencySto
   );
   const remove = db.prepare("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'");
   const purge = db.prepare('DELETE FROM idempotency_keys WHERE expires_at < ?');
+  // substr, not LIKE: an id is matched as it is, whatever characters it holds.
+  const forgetAbout = db.prepare("DELETE FROM idempotency_keys WHERE state = 'done' AND substr(body, 1, ?) = ?");
 
   return {
     async begin(scope, key, fingerprint, { now, expiresAt, leaseUntil }): Promise<IdempotencyBegin> {
@@ -67,7 +69,16 @@ export function createEmbeddedIdempotencyStore(db: DatabaseSync): IdempotencySto
       remove.run(scopeText(scope), key);
     },
     async purgeExpired(now) {
-      return Number(purge.run(now.toISOString()).changes);
+      const purged = Number(purge.run(now.toISOString()).changes);
+      // A remembered answer may hold people (a preview, a check's addresses): the WAL keeps the
+      // pages as they were until a checkpoint, so the purge ends with one (docs/privacy-and-proof.md
+      // "Every store"). Nothing purged, nothing to flush: the sweep runs every few seconds.
+      if (purged > 0) flushDeleted(db);
+      return purged;
+    },
+    async forgetResponsesAbout(id) {
+      const prefix = responsePrefixOf(id);
+      forgetAbout.run(prefix.length, prefix);
     },
   };
 }

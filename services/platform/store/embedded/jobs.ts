@@ -1,18 +1,32 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { Status } from '../../../domain/types.ts';
-import type { JobRecord, JobStore, ResultRow } from '../jobs-port.ts';
+import type { CheckResult } from '../../../domain/types.ts';
+import type { JobRecord, JobStore, ResultCounts, ResultRow } from '../jobs-port.ts';
 import { flushDeleted, inTransaction } from './database.ts';
 import {
-  applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, decodeCursor, encodeCursor,
-  JobExistsError, storedLevel, timestampMs, utcDay,
+  applyJobPatch, checkPageLimit, checkRowNumber, coveredBy, decodeCursor, encodeCursor, JobExistsError,
+  pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedResultRow, sumCounts, timestampMs, utcDay,
 } from '../job-results.ts';
 
 /**
  * JobStore on the embedded database (see jobs-port.ts for the promises). A job is one row: the
- * columns the store filters on, plus the whole record as JSON. Results are one row per
- * (job_id, row); INSERT OR IGNORE makes a redelivered row a no-op.
+ * columns the store filters on, plus the whole record as JSON. Results are records of contiguous
+ * rows with their counts (job-results.ts resultRecords); rows already stored are left out of new
+ * records, so a redelivered row is a no-op.
+ *
+ * Results live in `resultsDb` (DATA_DIR/results.sqlite in the embedded default; the same handle
+ * when not given), so the projection's bulk inserts never hold the lock the API's job writes need
+ * (docs/embedded-and-admin.md "Three database files"). A late result and a purge can still not
+ * cross: putResults checks the job inside its results transaction, and purgeJob deletes results
+ * only after the job is marked deleted, in a results transaction of its own.
  */
-export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
+/**
+ * listPendingCallbacks' query; its condition repeats the WHERE of the partial index
+ * check_jobs_pending_callbacks word for word, which is what lets SQLite use that index.
+ */
+export const PENDING_CALLBACKS_SQL = `SELECT doc FROM check_jobs
+    WHERE status IN ('done', 'failed') AND json_extract(doc, '$.callback.state') = 'pending' LIMIT ?`;
+
+export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync = db): JobStore {
   db.exec(`
     CREATE TABLE IF NOT EXISTS check_jobs (
       id TEXT PRIMARY KEY,
@@ -25,16 +39,11 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     CREATE INDEX IF NOT EXISTS check_jobs_due ON check_jobs (status, delete_after_ms);
     -- listRecentJobs: an expression index, so existing databases need no new column.
     CREATE INDEX IF NOT EXISTS check_jobs_recent ON check_jobs (org_id, mode, json_extract(doc, '$.created_at'));
-    CREATE TABLE IF NOT EXISTS check_results (
-      job_id TEXT NOT NULL,
-      row INTEGER NOT NULL,
-      delete_on TEXT NOT NULL,
-      status TEXT NOT NULL,
-      level INTEGER NOT NULL,
-      record TEXT NOT NULL,
-      PRIMARY KEY (job_id, row)
-    ) WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS check_results_delete_on ON check_results (delete_on);
+    -- listPendingCallbacks (every projection, once a minute): a partial index holding only the
+    -- jobs whose callback is pending, so the query reads those and not every finished job
+    -- (docs/architecture.md "Pending callbacks"). Created at open: existing databases get it too.
+    CREATE INDEX IF NOT EXISTS check_jobs_pending_callbacks ON check_jobs (status)
+      WHERE json_extract(doc, '$.callback.state') = 'pending';
     -- The intake's progress per job (jobs-port.ts touchIntake), apart from the record.
     CREATE TABLE IF NOT EXISTS check_job_intakes (
       job_id TEXT PRIMARY KEY,
@@ -43,18 +52,40 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     );
     CREATE INDEX IF NOT EXISTS check_job_intakes_open ON check_job_intakes (closed, last_seen_ms);
   `);
+  resultsDb.exec(`
+    -- Result records (job-results.ts resultRecords): contiguous rows, one JSON line per row.
+    CREATE TABLE IF NOT EXISTS check_result_records (
+      job_id TEXT NOT NULL,
+      first_row INTEGER NOT NULL,
+      last_row INTEGER NOT NULL,
+      delete_on TEXT NOT NULL,
+      counts TEXT NOT NULL,
+      results TEXT NOT NULL,
+      cells TEXT,
+      PRIMARY KEY (job_id, first_row)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS check_result_records_delete_on ON check_result_records (delete_on);
+  `);
+  convertRowResults(resultsDb);
 
   const insertJob = db.prepare(`INSERT OR IGNORE INTO check_jobs
     (id, org_id, mode, status, delete_after_ms, doc) VALUES (?, ?, ?, ?, ?, ?)`);
   const selectJob = db.prepare('SELECT doc FROM check_jobs WHERE id = ?');
   const selectScoped = db.prepare('SELECT doc FROM check_jobs WHERE id = ? AND org_id = ? AND mode = ?');
-  const selectRecent = db.prepare(`SELECT doc FROM check_jobs WHERE org_id = ? AND mode = ?
-    ORDER BY json_extract(doc, '$.created_at') DESC, id DESC LIMIT ?`);
+  // Each filter is "? IS NULL OR …", so one statement serves every combination (docs/web.md "History").
+  const selectRecent = db.prepare(`SELECT doc FROM check_jobs WHERE org_id = $org AND mode = $mode
+    AND ($source IS NULL OR json_extract(doc, '$.source') = $source)
+    AND ($status IS NULL OR status = $status)
+    AND ($from IS NULL OR json_extract(doc, '$.created_at') >= $from)
+    AND ($before IS NULL OR json_extract(doc, '$.created_at') < $before)
+    AND ($search IS NULL OR instr(lower(coalesce(json_extract(doc, '$.filename'), '') || char(10) || coalesce(json_extract(doc, '$.external_ref'), '')), lower($search)) > 0)
+    AND ($hide = 0 OR NOT (status = 'deleted' AND json_extract(doc, '$.list_version') IS NULL))
+    AND ($afterAt IS NULL OR json_extract(doc, '$.created_at') < $afterAt OR (json_extract(doc, '$.created_at') = $afterAt AND id < $afterId))
+    ORDER BY json_extract(doc, '$.created_at') DESC, id DESC LIMIT $limit`);
   const writeJob = db.prepare('UPDATE check_jobs SET status = ?, doc = ? WHERE id = ?');
   const selectDue = db.prepare(`SELECT doc FROM check_jobs WHERE status != 'deleted'
     AND delete_after_ms <= ? ORDER BY delete_after_ms, id LIMIT ?`);
-  const selectPendingCallbacks = db.prepare(`SELECT doc FROM check_jobs
-    WHERE status IN ('done', 'failed') AND json_extract(doc, '$.callback.state') = 'pending' LIMIT ?`);
+  const selectPendingCallbacks = db.prepare(PENDING_CALLBACKS_SQL);
   const touchIntakeRow = db.prepare(`INSERT INTO check_job_intakes (job_id, last_seen_ms, closed)
     VALUES (?, ?, ?) ON CONFLICT (job_id) DO UPDATE SET
     last_seen_ms = max(last_seen_ms, excluded.last_seen_ms), closed = max(closed, excluded.closed)`);
@@ -63,14 +94,37 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     WHERE i.closed = 0 AND i.last_seen_ms < ? AND j.status IN ('queued', 'running')
     ORDER BY i.last_seen_ms, i.job_id LIMIT ?`);
   const selectIntake = db.prepare('SELECT last_seen_ms, closed FROM check_job_intakes WHERE job_id = ?');
-  const insertResult = db.prepare(`INSERT OR IGNORE INTO check_results
-    (job_id, row, delete_on, status, level, record) VALUES (?, ?, ?, ?, ?, ?)`);
-  const selectPage = db.prepare(`SELECT row, record FROM check_results
-    WHERE job_id = ? AND row > ? ORDER BY row LIMIT ?`);
-  const selectGroups = db.prepare(`SELECT status, level, COUNT(*) AS count FROM check_results
-    WHERE job_id = ? GROUP BY status, level`);
-  const deleteResults = db.prepare('DELETE FROM check_results WHERE job_id = ?');
-  const deleteResultsBefore = db.prepare('DELETE FROM check_results WHERE delete_on < ?');
+  const insertRecord = resultsDb.prepare(`INSERT OR IGNORE INTO check_result_records
+    (job_id, first_row, last_row, delete_on, counts, results, cells) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  // Records are at most RESULT_RECORD_ROWS long, so one starting that far before `from` is the
+  // earliest that can reach it: the primary key serves the range.
+  const selectRanges = resultsDb.prepare(`SELECT first_row, last_row FROM check_result_records
+    WHERE job_id = ? AND first_row > ? AND first_row <= ?`);
+  const selectRecordsIn = resultsDb.prepare(`SELECT first_row, results, cells FROM check_result_records
+    WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
+  const selectCounts = resultsDb.prepare('SELECT counts FROM check_result_records WHERE job_id = ?');
+  const deleteResults = resultsDb.prepare('DELETE FROM check_result_records WHERE job_id = ?');
+  const deleteResultsBefore = resultsDb.prepare('DELETE FROM check_result_records WHERE delete_on < ?');
+
+  function pageOf(jobId: string, page: { cursor?: string | null; limit: number }) {
+    checkPageLimit(page.limit);
+    const after = decodeCursor(jobId, page.cursor);
+    // Rows are 0..n-1 in records of at most RESULT_RECORD_ROWS, so the page lies in this window
+    // (about limit / RESULT_RECORD_ROWS records); a job with gaps reads on past it. All rows read
+    // at once (not a lazy iterator): a statement left open would hold a read snapshot of the file
+    // and keep a purge's checkpoint from emptying the WAL.
+    type Stored = { first_row: number; results: string; cells: string | null };
+    const windowEnd = after + page.limit + 1;
+    // last_row > after: every record read holds a row of the page, so limit + 1 records suffice.
+    const found = selectRecordsIn.all(jobId, after - RESULT_RECORD_ROWS, after, windowEnd, page.limit + 1) as Stored[];
+    let { rows, more } = pageOfRecords(found, after, page.limit);
+    if (!more) {
+      const beyond = selectRecordsIn.all(jobId, windowEnd, windowEnd, 0xffffffff, page.limit + 1) as Stored[];
+      if (beyond.length > 0) ({ rows, more } = pageOfRecords([...found, ...beyond], after, page.limit));
+    }
+    const last = rows.at(-1);
+    return { rows, next_cursor: more && last ? encodeCursor(jobId, last.row) : null };
+  }
 
   function read(id: string): JobRecord | null {
     const row = selectJob.get(id) as { doc: string } | undefined;
@@ -101,9 +155,13 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
       return read(id);
     },
 
-    async listRecentJobs(scope, limit) {
+    async listRecentJobs(scope, limit, filter = {}) {
       checkPageLimit(limit);
-      const rows = selectRecent.all(scope.org_id, scope.mode, limit) as Array<{ doc: string }>;
+      const rows = selectRecent.all({
+        org: scope.org_id, mode: scope.mode, source: filter.source ?? null, status: filter.status ?? null,
+        from: filter.created_from ?? null, before: filter.created_before ?? null, search: filter.search ?? null,
+        hide: filter.hide_discarded_drafts ? 1 : 0, afterAt: filter.after?.created_at ?? null, afterId: filter.after?.id ?? null, limit,
+      }) as Array<{ doc: string }>;
       return rows.map((row) => JSON.parse(row.doc) as JobRecord);
     },
 
@@ -145,32 +203,44 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
     },
 
     async putResults(jobId, deleteAfter, rows) {
+      if (rows.length === 0) return;
       const deleteOn = utcDay(deleteAfter);
-      for (const row of rows) checkRowNumber(row.row);
-      inTransaction(db, () => {
+      let min = Infinity;
+      let max = -1;
+      for (const row of rows) {
+        checkRowNumber(row.row);
+        min = Math.min(min, row.row);
+        max = Math.max(max, row.row);
+      }
+      inTransaction(resultsDb, () => {
         // A chunk redelivered after the job was deleted must not bring its personal data back.
+        // Checked while this transaction holds the results' write lock: a purge marks the job
+        // deleted before it takes that lock to delete, so either it sees these rows or they see
+        // the mark.
         if (read(jobId)?.status === 'deleted') return;
-        for (const row of rows) {
-          insertResult.run(
-            jobId, row.row, deleteOn, row.result.status, storedLevel(row.result.match.level),
-            JSON.stringify({ result: row.result, cells: row.cells }),
-          );
+        const stored = selectRanges.all(jobId, min - RESULT_RECORD_ROWS, max) as Array<{ first_row: number; last_row: number }>;
+        for (const record of resultRecords(rows, coveredBy(stored))) {
+          insertRecord.run(jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells);
         }
       });
     },
 
     async readResults(jobId, page) {
-      checkPageLimit(page.limit);
-      const after = decodeCursor(jobId, page.cursor);
-      const found = selectPage.all(jobId, after, page.limit + 1) as Array<{ row: number; record: string }>;
-      const rows: ResultRow[] = found.slice(0, page.limit).map((r) => ({ row: r.row, ...JSON.parse(r.record) }));
-      const last = rows.at(-1);
-      return { rows, next_cursor: found.length > page.limit && last ? encodeCursor(jobId, last.row) : null };
+      const { rows, next_cursor } = pageOf(jobId, page);
+      return {
+        rows: rows.map((r) => ({ row: r.row, result: JSON.parse(r.result) as CheckResult, cells: JSON.parse(r.cells) as ResultRow['cells'] })),
+        next_cursor,
+      };
+    },
+
+    async readResultsJson(jobId, page) {
+      const { rows, next_cursor } = pageOf(jobId, page);
+      return { results: rows.map((r) => r.result), next_cursor };
     },
 
     async countResults(jobId) {
-      const groups = selectGroups.all(jobId) as Array<{ status: Status; level: number; count: number }>;
-      return countsFromGroups(groups);
+      const records = selectCounts.all(jobId) as Array<{ counts: string }>;
+      return sumCounts(records.map((r) => JSON.parse(r.counts) as ResultCounts));
     },
 
     async purgeJob(id, at) {
@@ -179,16 +249,60 @@ export function createEmbeddedJobStore(db: DatabaseSync): JobStore {
         if (!current) return null;
         const next = applyJobPatch(current, { status: 'deleted', preview: [], updated_at: at }, at);
         write(next);
-        deleteResults.run(id);
         return next;
       });
-      if (purged) flushDeleted(db);
+      if (!purged) return null;
+      // After the mark is committed (see putResults). A crash in the instant between the two
+      // commits leaves rows of a deleted job that nothing serves; dropResultsDueBefore removes
+      // them on their delete_after day at the latest, and another purgeJob of the job at once.
+      inTransaction(resultsDb, () => deleteResults.run(id));
+      flushDeleted(db);
+      if (resultsDb !== db) flushDeleted(resultsDb);
       return purged;
     },
 
     async dropResultsDueBefore(day) {
       utcDay(`${day}T00:00:00Z`);
-      if (Number(deleteResultsBefore.run(day).changes) > 0) flushDeleted(db);
+      if (Number(deleteResultsBefore.run(day).changes) > 0) flushDeleted(resultsDb);
     },
   };
+}
+
+/**
+ * Databases written before result records kept one row per result (`check_results`): converted
+ * to records once, in one transaction, then the old table is dropped (its personal data zeroed by
+ * secure_delete and flushed out of the WAL).
+ */
+function convertRowResults(resultsDb: DatabaseSync): void {
+  const old = resultsDb.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'check_results'").get();
+  if (!old) return;
+  const insert = resultsDb.prepare(`INSERT OR IGNORE INTO check_result_records
+    (job_id, first_row, last_row, delete_on, counts, results, cells) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  inTransaction(resultsDb, () => {
+    let jobId: string | null = null;
+    let deleteOn = '';
+    let rows: ResultRow[] = [];
+    const flush = () => {
+      if (jobId === null) return;
+      for (const record of resultRecords(rows, () => false)) {
+        insert.run(jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells);
+      }
+      rows = [];
+    };
+    const all = resultsDb.prepare('SELECT job_id, row, delete_on, record FROM check_results ORDER BY job_id, row')
+      .iterate() as Iterable<{ job_id: string; row: number; delete_on: string; record: string }>;
+    for (const r of all) {
+      // A job's rows in blocks, so a 1,000,000-row job is never held whole.
+      if (r.job_id !== jobId || (rows.length >= RESULT_RECORD_ROWS && r.row % RESULT_RECORD_ROWS === 0)) {
+        flush();
+        jobId = r.job_id;
+        deleteOn = r.delete_on;
+      }
+      // As every reader of old rows: a result from before match.approximate gets it (false).
+      rows.push(storedResultRow(r.row, r.record));
+    }
+    flush();
+    resultsDb.exec('DROP TABLE check_results');
+  });
+  flushDeleted(resultsDb);
 }

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CheckOptions, MatchPolicy } from '../../domain/types.ts';
+import type { UsageKind } from '../../platform/store/usage-port.ts';
+import { authOf } from '../auth.ts';
+import { idempotencyKeyOf, sendOutcome } from '../idempotency.ts';
+import { localeFrom } from '../locale.ts';
+import { registerRoute } from './register.ts';
+import type { RouteContext, RouteSpec } from './route-spec.ts';
+
+/** What every synchronous check body may say about how to check. */
+interface CheckBody {
+  policy?: MatchPolicy;
+  stop_level?: number;
+}
+
+/** Who asks: the organisation (its private list, its stop level) and the key's mode. */
+export interface Caller {
+  orgId: string;
+  mode: 'live' | 'test';
+}
+
+/**
+ * One synchronous check operation (people, companies, phones): only what differs between them.
+ * The rest is the same for all three and lives in `registerSyncCheck` below.
+ */
+export interface SyncCheckOperation<Body extends CheckBody, Response extends { list_version: { id: string } | null }> {
+  spec: RouteSpec;
+  /** onRequest hooks: authentication first, then plan, add-on and rate (check-hooks.ts). */
+  hooks: Parameters<typeof registerRoute>[2];
+  /** The usage kind billed for one item (docs/decisions.md §3). */
+  usage: Exclude<UsageKind, 'job_row'>;
+  /** How many items the body checks, as billed. */
+  countOf(body: Body): number;
+  check(body: Body, options: CheckOptions, caller: Caller): Response | Promise<Response>;
+}
+
+/**
+ * Registers a synchronous check: the check options from the body and the organisation, one run
+ * per Idempotency-Key (docs/decisions.md §6), billable usage published before answering so that
+ * an answered check is always counted and a replay is not counted again (live keys only; counts
+ * and ids, no personal data; docs/decisions.md §3), and the response serialised after the schema
+ * check so that a replay sends the very same bytes.
+ */
+export function registerSyncCheck<Body extends CheckBody, Response extends { list_version: { id: string } | null }>(
+  app: FastifyInstance, ctx: RouteContext, operation: SyncCheckOperation<Body, Response>,
+): void {
+  const { spec } = operation;
+  const endpoint = `${spec.method} ${spec.url}`;
+  registerRoute(app, spec, operation.hooks, async (request: FastifyRequest, reply: FastifyReply) => {
+    const { org, mode, key } = authOf(request);
+    const body = request.body as Body;
+    const options: CheckOptions = {
+      policy: body.policy ?? 'standard',
+      stopLevel: body.stop_level ?? org.stop_level ?? 1,
+      locale: localeFrom(request.headers['accept-language']),
+    };
+    const outcome = await ctx.idempotency.run({ orgId: org.id, mode, endpoint }, idempotencyKeyOf(request.headers), body, async () => {
+      const response = await operation.check(body, options, { orgId: org.id, mode });
+      if (mode === 'live' && ctx.events) {
+        await ctx.events.publish({
+          type: 'CheckUsage',
+          value: {
+            org_id: org.id, kind: operation.usage, count: operation.countOf(body), job_id: null, request_id: request.id,
+            list_version_id: response.list_version?.id ?? null, at: ctx.clock().toISOString(), key_id: key.id,
+          },
+        });
+      }
+      return { status: 200, body: JSON.stringify(spec.success.schema.parse(response)) };
+    });
+    return sendOutcome(reply, outcome);
+  });
+}

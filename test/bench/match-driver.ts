@@ -1,0 +1,106 @@
+/**
+ * The check path alone, for making it faster without changing an answer (docs/matching.md "Speed
+ * of the check path"): builds a 200,000-entry list index without and with an address register,
+ * hashes every answer to 100,000 mixed inputs (list members as customers write them, members with a
+ * slip in the surname, non-members, people on streets the list does not know), then times the
+ * check on the same inputs.
+ *
+ *   node test/bench/match-driver.ts                 hashes, then rows/s of this code
+ *   MATCH_BASE=<commit> node test/bench/match-driver.ts
+ *                                                   also the services/domain of <commit> (from git
+ *                                                   history), interleaved with this code on the
+ *                                                   same inputs: the ratio is the A/B figure
+ *   node --cpu-prof test/bench/match-driver.ts      a CPU profile of the timed passes
+ *
+ * Not part of `npm run bench` (no .bench.ts): a tool for the person changing the check path.
+ */
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildAddressRegister, buildListIndex, checkPerson, type ListIndex } from '../../services/domain/index.ts';
+import type { CheckOptions, ListEntry, PersonInput } from '../../services/domain/types.ts';
+import {
+  createRng, generateListEntries, generatePeople, generatePeopleOnUnknownStreets, variantOf,
+} from '../../services/synthetic/index.ts';
+import { generateRegisterAddresses } from '../../services/synthetic/register.ts';
+import { slip } from '../support/matching-corpus.ts';
+import { interleavedRates, type Contender } from './matching-reference.ts';
+
+const ENTRIES = Number(process.env.MATCH_ENTRIES ?? 200_000);
+const INPUTS = 100_000;
+const SEED = 'match-driver';
+const OPTIONS: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'da' };
+/** Register units: enough of the synthetic country that most members' buildings are in it, not all. */
+const REGISTER_UNITS = Number(process.env.MATCH_REGISTER_UNITS ?? 600_000);
+const SECONDS = Number(process.env.MATCH_SECONDS ?? 4);
+
+interface Matcher {
+  buildAddressRegister: typeof buildAddressRegister;
+  buildListIndex(entries: Iterable<ListEntry>, register?: unknown): unknown;
+  checkPerson(index: unknown, person: PersonInput, options: CheckOptions): unknown;
+}
+
+function inputsOf(entries: ListEntry[]): PersonInput[] {
+  const rng = createRng(`${SEED}:inputs`);
+  const quarter = INPUTS / 4;
+  const members: PersonInput[] = [];
+  const slipped: PersonInput[] = [];
+  const step = Math.floor(entries.length / quarter);
+  for (let i = 0; i < quarter; i++) {
+    const member = variantOf(entries[i * step], rng);
+    members.push(member);
+    const words = (member.name ?? '').split(' ');
+    const surname = words.at(-1) ?? '';
+    const changed = surname.includes(',') ? null : slip(surname, rng);
+    slipped.push(changed === null ? member : { ...member, name: [...words.slice(0, -1), changed].join(' ') });
+  }
+  const all = [...members, ...slipped, ...generatePeople(quarter, SEED), ...generatePeopleOnUnknownStreets(quarter, SEED)];
+  for (let i = all.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [all[i], all[j]] = [all[j], all[i]];
+  }
+  return all;
+}
+
+function answersHash(matcher: Matcher, index: unknown, inputs: PersonInput[]): string {
+  const hash = createHash('sha256');
+  for (const person of inputs) hash.update(JSON.stringify(matcher.checkPerson(index, person, OPTIONS)) + '\n');
+  return hash.digest('hex');
+}
+
+async function baseMatcher(commit: string): Promise<{ matcher: Matcher; dispose(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'match-base-'));
+  const archive = execFileSync('git', ['archive', commit, 'services/domain'], { maxBuffer: 64 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  // services/domain/phone.ts imports libphonenumber-js: the copy resolves packages from this checkout.
+  symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), join(dir, 'node_modules'));
+  const matcher = (await import(join(dir, 'services/domain/index.ts'))) as Matcher;
+  return { matcher, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const current: Matcher = { buildAddressRegister, buildListIndex: buildListIndex as Matcher['buildListIndex'], checkPerson };
+const entries = [...generateListEntries(ENTRIES, SEED)];
+const inputs = inputsOf(entries);
+const register = buildAddressRegister(generateRegisterAddresses(REGISTER_UNITS));
+const plain = buildListIndex(entries);
+const withRegister: ListIndex = buildListIndex(entries, register);
+console.log(`answers, no register:   ${answersHash(current, plain, inputs)}`);
+console.log(`answers, with register: ${answersHash(current, withRegister, inputs)}`);
+
+const base = process.env.MATCH_BASE ? await baseMatcher(process.env.MATCH_BASE) : null;
+for (const [label, index, baseIndex] of [
+  ['no register', plain, base?.matcher.buildListIndex(entries)],
+  ['with register', withRegister, base?.matcher.buildListIndex(entries, base.matcher.buildAddressRegister(generateRegisterAddresses(REGISTER_UNITS)))],
+] as const) {
+  const contenders: Contender[] = [{ check: (person) => checkPerson(index, person, OPTIONS) }];
+  if (base) contenders.push({ check: (person) => base.matcher.checkPerson(baseIndex, person, OPTIONS) });
+  const rates = interleavedRates(contenders, inputs, SECONDS);
+  const line = `${label}: ${Math.round(rates.wall[0])} rows/s`;
+  console.log(base
+    ? `${line}, base ${Math.round(rates.wall[1])}: ${(rates.wall[0] / rates.wall[1]).toFixed(3)}× wall, ${(rates.cpu[0] / rates.cpu[1]).toFixed(3)}× CPU`
+    : line);
+}
+base?.dispose();

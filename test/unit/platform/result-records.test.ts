@@ -1,0 +1,63 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { coveredBy, pageOfRecords, RESULT_RECORD_ROWS, resultRecords, sumCounts, type ResultRecord } from '../../../services/platform/store/job-results.ts';
+import type { ResultRow } from '../../../services/platform/store/jobs-port.ts';
+
+/**
+ * Result records (docs/platform-clickhouse-registry.md "Result records"): whatever mix of new and
+ * redelivered rows is put, in whatever batches, the records hold every row exactly once, never
+ * cross a RESULT_RECORD_ROWS block, their counts add up to the rows, and pages cut from them give
+ * the rows in order.
+ */
+const statuses = ['allowed', 'blocked', 'manual'] as const;
+
+function rowOf(row: number): ResultRow {
+  return {
+    row,
+    cells: row % 2 === 0 ? [`c${row}`, null] : null,
+    result: { id: `r${row}`, status: statuses[row % 3], match: { level: row % 7 === 6 ? null : row % 6 } } as unknown as ResultRow['result'],
+  };
+}
+
+describe('result records', () => {
+  it('store every row once, within blocks, with exact counts, for any batches of new and repeated rows', () => {
+    fc.assert(fc.property(
+      fc.array(fc.array(fc.integer({ min: 0, max: 3 * RESULT_RECORD_ROWS }), { maxLength: 300 }), { minLength: 1, maxLength: 8 }),
+      (batches) => {
+        const stored: ResultRecord[] = [];
+        const expected = new Set<number>();
+        for (const batch of batches) {
+          stored.push(...resultRecords(batch.map(rowOf), coveredBy(stored)));
+          for (const row of batch) expected.add(row);
+        }
+        const rows = stored.flatMap((r) => Array.from({ length: r.last_row - r.first_row + 1 }, (_, i) => r.first_row + i));
+        expect(rows.length).toBe(expected.size);
+        expect(new Set(rows)).toEqual(expected);
+        for (const r of stored) {
+          expect(Math.floor(r.first_row / RESULT_RECORD_ROWS)).toBe(Math.floor(r.last_row / RESULT_RECORD_ROWS));
+          expect(r.results.split('\n')).toHaveLength(r.last_row - r.first_row + 1);
+        }
+        const counts = sumCounts(stored.map((r) => r.counts));
+        expect(counts.processed).toBe(expected.size);
+        expect(counts.blocked).toBe([...expected].filter((row) => row % 3 === 1).length);
+        expect(counts.level_counts.unread).toBe([...expected].filter((row) => row % 7 === 6).length);
+
+        // Paged with a small limit, in record order: every row once, in order, with its cells.
+        const ordered = [...stored].sort((a, b) => a.first_row - b.first_row);
+        const seen: number[] = [];
+        let after = -1;
+        for (;;) {
+          const page = pageOfRecords(ordered, after, 97);
+          for (const r of page.rows) {
+            expect(JSON.parse(r.result).id).toBe(`r${r.row}`);
+            expect(JSON.parse(r.cells)).toEqual(rowOf(r.row).cells);
+            seen.push(r.row);
+          }
+          if (!page.more) break;
+          after = page.rows.at(-1)!.row;
+        }
+        expect(seen).toEqual([...expected].sort((a, b) => a - b));
+      },
+    ), { numRuns: 200 });
+  });
+});
