@@ -129,6 +129,39 @@ async function apiIssues(page: Page, path: string, body: unknown, locale: 'da' |
 
 const listOf = <T,>(page: Page, path: string) => page.evaluate<{ data: T[] }>(`fetch(${JSON.stringify(path)}).then((r) => r.json())`);
 
+/** One field of a form, the value a person half-typed into it. */
+type Typed = [selector: string, value: string | boolean];
+
+/**
+ * Fills `fields` as a person would, then switches the language twice: each time the form is a
+ * new one (the old elements are gone), in the new language, with every value still there, and the
+ * focus on the language button just pressed (docs/web.md "Language switch keeps what was typed").
+ */
+async function expectKeptAcrossSwitches(page: Page, fields: Typed[], afterSwitch: () => Promise<unknown> = async () => undefined): Promise<void> {
+  for (const [selector, value] of fields) {
+    const field = page.locator(selector);
+    const tag = await field.evaluate((e) => e.tagName);
+    if (typeof value === 'boolean') await field.setChecked(value);
+    else if (tag === 'SELECT') await field.selectOption(value);
+    else await field.fill(value);
+  }
+  const start = await page.getAttribute('html', 'lang');
+  for (const language of start === 'da' ? ['en', 'da'] as const : ['da', 'en'] as const) {
+    // A mark on the old elements: a field still carrying it was never drawn anew.
+    await page.evaluate(`for (const el of document.querySelectorAll('input, select, textarea')) el.dataset.beforeSwitch = '1'`);
+    await page.locator(`button.lang[lang=${language}]`).click();
+    // The page's own signal that the switch is done: drawn anew, fields given back, focus back on the button.
+    await page.waitForFunction(`document.documentElement.lang === '${language}' && (document.activeElement?.matches('button.lang[lang=${language}]') ?? false)`, undefined, { timeout: 60_000 });
+    await afterSwitch();
+    for (const [selector, value] of fields) {
+      const field = page.locator(selector);
+      expect(await field.getAttribute('data-before-switch'), `${selector} drawn anew in ${language}`).toBeNull();
+      if (typeof value === 'boolean') expect(await field.isChecked(), `${selector} in ${language}`).toBe(value);
+      else expect(await field.inputValue(), `${selector} in ${language}`).toBe(value);
+    }
+  }
+}
+
 describe('self-service in the portal (Playwright driving Debian Chromium against npm start)', () => {
   it('an SFTP drop folder added in the page: a wrong host key and a made-up key refused in the person\'s language, nothing stored; the right key added and shown as ssh-keygen prints it', async () => {
     account = await createSftpAccount();
@@ -337,6 +370,68 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     await page.locator('[data-testid=audit] tbody tr').first().waitFor();
     const audit = await page.locator('[data-testid=audit] tbody').textContent();
     for (const what of ['Gemte et kolonnevalg', 'Slettede et kolonnevalg']) expect(audit).toContain(what);
+    await context.close();
+    expect(pageErrors).toEqual([]);
+  }, 240_000);
+
+  it('a language switch keeps what was typed in every form of the page, and the focus on the language button', async () => {
+    // Signed out: the sign-in form.
+    const signedOut = await newContext('da-DK');
+    await signedOut.page.goto(server.baseUrl + '/');
+    await signedOut.page.getByTestId('sign-in').waitFor();
+    await expectKeptAcrossSwitches(signedOut.page, [['#email', 'halv@kunde.test'], ['#password', 'halvt skrevet kodeord'], ['#code', '1234'], ['#test-mode', true]]);
+    await signedOut.context.close();
+
+    const { context, page } = await newContext('da-DK', adminState);
+    await page.goto(server.baseUrl + '/');
+    // A draft whose columns the guesser cannot read: the person maps them, ticks the warnings box
+    // and names the mapping, then switches; "Update preview" and Start follow the kept values.
+    const [unguessable] = await makeSpreadsheets(dataDir, [{ name: 'skift-kunder.csv', rows: [['Kunde', 'Sted'], ['Anne Robinson', 'Vestergade 12, 8000 Aarhus C']], via: 'excel-utf8-bom' }]);
+    await page.locator('#file').setInputFiles(unguessable);
+    await page.getByTestId('draft-warnings').waitFor();
+    await expectKeptAcrossSwitches(page, [['#map-name', '0'], ['#map-address', '1'], ['#confirm-warnings', true], ['#mapping-name', 'Kundeliste fra CRM']]);
+    expect(await page.getByRole('button', { name: 'Opdatér forhåndsvisning' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Start tjekket' }).isDisabled()).toBe(false);
+
+    // The history's filters: kept, and the list asked again with them.
+    await page.goto(server.baseUrl + '/#history');
+    await page.locator('#filter-q').waitFor();
+    await expectKeptAcrossSwitches(page, [['#filter-source', 'sftp'], ['#filter-from', '2026-01-01'], ['#filter-q', 'skift-kunder']]);
+    // Unfiltered the list holds the draft above; with the kept filters (SFTP only) it is empty.
+    await expect.poll(() => page.getByTestId('jobs').getByText('Ingen job endnu.').count(), { timeout: 60_000 }).toBe(1);
+
+    await page.goto(server.baseUrl + '/#monitors');
+    await page.locator('#monitor-name').waitFor();
+    await expectKeptAcrossSwitches(page, [['#monitor-name', 'Medlemmer halvt navngivet']]);
+
+    await page.goto(server.baseUrl + '/#users');
+    await page.locator('#invite-email').waitFor();
+    await expectKeptAcrossSwitches(page, [['#invite-email', 'ny.kollega@kunde.test'], ['#invite-role', 'admin']]);
+
+    await page.goto(server.baseUrl + '/#keys');
+    await page.locator('#key-label').waitFor();
+    await expectKeptAcrossSwitches(page, [['#key-label', 'Halv nøgle'], ['#key-mode', 'test']]);
+
+    // Settings load after the form is drawn: the loaded values (the field's value attribute is
+    // the loaded one) do not overwrite what the person had changed.
+    await page.goto(server.baseUrl + '/#settings');
+    await page.locator('#retention[value]').waitFor();
+    const loaded = await page.locator('#retention').inputValue();
+    const changedTo = loaded === '45' ? '46' : '45';
+    await expectKeptAcrossSwitches(page, [['#stop-level', '4'], ['#retention', changedTo]], () => page.locator('#retention[value]').waitFor());
+    expect(await page.locator('#retention').getAttribute('value')).toBe(loaded);
+
+    await page.goto(server.baseUrl + '/#channels');
+    await page.getByTestId('add-connector').waitFor();
+    await expectKeptAcrossSwitches(page, [
+      ['#sender-address', 'bogholder@kunde.test'], ['#sender-locale', 'en'],
+      ['#folder-host', 'sftp.kunde.test'], ['#folder-port', '2222'], ['#folder-user', 'robinson'], ['#folder-path', '/ud'],
+      ['#folder-public-key', 'ssh-ed25519 AAAAhalv'], ['#folder-password', 'hemmeligt halvt'], ['#folder-private-key', '-----BEGIN halv'], ['#folder-locale', 'en'],
+      ['#connector-url', 'https://kunde.test/eksport.csv'], ['#connector-interval', '120'], ['#connector-header-name', 'Authorization'], ['#connector-header-value', 'Bearer halv'],
+    ]);
+    // Nothing was sent by the switches.
+    expect((await listOf(page, '/v2/drop-folders')).data.length).toBeLessThanOrEqual(1);
+    expect((await listOf<{ url: string }>(page, '/v2/connectors')).data.map((c) => c.url)).not.toContain('https://kunde.test/eksport.csv');
     await context.close();
     expect(pageErrors).toEqual([]);
   }, 240_000);
