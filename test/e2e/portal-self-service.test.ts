@@ -90,12 +90,19 @@ async function newContext(locale: 'da-DK' | 'en-GB', storageState?: Awaited<Retu
   return { context, page };
 }
 
+/**
+ * Switches the page's language and waits for the switch's last step (docs/web.md "Language
+ * switch keeps what was typed"): the fields given back and the focus on the new page's button
+ * (the old one, focused while the page is drawn anew, is marked, as are the old fields).
+ */
 async function switchTo(page: Page, language: 'da' | 'en'): Promise<void> {
   const button = page.locator(`button.lang[lang=${language}]`);
-  if ((await button.getAttribute('aria-pressed')) !== 'true') {
-    await button.click();
-    await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(language)}`);
-  }
+  if ((await button.getAttribute('aria-pressed')) === 'true') return;
+  await page.evaluate(`for (const el of document.querySelectorAll('input, select, textarea, button.lang')) el.dataset.beforeSwitch = '1'`);
+  await button.click();
+  // Asked with page.evaluate: a polled waitForFunction would need eval, which the page's CSP refuses.
+  await expect.poll(() => page.evaluate(`document.documentElement.lang === '${language}' && (document.activeElement?.matches('button.lang[lang=${language}]:not([data-before-switch])') ?? false)`),
+    { timeout: 60_000 }).toBe(true);
 }
 
 /** Both languages, desktop and 360 px: a screenshot each, axe 0 violations, nothing wider than the screen. */
@@ -147,11 +154,8 @@ async function expectKeptAcrossSwitches(page: Page, fields: Typed[], afterSwitch
   }
   const start = await page.getAttribute('html', 'lang');
   for (const language of start === 'da' ? ['en', 'da'] as const : ['da', 'en'] as const) {
-    // A mark on the old elements: a field still carrying it was never drawn anew.
-    await page.evaluate(`for (const el of document.querySelectorAll('input, select, textarea')) el.dataset.beforeSwitch = '1'`);
-    await page.locator(`button.lang[lang=${language}]`).click();
-    // The page's own signal that the switch is done: drawn anew, fields given back, focus back on the button.
-    await page.waitForFunction(`document.documentElement.lang === '${language}' && (document.activeElement?.matches('button.lang[lang=${language}]') ?? false)`, undefined, { timeout: 60_000 });
+    // switchTo marks the old elements: a field still carrying the mark was never drawn anew.
+    await switchTo(page, language);
     await afterSwitch();
     for (const [selector, value] of fields) {
       const field = page.locator(selector);
@@ -323,6 +327,7 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     await expect.poll(() => page.getByTestId('mapping-saved').textContent()).toBe('Gemt som "CRM-udtræk". Næste fil med de samme overskrifter får disse kolonner.');
     const saved = (await listOf<{ name: string; columns: string[]; column_mapping: Record<string, number> }>(page, '/v2/column-mappings')).data;
     expect(saved.map((m) => [m.name, m.columns, m.column_mapping.name])).toEqual([['CRM-udtræk', ['Kundenr', 'Kontakt', 'Adresse', 'Post nr', 'By'], 1]]);
+    expect(saved.map((m) => (m as { channels?: unknown }).channels)).toEqual([null]);
     expect(novemberDraft).toMatch(/^[0-9a-f-]{36}$/);
 
     // Next month's export: other case and spaces in the headers, the same columns: the saved mapping is used and said.
@@ -354,6 +359,8 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     const row = page.locator('[data-testid=saved-mappings] tbody tr');
     await row.waitFor();
     expect(await row.locator('td').first().textContent()).toBe('CRM-udtræk');
+    // Saved with the form's default: for every channel (docs/inbound.md "Saved column mappings on every channel").
+    expect(await row.locator('td').nth(3).textContent()).toBe('Alle kanaler');
     await shoot(page, '06-mappings-list', () => row.waitFor());
     await page.getByRole('button', { name: 'Slet: CRM-udtræk' }).click();
     await page.getByRole('button', { name: 'Bekræft sletning af CRM-udtræk' }).click();
@@ -389,7 +396,7 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     const [unguessable] = await makeSpreadsheets(dataDir, [{ name: 'skift-kunder.csv', rows: [['Kunde', 'Sted'], ['Anne Robinson', 'Vestergade 12, 8000 Aarhus C']], via: 'excel-utf8-bom' }]);
     await page.locator('#file').setInputFiles(unguessable);
     await page.getByTestId('draft-warnings').waitFor();
-    await expectKeptAcrossSwitches(page, [['#map-name', '0'], ['#map-address', '1'], ['#confirm-warnings', true], ['#mapping-name', 'Kundeliste fra CRM']]);
+    await expectKeptAcrossSwitches(page, [['#map-name', '0'], ['#map-address', '1'], ['#confirm-warnings', true], ['#mapping-name', 'Kundeliste fra CRM'], ['#mapping-channels', 'sftp']]);
     expect(await page.getByRole('button', { name: 'Opdatér forhåndsvisning' }).isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Start tjekket' }).isDisabled()).toBe(false);
 
