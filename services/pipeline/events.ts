@@ -403,12 +403,13 @@ export function createPipelineEvents(deps: {
       if (!dataKeys) return value;
       const key = await sealingKey(event.value);
       const slimType = sealedFieldsOf().SlimResults.type;
-      let plain: Buffer;
+      let plain: Uint8Array;
       try {
-        plain = avroBytes(slimType, value.slim_results);
+        plain = avroView(slimType, value.slim_results);
       } catch {
         plain = toAvro(slimType, EVENT_ROUTES.ResultsChunk.subject, 'slim_results', value.slim_results);
       }
+      // Sealed at once: `plain` may be the scratch buffer's view, valid until the next encode.
       return {
         ...value, slim_results: null, data_key_id: key.keyId,
         sealed_slim_results: seal(key.key, plain, sealAad('ResultsChunk', event.value.job_id, event.value.chunk)),
@@ -418,14 +419,16 @@ export function createPipelineEvents(deps: {
     const { field, type } = sealedFieldsOf()[event.type];
     const value = event.value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>;
     const key = await sealingKey(value);
-    let plain: Buffer;
+    let plain: Uint8Array;
     try {
-      plain = avroBytes(type, value[field]);
+      plain = avroView(type, value[field]);
     } catch {
       plain = toAvro(type, EVENT_ROUTES[event.type].subject, field, value[field]);
     }
+    // Sealed before anything else is encoded: `plain` may be the scratch buffer's view.
+    const sealed = seal(key.key, plain, sealAad(event.type, value.job_id, value.chunk));
     const { forgotten: _forgotten, ...rest } = value;
-    return { ...rest, [field]: [], data_key_id: key.keyId, [`sealed_${field}`]: seal(key.key, plain, sealAad(event.type, value.job_id, value.chunk)) };
+    return { ...rest, [field]: [], data_key_id: key.keyId, [`sealed_${field}`]: sealed };
   }
 
   async function sealingKey(value: { job_id: string; data_key_id?: string | null }) {
@@ -536,22 +539,25 @@ export function createPipelineEvents(deps: {
 }
 
 /**
- * Where sealed fields are written before they are copied out. avsc's `toBuffer` writes into a
- * 1 KiB buffer first and, when the value does not fit (every chunk of rows or results does: tens
- * to hundreds of KB), writes the whole value a second time; this buffer grows to the largest
- * chunk seen, so a chunk is written once.
+ * Where sealed fields are written before they are sealed. avsc's `toBuffer` writes into a 1 KiB
+ * buffer first and, when the value does not fit (every chunk of rows or results does: tens to
+ * hundreds of KB), writes the whole value a second time; this buffer grows to the largest chunk
+ * seen, so a chunk is written once, and sealing reads it from here (no copy of its own).
  */
 let scratch = Buffer.allocUnsafeSlow(1 << 20);
 
-/** Avro binary of `value` (as `type.toBuffer`, which throws on a value that does not fit). */
-function avroBytes(type: avro.Type, value: unknown): Buffer {
+/**
+ * Avro binary of `value` (as `type.toBuffer`, which throws on a value that does not fit), as a
+ * view of the scratch buffer: valid until the next call, so the caller seals it at once.
+ */
+function avroView(type: avro.Type, value: unknown): Buffer {
   let end = type.encode(value, scratch, 0);
   if (end < 0) {
     // encode answers minus the bytes missing.
     scratch = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, scratch.length - end));
     end = type.encode(value, scratch, 0);
   }
-  return Buffer.from(scratch.subarray(0, end));
+  return scratch.subarray(0, end);
 }
 
 /** Avro binary of a sealed field, or SchemaValidationError naming the paths that do not fit. */
