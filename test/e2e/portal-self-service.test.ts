@@ -389,6 +389,20 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     await expectKeptAcrossSwitches(signedOut.page, [['#email', 'halv@kunde.test'], ['#password', 'halvt skrevet kodeord'], ['#code', '1234'], ['#test-mode', true]]);
     await signedOut.context.close();
 
+    // An invitation link: its form is drawn once the invitation is loaded (after each switch too).
+    const invitee = await createMailUser('skift', 'customer.test');
+    try {
+      await inviteByCli(env, orgId, invitee.address, 'member');
+      const invited = await newContext('da-DK');
+      await invited.page.goto(await invitationLink(invitee));
+      await invited.page.locator('#new-password').waitFor();
+      await expectKeptAcrossSwitches(invited.page, [['#new-password', 'et halvt nyt kodeord'], ['#first-code', '123']],
+        () => invited.page.locator('#new-password').waitFor());
+      await invited.context.close();
+    } finally {
+      await invitee.remove();
+    }
+
     const { context, page } = await newContext('da-DK', adminState);
     await page.goto(server.baseUrl + '/');
     // A draft whose columns the guesser cannot read: the person maps them, ticks the warnings box

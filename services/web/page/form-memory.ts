@@ -46,6 +46,7 @@ function selectionOf(control: Control): KeptField['selection'] {
 
 /** The changed fields of `roots` (ids are unique on the page), before it is drawn again. */
 export function keepForms(...roots: ParentNode[]): KeptForms {
+  stopWatching();
   const fields = new Map<string, KeptField>();
   for (const control of roots.flatMap(controlsIn)) {
     if (!changed(control)) continue;
@@ -58,20 +59,46 @@ export function keepForms(...roots: ParentNode[]): KeptForms {
   return { fields };
 }
 
+/** Watches for kept fields drawn after the switch (a form built once its data is loaded). */
+let watching: MutationObserver | null = null;
+
+function stopWatching(): void {
+  watching?.disconnect();
+  watching = null;
+}
+
 /**
- * Gives the kept fields back to the fields of `roots` with the same ids. A field that appears
- * only once another is set (none today; a select could add one) is met by the next pass.
+ * Gives the kept fields back to the fields of `roots` with the same ids. A form drawn only once
+ * its data has loaded (the invitation's, after the switch asks for it again) gets its fields back
+ * when they appear: the roots are watched until every kept field is given back, the page is
+ * switched again, or the person types or clicks somewhere (what they do then is theirs).
  */
 export function restoreForms(kept: KeptForms, ...roots: ParentNode[]): void {
+  stopWatching();
   const pending = new Map(kept.fields);
-  for (let pass = 0; pass < 3 && pending.size > 0; pass++) {
+  const pass = () => {
     for (const control of roots.flatMap(controlsIn)) {
       const field = pending.get(control.id);
       if (!field) continue;
       pending.delete(control.id);
       give(control, field);
     }
-  }
+  };
+  // A restored field's events may draw another field (none today; a select could add one).
+  for (let round = 0; round < 3 && pending.size > 0; round++) pass();
+  if (pending.size === 0) return;
+  const observer = new MutationObserver(() => {
+    pass();
+    if (pending.size === 0) stopWatching();
+  });
+  for (const root of roots) observer.observe(root as Node, { childList: true, subtree: true });
+  watching = observer;
+  const personActs = (event: Event) => {
+    if (!event.isTrusted) return;
+    if (watching === observer) stopWatching();
+    for (const type of ['keydown', 'pointerdown']) document.removeEventListener(type, personActs, true);
+  };
+  for (const type of ['keydown', 'pointerdown']) document.addEventListener(type, personActs, true);
 }
 
 function give(control: Control, field: KeptField): void {
