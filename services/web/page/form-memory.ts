@@ -91,7 +91,7 @@ export function restoreForms(kept: KeptForms, ...roots: ParentNode[]): void {
     pass();
     if (pending.size === 0) stopWatching();
   });
-  for (const root of roots) observer.observe(root as Node, { childList: true, subtree: true });
+  for (const root of roots) observer.observe(root, { childList: true, subtree: true });
   watching = observer;
   const personActs = (event: Event) => {
     if (!event.isTrusted) return;
