@@ -6,11 +6,13 @@ import { runAdminCommand } from '../../services/admin/commands.ts';
 import { statusFor } from '../../services/domain/status.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { makeSpreadsheets, scratchDir, type Rows } from '../support/files/spreadsheets.ts';
-import { startSftpDropFolder, type InboundEmbedded, type SftpDropFolder } from '../support/inbound.ts';
+import { startExportServer, type ExportServer } from '../support/connector-server.ts';
+import { INBOUND_TEST_ENV, startSftpDropFolder, type InboundEmbedded, type SftpDropFolder } from '../support/inbound.ts';
 import { attachmentsOf, createMailUser, openImap, sendMail, textBodyOf, waitForMessages, type MailUser } from '../support/mail.ts';
 import { multipartBody } from '../support/multipart.ts';
 import { servers } from '../support/servers.ts';
 import { dropFile, waitForNames } from '../support/sftp.ts';
+import { addConnector, CONNECTOR_AUTH, expectJobLevels, waitForJobDone, waitForStatus } from './connector-scenario.ts';
 import { uploadRows } from './uploads-scenarios.ts';
 
 /**
@@ -20,8 +22,9 @@ import { uploadRows } from './uploads-scenarios.ts';
  * with the "not recognised" explanation (nothing checked, no job). Once its mapping is saved
  * through the API (from an uploaded draft of the same export), the next file through the SFTP
  * folder and the next emailed one (headers in other case and spacing) are checked with it: the
- * list members among the rows blocked. A mapping kept to uploads only is not used by SFTP. Real
- * OpenSSH, Postfix and Dovecot; the embedded deployment in this process.
+ * list members among the rows blocked; so is a connector's export. A mapping kept to uploads
+ * only is not used by SFTP. Real OpenSSH, Postfix and Dovecot, an HTTPS export server on
+ * loopback; the embedded deployment in this process.
  */
 describe('saved column mappings on SFTP and email: unguessable headers refused without one, checked with it', () => {
   let folder: SftpDropFolder;
@@ -31,6 +34,7 @@ describe('saved column mappings on SFTP and email: unguessable headers refused w
   let ingest: MailUser;
   let sender: MailUser;
   let senderImap: ImapFlow;
+  let exports: ExportServer;
 
   const HEADER = ['Kundenr.', 'Kunde', 'Sted', 'Bemærkning'];
   /** uploadRows' people (whose list levels are known) under headers the guesser cannot read as a name. */
@@ -54,10 +58,12 @@ describe('saved column mappings on SFTP and email: unguessable headers refused w
       SMTP_HOST: servers.smtp.host, SMTP_PORT: String(servers.smtp.port),
     });
     senderImap = await openImap(sender);
+    exports = await startExportServer(CONNECTOR_AUTH);
   }, 90_000);
   afterAll(async () => {
     await senderImap?.logout().catch(() => undefined);
     await folder?.stop();
+    await exports?.close();
     for (const user of [ingest, sender]) await user?.remove();
   });
 
@@ -139,6 +145,20 @@ describe('saved column mappings on SFTP and email: unguessable headers refused w
     expect(emailJobs[0]).toMatchObject({ source: 'email', status: 'done', row_count: 24, column_mapping: mapping, blocked_count: await blockedOf(january.levels) });
     expect(textBodyOf(reply.source)).toContain(`${emailJobs[0].blocked_count} blokeret`);
   }, 180_000);
+
+  it('a connector\'s export with the same headers is checked with it too (the mapping saved above, for every channel)', async () => {
+    const { rows, levels } = crmExport(['kundenr.', 'Kunde', 'Sted ', 'Bemærkning'], 12);
+    const csv = `${rows.map((r) => r.map((c) => c ?? '').join(';')).join('\r\n')}\r\n`;
+    const url = exports.serve('crm/kunder.csv', csv, 'text/csv; charset=utf-8');
+    const id = await addConnector(d.platform, INBOUND_TEST_ENV.INBOUND_SECRET_KEY, d.orgId, url);
+    await d.startInbound('connectors', { CONNECTOR_TICK_MS: '200' }, { connectorCa: exports.cert });
+    const status = await waitForStatus(d.platform, id, (s) => s.last_job_id !== null, 'a connector job');
+    const job = await waitForJobDone(d.platform, status.last_job_id as string);
+    expect(job.column_mapping).toEqual({ header_row: 0, external_id: 0, name: 1, address: 2 });
+    // Every row's level as the list gives it: the name and address columns were the saved ones.
+    await expectJobLevels(d.platform, job, levels);
+    expect(job.blocked_count).toBe(await blockedOf(levels));
+  }, 120_000);
 
   it('a mapping kept to uploads is not used by the SFTP folder: its file is refused as before', async () => {
     const dir = await scratchDir('saved-mapping-upload-only');
