@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedProcess } from '../support/embedded-process.ts';
 import { makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
 import type { MailUser } from '../support/mail.ts';
-import { invitationLink, inviteByCli, portalTest, signInThroughPage, type SignedInState } from '../support/portal.ts';
+import { invitationLink, inviteByCli, portalTest, signInThroughPage, TEST_MODE_PEOPLE, type SignedInState } from '../support/portal.ts';
 import { referenceTotp } from '../support/totp-reference.ts';
 
 const PASSWORD = 'blåbærgrød med fløde 2026';
@@ -31,15 +31,7 @@ const portal = portalTest({ name: 'portal-people', screenshots: 'people', mailbo
 const { newContext, shoot, pageErrors } = portal;
 
 // Test mode gives fixed answers (the surname picks the level): 5 blocked, 1 allowed, 1 manual.
-const PEOPLE: Rows = [
-  ['1', 'Anne Robinson', 'Vestergade 12', '8000', 'Aarhus C'],
-  ['2', 'Bo Bygning', 'Nørregade 3', '1000', 'København K'],
-  ['3', 'Carl Fornavn', 'Torvet 1', '4000', 'Roskilde'],
-  ['4', 'Dorte Efternavn', 'Algade 7', '4000', 'Roskilde'],
-  ['5', 'Eva Husstand', 'Bredgade 2', '1260', 'København K'],
-  ['6', 'Finn Jensen', 'Søndergade 9', '8700', 'Horsens'],
-  ['7', 'Gitte Hansen', '?', '', ''],
-];
+const PEOPLE: Rows = TEST_MODE_PEOPLE;
 
 beforeAll(async () => {
   ({ server, env, dataDir, orgId, mailboxes: [adminBox, memberBox] } = await portal.start());

@@ -18,9 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedProcess } from '../support/embedded-process.ts';
 import { makeSpreadsheets } from '../support/files/spreadsheets.ts';
 import type { MailUser } from '../support/mail.ts';
-import { invitationLink, inviteByCli, portalTest, signInThroughPage, type SignedInState } from '../support/portal.ts';
+import { acceptInvitationOverApi, inviteByCli, portalTest, signInThroughPage, type SignedInState } from '../support/portal.ts';
 import { createSftpAccount, generateSshKeyPair, type SftpAccount } from '../support/sftp.ts';
-import { referenceTotp } from '../support/totp-reference.ts';
 
 const run = promisify(execFile);
 const PASSWORD = 'egne kanaler og kolonner 2026';
@@ -43,12 +42,7 @@ beforeAll(async () => {
   ({ server, env, dataDir, orgId, mailboxes: [adminBox] } = await portal.start());
   // The organisation's first admin, invited by the operator, signed in through the page (live mode).
   await inviteByCli(env, orgId, adminBox.address, 'admin');
-  const token = /#invite=([\w-]+)/.exec(await invitationLink(adminBox))![1];
-  const secret = ((await (await fetch(`${server.baseUrl}/v2/invitations/${token}`)).json()) as { totp_secret: string }).totp_secret;
-  const accepted = await fetch(`${server.baseUrl}/v2/invitations/${token}`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: PASSWORD, code: referenceTotp(secret, new Date()) }),
-  });
-  if (accepted.status !== 200) throw new Error(`accepting the invitation: ${accepted.status}`);
+  const secret = await acceptInvitationOverApi(server.baseUrl, adminBox, PASSWORD);
   const { context, page } = await newContext('da-DK');
   await signInThroughPage(page, server.baseUrl, { email: adminBox.address, password: PASSWORD, secret });
   adminState = await context.storageState();

@@ -37,6 +37,21 @@ export async function inviteByCli(env: NodeJS.ProcessEnv, orgId: string, email: 
   await run(process.execPath, [ADMIN_CLI, 'users', 'invite', '--org', orgId, '--email', email, '--role', role, '--json'], { env });
 }
 
+/**
+ * An invitation accepted over the API, as an authenticator app and the page would: the link from
+ * the invitee's real mailbox, the secret the invitation shows, the password and the first code.
+ * Returns the TOTP secret (its first step is spent: sign in with the next, signInThroughPage).
+ */
+export async function acceptInvitationOverApi(baseUrl: string, mailbox: MailUser, password: string): Promise<string> {
+  const token = /#invite=([\w-]+)/.exec(await invitationLink(mailbox))![1];
+  const secret = ((await (await fetch(`${baseUrl}/v2/invitations/${token}`)).json()) as { totp_secret: string }).totp_secret;
+  const accepted = await fetch(`${baseUrl}/v2/invitations/${token}`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password, code: referenceTotp(secret, new Date()) }),
+  });
+  if (accepted.status !== 200) throw new Error(`accepting the invitation: ${accepted.status}`);
+  return secret;
+}
+
 /** The invitation link in the invitee's real mailbox (the `index`th message). */
 export async function invitationLink(mailbox: MailUser, index = 0): Promise<string> {
   const client = await openImap(mailbox);
@@ -49,6 +64,20 @@ export async function invitationLink(mailbox: MailUser, index = 0): Promise<stri
     await client.logout();
   }
 }
+
+/**
+ * People a test key (or test mode) answers in a fixed way (docs/decisions.md §3): the surname
+ * picks the level, `?` is an unreadable address; customer number, name, address, postcode, city.
+ */
+export const TEST_MODE_PEOPLE: string[][] = [
+  ['1', 'Anne Robinson', 'Vestergade 12', '8000', 'Aarhus C'],
+  ['2', 'Bo Bygning', 'Nørregade 3', '1000', 'København K'],
+  ['3', 'Carl Fornavn', 'Torvet 1', '4000', 'Roskilde'],
+  ['4', 'Dorte Efternavn', 'Algade 7', '4000', 'Roskilde'],
+  ['5', 'Eva Husstand', 'Bredgade 2', '1260', 'København K'],
+  ['6', 'Finn Jensen', 'Søndergade 9', '8700', 'Horsens'],
+  ['7', 'Gitte Hansen', '?', '', ''],
+];
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 360, height: 780 };
@@ -69,9 +98,10 @@ export interface StartedPortal {
 }
 
 export interface PortalOptions {
-  /** Names the data folder (`<name>-…` in the temp dir) and the screenshots (`<screenshots>-<screen>-<language>-<size>`). */
+  /** Names the data folder (`<name>-…` in the temp dir). */
   name: string;
-  screenshots: string;
+  /** Names `shoot`'s screenshots: `<screenshots>-<screen>-<language>-<size>` (a file that takes its own leaves it out). */
+  screenshots?: string;
   /** Local parts of the mailboxes to make (on customer.test). */
   mailboxes: string[];
   /** Settings beside the common ones (port, host, data folder, mail). */
@@ -155,7 +185,7 @@ export function portalTest(options: PortalOptions) {
       await ready();
       for (const [size, viewport] of [['desktop', DESKTOP], ['360', PHONE]] as const) {
         await page.setViewportSize(viewport);
-        await screenshot(page, `${options.screenshots}-${name}-${language}-${size}`);
+        await screenshot(page, `${options.screenshots ?? options.name}-${name}-${language}-${size}`);
         expect(await allAxeViolations(page), `${name} ${language} ${size}`).toEqual([]);
         // Nothing wider than the screen: tables scroll in their own region.
         expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} ${language} ${size} overflows`).toBe(true);
