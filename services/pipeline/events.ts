@@ -421,12 +421,13 @@ export function createPipelineEvents(deps: {
   function sealField(kind: SealedKind, key: Buffer, fieldValue: unknown, chunk: { job_id: string; chunk: number }): Buffer {
     const { field, type } = sealedFieldsOf()[kind];
     const event = chunkEventOf(kind);
-    let plain: Buffer;
+    let plain: Uint8Array;
     try {
-      plain = avroBytes(type, fieldValue);
+      plain = avroView(type, fieldValue);
     } catch {
       plain = toAvro(type, EVENT_ROUTES[event].subject, field, fieldValue);
     }
+    // Sealed at once: `plain` may be the scratch buffer's view, valid until the next encode.
     return seal(key, plain, sealAad(event, chunk.job_id, chunk.chunk));
   }
 
@@ -518,22 +519,25 @@ export function createPipelineEvents(deps: {
 }
 
 /**
- * Where sealed fields are written before they are copied out. avsc's `toBuffer` writes into a
- * 1 KiB buffer first and, when the value does not fit (every chunk of rows or results does: tens
- * to hundreds of KB), writes the whole value a second time; this buffer grows to the largest
- * chunk seen, so a chunk is written once.
+ * Where sealed fields are written before they are sealed. avsc's `toBuffer` writes into a 1 KiB
+ * buffer first and, when the value does not fit (every chunk of rows or results does: tens to
+ * hundreds of KB), writes the whole value a second time; this buffer grows to the largest chunk
+ * seen, so a chunk is written once, and sealing reads it from here (no copy of its own).
  */
 let scratch = Buffer.allocUnsafeSlow(1 << 20);
 
-/** Avro binary of `value` (as `type.toBuffer`, which throws on a value that does not fit). */
-function avroBytes(type: avro.Type, value: unknown): Buffer {
+/**
+ * Avro binary of `value` (as `type.toBuffer`, which throws on a value that does not fit), as a
+ * view of the scratch buffer: valid until the next call, so the caller seals it at once.
+ */
+function avroView(type: avro.Type, value: unknown): Buffer {
   let end = type.encode(value, scratch, 0);
   if (end < 0) {
     // encode answers minus the bytes missing.
     scratch = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, scratch.length - end));
     end = type.encode(value, scratch, 0);
   }
-  return Buffer.from(scratch.subarray(0, end));
+  return scratch.subarray(0, end);
 }
 
 /** Avro binary of a sealed field, or SchemaValidationError naming the paths that do not fit. */
