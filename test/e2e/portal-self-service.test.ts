@@ -8,118 +8,51 @@
  * a shown error follow a language switch. Every screen in da and en, desktop and 360 px, axe 0
  * violations.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allAxeViolations, launchChromium, screenshot } from '../support/browser.ts';
-import { spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
+import type { StartedProcess } from '../support/embedded-process.ts';
 import { makeSpreadsheets } from '../support/files/spreadsheets.ts';
 import { createMailUser, type MailUser } from '../support/mail.ts';
-import { freePort, invitationLink, inviteByCli, mailEnv } from '../support/portal.ts';
+import { acceptInvitationOverApi, invitationLink, inviteByCli, portalTest, signInThroughPage, type SignedInState } from '../support/portal.ts';
 import { createSftpAccount, generateSshKeyPair, type SftpAccount } from '../support/sftp.ts';
-import { referenceTotp } from '../support/totp-reference.ts';
 
 const run = promisify(execFile);
 const PASSWORD = 'egne kanaler og kolonner 2026';
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 360, height: 780 };
 
 let server: StartedProcess;
-let browser: Browser;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let orgId: string;
 let adminBox: MailUser;
 let account: SftpAccount | undefined;
-let adminState: Awaited<ReturnType<BrowserContext['storageState']>>;
-const children: ChildProcess[] = [];
-const pageErrors: string[] = [];
+let adminState: SignedInState;
+const portal = portalTest({
+  name: 'portal-self-service', screenshots: 'self-service', mailboxes: ['selfservice'],
+  // The key that seals the folders' and connectors' credentials; the test servers are on loopback.
+  env: { INBOUND_SECRET_KEY: randomBytes(32).toString('base64'), CALLBACK_ALLOW_HOSTS: '127.0.0.1' },
+});
+const { newContext, switchTo, shoot, pageErrors } = portal;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'portal-self-service-'));
-  const port = await freePort();
-  env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info',
-    // The key that seals the folders' and connectors' credentials; the test servers are on loopback.
-    INBOUND_SECRET_KEY: randomBytes(32).toString('base64'), CALLBACK_ALLOW_HOSTS: '127.0.0.1',
-    ...mailEnv(`http://127.0.0.1:${port}`),
-  };
-  server = await spawnNpmStart(env, children, 170_000);
-  orgId = /Created the demo organisation ([0-9a-f-]{36})/.exec(server.output())![1];
-  adminBox = await createMailUser('selfservice', 'customer.test');
-  browser = await launchChromium();
+  ({ server, env, dataDir, orgId, mailboxes: [adminBox] } = await portal.start());
   // The organisation's first admin, invited by the operator, signed in through the page (live mode).
   await inviteByCli(env, orgId, adminBox.address, 'admin');
-  const token = /#invite=([\w-]+)/.exec(await invitationLink(adminBox))![1];
-  const secret = ((await (await fetch(`${server.baseUrl}/v2/invitations/${token}`)).json()) as { totp_secret: string }).totp_secret;
-  const accepted = await fetch(`${server.baseUrl}/v2/invitations/${token}`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: PASSWORD, code: referenceTotp(secret, new Date()) }),
-  });
-  if (accepted.status !== 200) throw new Error(`accepting the invitation: ${accepted.status}`);
+  const secret = await acceptInvitationOverApi(server.baseUrl, adminBox, PASSWORD);
   const { context, page } = await newContext('da-DK');
-  await page.goto(server.baseUrl + '/');
-  await page.locator('#email').fill(adminBox.address);
-  await page.locator('#password').fill(PASSWORD);
-  await page.locator('#code').fill(referenceTotp(secret, new Date(), 1));
-  await page.locator('[data-testid=sign-in] button[type=submit]').click();
-  await page.getByTestId('who').waitFor();
+  await signInThroughPage(page, server.baseUrl, { email: adminBox.address, password: PASSWORD, secret });
   adminState = await context.storageState();
   await context.close();
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await adminBox?.remove();
+  await portal.stop();
   await account?.remove();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function newContext(locale: 'da-DK' | 'en-GB', storageState?: Awaited<ReturnType<BrowserContext['storageState']>>): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ locale, viewport: DESKTOP, ...(storageState ? { storageState } : {}) });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) pageErrors.push(message.text());
-  });
-  return { context, page };
-}
-
-/**
- * Switches the page's language and waits for the switch's last step (docs/web.md "Language
- * switch keeps what was typed"): the fields given back and the focus on the new page's button
- * (the old one, focused while the page is drawn anew, is marked, as are the old fields).
- */
-async function switchTo(page: Page, language: 'da' | 'en'): Promise<void> {
-  const button = page.locator(`button.lang[lang=${language}]`);
-  if ((await button.getAttribute('aria-pressed')) === 'true') return;
-  await page.evaluate(`for (const el of document.querySelectorAll('input, select, textarea, button.lang')) el.dataset.beforeSwitch = '1'`);
-  await button.click();
-  // Asked with page.evaluate: a polled waitForFunction would need eval, which the page's CSP refuses.
-  await expect.poll(() => page.evaluate(`document.documentElement.lang === '${language}' && (document.activeElement?.matches('button.lang[lang=${language}]:not([data-before-switch])') ?? false)`),
-    { timeout: 60_000 }).toBe(true);
-}
-
-/** Both languages, desktop and 360 px: a screenshot each, axe 0 violations, nothing wider than the screen. */
-async function shoot(page: Page, name: string, ready: () => Promise<unknown>): Promise<void> {
-  const current = await page.getAttribute('html', 'lang');
-  for (const language of current === 'da' ? ['en', 'da'] as const : ['da', 'en'] as const) {
-    await switchTo(page, language);
-    await ready();
-    for (const [size, viewport] of [['desktop', DESKTOP], ['360', PHONE]] as const) {
-      await page.setViewportSize(viewport);
-      await screenshot(page, `self-service-${name}-${language}-${size}`);
-      expect(await allAxeViolations(page), `${name} ${language} ${size}`).toEqual([]);
-      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} ${language} ${size} overflows`).toBe(true);
-    }
-    await page.setViewportSize(DESKTOP);
-  }
-}
 
 /** The shown error's issue lines, as text. */
 const issueLines = (page: Page) => page.locator('#alert li').allTextContents();
