@@ -219,7 +219,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await page.keyboard.press('Enter');
     // The same draft read again with the new mapping (POST …/preview): no second upload, no new job.
     const previewVerdicts = () => page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents();
-    await expect.poll(async () => (await previewVerdicts()).includes('blocked'), { timeout: 30_000 }).toBe(true);
+    await expect.poll(async () => (await previewVerdicts()).includes('blocked'), { timeout: 90_000 }).toBe(true);
     const draft = jobIdOf(page)!;
     expect(draft).toBe(firstDraft);
     const verdicts = await previewVerdicts();
