@@ -193,8 +193,8 @@ const BEST_POSSIBLE = scoreOf(5, false, false, false);
 function scanBuilding(d: ListIndexData, b: number, personUnit: number, floorId: number, best: Winner & { score: number }): void {
   const records = d.records;
   const texts = d.nameTexts;
-  const end = d.recordStart[b + 1];
-  let o = d.recordStart[b];
+  const end = records[b]; // the run's end; its records follow (list-index.ts ListIndexData.records)
+  let o = b + 1;
   // Once an exact level-5 match at the current address is found no record can beat it (`scoreOf`):
   // the rest of the building's records are not read.
   while (o < end && best.score < BEST_POSSIBLE) {

@@ -37,4 +37,16 @@ describe('fingerprint table: a key looked up by its parts', () => {
     expect(table.getJoined('gammelkongevej', '12a|1610', '')).toBe(-1);
     expect(table.getJoined('gammelkongevej', '12a', '1610|')).toBe(-1);
   });
+
+  it('replaceIds: every key answers the value of its id from then on, and nothing more is interned', () => {
+    const table = createFingerprintTable(2);
+    const keys = Array.from({ length: 50 }, (_, i) => `vej${i}|${i}|1000`); // grows the table on the way
+    for (const key of keys) table.intern(key);
+    table.replaceIds(Int32Array.from(keys, (_, id) => 7 * id + 3));
+    keys.forEach((key, id) => expect(table.get(key), key).toBe(7 * id + 3));
+    expect(table.getJoined('vej4', '4', '1000')).toBe(31);
+    expect(table.get('vej50|50|1000')).toBe(-1);
+    expect(() => table.intern('vej51|51|1000')).toThrow(/intern after replaceIds/);
+    expect(() => table.replaceIds(new Int32Array(50))).toThrow(/already replaced/);
+  });
 });
