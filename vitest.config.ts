@@ -27,7 +27,9 @@ export default defineConfig({
     // topic prefix, database, SFTP and mail users, ports and temp directories, as they already
     // must beside other runs on the shared servers (docs/deployment.md "CI timing").
     maxWorkers: 2,
-    testTimeout: 30_000,
+    // A test's time limit only bounds a failure (tests wait on signals): at 30 s, end-to-end tests
+    // that would pass ran out of time on a CI machine loaded by two workers and their servers.
+    testTimeout: 90_000,
     hookTimeout: 120_000,
     reporters: ['default'],
     projects: [

@@ -417,7 +417,7 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
   await retention.runOnce();
   useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
-    jobs: platform.jobs, lists: platform.lists, addresses: platform.addresses, logger,
+    jobs: platform.jobs, lists: platform.lists, addresses: platform.addresses, logger, savedMappings: platform.savedMappings,
     events: pipelineEventsOf(context),
     spoolDir, draftDir: uploadDirOf(config),
     ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),

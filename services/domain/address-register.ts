@@ -2,6 +2,7 @@ import { parseAddress, unitKeyOf } from './address.ts';
 import { createFingerprintMap, type FingerprintMap } from './fingerprint-table.ts';
 import { normalizeText, skeleton } from './normalize.ts';
 import { createStreetIndexBuilder, type StreetIndex } from './street-index.ts';
+import { growableInt32 } from './growable-int32.ts';
 
 /**
  * The national address register (DAR) in memory, for resolution (docs/decisions.md §13) and for matching
@@ -120,24 +121,6 @@ function intern(map: Map<string, number>, list: string[], value: string): number
   return id;
 }
 
-/** A growable Int32Array. */
-function column(): { push(v: number): void; length(): number; done(): Int32Array } {
-  let array = new Int32Array(1 << 12);
-  let length = 0;
-  return {
-    push(v) {
-      if (length === array.length) {
-        const bigger = new Int32Array(array.length * 2);
-        bigger.set(array);
-        array = bigger;
-      }
-      array[length++] = v;
-    },
-    length: () => length,
-    done: () => array.slice(0, length),
-  };
-}
-
 export interface AddressRegisterBuilder {
   /**
    * Adds one unit address. Units of one access address may come in any order; an address whose
@@ -160,18 +143,18 @@ function buildingOf(
 
 export function createAddressRegisterBuilder(): AddressRegisterBuilder {
   const accessIndex = new Map<string, number>();
-  const accessStreet = column();
-  const accessHouse = column();
-  const accessPostal = column();
-  const accessTown = column();
+  const accessStreet = growableInt32(1 << 12);
+  const accessHouse = growableInt32(1 << 12);
+  const accessPostal = growableInt32(1 << 12);
+  const accessTown = growableInt32(1 << 12);
   const accessFullKey: string[] = [];
   const accessShortKey: (string | null)[] = [];
   const accessKvhx: (string | null)[] = [];
   // Units in arrival order; grouped by access in build().
-  const unitAccess = column();
-  const unitKeyColumn = column();
-  const unitFloor = column();
-  const unitDoor = column();
+  const unitAccess = growableInt32(1 << 12);
+  const unitKeyColumn = growableInt32(1 << 12);
+  const unitFloor = growableInt32(1 << 12);
+  const unitDoor = growableInt32(1 << 12);
   const strings = {
     streetNames: [] as string[], houseNumbers: [] as string[], floors: [] as string[], doors: [] as string[],
     postalCodes: [] as string[], postalNames: [] as string[], towns: [] as string[],

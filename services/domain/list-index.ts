@@ -6,6 +6,7 @@ import { newNameWords, readNameInto } from './name.ts';
 import { createNameTextsBuilder, type NameTexts } from './name-texts.ts';
 import { createStreetIndexBuilder, type StreetIndex } from './street-index.ts';
 import type { ListEntry } from './types.ts';
+import { growableInt32 } from './growable-int32.ts';
 
 /**
  * The in-memory index of one list version. Built for 2,000,000 entries: entries are not kept as
@@ -134,24 +135,6 @@ function createAccessBuildings(accessCount: number): {
   };
 }
 
-/** An Int32Array that grows by doubling, trimmed to its length at the end. */
-function growable(initial = 1024): { push(v: number): void; length(): number; done(): Int32Array } {
-  let array = new Int32Array(initial);
-  let length = 0;
-  return {
-    push(v: number): void {
-      if (length === array.length) {
-        const bigger = new Int32Array(array.length * 2);
-        bigger.set(array);
-        array = bigger;
-      }
-      array[length++] = v;
-    },
-    length: () => length,
-    done: () => array.slice(0, length),
-  };
-}
-
 function intern(map: Map<string, number>, key: string): number {
   let id = map.get(key);
   if (id === undefined) {
@@ -178,22 +161,22 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
     if (names.size > before) nameTexts.add(word);
     return id;
   };
-  const wordRuns = growable();
+  const wordRuns = growableInt32();
   const unitIds = new Map<string, number>();
   const floorIds = new Map<string, number>();
-  const wordStart = growable();
-  const wordPool = growable();
-  const unit = growable();
-  const kvhxUnit = growable();
-  const floor = growable();
-  const previous = growable();
-  const textBuilding = growable();
-  const kvhxBuilding = growable();
+  const wordStart = growableInt32();
+  const wordPool = growableInt32();
+  const unit = growableInt32();
+  const kvhxUnit = growableInt32();
+  const floor = growableInt32();
+  const previous = growableInt32();
+  const textBuilding = growableInt32();
+  const kvhxBuilding = growableInt32();
   /** Access address → its building, numbered 0.. here and placed after the text and kvhx buildings in build(). */
   const accessBuilding = register === null ? null : createAccessBuildings(register.accessCount);
   let registerBuildingCount = 0;
-  const registerBuilding = growable();
-  const registerUnit = growable();
+  const registerBuilding = growableInt32();
+  const registerUnit = growableInt32();
   let built = false;
 
   return {

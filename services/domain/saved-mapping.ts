@@ -18,3 +18,46 @@ export function headerKey(columns: readonly string[]): string {
 export function hasHeaderText(columns: readonly string[]): boolean {
   return columns.some((cell) => foldHeaderCell(cell) !== '');
 }
+
+/** The channels a saved mapping can be kept to (docs/inbound.md "Saved column mappings on every channel"). */
+export const MAPPING_CHANNELS = ['upload', 'sftp', 'email', 'connector'] as const;
+export type MappingChannel = (typeof MAPPING_CHANNELS)[number];
+
+/** What the choice needs of a saved mapping (the store's record has more). */
+export interface SavedMappingCandidate<M> {
+  columns: readonly string[];
+  column_mapping: M & { header_row?: number };
+  /** Absent or null: every channel of the organisation; else only these. */
+  channels?: readonly MappingChannel[] | null;
+}
+
+/** A saved mapping applies to a file of `channel` unless it is kept to other channels. */
+export function appliesToChannel(mapping: Pick<SavedMappingCandidate<unknown>, 'channels'>, channel: string): boolean {
+  return !mapping.channels || mapping.channels.length === 0 || (mapping.channels as readonly string[]).includes(channel);
+}
+
+/** The header cells without the empty ones at the end (a reader pads short header rows with them). */
+function withoutTrailingEmpty(cells: ReadonlyArray<string | null>): string[] {
+  const texts = cells.map((cell) => cell ?? '');
+  let end = texts.length;
+  while (end > 0 && foldHeaderCell(texts[end - 1]) === '') end -= 1;
+  return texts.slice(0, end);
+}
+
+/**
+ * The first saved mapping (oldest first, as the store lists them) that applies to `channel` and
+ * whose header row is the file's row at the mapping's `header_row` (default 0), compared as
+ * headerKey does; null when none. `firstRows` are the file's first rows as read.
+ */
+export function savedMappingFor<T extends SavedMappingCandidate<unknown>>(
+  saved: readonly T[], firstRows: ReadonlyArray<ReadonlyArray<string | null>>, channel: string,
+): T | null {
+  for (const mapping of saved) {
+    if (!appliesToChannel(mapping, channel)) continue;
+    const at = mapping.column_mapping.header_row ?? 0;
+    const row = at >= 0 ? firstRows[at] : undefined;
+    if (!row || !hasHeaderText(mapping.columns)) continue;
+    if (headerKey(withoutTrailingEmpty(row)) === headerKey(withoutTrailingEmpty(mapping.columns))) return mapping;
+  }
+  return null;
+}

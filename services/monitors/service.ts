@@ -236,7 +236,7 @@ export function createMonitorService(deps: MonitorServiceDeps): MonitorService {
           await expire(m, now);
           deleted += 1;
         } catch (error) {
-          logger.error({ monitor_id: m.id, ...errorFields(error) }, 'monitor.step_failed');
+          logger.error({ monitor_id: m.id, ...errorFields(error) }, 'monitor.retention_failed');
         }
       }
       if (page.length < PAGE) return deleted;

@@ -335,6 +335,8 @@ function slimResultsType(record: avro.types.RecordType): avro.Type {
 }
 
 const sealAad = (type: 'RowsChunk' | 'ResultsChunk', jobId: string, chunk: number) => `${type}:${jobId}:${chunk}`;
+/** The event a sealed kind travels in: its seal is bound to that event's name (the slim results are a ResultsChunk's). */
+const chunkEventOf = (kind: SealedKind): 'RowsChunk' | 'ResultsChunk' => (kind === 'SlimResults' ? 'ResultsChunk' : kind);
 
 const sealedResolvers = new Map<string, avro.Resolver | null>();
 /**
@@ -349,7 +351,7 @@ function sealedResolverOf(kind: SealedKind, writerId: number): avro.Resolver | u
   if (resolver === undefined) {
     const catalog = loadSchemaCatalog();
     const writer = catalog.byId.get(writerId);
-    const latest = catalog.latest(EVENT_ROUTES[kind === 'SlimResults' ? 'ResultsChunk' : kind].subject)!;
+    const latest = catalog.latest(EVENT_ROUTES[chunkEventOf(kind)].subject)!;
     const { field, type: latestType } = sealedFieldsOf()[kind];
     const writerRecord = writer?.type as avro.types.RecordType | undefined;
     resolver = writer === undefined || writer.subject !== latest.subject || writer.id === latest.id || !writerRecord?.field(field)
@@ -402,30 +404,31 @@ export function createPipelineEvents(deps: {
       const value = slimmed(event.value);
       if (!dataKeys) return value;
       const key = await sealingKey(event.value);
-      const slimType = sealedFieldsOf().SlimResults.type;
-      let plain: Buffer;
-      try {
-        plain = avroBytes(slimType, value.slim_results);
-      } catch {
-        plain = toAvro(slimType, EVENT_ROUTES.ResultsChunk.subject, 'slim_results', value.slim_results);
-      }
       return {
         ...value, slim_results: null, data_key_id: key.keyId,
-        sealed_slim_results: seal(key.key, plain, sealAad('ResultsChunk', event.value.job_id, event.value.chunk)),
+        sealed_slim_results: sealField('SlimResults', key.key, value.slim_results, event.value),
       };
     }
     if (!dataKeys || (event.type !== 'RowsChunk' && event.type !== 'ResultsChunk')) return event.value;
-    const { field, type } = sealedFieldsOf()[event.type];
+    const { field } = sealedFieldsOf()[event.type];
     const value = event.value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>;
     const key = await sealingKey(value);
-    let plain: Buffer;
-    try {
-      plain = avroBytes(type, value[field]);
-    } catch {
-      plain = toAvro(type, EVENT_ROUTES[event.type].subject, field, value[field]);
-    }
     const { forgotten: _forgotten, ...rest } = value;
-    return { ...rest, [field]: [], data_key_id: key.keyId, [`sealed_${field}`]: seal(key.key, plain, sealAad(event.type, value.job_id, value.chunk)) };
+    return { ...rest, [field]: [], data_key_id: key.keyId, [`sealed_${field}`]: sealField(event.type, key.key, value[field], value) };
+  }
+
+  /** A chunk's personal-data field as Avro of its own type, sealed for this job and chunk (openSealed reads it back). */
+  function sealField(kind: SealedKind, key: Buffer, fieldValue: unknown, chunk: { job_id: string; chunk: number }): Buffer {
+    const { field, type } = sealedFieldsOf()[kind];
+    const event = chunkEventOf(kind);
+    let plain: Uint8Array;
+    try {
+      plain = avroView(type, fieldValue);
+    } catch {
+      plain = toAvro(type, EVENT_ROUTES[event].subject, field, fieldValue);
+    }
+    // Sealed at once: `plain` may be the scratch buffer's view, valid until the next encode.
+    return seal(key, plain, sealAad(event, chunk.job_id, chunk.chunk));
   }
 
   async function sealingKey(value: { job_id: string; data_key_id?: string | null }) {
@@ -435,32 +438,12 @@ export function createPipelineEvents(deps: {
   }
 
   /**
-   * ResultsChunk v6: the sealed slim results opened into `slim_results` (a chunk whose key is
-   * gone is marked forgotten, its results empty), as openChunk does for the full form.
+   * A chunk's sealed field (`sealed_rows`, `sealed_results` or, ResultsChunk v6, the slim
+   * results' `sealed_slim_results`) opened into its field; a chunk whose key is gone is marked
+   * forgotten, its field left empty (docs/privacy-and-proof.md "Forgetting").
    */
-  async function openSlim(value: ResultsChunkEvent & Record<string, unknown>, writerId: number): Promise<void> {
-    const sealed = value.sealed_slim_results as Buffer | null | undefined;
-    if (sealed == null) return;
-    value.sealed_slim_results = null;
-    if (!dataKeys || !value.data_key_id) throw new SealedPayloadError();
-    const key = await dataKeys.key(value.job_id, value.data_key_id);
-    if (!key) {
-      value.forgotten = true;
-      return;
-    }
-    try {
-      const plain = open(key.key, sealed, sealAad('ResultsChunk', value.job_id, value.chunk));
-      value.slim_results = sealedFieldsOf().SlimResults.type.fromBuffer(plain, sealedResolverOf('SlimResults', writerId));
-    } catch (error) {
-      if (error instanceof SealedPayloadError) throw error;
-      throw new WireFormatError(`sealed slim_results do not read with their schema (${(error as Error)?.name ?? 'error'})`);
-    }
-  }
-
-  async function openChunk(
-    type: 'RowsChunk' | 'ResultsChunk', value: RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, writerId: number,
-  ): Promise<void> {
-    const { field, type: fieldType } = sealedFieldsOf()[type];
+  async function openSealed(kind: SealedKind, value: RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, writerId: number): Promise<void> {
+    const { field, type: fieldType } = sealedFieldsOf()[kind];
     const sealed = value[`sealed_${field}`] as Buffer | null | undefined;
     if (sealed == null) return;
     value[`sealed_${field}`] = null;
@@ -471,8 +454,8 @@ export function createPipelineEvents(deps: {
       return;
     }
     try {
-      const plain = open(key.key, sealed, sealAad(type, value.job_id, value.chunk));
-      value[field] = fieldType.fromBuffer(plain, sealedResolverOf(type, writerId));
+      const plain = open(key.key, sealed, sealAad(chunkEventOf(kind), value.job_id, value.chunk));
+      value[field] = fieldType.fromBuffer(plain, sealedResolverOf(kind, writerId));
     } catch (error) {
       if (error instanceof SealedPayloadError) throw error;
       throw new WireFormatError(`sealed ${field} do not read with their schema (${(error as Error)?.name ?? 'error'})`);
@@ -515,11 +498,11 @@ export function createPipelineEvents(deps: {
       // and JSON work the same; copying them cost the projection a fifth of its time.
       const value = type === 'RowsChunk' || type === 'ResultsChunk' ? decoded.value : normalise(decoded.value);
       if (type === 'RowsChunk' || type === 'ResultsChunk') {
-        await openChunk(type, value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
+        await openSealed(type, value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
       }
       if (type === 'ResultsChunk') {
         const chunk = value as ResultsChunkEvent & { slim_results?: SlimResults | null; sealed_slim_results?: Buffer | null };
-        await openSlim(chunk as ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
+        await openSealed('SlimResults', chunk as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
         if (chunk.slim_results) {
           // v6: the slim form, read into what the full form decodes to (slim-results.ts).
           chunk.results = fromSlim(chunk.slim_results);
@@ -536,22 +519,25 @@ export function createPipelineEvents(deps: {
 }
 
 /**
- * Where sealed fields are written before they are copied out. avsc's `toBuffer` writes into a
- * 1 KiB buffer first and, when the value does not fit (every chunk of rows or results does: tens
- * to hundreds of KB), writes the whole value a second time; this buffer grows to the largest
- * chunk seen, so a chunk is written once.
+ * Where sealed fields are written before they are sealed. avsc's `toBuffer` writes into a 1 KiB
+ * buffer first and, when the value does not fit (every chunk of rows or results does: tens to
+ * hundreds of KB), writes the whole value a second time; this buffer grows to the largest chunk
+ * seen, so a chunk is written once, and sealing reads it from here (no copy of its own).
  */
 let scratch = Buffer.allocUnsafeSlow(1 << 20);
 
-/** Avro binary of `value` (as `type.toBuffer`, which throws on a value that does not fit). */
-function avroBytes(type: avro.Type, value: unknown): Buffer {
+/**
+ * Avro binary of `value` (as `type.toBuffer`, which throws on a value that does not fit), as a
+ * view of the scratch buffer: valid until the next call, so the caller seals it at once.
+ */
+function avroView(type: avro.Type, value: unknown): Buffer {
   let end = type.encode(value, scratch, 0);
   if (end < 0) {
     // encode answers minus the bytes missing.
     scratch = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, scratch.length - end));
     end = type.encode(value, scratch, 0);
   }
-  return Buffer.from(scratch.subarray(0, end));
+  return scratch.subarray(0, end);
 }
 
 /** Avro binary of a sealed field, or SchemaValidationError naming the paths that do not fit. */

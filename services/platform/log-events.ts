@@ -112,6 +112,7 @@ export const LOG_EVENTS = {
   'monitor.contact_count_differs': 'a re-check job has another row count than the monitor\'s contacts',
   'monitor.contacts_gone': 'a re-check finished after its monitor\'s contacts were replaced or deleted',
   'monitor.retention_deleted': 'a monitor past its retention was deleted',
+  'monitor.retention_failed': 'deleting one monitor past its retention failed; the others were deleted, it is retried at the next sweep',
   'monitor.step_failed': 'one monitor\'s step of a walk failed; retried at the next walk',
   'monitor.walk_done': 'a walk over all monitors finished',
   'monitor.walk_failed': 'a walk over the monitors failed; retried at the next one',

@@ -178,8 +178,8 @@ export const pageMessages = {
   audit_POST__v__connectors: { da: 'Tilføjede en forbindelse', en: 'Added a connector' },
   mappings_title: { da: 'Gemte kolonnevalg', en: 'Saved column mappings' },
   mappings_hint: {
-    da: 'En fil med de samme overskrifter som et gemt kolonnevalg (store og små bogstaver og mellemrum er ligegyldige) får dets kolonner, når den lægges op.',
-    en: 'A file with the same headers as a saved mapping (upper or lower case and spaces do not matter) gets its columns when it is uploaded.',
+    da: 'En fil med de samme overskrifter som et gemt kolonnevalg (store og små bogstaver og mellemrum er ligegyldige) får dets kolonner, når den lægges op, lægges i en SFTP-mappe, sendes med e-mail eller hentes af en forbindelse, medmindre valget kun gælder nogle af dem.',
+    en: 'A file with the same headers as a saved mapping (upper or lower case and spaces do not matter) gets its columns when it is uploaded, dropped in an SFTP folder, emailed or fetched by a connector, unless the mapping is kept to some of them.',
   },
   mappings_empty: {
     da: 'Ingen gemte kolonnevalg endnu. Gem dem under en fils kolonner, så får næste fil med de samme overskrifter dem.',
@@ -187,6 +187,9 @@ export const pageMessages = {
   },
   mappings_name: { da: 'Navn', en: 'Name' },
   mappings_columns: { da: 'Overskrifter', en: 'Headers' },
+  mappings_channels: { da: 'Bruges til', en: 'Used for' },
+  mapping_channels_all: { da: 'Alle kanaler', en: 'All channels' },
+  mapping_channels_only: { da: 'Kun {channel}', en: 'Only {channel}' },
   mapping_removed: { da: 'Kolonnevalget "{name}" er slettet.', en: 'The column mapping "{name}" was deleted.' },
   mapping_save_label: { da: 'Gem kolonnerne til senere filer med de samme overskrifter, som', en: 'Save the columns for later files with the same headers, as' },
   mapping_save: { da: 'Gem kolonnerne', en: 'Save the columns' },

@@ -3,12 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { emptyLevelCounts } from '../../services/domain/check-job.ts';
 import type { CheckResult, Status } from '../../services/domain/types.ts';
 import type { JobRecord, JobStore, ResultRow } from '../../services/platform/store/jobs-port.ts';
-import { InvalidCursorError, JobExistsError } from '../../services/platform/store/job-results.ts';
+import {
+  InvalidCursorError, JobExistsError, RESULT_RECORD_FORMAT, resultRecords, UnknownRecordFormatError, type ResultRecord,
+} from '../../services/platform/store/job-results.ts';
 import { useHarness } from './harness.ts';
 
 /** What a test file hands the suite: a fresh store, and how to release it afterwards. */
 export interface JobStoreHarness {
   store: JobStore;
+  /**
+   * The adapter's result records seen past the port (docs/platform-clickhouse-registry.md
+   * "Record formats"): the stored format of each, and a record stored as a writer of another
+   * format would store it.
+   */
+  records: {
+    formats(jobId: string): Promise<Array<{ first_row: number; record_format: number }>>;
+    write(jobId: string, deleteAfter: string, record: ResultRecord): Promise<void>;
+  };
   close(): Promise<void>;
 }
 
@@ -412,6 +423,40 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       const fileRows: ResultRow[] = [0, 1, 2].map((i) => ({ row: i, result: result(i, 'allowed', 0), cells: [`K-${i}`, '=1+2', null, 'æøå'] }));
       await store().putResults(draft.id, draft.delete_after, fileRows);
       expect((await store().readResults(draft.id, { limit: 10 })).rows).toEqual(fileRows);
+    });
+
+    it('stores each result record with the format it was written in', async () => {
+      const job = makeJob();
+      await store().createJob(job);
+      await store().putResults(job.id, job.delete_after, rows(0, 10));
+      await store().putResults(job.id, job.delete_after, rows(995, 1005)); // cut at row 1000
+      expect(await harness().records.formats(job.id)).toEqual([
+        { first_row: 0, record_format: RESULT_RECORD_FORMAT },
+        { first_row: 995, record_format: RESULT_RECORD_FORMAT },
+        { first_row: 1000, record_format: RESULT_RECORD_FORMAT },
+      ]);
+    });
+
+    it('reads each record as its own format says, and refuses a format it does not know instead of misreading it', async () => {
+      const job = makeJob();
+      await store().createJob(job);
+      await store().putResults(job.id, job.delete_after, rows(0, 10));
+      // Rows 10..19 stored by another writer of today's format, rows 20..29 by a later version.
+      const [beside] = resultRecords(rows(10, 20), () => false);
+      await harness().records.write(job.id, job.delete_after, beside);
+      const [later] = resultRecords(rows(20, 30), () => false);
+      const unknownFormat = RESULT_RECORD_FORMAT + 98;
+      await harness().records.write(job.id, job.delete_after, { ...later, record_format: unknownFormat, results: 'a layout of its own' });
+
+      const first = await store().readResults(job.id, { limit: 20 });
+      expect(first.rows).toEqual(rows(0, 20));
+      expect(first.next_cursor).not.toBeNull();
+      const json = await store().readResultsJson(job.id, { limit: 20 });
+      expect(json.results.map((r) => JSON.parse(r) as CheckResult)).toEqual(rows(0, 20).map((r) => r.result));
+      // Counts sit beside the records in a form of their own, whatever the format.
+      expect(await store().countResults(job.id)).toEqual(expectedCounts(0, 30));
+      await expect(store().readResults(job.id, { cursor: first.next_cursor, limit: 20 })).rejects.toThrow(UnknownRecordFormatError);
+      await expect(store().readResultsJson(job.id, { cursor: json.next_cursor, limit: 20 })).rejects.toThrow(`format ${unknownFormat}`);
     });
 
     it('round-trips hostile text in results and records unchanged', async () => {

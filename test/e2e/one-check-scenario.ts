@@ -110,7 +110,7 @@ export async function everyChannelAgrees(
   expect(draft.json.column_mapping).toMatchObject({ external_id: 'Kundenr.', name: 'Navn', address: 'Adresse', postal_code: 'Postnr.', city: 'By' });
   expectSame('upload draft preview', draft.json.preview.map((p: Json) => p.result), reference);
   const started = await api(d, 'POST', `/v2/check-jobs/${draft.json.id}/start`, {});
-  expect(started.status, started.text).toBe(202);
+  expect(started.status, `${started.text}\n${hooks.serverLog?.() ?? ''}`).toBe(202);
   expectSame('upload job', await doneResults(d, draft.json.id), reference);
 
   for (const channel of hooks.inbound) {

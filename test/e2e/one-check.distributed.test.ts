@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import type SftpClient from 'ssh2-sftp-client';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { runAdminCommand } from '../../services/admin/commands.ts';
+import { keptLog } from '../support/kept-log.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.ts';
 import { startExportServer, type ExportServer } from '../support/connector-server.ts';
@@ -32,6 +33,8 @@ let mail: { ingest: MailUser; customer: MailUser } | undefined;
 let exportServer: ExportServer;
 let d: Deployment;
 let hooks: OneCheckHooks;
+// The API runs in this process: a refused upload's cause is shown when the test fails.
+const log = keptLog(['api.file_refused']);
 
 beforeAll(async () => {
   receiver = await startCallbackReceiver();
@@ -39,7 +42,7 @@ beforeAll(async () => {
   account = await createSftpAccount();
   mail = { ingest: await createMailUser('ingest', 'robinson.test'), customer: await createMailUser('kunde', 'customer.test') };
   deployment = await startDistributed(receiver, {
-    matchers: 2, listEntries: CORPUS_LIST, registers: { companies: CORPUS_COMPANIES, directory: CORPUS_DIRECTORY },
+    matchers: 2, logger: log.logger, listEntries: CORPUS_LIST, registers: { companies: CORPUS_COMPANIES, directory: CORPUS_DIRECTORY },
     env: { ...INBOUND_TEST_ENV, LIST_REFRESH_SECONDS: '1', MONITOR_INTERVAL_MS: '200' },
   });
   const { platform } = deployment;
@@ -60,6 +63,7 @@ beforeAll(async () => {
   d = { ...deployment, receiver };
   hooks = {
     platform,
+    serverLog: log.lines,
     dir: await scratchDir('one-check-distributed'),
     inbound: [
       sftpChannel(platform, folderId, customer),

@@ -81,7 +81,7 @@ describe('check jobs on the embedded default', () => {
   it('records the failure on the job when the receiver never answers 2xx', async () => {
     const created = await createJob(d, mixedRows(10).map((r) => r.person), receiver.url('down', [500]));
     await waitForJob(d, created.id, isFinished);
-    const job = await waitForJob(d, created.id, (j) => j.callback?.state === 'failed', 15_000);
+    const job = await waitForJob(d, created.id, (j) => j.callback?.state === 'failed', 60_000);
     expect(job.status).toBe('done');
     expect(job.callback).toMatchObject({ state: 'failed', attempts: 4, last_status: 500, last_error: 'http_status' });
     expect(receiver.received('down')).toHaveLength(4);

@@ -10,37 +10,37 @@
  * back and checked; the monitor deleted. Waits are on the monitor's own state (its last check's
  * list version), never on time. Every screen in da and en, desktop and 360 px, axe 0 violations.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allAxeViolations, launchChromium, screenshot } from '../support/browser.ts';
-import { spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
+import { allAxeViolations, screenshot } from '../support/browser.ts';
+import type { StartedProcess } from '../support/embedded-process.ts';
 import { makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
-import { createMailUser, type MailUser } from '../support/mail.ts';
-import { freePort, invitationLink, inviteByCli, mailEnv } from '../support/portal.ts';
+import type { MailUser } from '../support/mail.ts';
+import { DESKTOP, invitationLink, inviteByCli, PHONE, portalTest, signInThroughPage, type SignedInState } from '../support/portal.ts';
 import { referenceTotp } from '../support/totp-reference.ts';
 import { until } from '../support/until.ts';
 
 const run = promisify(execFile);
 const ADMIN_CLI = join(import.meta.dirname, '../../services/admin/cli.ts');
 const PASSWORD = 'overvågning af medlemmer 2026';
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 360, height: 780 };
 
 let server: StartedProcess;
-let browser: Browser;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let orgId: string;
 let xlsxFile: string;
 let adminBox: MailUser;
-const children: ChildProcess[] = [];
-const pageErrors: string[] = [];
+const portal = portalTest({
+  name: 'portal-monitors', screenshots: 'monitors', mailboxes: ['monitors'], acceptDownloads: true,
+  // The API reads a version the admin tool activated at its next refresh: every second here.
+  env: { MONITOR_INTERVAL_MS: '300', LIST_REFRESH_SECONDS: '1' },
+});
+const { newContext, shoot, pageErrors } = portal;
 
 // The contacts: "Kontakt" is a header the guesser does not read as a name, so the draft warns.
 const CONTACTS: Rows = [
@@ -55,28 +55,11 @@ const LIST_1 = 'Navn;Adresse;Postnr;By\r\nAnne Robinson;Vestergade 12;8000;Aarhu
 const LIST_2 = 'Navn;Adresse;Postnr;By\r\nAnne Robinson;Vestergade 12;8000;Aarhus C\r\nCarl Fornavn;Torvet 1;4000;Roskilde\r\n';
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'portal-monitors-'));
+  ({ server, env, dataDir, orgId, mailboxes: [adminBox] } = await portal.start());
   [xlsxFile] = await makeSpreadsheets(dataDir, [{ name: 'medlemmer.xlsx', rows: CONTACTS, via: 'exceljs' }]);
-  const port = await freePort();
-  env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', MONITOR_INTERVAL_MS: '300',
-    // The API reads a version the admin tool activated at its next refresh: every second here.
-    LIST_REFRESH_SECONDS: '1',
-    ...mailEnv(`http://127.0.0.1:${port}`),
-  };
-  // The shared test machine may be busy: a start may take longer than the default minute.
-  server = await spawnNpmStart(env, children, 170_000);
-  orgId = /Created the demo organisation ([0-9a-f-]{36})/.exec(server.output())![1];
-  adminBox = await createMailUser('monitors', 'customer.test');
-  browser = await launchChromium();
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await adminBox?.remove();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => portal.stop());
 
 /** `npm run admin -- lists import --format csv --activate`: a new national list version, as an operator publishes it. */
 async function activateList(name: string, csv: string, publishedOn: string): Promise<string> {
@@ -87,36 +70,6 @@ async function activateList(name: string, csv: string, publishedOn: string): Pro
   const version = JSON.parse(stdout) as { id: string; activated_at: string | null };
   expect(version.activated_at).not.toBeNull();
   return version.id;
-}
-
-async function newContext(locale: 'da-DK' | 'en-GB', storageState?: Awaited<ReturnType<BrowserContext['storageState']>>): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ locale, viewport: DESKTOP, acceptDownloads: true, ...(storageState ? { storageState } : {}) });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) pageErrors.push(message.text());
-  });
-  return { context, page };
-}
-
-/** Both languages, desktop and 360 px: a screenshot each, axe 0 violations, nothing wider than the screen. */
-async function shoot(page: Page, name: string, ready: () => Promise<unknown>): Promise<void> {
-  const current = await page.getAttribute('html', 'lang');
-  for (const language of current === 'da' ? ['en', 'da'] as const : ['da', 'en'] as const) {
-    const button = page.locator(`button.lang[lang=${language}]`);
-    if ((await button.getAttribute('aria-pressed')) !== 'true') {
-      await button.click();
-      await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(language)}`);
-    }
-    await ready();
-    for (const [size, viewport] of [['desktop', DESKTOP], ['360', PHONE]] as const) {
-      await page.setViewportSize(viewport);
-      await screenshot(page, `monitors-${name}-${language}-${size}`);
-      expect(await allAxeViolations(page), `${name} ${language} ${size}`).toEqual([]);
-      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} ${language} ${size} overflows`).toBe(true);
-    }
-    await page.setViewportSize(DESKTOP);
-  }
 }
 
 /** The monitor as the API answers the page's own session. */
@@ -132,7 +85,7 @@ async function readCsv(file: string): Promise<string[][]> {
 }
 
 describe('monitors and channels in the portal (Playwright driving Debian Chromium against npm start)', () => {
-  let adminState: Awaited<ReturnType<BrowserContext['storageState']>>;
+  let adminState: SignedInState;
 
   it('a monitor with a change report: made from an xlsx in the page, re-checked when a new list version is activated, its changes shown and downloaded; deleted', async () => {
     const version1 = await activateList('list-1.csv', LIST_1, '2026-10-01');
@@ -147,17 +100,12 @@ describe('monitors and channels in the portal (Playwright driving Debian Chromiu
     await page.locator('#first-code').fill(referenceTotp(secret, new Date()));
     await page.locator('[data-testid=invitation] button[type=submit]').click();
     await page.getByText(/Log ind med din e-mail/).waitFor();
-    await page.goto(server.baseUrl + '/');
-    await page.locator('#email').fill(adminBox.address);
-    await page.locator('#password').fill(PASSWORD);
-    await page.locator('#code').fill(referenceTotp(secret, new Date(), 1));
-    await page.locator('[data-testid=sign-in] button[type=submit]').click();
-    await page.getByTestId('who').waitFor();
+    await signInThroughPage(page, server.baseUrl, { email: adminBox.address, password: PASSWORD, secret });
     adminState = await context.storageState();
 
     // The API checks against the new version once it has read it: its own answer says so.
     await until('the API to check against the first version', async () =>
-      (await page.evaluate<{ id?: string }>(`fetch('/v2/list-versions/current').then((r) => r.json())`)).id === version1, 30_000, 100);
+      (await page.evaluate<{ id?: string }>(`fetch('/v2/list-versions/current').then((r) => r.json())`)).id === version1, 60_000, 100);
 
     // The monitors screen, reached from the navigation.
     await page.getByRole('link', { name: 'Overvågning', exact: true }).click();

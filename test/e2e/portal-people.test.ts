@@ -8,102 +8,37 @@
  * Every screen is photographed in Danish and English, desktop and 360 px, into docs/screenshots,
  * and axe-core reports no violation of any impact on any of them.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allAxeViolations, launchChromium, screenshot } from '../support/browser.ts';
-import { spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
+import type { StartedProcess } from '../support/embedded-process.ts';
 import { makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
-import { createMailUser, type MailUser } from '../support/mail.ts';
-import { freePort, invitationLink, inviteByCli, mailEnv } from '../support/portal.ts';
+import type { MailUser } from '../support/mail.ts';
+import { invitationLink, inviteByCli, portalTest, signInThroughPage, TEST_MODE_PEOPLE, type SignedInState } from '../support/portal.ts';
 import { referenceTotp } from '../support/totp-reference.ts';
 
 const PASSWORD = 'blåbærgrød med fløde 2026';
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 360, height: 780 };
 
 let server: StartedProcess;
-let browser: Browser;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let orgId: string;
 let csvFile: string;
 let adminBox: MailUser;
 let memberBox: MailUser;
-const children: ChildProcess[] = [];
-const pageErrors: string[] = [];
+const portal = portalTest({ name: 'portal-people', screenshots: 'people', mailboxes: ['admin', 'member'], acceptDownloads: true });
+const { newContext, shoot, pageErrors } = portal;
 
 // Test mode gives fixed answers (the surname picks the level): 5 blocked, 1 allowed, 1 manual.
-const PEOPLE: Rows = [
-  ['1', 'Anne Robinson', 'Vestergade 12', '8000', 'Aarhus C'],
-  ['2', 'Bo Bygning', 'Nørregade 3', '1000', 'København K'],
-  ['3', 'Carl Fornavn', 'Torvet 1', '4000', 'Roskilde'],
-  ['4', 'Dorte Efternavn', 'Algade 7', '4000', 'Roskilde'],
-  ['5', 'Eva Husstand', 'Bredgade 2', '1260', 'København K'],
-  ['6', 'Finn Jensen', 'Søndergade 9', '8700', 'Horsens'],
-  ['7', 'Gitte Hansen', '?', '', ''],
-];
+const PEOPLE: Rows = TEST_MODE_PEOPLE;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'portal-people-'));
+  ({ server, env, dataDir, orgId, mailboxes: [adminBox, memberBox] } = await portal.start());
   [csvFile] = await makeSpreadsheets(dataDir, [{ name: 'kunder.csv', rows: [['Kundenr', 'Navn', 'Adresse', 'Postnr', 'By'], ...PEOPLE], via: 'excel-1252-semicolon' }]);
-  const port = await freePort();
-  env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...mailEnv(`http://127.0.0.1:${port}`) };
-  // The shared test machine may be busy: a start may take longer than the default minute.
-  server = await spawnNpmStart(env, children, 170_000);
-  orgId = /Created the demo organisation ([0-9a-f-]{36})/.exec(server.output())![1];
-  adminBox = await createMailUser('admin', 'customer.test');
-  memberBox = await createMailUser('member', 'customer.test');
-  browser = await launchChromium();
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await adminBox?.remove();
-  await memberBox?.remove();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function newContext(locale: 'da-DK' | 'en-GB', storageState?: Awaited<ReturnType<BrowserContext['storageState']>>): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ locale, viewport: DESKTOP, acceptDownloads: true, ...(storageState ? { storageState } : {}) });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) pageErrors.push(message.text());
-  });
-  return { context, page };
-}
-
-/**
- * Photographs the screen in both languages, at desktop size and 360 px, and runs axe-core on each.
- * `ready` waits for the screen after a language switch (the page redraws); `again` rebuilds a
- * screen a redraw leaves (a shown refusal).
- */
-async function shoot(page: Page, name: string, ready: () => Promise<unknown>, again?: () => Promise<unknown>): Promise<void> {
-  // The other language first, so the page ends in the language it was in.
-  const current = await page.getAttribute('html', 'lang');
-  for (const language of current === 'da' ? ['en', 'da'] as const : ['da', 'en'] as const) {
-    const button = page.locator(`button.lang[lang=${language}]`);
-    if ((await button.getAttribute('aria-pressed')) !== 'true') {
-      await button.click();
-      await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(language)}`);
-      await again?.();
-    }
-    await ready();
-    for (const [size, viewport] of [['desktop', DESKTOP], ['360', PHONE]] as const) {
-      await page.setViewportSize(viewport);
-      await screenshot(page, `people-${name}-${language}-${size}`);
-      expect(await allAxeViolations(page), `${name} ${language} ${size}`).toEqual([]);
-      // Nothing wider than the screen: tables scroll in their own region.
-      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} ${language} ${size} overflows`).toBe(true);
-    }
-    await page.setViewportSize(DESKTOP);
-  }
-}
+afterAll(() => portal.stop());
 
 /** Opens the invitation link, adds the secret (as an app would), sets the password; returns the secret. */
 async function acceptInvitation(page: Page, link: string, shots: boolean): Promise<string> {
@@ -122,17 +57,11 @@ async function acceptInvitation(page: Page, link: string, shots: boolean): Promi
 
 /** Signs in with the next TOTP step (the step used to accept the invitation is spent). */
 async function signIn(page: Page, email: string, secret: string, testMode: boolean): Promise<void> {
-  await page.goto(server.baseUrl + '/');
-  await page.locator('#email').fill(email);
-  await page.locator('#password').fill(PASSWORD);
-  await page.locator('#code').fill(referenceTotp(secret, new Date(), 1));
-  if (testMode) await page.locator('#test-mode').check();
-  await page.locator('[data-testid=sign-in] button[type=submit]').click();
-  await page.getByTestId('who').waitFor();
+  await signInThroughPage(page, server.baseUrl, { email, password: PASSWORD, secret, testMode });
 }
 
 describe('the portal\'s people (Playwright driving Debian Chromium against npm start)', () => {
-  let adminState: Awaited<ReturnType<BrowserContext['storageState']>>;
+  let adminState: SignedInState;
   let adminSecret: string;
 
   it('invite → password and TOTP → sign in → upload → start → download; a wrong sign-in speaks to a person', async () => {

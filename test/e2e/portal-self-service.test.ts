@@ -8,111 +8,51 @@
  * a shown error follow a language switch. Every screen in da and en, desktop and 360 px, axe 0
  * violations.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allAxeViolations, launchChromium, screenshot } from '../support/browser.ts';
-import { spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
+import type { StartedProcess } from '../support/embedded-process.ts';
 import { makeSpreadsheets } from '../support/files/spreadsheets.ts';
 import { createMailUser, type MailUser } from '../support/mail.ts';
-import { freePort, invitationLink, inviteByCli, mailEnv } from '../support/portal.ts';
+import { acceptInvitationOverApi, invitationLink, inviteByCli, portalTest, signInThroughPage, type SignedInState } from '../support/portal.ts';
 import { createSftpAccount, generateSshKeyPair, type SftpAccount } from '../support/sftp.ts';
-import { referenceTotp } from '../support/totp-reference.ts';
 
 const run = promisify(execFile);
 const PASSWORD = 'egne kanaler og kolonner 2026';
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 360, height: 780 };
 
 let server: StartedProcess;
-let browser: Browser;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let orgId: string;
 let adminBox: MailUser;
 let account: SftpAccount | undefined;
-let adminState: Awaited<ReturnType<BrowserContext['storageState']>>;
-const children: ChildProcess[] = [];
-const pageErrors: string[] = [];
+let adminState: SignedInState;
+const portal = portalTest({
+  name: 'portal-self-service', screenshots: 'self-service', mailboxes: ['selfservice'],
+  // The key that seals the folders' and connectors' credentials; the test servers are on loopback.
+  env: { INBOUND_SECRET_KEY: randomBytes(32).toString('base64'), CALLBACK_ALLOW_HOSTS: '127.0.0.1' },
+});
+const { newContext, switchTo, shoot, pageErrors } = portal;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'portal-self-service-'));
-  const port = await freePort();
-  env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info',
-    // The key that seals the folders' and connectors' credentials; the test servers are on loopback.
-    INBOUND_SECRET_KEY: randomBytes(32).toString('base64'), CALLBACK_ALLOW_HOSTS: '127.0.0.1',
-    ...mailEnv(`http://127.0.0.1:${port}`),
-  };
-  server = await spawnNpmStart(env, children, 170_000);
-  orgId = /Created the demo organisation ([0-9a-f-]{36})/.exec(server.output())![1];
-  adminBox = await createMailUser('selfservice', 'customer.test');
-  browser = await launchChromium();
+  ({ server, env, dataDir, orgId, mailboxes: [adminBox] } = await portal.start());
   // The organisation's first admin, invited by the operator, signed in through the page (live mode).
   await inviteByCli(env, orgId, adminBox.address, 'admin');
-  const token = /#invite=([\w-]+)/.exec(await invitationLink(adminBox))![1];
-  const secret = ((await (await fetch(`${server.baseUrl}/v2/invitations/${token}`)).json()) as { totp_secret: string }).totp_secret;
-  const accepted = await fetch(`${server.baseUrl}/v2/invitations/${token}`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: PASSWORD, code: referenceTotp(secret, new Date()) }),
-  });
-  if (accepted.status !== 200) throw new Error(`accepting the invitation: ${accepted.status}`);
+  const secret = await acceptInvitationOverApi(server.baseUrl, adminBox, PASSWORD);
   const { context, page } = await newContext('da-DK');
-  await page.goto(server.baseUrl + '/');
-  await page.locator('#email').fill(adminBox.address);
-  await page.locator('#password').fill(PASSWORD);
-  await page.locator('#code').fill(referenceTotp(secret, new Date(), 1));
-  await page.locator('[data-testid=sign-in] button[type=submit]').click();
-  await page.getByTestId('who').waitFor();
+  await signInThroughPage(page, server.baseUrl, { email: adminBox.address, password: PASSWORD, secret });
   adminState = await context.storageState();
   await context.close();
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await adminBox?.remove();
+  await portal.stop();
   await account?.remove();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function newContext(locale: 'da-DK' | 'en-GB', storageState?: Awaited<ReturnType<BrowserContext['storageState']>>): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ locale, viewport: DESKTOP, ...(storageState ? { storageState } : {}) });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) pageErrors.push(message.text());
-  });
-  return { context, page };
-}
-
-async function switchTo(page: Page, language: 'da' | 'en'): Promise<void> {
-  const button = page.locator(`button.lang[lang=${language}]`);
-  if ((await button.getAttribute('aria-pressed')) !== 'true') {
-    await button.click();
-    await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(language)}`);
-  }
-}
-
-/** Both languages, desktop and 360 px: a screenshot each, axe 0 violations, nothing wider than the screen. */
-async function shoot(page: Page, name: string, ready: () => Promise<unknown>): Promise<void> {
-  const current = await page.getAttribute('html', 'lang');
-  for (const language of current === 'da' ? ['en', 'da'] as const : ['da', 'en'] as const) {
-    await switchTo(page, language);
-    await ready();
-    for (const [size, viewport] of [['desktop', DESKTOP], ['360', PHONE]] as const) {
-      await page.setViewportSize(viewport);
-      await screenshot(page, `self-service-${name}-${language}-${size}`);
-      expect(await allAxeViolations(page), `${name} ${language} ${size}`).toEqual([]);
-      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} ${language} ${size} overflows`).toBe(true);
-    }
-    await page.setViewportSize(DESKTOP);
-  }
-}
 
 /** The shown error's issue lines, as text. */
 const issueLines = (page: Page) => page.locator('#alert li').allTextContents();
@@ -128,6 +68,36 @@ async function apiIssues(page: Page, path: string, body: unknown, locale: 'da' |
 }
 
 const listOf = <T,>(page: Page, path: string) => page.evaluate<{ data: T[] }>(`fetch(${JSON.stringify(path)}).then((r) => r.json())`);
+
+/** One field of a form, the value a person half-typed into it. */
+type Typed = [selector: string, value: string | boolean];
+
+/**
+ * Fills `fields` as a person would, then switches the language twice: each time the form is a
+ * new one (the old elements are gone), in the new language, with every value still there, and the
+ * focus on the language button just pressed (docs/web.md "Language switch keeps what was typed").
+ */
+async function expectKeptAcrossSwitches(page: Page, fields: Typed[], afterSwitch: () => Promise<unknown> = async () => undefined): Promise<void> {
+  for (const [selector, value] of fields) {
+    const field = page.locator(selector);
+    const tag = await field.evaluate((e) => e.tagName);
+    if (typeof value === 'boolean') await field.setChecked(value);
+    else if (tag === 'SELECT') await field.selectOption(value);
+    else await field.fill(value);
+  }
+  const start = await page.getAttribute('html', 'lang');
+  for (const language of start === 'da' ? ['en', 'da'] as const : ['da', 'en'] as const) {
+    // switchTo marks the old elements: a field still carrying the mark was never drawn anew.
+    await switchTo(page, language);
+    await afterSwitch();
+    for (const [selector, value] of fields) {
+      const field = page.locator(selector);
+      expect(await field.getAttribute('data-before-switch'), `${selector} drawn anew in ${language}`).toBeNull();
+      if (typeof value === 'boolean') expect(await field.isChecked(), `${selector} in ${language}`).toBe(value);
+      else expect(await field.inputValue(), `${selector} in ${language}`).toBe(value);
+    }
+  }
+}
 
 describe('self-service in the portal (Playwright driving Debian Chromium against npm start)', () => {
   it('an SFTP drop folder added in the page: a wrong host key and a made-up key refused in the person\'s language, nothing stored; the right key added and shown as ssh-keygen prints it', async () => {
@@ -290,6 +260,7 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     await expect.poll(() => page.getByTestId('mapping-saved').textContent()).toBe('Gemt som "CRM-udtræk". Næste fil med de samme overskrifter får disse kolonner.');
     const saved = (await listOf<{ name: string; columns: string[]; column_mapping: Record<string, number> }>(page, '/v2/column-mappings')).data;
     expect(saved.map((m) => [m.name, m.columns, m.column_mapping.name])).toEqual([['CRM-udtræk', ['Kundenr', 'Kontakt', 'Adresse', 'Post nr', 'By'], 1]]);
+    expect(saved.map((m) => (m as { channels?: unknown }).channels)).toEqual([null]);
     expect(novemberDraft).toMatch(/^[0-9a-f-]{36}$/);
 
     // Next month's export: other case and spaces in the headers, the same columns: the saved mapping is used and said.
@@ -321,6 +292,8 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     const row = page.locator('[data-testid=saved-mappings] tbody tr');
     await row.waitFor();
     expect(await row.locator('td').first().textContent()).toBe('CRM-udtræk');
+    // Saved with the form's default: for every channel (docs/inbound.md "Saved column mappings on every channel").
+    expect(await row.locator('td').nth(3).textContent()).toBe('Alle kanaler');
     await shoot(page, '06-mappings-list', () => row.waitFor());
     await page.getByRole('button', { name: 'Slet: CRM-udtræk' }).click();
     await page.getByRole('button', { name: 'Bekræft sletning af CRM-udtræk' }).click();
@@ -337,6 +310,82 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     await page.locator('[data-testid=audit] tbody tr').first().waitFor();
     const audit = await page.locator('[data-testid=audit] tbody').textContent();
     for (const what of ['Gemte et kolonnevalg', 'Slettede et kolonnevalg']) expect(audit).toContain(what);
+    await context.close();
+    expect(pageErrors).toEqual([]);
+  }, 240_000);
+
+  it('a language switch keeps what was typed in every form of the page, and the focus on the language button', async () => {
+    // Signed out: the sign-in form.
+    const signedOut = await newContext('da-DK');
+    await signedOut.page.goto(server.baseUrl + '/');
+    await signedOut.page.getByTestId('sign-in').waitFor();
+    await expectKeptAcrossSwitches(signedOut.page, [['#email', 'halv@kunde.test'], ['#password', 'halvt skrevet kodeord'], ['#code', '1234'], ['#test-mode', true]]);
+    await signedOut.context.close();
+
+    // An invitation link: its form is drawn once the invitation is loaded (after each switch too).
+    const invitee = await createMailUser('skift', 'customer.test');
+    try {
+      await inviteByCli(env, orgId, invitee.address, 'member');
+      const invited = await newContext('da-DK');
+      await invited.page.goto(await invitationLink(invitee));
+      await invited.page.locator('#new-password').waitFor();
+      await expectKeptAcrossSwitches(invited.page, [['#new-password', 'et halvt nyt kodeord'], ['#first-code', '123']],
+        () => invited.page.locator('#new-password').waitFor());
+      await invited.context.close();
+    } finally {
+      await invitee.remove();
+    }
+
+    const { context, page } = await newContext('da-DK', adminState);
+    await page.goto(server.baseUrl + '/');
+    // A draft whose columns the guesser cannot read: the person maps them, ticks the warnings box
+    // and names the mapping, then switches; "Update preview" and Start follow the kept values.
+    const [unguessable] = await makeSpreadsheets(dataDir, [{ name: 'skift-kunder.csv', rows: [['Kunde', 'Sted'], ['Anne Robinson', 'Vestergade 12, 8000 Aarhus C']], via: 'excel-utf8-bom' }]);
+    await page.locator('#file').setInputFiles(unguessable);
+    await page.getByTestId('draft-warnings').waitFor();
+    await expectKeptAcrossSwitches(page, [['#map-name', '0'], ['#map-address', '1'], ['#confirm-warnings', true], ['#mapping-name', 'Kundeliste fra CRM'], ['#mapping-channels', 'sftp']]);
+    expect(await page.getByRole('button', { name: 'Opdatér forhåndsvisning' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Start tjekket' }).isDisabled()).toBe(false);
+
+    // The history's filters: kept, and the list asked again with them.
+    await page.goto(server.baseUrl + '/#history');
+    await page.locator('#filter-q').waitFor();
+    await expectKeptAcrossSwitches(page, [['#filter-source', 'sftp'], ['#filter-from', '2026-01-01'], ['#filter-q', 'skift-kunder']]);
+    // Unfiltered the list holds the draft above; with the kept filters (SFTP only) it is empty.
+    await expect.poll(() => page.getByTestId('jobs').getByText('Ingen job endnu.').count(), { timeout: 60_000 }).toBe(1);
+
+    await page.goto(server.baseUrl + '/#monitors');
+    await page.locator('#monitor-name').waitFor();
+    await expectKeptAcrossSwitches(page, [['#monitor-name', 'Medlemmer halvt navngivet']]);
+
+    await page.goto(server.baseUrl + '/#users');
+    await page.locator('#invite-email').waitFor();
+    await expectKeptAcrossSwitches(page, [['#invite-email', 'ny.kollega@kunde.test'], ['#invite-role', 'admin']]);
+
+    await page.goto(server.baseUrl + '/#keys');
+    await page.locator('#key-label').waitFor();
+    await expectKeptAcrossSwitches(page, [['#key-label', 'Halv nøgle'], ['#key-mode', 'test']]);
+
+    // Settings load after the form is drawn: the loaded values (the field's value attribute is
+    // the loaded one) do not overwrite what the person had changed.
+    await page.goto(server.baseUrl + '/#settings');
+    await page.locator('#retention[value]').waitFor();
+    const loaded = await page.locator('#retention').inputValue();
+    const changedTo = loaded === '45' ? '46' : '45';
+    await expectKeptAcrossSwitches(page, [['#stop-level', '4'], ['#retention', changedTo]], () => page.locator('#retention[value]').waitFor());
+    expect(await page.locator('#retention').getAttribute('value')).toBe(loaded);
+
+    await page.goto(server.baseUrl + '/#channels');
+    await page.getByTestId('add-connector').waitFor();
+    await expectKeptAcrossSwitches(page, [
+      ['#sender-address', 'bogholder@kunde.test'], ['#sender-locale', 'en'],
+      ['#folder-host', 'sftp.kunde.test'], ['#folder-port', '2222'], ['#folder-user', 'robinson'], ['#folder-path', '/ud'],
+      ['#folder-public-key', 'ssh-ed25519 AAAAhalv'], ['#folder-password', 'hemmeligt halvt'], ['#folder-private-key', '-----BEGIN halv'], ['#folder-locale', 'en'],
+      ['#connector-url', 'https://kunde.test/eksport.csv'], ['#connector-interval', '120'], ['#connector-header-name', 'Authorization'], ['#connector-header-value', 'Bearer halv'],
+    ]);
+    // Nothing was sent by the switches.
+    expect((await listOf(page, '/v2/drop-folders')).data.length).toBeLessThanOrEqual(1);
+    expect((await listOf<{ url: string }>(page, '/v2/connectors')).data.map((c) => c.url)).not.toContain('https://kunde.test/eksport.csv');
     await context.close();
     expect(pageErrors).toEqual([]);
   }, 240_000);

@@ -1,15 +1,13 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnNpmStart, type StartedProcess } from '../support/embedded-process.ts';
-import { launchChromium, screenshot, seriousAxeViolations } from '../support/browser.ts';
+import type { StartedProcess } from '../support/embedded-process.ts';
+import { screenshot, seriousAxeViolations } from '../support/browser.ts';
 import { csvAsExcelWrites, makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
-import { createMailUser, type MailUser } from '../support/mail.ts';
-import { freePort, invitationLink, inviteByCli, mailEnv } from '../support/portal.ts';
+import type { MailUser } from '../support/mail.ts';
+import { acceptInvitationOverApi, inviteByCli, portalTest, TEST_MODE_PEOPLE, type SignedInState } from '../support/portal.ts';
 import { referenceTotp } from '../support/totp-reference.ts';
 
 /**
@@ -24,26 +22,21 @@ let dataDir: string;
 let testKey: string;
 /** The person who signs in (invited through the MTA, docs/people.md) and the session the later tests reuse. */
 let person: { mailbox: MailUser; password: string; secret: string };
-let signedIn: Awaited<ReturnType<BrowserContext['storageState']>> | undefined;
+let signedIn: SignedInState | undefined;
 let files: { xlsx: string; csv: string; big: string };
-const children: ChildProcess[] = [];
+const portal = portalTest({ name: 'web-page', mailboxes: ['web'] });
 /** Every URL the browsers asked for: the key must never be in one. */
 const requestedUrls: string[] = [];
 
 // Test keys give fixed answers (docs/decisions.md §3): the surname picks the level, `?` an unreadable address.
-const PEOPLE: Rows = [
-  ['1', 'Anne Robinson', 'Vestergade 12', '8000', 'Aarhus C'],
-  ['2', 'Bo Bygning', 'Nørregade 3', '1000', 'København K'],
-  ['3', 'Carl Fornavn', 'Torvet 1', '4000', 'Roskilde'],
-  ['4', 'Dorte Efternavn', 'Algade 7', '4000', 'Roskilde'],
-  ['5', 'Eva Husstand', 'Bredgade 2', '1260', 'København K'],
-  ['6', 'Finn Jensen', 'Søndergade 9', '8700', 'Horsens'],
-  ['7', 'Gitte Hansen', '?', '', ''],
-];
+const PEOPLE: Rows = TEST_MODE_PEOPLE;
 const EXPECTED_LEVELS = { '5': 1, '4': 1, '3': 1, '2': 1, '1': 1, '0': 1, unread: 1 };
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'web-page-'));
+  let mailbox: MailUser;
+  let env: NodeJS.ProcessEnv;
+  let orgId: string;
+  ({ server, env, dataDir, orgId, browser, mailboxes: [mailbox] } = await portal.start());
   // "Contact" is no header the guesser knows: the person must pick the name column by hand.
   const [xlsx, csv] = await makeSpreadsheets(dataDir, [
     { name: 'customers.xlsx', rows: [['Kunde nr', 'Contact', 'Street address', 'Postcode', 'City'], ...PEOPLE], via: 'exceljs' },
@@ -52,32 +45,16 @@ beforeAll(async () => {
   const big = join(dataDir, 'stor-liste.csv');
   const bigRows: Rows = [['Navn', 'Adresse', 'Postnr', 'By']];
   for (let i = 0; i < 150_000; i++) bigRows.push([`Person ${i} ${i % 7 === 0 ? 'Robinson' : 'Jensen'}`, `Vestergade ${(i % 200) + 1}`, '8000', 'Aarhus C']);
-  (await import('node:fs')).writeFileSync(big, csvAsExcelWrites(bigRows, 'excel-utf8-bom'));
+  writeFileSync(big, csvAsExcelWrites(bigRows, 'excel-utf8-bom'));
   files = { xlsx, csv, big };
-  const port = await freePort();
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...mailEnv(`http://127.0.0.1:${port}`) };
-  // The shared test machine may be busy: a start may take longer than the default minute.
-  server = await spawnNpmStart(env, children, 170_000);
   testKey = /test key: (rl_test_\S+)/.exec(server.output())![1];
   // A person of the demo organisation: invited by the operator, the invitation accepted over the API.
-  const mailbox = await createMailUser('web', 'customer.test');
-  await inviteByCli(env, /Created the demo organisation ([0-9a-f-]{36})/.exec(server.output())![1], mailbox.address);
-  const token = /#invite=([\w-]+)/.exec(await invitationLink(mailbox))![1];
-  const secret = ((await (await fetch(`${server.baseUrl}/v2/invitations/${token}`)).json()) as { totp_secret: string }).totp_secret;
-  person = { mailbox, password: 'en lang adgangskode til siden', secret };
-  const accepted = await fetch(`${server.baseUrl}/v2/invitations/${token}`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: person.password, code: referenceTotp(secret, new Date()) }),
-  });
-  if (accepted.status !== 200) throw new Error(`accepting the invitation: ${accepted.status}`);
-  browser = await launchChromium();
+  await inviteByCli(env, orgId, mailbox.address);
+  const password = 'en lang adgangskode til siden';
+  person = { mailbox, password, secret: await acceptInvitationOverApi(server.baseUrl, mailbox, password) };
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await person?.mailbox.remove();
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => portal.stop());
 
 /**
  * A fresh browser context (own sessionStorage) on the page. `errors` collects script errors and

@@ -13,6 +13,7 @@ import { sql, statement } from '../../services/platform/store/clickhouse/sql.ts'
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract, makeJob, rows } from '../contract/jobs-store.contract.ts';
+import { RESULT_RECORD_FORMAT, resultRecords } from '../../services/platform/store/job-results.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
 import { rateUsageStoreContract } from '../contract/rate-usage.contract.ts';
@@ -28,7 +29,7 @@ import { createClickHouseMonitorStore } from '../../services/platform/store/clic
 import { registersStoreContract } from '../contract/registers-store.contract.ts';
 import { peopleStoreContract } from '../contract/people-store.contract.ts';
 import { createClickHousePeopleStore } from '../../services/platform/store/clickhouse/people.ts';
-import { openTestClickHouse } from '../support/clickhouse.ts';
+import { openTestClickHouse, openTestClickHouseBefore } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
 
 /**
@@ -56,7 +57,24 @@ async function openWithReopen(label: string) {
 
 jobsStoreContract('clickhouse', async () => {
   const { conn, close } = await openWithReopen('jobs');
-  return { store: createClickHouseJobStore(conn), close };
+  const records = conn.table('check_result_records');
+  return {
+    store: createClickHouseJobStore(conn),
+    records: {
+      async formats(jobId) {
+        const stored = await conn.rows<{ first_row: number; record_format: number }>(sql`SELECT first_row, record_format
+          FROM ${records} FINAL WHERE job_id = ${jobId} ORDER BY first_row`);
+        return stored.map((r) => ({ first_row: Number(r.first_row), record_format: Number(r.record_format) }));
+      },
+      async write(jobId, deleteAfter, r) {
+        await conn.insert('check_result_records', [{
+          job_id: jobId, first_row: r.first_row, last_row: r.last_row, delete_on: deleteAfter.slice(0, 10),
+          counts: JSON.stringify(r.counts), results: r.results, cells: r.cells, record_format: r.record_format,
+        }]);
+      },
+    },
+    close,
+  };
 });
 
 accountsStoreContract('clickhouse', async () => {
@@ -193,6 +211,94 @@ describe('ClickHouse JobStore: the pending-callbacks query (migration 029)', () 
       expect(main).toMatch(/Condition: \(id in \d+-element set\)/);
 
       expect((await store.listPendingCallbacks(10_000)).map((j) => j.id).sort()).toEqual([pending[0].id, pending[1].id].sort());
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe('ClickHouse migration 029: the pending-callbacks column and index back-filled for jobs stored before it', () => {
+  it('finds exactly the jobs whose callback is pending, and the parts written before it get the column and the index', async () => {
+    const { conn, migrateRest, drop } = await openTestClickHouseBefore('pending_backfill', 29);
+    try {
+      const jobs = conn.table('check_jobs');
+      const columns = async () => (await conn.rows<{ name: string }>(sql`SELECT name FROM system.columns
+        WHERE database = ${conn.database} AND table = 'check_jobs'`)).map((c) => c.name);
+      expect(await columns(), 'the table in its shape before 029').not.toContain('callback_pending');
+      const store = createClickHouseJobStore(conn);
+      const callback = (state: 'pending' | 'delivered' | 'failed') => ({
+        delivery_id: `d-${state}`, event: 'check_job.completed' as const, state, attempts: 1, last_status: state === 'delivered' ? 200 : 503,
+        last_attempt_at: '2026-02-01T10:00:00.000Z',
+      });
+      // 40,000 finished jobs delivered (five granules of 8,192) in one part, as the store writes a revision.
+      const delivered = Array.from({ length: 40_000 }, () => makeJob({ status: 'done', callback: callback('delivered') }));
+      await conn.client.insert({
+        table: jobs.name, format: 'JSONEachRow',
+        values: delivered.map((job) => ({ id: job.id, revision: 1, org_id: job.org_id, mode: job.mode, status: job.status, delete_after_ms: 0, doc: JSON.stringify(job) })),
+      });
+      const pendingDone = makeJob({ status: 'done', callback: callback('pending') });
+      const pendingFailed = makeJob({ status: 'running' });
+      const gaveUp = makeJob({ status: 'failed', callback: callback('failed') });
+      const stillRunning = makeJob({ status: 'running' });
+      for (const job of [pendingDone, pendingFailed, gaveUp, stillRunning]) await store.createJob(job);
+      await store.updateJob(pendingFailed.id, { status: 'failed', callback: callback('pending') });
+      await store.updateJob(stillRunning.id, { callback: callback('pending') }); // not finished: no delivery yet
+      await store.updateJob(delivered[0].id, { callback: callback('pending') });
+      await store.updateJob(delivered[0].id, { callback: callback('delivered') }); // pending in an older revision only
+      const expected = [pendingDone.id, pendingFailed.id].sort();
+
+      expect(await migrateRest()).toContain(29);
+      expect(await columns()).toContain('callback_pending');
+      // Right at once: a part the back-fill has not rewritten yet computes the column from its expression.
+      expect((await store.listPendingCallbacks(10_000)).map((j) => j.id).sort()).toEqual(expected);
+
+      // The back-fill is two mutations (MATERIALIZE COLUMN, MATERIALIZE INDEX); the server's own
+      // signal that they are over is no unfinished mutation of the table.
+      const mutations = sql`SELECT countIf(is_done = 0) AS open, count() AS all FROM system.mutations
+        WHERE database = ${conn.database} AND table = 'check_jobs'`;
+      await expect.poll(async () => {
+        const [m] = await conn.rows<{ open: string; all: string }>(mutations);
+        return { open: Number(m.open), started: Number(m.all) >= 2 };
+      }, { timeout: 120_000, interval: 200 }).toEqual({ open: 0, started: true });
+      // Every active part now stores the column: the back-fill reached the parts written before 029.
+      const parts = await conn.rows<{ part: string; has: number }>(sql`SELECT name AS part,
+          has(groupArray(column), 'callback_pending') AS has FROM system.parts_columns
+        WHERE database = ${conn.database} AND table = 'check_jobs' AND active GROUP BY name`);
+      expect(parts.length).toBeGreaterThan(0);
+      expect(parts.filter((p) => Number(p.has) !== 1), 'parts without callback_pending').toEqual([]);
+      // And the index was built for them: granules without a pending revision are skipped.
+      const plan = await conn.text({ query: `EXPLAIN indexes = 1 SELECT id FROM ${jobs.name} WHERE callback_pending = 1`, params: {} }, 'TabSeparatedRaw');
+      const skip = /Name: check_jobs_callback_pending[\s\S]*?Granules: (\d+)\/(\d+)/.exec(plan);
+      expect(skip, plan).not.toBeNull();
+      expect(Number(skip![1])).toBeLessThan(Number(skip![2]));
+      expect((await store.listPendingCallbacks(10_000)).map((j) => j.id).sort()).toEqual(expected);
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe('ClickHouse migration 030: result records carry their format', () => {
+  it('records stored before it read as format 1, beside records written after it and by a writer not yet upgraded', async () => {
+    const { conn, migrateRest, drop } = await openTestClickHouseBefore('record_format', 30);
+    try {
+      const job = makeJob({ status: 'running', row_count: 25 });
+      await createClickHouseJobStore(conn).createJob(job);
+      // A record as the store wrote it before 030: no record_format column to name.
+      const asBefore = (from: number, to: number) => resultRecords(rows(from, to), () => false).map((r) => ({
+        job_id: job.id, first_row: r.first_row, last_row: r.last_row, delete_on: job.delete_after.slice(0, 10),
+        counts: JSON.stringify(r.counts), results: r.results, cells: r.cells,
+      }));
+      await conn.insert('check_result_records', asBefore(0, 10));
+      expect(await migrateRest()).toContain(30);
+      const store = createClickHouseJobStore(conn);
+      await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
+      await conn.insert('check_result_records', asBefore(20, 25)); // an API or projection process not yet upgraded
+      const formats = await conn.rows<{ first_row: number; record_format: number }>(sql`SELECT first_row, record_format
+        FROM ${conn.table('check_result_records')} FINAL WHERE job_id = ${job.id} ORDER BY first_row`);
+      expect(formats.map((r) => [Number(r.first_row), Number(r.record_format)])).toEqual([[0, 1], [10, RESULT_RECORD_FORMAT], [20, 1]]);
+      expect((await store.readResults(job.id, { limit: 100 })).rows).toEqual(rows(0, 25));
+      expect((await store.countResults(job.id)).processed).toBe(25);
     } finally {
       await drop();
     }

@@ -13,7 +13,8 @@ import { addressesStoreContract } from '../contract/addresses-store.contract.ts'
 import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
-import { jobsStoreContract, makeJob } from '../contract/jobs-store.contract.ts';
+import { jobsStoreContract, makeJob, rows, type JobStoreHarness } from '../contract/jobs-store.contract.ts';
+import { RESULT_RECORD_FORMAT, resultRecords } from '../../services/platform/store/job-results.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
 import { rateUsageStoreContract } from '../contract/rate-usage.contract.ts';
@@ -52,16 +53,59 @@ function freshDatabase() {
   };
 }
 
+/** The JobStore contract's view of the stored result records, on the database that holds them. */
+function resultRecordsOf(db: DatabaseSync): JobStoreHarness['records'] {
+  return {
+    async formats(jobId) {
+      return db.prepare('SELECT first_row, record_format FROM check_result_records WHERE job_id = ? ORDER BY first_row')
+        .all(jobId) as Array<{ first_row: number; record_format: number }>;
+    },
+    async write(jobId, deleteAfter, r) {
+      db.prepare(`INSERT INTO check_result_records (job_id, first_row, last_row, delete_on, counts, results, cells, record_format)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(jobId, r.first_row, r.last_row, deleteAfter.slice(0, 10), JSON.stringify(r.counts), r.results, r.cells, r.record_format);
+    },
+  };
+}
+
 jobsStoreContract('embedded', async () => {
   const { db, close } = freshDatabase();
-  return { store: createEmbeddedJobStore(db), close };
+  return { store: createEmbeddedJobStore(db), records: resultRecordsOf(db), close };
 });
 
 // As the embedded default opens it: the results in a file of their own (docs/embedded-and-admin.md).
 jobsStoreContract('embedded, results in their own file', async () => {
   const main = freshDatabase();
   const results = freshDatabase();
-  return { store: createEmbeddedJobStore(main.db, results.db), close: async () => { await main.close(); await results.close(); } };
+  return {
+    store: createEmbeddedJobStore(main.db, results.db), records: resultRecordsOf(results.db),
+    close: async () => { await main.close(); await results.close(); },
+  };
+});
+
+describe('JobStore (embedded): result records written before the format column', () => {
+  it('gain the column at open and read as format 1, beside records written after', async () => {
+    const { db, reopen, close } = freshDatabase();
+    try {
+      // The results table as a database written before record_format holds it, with one record.
+      db.exec(`CREATE TABLE check_result_records (job_id TEXT NOT NULL, first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,
+        delete_on TEXT NOT NULL, counts TEXT NOT NULL, results TEXT NOT NULL, cells TEXT, PRIMARY KEY (job_id, first_row)) WITHOUT ROWID`);
+      const job = makeJob({ status: 'running', row_count: 20 });
+      const [old] = resultRecords(rows(0, 10), () => false);
+      db.prepare('INSERT INTO check_result_records (job_id, first_row, last_row, delete_on, counts, results, cells) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(job.id, old.first_row, old.last_row, job.delete_after.slice(0, 10), JSON.stringify(old.counts), old.results, old.cells);
+      const opened = reopen();
+      const store = createEmbeddedJobStore(opened);
+      await store.createJob(job);
+      await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
+      const formats = opened.prepare('SELECT first_row, record_format FROM check_result_records WHERE job_id = ? ORDER BY first_row').all(job.id);
+      expect(formats.map((r) => [r.first_row, r.record_format])).toEqual([[0, 1], [10, RESULT_RECORD_FORMAT]]);
+      expect((await store.readResults(job.id, { limit: 100 })).rows).toEqual(rows(0, 20));
+      expect((await store.countResults(job.id)).processed).toBe(20);
+      createEmbeddedJobStore(reopen()); // opened again: the column is there, nothing is added twice
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe('JobStore (embedded): the pending-callbacks query', () => {

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
-import { migrate } from '../../services/platform/store/clickhouse/migrate.ts';
+import { migrate, MIGRATIONS_DIR } from '../../services/platform/store/clickhouse/migrate.ts';
 import { ident, sql, type Statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { servers, startHint } from './servers.ts';
 
@@ -9,6 +12,31 @@ import { servers, startHint } from './servers.ts';
  * `drop()`. Throws, never skips, when the server does not answer: the message says how to start it.
  */
 export async function openTestClickHouse(label: string): Promise<{ conn: ClickHouseConnection; drop(): Promise<void> }> {
+  const { conn, drop } = await openUnmigrated(label);
+  await migrate(conn);
+  return { conn, drop };
+}
+
+/**
+ * A database of its own migrated only up to the migration before `version`, as a deployment
+ * that has not taken `version` yet holds it; `migrateRest()` then applies the rest as an upgrade
+ * would (migrate.ts, the real files).
+ */
+export async function openTestClickHouseBefore(label: string, version: number): Promise<{
+  conn: ClickHouseConnection; migrateRest(): Promise<number[]>; drop(): Promise<void>;
+}> {
+  const { conn, drop } = await openUnmigrated(label);
+  const older = mkdtempSync(join(tmpdir(), 'robinson-migrations-'));
+  try {
+    for (const file of readdirSync(MIGRATIONS_DIR)) if (Number(file.slice(0, 3)) < version) copyFileSync(join(MIGRATIONS_DIR, file), join(older, file));
+    await migrate(conn, { dir: older });
+  } finally {
+    rmSync(older, { recursive: true, force: true });
+  }
+  return { conn, migrateRest: () => migrate(conn), drop };
+}
+
+async function openUnmigrated(label: string): Promise<{ conn: ClickHouseConnection; drop(): Promise<void> }> {
   const url = servers.clickhouseUrl;
   try {
     const response = await fetch(new URL('/ping', url), { signal: AbortSignal.timeout(3000) });
@@ -18,7 +46,6 @@ export async function openTestClickHouse(label: string): Promise<{ conn: ClickHo
   }
   const database = `robinson_test_${label}_${randomBytes(5).toString('hex')}`;
   const conn = createClickHouseConnection({ url, database });
-  await migrate(conn);
   return {
     conn,
     async drop() {

@@ -7,7 +7,7 @@ export function uniqueName(prefix: string): string {
 }
 
 /** Polls `condition` until it holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(what: string, condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+export async function waitFor(what: string, condition: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

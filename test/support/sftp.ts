@@ -111,3 +111,15 @@ export async function dropFile(client: SftpClient, bytes: Buffer, path: string):
   await client.put(bytes, hidden);
   await client.rename(hidden, path);
 }
+
+/** Lists `folder` until exactly `names` are there (the files' arrival is the signal), 60 s at most. */
+export async function waitForNames(client: SftpClient, folder: string, names: string[]): Promise<string[]> {
+  const want = [...names].sort();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const seen = await namesIn(client, folder);
+    if (JSON.stringify(seen) === JSON.stringify(want)) return seen;
+    if (Date.now() > deadline) throw new Error(`${folder} holds ${JSON.stringify(seen)}, expected ${JSON.stringify(want)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

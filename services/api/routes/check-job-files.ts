@@ -96,7 +96,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
   const { ingest } = jobsCtx;
 
   /**
-   * A refused upload is the client's (422), but its underlying cause (name and code only) is
+   * A refused upload (or a draft's file refused when read again at /start or /preview) is the client's (422), but its underlying cause (name and code only) is
    * logged: "file_corrupt" from a reader error of our own making looks the same to the client.
    * So is the refusal's own English message, which names the check that failed ("an empty zip",
    * "zip entry checksum differs") and never a cell (FileRefusedError).
@@ -175,6 +175,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
           });
           return { status: 202, body: renderCheckJob(started) };
         } catch (error) {
+          if (error instanceof FileRefusedError) logRefusal(request, error);
           throw apiErrorOfIngest(error);
         }
       },
@@ -199,6 +200,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
         });
       });
     } catch (error) {
+      if (error instanceof FileRefusedError) logRefusal(request, error);
       throw apiErrorOfIngest(error);
     }
     return reply.code(200).type('application/json; charset=utf-8').send(renderCheckJob(updated));

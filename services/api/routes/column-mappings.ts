@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { hasHeaderText, headerKey } from '../../domain/saved-mapping.ts';
+import { appliesToChannel, hasHeaderText, headerKey } from '../../domain/saved-mapping.ts';
 import type { ColumnMapping } from '../../domain/check-job.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { SavedMapping, SavedMappingStore } from '../../platform/store/saved-mappings-port.ts';
@@ -54,7 +54,14 @@ export const removeColumnMappingSpec = spec({
 
 export const columnMappingSpecs: RouteSpec[] = [listColumnMappingsSpec, saveColumnMappingSpec, removeColumnMappingSpec];
 
-const mappingJson = (m: SavedMapping) => ({ id: m.id, name: m.name, columns: m.columns, column_mapping: m.column_mapping, created_at: m.created_at });
+const mappingJson = (m: SavedMapping) => ({
+  id: m.id, name: m.name, columns: m.columns, column_mapping: m.column_mapping, channels: m.channels ?? null, created_at: m.created_at,
+});
+
+/** The channel a job's file came by, as saved mappings name them (an API upload is an upload). */
+function channelOf(source: string): string {
+  return source === 'api' ? 'upload' : source;
+}
 
 /** The mapping with every column as its index in `columns` (a header name must be one of them). */
 function byIndex(mapping: ColumnMapping, columns: readonly string[]): ColumnMapping {
@@ -91,8 +98,9 @@ export function registerColumnMappingRoutes(app: FastifyInstance, ctx: RouteCont
     const { org, mode } = authOf(request);
     const all = await store.listMappings(org.id);
     if (parsed.data.job_id === undefined) return reply.code(200).send({ data: all.map(mappingJson) });
-    const key = headerKey((await jobOf({ org_id: org.id, mode }, parsed.data.job_id)).columns);
-    return reply.code(200).send({ data: all.filter((m) => m.header_key === key).map(mappingJson) });
+    const job = await jobOf({ org_id: org.id, mode }, parsed.data.job_id);
+    const key = headerKey(job.columns);
+    return reply.code(200).send({ data: all.filter((m) => m.header_key === key && appliesToChannel(m, channelOf(job.source))).map(mappingJson) });
   });
 
   registerRoute(app, saveColumnMappingSpec, [ctx.authenticate], async (request, reply) => {
@@ -110,7 +118,8 @@ export function registerColumnMappingRoutes(app: FastifyInstance, ctx: RouteCont
       throw validationFailed([{ path: 'name', describe: (l) => MAPPING_ISSUE_TEXTS.too_many_saved[l].replace('{max}', String(MAX_SAVED_MAPPINGS)) }]);
     }
     const stored = await store.saveMapping({
-      id: randomUUID(), org_id: org.id, name: body.name, columns: [...job.columns], header_key: key, column_mapping, created_at: now().toISOString(),
+      id: randomUUID(), org_id: org.id, name: body.name, columns: [...job.columns], header_key: key, column_mapping,
+      ...(body.channels ? { channels: [...new Set(body.channels)] } : {}), created_at: now().toISOString(),
     });
     return reply.code(201).send(mappingJson(stored));
   });

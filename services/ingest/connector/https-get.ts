@@ -8,11 +8,10 @@
  * never held in memory, and cut off beyond `maxBytes`.
  */
 import { createWriteStream } from 'node:fs';
-import { request } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { CallbackUrlError, checkCallbackUrl, type CheckedCallbackUrl, type LookupAll } from '../../projection/callbacks/index.ts';
+import { pinnedRequest, requestErrorCode } from '../../projection/callbacks/pinned-request.ts';
 
 /** Why a pull failed; `code` is stored as the connector's last error (no secret, no content). */
 export class PullError extends Error {
@@ -40,18 +39,9 @@ export interface Pulled {
   bytes: number;
 }
 
-function pinnedLookup(address: CheckedCallbackUrl['address']): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
-    else callback(null, address.address, address.family);
-  }) as LookupFunction;
-}
-
+/** Every failure to connect or read is a connect error here, whatever Node calls it. */
 function networkCode(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  const text = typeof code === 'string' ? code : 'unknown';
-  if (/CERT|TLS|SSL|SELF_SIGNED|ALTNAME/.test(text)) return `tls_error:${text}`;
-  return `connect_error:${text}`;
+  return requestErrorCode(error, 'connect_error');
 }
 
 export async function pullToFile(url: string, dest: string, options: PullOptions): Promise<Pulled> {
@@ -66,14 +56,9 @@ export async function pullToFile(url: string, dest: string, options: PullOptions
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   try {
     const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      const req = request({
+      const req = pinnedRequest(target, {
         method: 'GET',
-        hostname: target.hostname,
-        port: target.url.port === '' ? 443 : Number(target.url.port),
-        path: `${target.url.pathname}${target.url.search}`,
         headers: { Accept: 'text/csv, application/json, application/x-ndjson, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, */*;q=0.5', ...options.headers },
-        lookup: pinnedLookup(target.address),
-        agent: false,
         signal: controller.signal,
         ...(options.ca ? { ca: options.ca } : {}),
       });

@@ -133,7 +133,7 @@ export function warningsOfRefusalCode(code: string): MappingWarning[] | null {
 export function warningsRefusalTexts(warnings: readonly MappingWarning[]): Record<Locale, string> {
   const of = (l: Locale) => warnings.map((w) => mappingWarningText(w, l)).join(' ');
   return {
-    da: `${of('da')} Intet er tjekket, og intet er faktureret. Giv kolonnerne overskrifter som Navn, Adresse og Postnr (eller gem en kolonneopsætning for mappen), og send filen igen.`,
-    en: `${of('en')} Nothing was checked and nothing was billed. Give the columns headers such as Name, Address and Postal code (or save a column mapping for the folder), and send the file again.`,
+    da: `${of('da')} Intet er tjekket, og intet er faktureret. Giv kolonnerne overskrifter som Navn, Adresse og Postnr (eller gem kolonnerne i siden under en kladde af filen med "Gem kolonnerne": de gælder så for senere filer med de samme overskrifter på alle kanaler), og send filen igen.`,
+    en: `${of('en')} Nothing was checked and nothing was billed. Give the columns headers such as Name, Address and Postal code (or save the columns in the page under a draft of the file with "Save the columns": they then apply to later files with the same headers on every channel), and send the file again.`,
   };
 }

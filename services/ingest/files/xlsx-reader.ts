@@ -51,8 +51,11 @@ export async function* readXlsxBatches(path: string, maxSharedStringBytes = DEFA
   try {
     for (let next = await events.next(); !next.done; next = await events.next()) {
       const event = next.value;
-      // Sheets after the one with data are passed over unread (see the finally below).
-      if (event.eventType !== 'worksheet' || found) continue;
+      if (event.eventType !== 'worksheet') continue;
+      if (found) {
+        await passOver(event.value);
+        continue;
+      }
       for await (const row of event.value as AsyncIterable<ExcelJS.Row>) {
         const values = row.values as unknown[];
         const cells: Array<string | null> = [];
@@ -84,7 +87,9 @@ export async function* readXlsxBatches(path: string, maxSharedStringBytes = DEFA
     // stay until the process exits. Moving on to the end deletes them.
     if (!finished) {
       try {
-        while (!(await events.next()).done);
+        for (let next = await events.next(); !next.done; next = await events.next()) {
+          if (next.value.eventType === 'worksheet') await passOver(next.value.value);
+        }
       } catch {
         // the file is being refused anyway; the temp copies are all we came for
       }
@@ -93,6 +98,21 @@ export async function* readXlsxBatches(path: string, maxSharedStringBytes = DEFA
     await removeXlsxTempCopies(copies);
   }
   if (batch.length > 0) yield batch;
+}
+
+/**
+ * A sheet whose rows are not wanted (the data was in an earlier one, or the read is ending).
+ * exceljs opens the sheet's temp copy as a stream when it yields the sheet and deletes the file as
+ * soon as it is asked for the next one; a stream nobody reads may then fail to open the deleted
+ * file, an 'error' with no listener: an uncaught exception that stops the process (3 reads in 600
+ * of a two-sheet file beside two busy cores). Reading into it and stopping closes the stream first.
+ */
+async function passOver(sheet: unknown): Promise<void> {
+  try {
+    for await (const _ of sheet as AsyncIterable<unknown>) break;
+  } catch {
+    // a sheet that is not read: its faults are not the file's
+  }
 }
 
 /** What WorkbookReader.parse() yields: worksheets (and hyperlinks, ignored here). */

@@ -3,6 +3,8 @@ import type { ListVersionRef } from '../../domain/types.ts';
 import { toListVersionRef } from '../../lists/active-index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
+import type { SavedMappingStore } from '../../platform/store/saved-mappings-port.ts';
+import { savedMappingFor } from '../../domain/saved-mapping.ts';
 import type { AddressStore } from '../../platform/store/addresses-port.ts';
 import type { ListStore } from '../../platform/store/lists-port.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
@@ -33,6 +35,8 @@ export interface IngestFileJobsDeps {
   /** The address register versions (the active one is pinned with the list version). */
   addresses: Pick<AddressStore, 'getActiveAddressVersion'>;
   logger: Logger;
+  /** The organisations' saved column mappings (docs/inbound.md "Saved column mappings on every channel"); absent: guessed only. */
+  savedMappings?: Pick<SavedMappingStore, 'listMappings'>;
   spoolDir: string;
   draftDir: string;
   chunkRows?: number;
@@ -75,10 +79,14 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
       const existing = await deps.jobs.getJobById(spec.id);
       if (existing) return existing;
       const ingest = await ingestFor(spec.id);
+      // The channel's own mapping (a folder's or connector's) first; else the organisation's saved
+      // mapping for the file's header row, before guessing.
+      const saved = spec.column_mapping === null && deps.savedMappings ? await deps.savedMappings.listMappings(spec.org.id) : [];
       try {
         return await ingest.createJobFromFile({
           source: spec.source, org: spec.org, mode: 'live', keyHash: keyHashOf(spec.source),
           filename: spec.filename, path: spec.path, column_mapping: spec.column_mapping, options: spec.options,
+          savedMapping: (firstRows) => savedMappingFor(saved, firstRows, spec.source)?.column_mapping ?? null,
           locale: spec.locale, start: true,
         });
       } catch (error) {

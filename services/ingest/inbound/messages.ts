@@ -15,8 +15,8 @@ export const catalog = {
     en: 'The job was deleted before its result could be delivered.',
   },
   column_mapping_required: {
-    da: 'Kolonnerne kunne ikke genkendes. Giv kolonnerne overskrifter som Navn, Adresse og Postnr, eller gem en kolonneopsætning for mappen.',
-    en: 'The columns could not be recognised. Give the columns headers such as Name, Address and Postal code, or save a column mapping for the folder.',
+    da: 'Kolonnerne kunne ikke genkendes. Giv kolonnerne overskrifter som Navn, Adresse og Postnr, eller gem kolonnerne i siden under en kladde af filen ("Gem kolonnerne"): de gælder så for senere filer med de samme overskrifter.',
+    en: 'The columns could not be recognised. Give the columns headers such as Name, Address and Postal code, or save the columns in the page under a draft of the file ("Save the columns"): they then apply to later files with the same headers.',
   },
   column_mapping_invalid: {
     da: 'Den gemte kolonneopsætning passer ikke til filens kolonner.',

@@ -9,11 +9,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { PersonInput } from '../../domain/types.ts';
+import { modifiedAtMs, sweepFolder } from '../../platform/folder-sweep.ts';
 import { spoolFullIfDiskFull } from './errors.ts';
 
 /**
@@ -259,29 +260,14 @@ export async function removeStaleSpoolFiles(dir: string, options: StaleSpoolOpti
   const olderThan = now - (options.olderThanMs ?? 60 * 60 * 1000);
   const host = options.host ?? spoolHost();
   const isAlive = options.isAlive ?? processRuns;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return 0;
-  }
-  let removed = 0;
-  for (const name of names) {
-    if (!ANY_SPOOL_FILE.test(name)) continue;
-    const path = join(dir, name);
-    const info = await stat(path).catch(() => null);
-    if (!info) continue;
+  return sweepFolder(dir, async (name, path) => {
+    if (!ANY_SPOOL_FILE.test(name)) return false;
+    const modified = await modifiedAtMs(path);
+    if (modified === null) return false;
     const owner = OWNED_SPOOL_FILE.exec(name);
     const ours = owner !== null && owner[1] === host;
-    const stale = ours
-      ? !isAlive(Number(owner[2])) || info.mtimeMs < now - LIVE_OWNER_MAX_AGE_MS
-      : info.mtimeMs < olderThan;
-    if (stale) {
-      await rm(path, { force: true });
-      removed += 1;
-    }
-  }
-  return removed;
+    return ours ? !isAlive(Number(owner[2])) || modified < now - LIVE_OWNER_MAX_AGE_MS : modified < olderThan;
+  });
 }
 
 function processRuns(pid: number): boolean {

@@ -10,8 +10,9 @@
  * volume): a /start on another machine would not find the file (docs/decisions.md §14 drafts).
  */
 import { constants } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { modifiedAtMs, sweepFolder } from '../../platform/folder-sweep.ts';
 import { spoolFullIfDiskFull } from '../jobs/errors.ts';
 
 const DRAFT_FILE = /^draft-([0-9a-f-]{36})\.upload$/;
@@ -64,26 +65,15 @@ export function createDraftFiles(dir: string): DraftFiles {
       await rm(pathOf(jobId), { force: true });
     },
     async sweep(stateOf, graceMs) {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch {
-        return 0;
-      }
-      let removed = 0;
-      for (const name of names) {
+      return sweepFolder(dir, async (name, path) => {
         const match = DRAFT_FILE.exec(name);
-        if (!match) continue;
+        if (!match) return false;
         const state = await stateOf(match[1]);
-        if (state === 'draft') continue;
-        if (state === 'no_record') {
-          const info = await stat(join(dir, name)).catch(() => null);
-          if (!info || info.mtimeMs > Date.now() - graceMs) continue;
-        }
-        await rm(join(dir, name), { force: true });
-        removed += 1;
-      }
-      return removed;
+        if (state === 'draft') return false;
+        if (state !== 'no_record') return true;
+        const modified = await modifiedAtMs(path);
+        return modified !== null && modified <= Date.now() - graceMs;
+      });
     },
   };
 }

@@ -58,6 +58,11 @@ export interface FileJobSpec {
   /** The file is the caller's temp file: a draft may move it instead of copying. */
   takeFile?: boolean;
   column_mapping?: ColumnMapping | null;
+  /**
+   * Without `column_mapping`: the organisation's saved mapping for the file's first rows, if any,
+   * used before guessing (docs/inbound.md "Saved column mappings on every channel").
+   */
+  savedMapping?: (firstRows: Cells[]) => ColumnMapping | null;
   options?: CheckJobOptions;
   callback_url?: string | null;
   external_ref?: string | null;
@@ -135,7 +140,7 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
 
   async function createJobFromFile(spec: FileJobSpec): Promise<JobRecord> {
     const table = await openTable(spec.path, { filename: spec.filename });
-    const summary = await summariseTable(table, spec.column_mapping ?? null);
+    const summary = await summariseTable(table, spec.column_mapping ?? null, spec.savedMapping);
     if (summary.rowCount === 0) throw new FileRefusedError('file_no_data');
     const resolved = summary.mapping ? resolveColumnMapping(summary.mapping, summary.header, summary.columnCount) : null;
     const jobSpec: JobSpec = {

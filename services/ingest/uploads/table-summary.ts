@@ -1,6 +1,6 @@
 /**
  * One pass over an opened table (services/ingest/files openTable) before a job exists: the header,
- * the column mapping (the caller's, else guessed), the number of data rows and the first 20 of
+ * the column mapping (the caller's, else a saved one for the header row, else guessed), the number of data rows and the first 20 of
  * them for the preview. Reading every row here means a truncated, corrupt or over-long file is
  * refused before anything is created (the readers throw FileRefusedError mid-way); nothing but
  * the header and 20 rows is kept in memory.
@@ -38,7 +38,11 @@ export function headerRowOf(mapping: ColumnMapping | null): number {
   return typeof row === 'number' ? row : 0;
 }
 
-export async function summariseTable(table: TableSource, given: ColumnMapping | null): Promise<TableSummary> {
+/**
+ * `saved`: the organisation's saved mapping for these first rows, if any (docs/inbound.md "Saved
+ * column mappings on every channel"); asked only when no mapping is given, before guessing.
+ */
+export async function summariseTable(table: TableSource, given: ColumnMapping | null, saved?: (firstRows: Cells[]) => ColumnMapping | null): Promise<TableSummary> {
   const head: Cells[] = [];
   let mapping = given;
   let headerRow = 0;
@@ -52,7 +56,7 @@ export async function summariseTable(table: TableSource, given: ColumnMapping | 
   const decide = () => {
     if (decided) return;
     decided = true;
-    mapping ??= guessColumnMapping(head);
+    mapping ??= saved?.(head) ?? guessColumnMapping(head);
     headerRow = headerRowOf(mapping);
     header = headerRow >= 0 && headerRow < head.length ? head[headerRow] : null;
     // The rows held for the guess are counted now; later rows as they come.

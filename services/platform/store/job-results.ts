@@ -112,7 +112,50 @@ export function timestampMs(timestamp: string): number {
  */
 export const RESULT_RECORD_ROWS = 1000;
 
+/**
+ * The format every record is written in now; stored beside it (`record_format`), so a later
+ * format can be read beside the old ones (docs/platform-clickhouse-registry.md "Record formats"):
+ *
+ * 1. `results`: one CheckResult JSON per line; `cells`: one JSON array (or `null`) per line, or
+ *    null when no row has cells. Records stored before the column existed are format 1.
+ */
+export const RESULT_RECORD_FORMAT = 1;
+
+/** How each format a reader knows turns a stored record into its rows' lines. */
+const RECORD_LINES: Readonly<Record<number, (record: StoredRecord) => { results: string[]; cells: string[] | null }>> = {
+  1: (record) => ({ results: record.results.split('\n'), cells: record.cells === null ? null : record.cells.split('\n') }),
+};
+
+/**
+ * A record in a format this reader does not know: written by a later version of the service.
+ * Readers are upgraded before writers (docs/platform-clickhouse-registry.md "Record formats"),
+ * so this is a deployment out of order, never a record to guess at.
+ */
+export class UnknownRecordFormatError extends Error {
+  constructor(format: number) {
+    super(`result record format ${format} is unknown to this reader (it knows ${Object.keys(RECORD_LINES).join(', ')})`);
+    this.name = 'UnknownRecordFormatError';
+  }
+}
+
+/** What a page is cut from: a record as read back, its format with it (a type: rows of node:sqlite cast to it). */
+export type StoredRecord = {
+  first_row: number;
+  record_format: number;
+  results: string;
+  cells: string | null;
+};
+
+/** The rows' lines of a stored record, read as its format says. */
+export function linesOfRecord(record: StoredRecord): { results: string[]; cells: string[] | null } {
+  const read = RECORD_LINES[record.record_format];
+  if (!read) throw new UnknownRecordFormatError(record.record_format);
+  return read(record);
+}
+
 export interface ResultRecord {
+  /** RESULT_RECORD_FORMAT: how `results` and `cells` are laid out. */
+  record_format: number;
   first_row: number;
   last_row: number;
   counts: ResultCounts;
@@ -161,6 +204,7 @@ function recordOf(run: readonly ResultRow[]): ResultRecord {
     if (r.cells !== null) anyCells = true;
   }
   return {
+    record_format: RESULT_RECORD_FORMAT,
     first_row: run[0].row,
     last_row: run[run.length - 1].row,
     counts: countsFromGroups(groups.values()),
@@ -201,15 +245,16 @@ export function sumCounts(all: Iterable<ResultCounts>): ResultCounts {
 /**
  * A page cut from records read in row order: rows after `after`, at most `limit`, each as its
  * stored JSON line; `more` tells whether a row follows. `records` may be a lazy iterator: it is
- * read only as far as the page needs.
+ * read only as far as the page needs. Each record is read as its own format says, so records of
+ * different formats serve one page.
  */
 export function pageOfRecords(
-  records: Iterable<{ first_row: number; results: string; cells: string | null }>, after: number, limit: number,
+  records: Iterable<StoredRecord>, after: number, limit: number,
 ): { rows: Array<{ row: number; result: string; cells: string }>; more: boolean } {
   const rows: Array<{ row: number; result: string; cells: string }> = [];
   for (const record of records) {
-    const lines = record.results.split('\n');
-    const cellLines = record.cells === null ? null : record.cells.split('\n');
+    if (rows.length === limit) return { rows, more: true };
+    const { results: lines, cells: cellLines } = linesOfRecord(record);
     for (let i = Math.max(0, after + 1 - record.first_row); i < lines.length; i++) {
       if (rows.length === limit) return { rows, more: true };
       rows.push({ row: record.first_row + i, result: lines[i], cells: cellLines ? cellLines[i] : 'null' });

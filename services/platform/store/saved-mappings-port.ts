@@ -1,4 +1,5 @@
 import type { ColumnMapping } from '../../domain/check-job.ts';
+import type { MappingChannel } from '../../domain/saved-mapping.ts';
 
 /**
  * An organisation's saved column mappings (docs/web.md "Saved column mappings"): the mapping a
@@ -23,6 +24,11 @@ export interface SavedMapping {
   /** headerKey(columns): what a later file's header row is compared by. */
   header_key: string;
   column_mapping: ColumnMapping;
+  /**
+   * The channels it applies to (docs/inbound.md "Saved column mappings on every channel"): absent
+   * or null, every channel of the organisation (upload, SFTP, email, connectors).
+   */
+  channels?: MappingChannel[] | null;
   created_at: string;
 }
 

@@ -4,28 +4,12 @@
  * Redirects are not followed: a 3xx is an answer that is not 2xx. The body of the answer is read
  * and dropped. Never throws: every outcome is a status code or a short error text.
  */
-import { request } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { pinnedRequest, requestErrorCode } from './pinned-request.ts';
 import type { CheckedCallbackUrl } from './url-guard.ts';
 
 export interface PostResult {
   statusCode: number | null;
   error: string | null;
-}
-
-function pinnedLookup(address: CheckedCallbackUrl['address']): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
-    else callback(null, address.address, address.family);
-  }) as LookupFunction;
-}
-
-function describeError(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  const text = typeof code === 'string' ? code : 'unknown';
-  if (/CERT|TLS|SSL|SELF_SIGNED|ALTNAME/.test(text)) return `tls_error:${text}`;
-  if (text.startsWith('E')) return `connect_error:${text}`;
-  return `network_error:${text}`;
 }
 
 export function httpsPost(
@@ -42,15 +26,8 @@ export function httpsPost(
       resolve(result);
     };
     const payload = Buffer.from(body, 'utf8');
-    const req = request({
-      method: 'POST',
-      hostname: target.hostname,
-      port: target.url.port === '' ? 443 : Number(target.url.port),
-      path: `${target.url.pathname}${target.url.search}`,
-      headers: { ...headers, 'Content-Length': String(payload.length) },
-      lookup: pinnedLookup(target.address),
-      agent: false,
-      ca: options.ca,
+    const req = pinnedRequest(target, {
+      method: 'POST', headers: { ...headers, 'Content-Length': String(payload.length) }, ...(options.ca ? { ca: options.ca } : {}),
     });
     // The whole exchange, connection and TLS included, has timeoutMs to produce an answer. When
     // the process was busy past the deadline (a long batch on a loaded machine), the answer may
@@ -70,7 +47,7 @@ export function httpsPost(
     });
     req.on('error', (error) => {
       clearTimeout(timer);
-      finish({ statusCode: null, error: describeError(error) });
+      finish({ statusCode: null, error: requestErrorCode(error, 'network_error') });
     });
     req.end(payload);
   });

@@ -9,6 +9,7 @@
  * the stored state back to resume the schedule. Does not promise: exactly-once delivery (a receiver
  * that got the request but whose answer was lost sees it again: it should dedupe on the id).
  */
+import { isPermanent } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { httpsPost } from './https-post.ts';
 import {
@@ -110,7 +111,7 @@ export function createCallbackSender(deps: CallbackSenderDeps): CallbackSender {
       if (error === TIMED_OUT) return { at, ok: false, statusCode: null, error: 'timeout', retriable: true };
       if (!(error instanceof CallbackUrlError)) throw error;
       const detail = error.detail ? `:${error.detail}` : '';
-      return { at, ok: false, statusCode: null, error: `url_${error.reason}${detail}`, retriable: error.retriable };
+      return { at, ok: false, statusCode: null, error: `url_${error.reason}${detail}`, retriable: !isPermanent(error) };
     }
     const headers = {
       'Content-Type': 'application/json',

@@ -9,11 +9,12 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { ClassifiedError } from '../../platform/errors.ts';
 import { blockedAddressReason } from './blocked-addresses.ts';
 
 export type UrlRefusal = 'invalid_url' | 'not_https' | 'credentials_in_url' | 'unresolvable' | 'blocked_address';
 
-export class CallbackUrlError extends Error {
+export class CallbackUrlError extends ClassifiedError {
   override name = 'CallbackUrlError';
   readonly reason: UrlRefusal;
   /** For blocked_address: which kind (`loopback`, `private`, `metadata`, ...). */
@@ -25,9 +26,9 @@ export class CallbackUrlError extends Error {
     this.detail = detail;
   }
 
-  /** DNS failure may pass; a URL that is wrong or points inwards stays refused. */
-  get retriable(): boolean {
-    return this.reason === 'unresolvable';
+  /** DNS failure may pass; a URL that is wrong or points inwards stays refused (services/platform/errors.ts). */
+  override get permanent(): boolean {
+    return this.reason !== 'unresolvable';
   }
 }
 

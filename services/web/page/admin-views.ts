@@ -1,6 +1,7 @@
 import type { ApiKeyInfo, PortalUser, Role } from './contract.ts';
 import { h, replace } from './dom.ts';
 import { session } from './session.ts';
+import { fillLoaded } from './form-memory.ts';
 import { field } from './signin-view.ts';
 import { heading, scrollingTable, type App } from './ui.ts';
 
@@ -138,8 +139,9 @@ export function settingsView(app: App): HTMLElement {
     save, status);
   run(app, async () => {
     const settings = await app.api.settings();
-    stop.value = String(settings.stop_level);
-    retention.value = String(settings.retention_days);
+    // What the person had typed before a language switch stays (docs/web.md "Language switch keeps what was typed").
+    fillLoaded(stop, String(settings.stop_level));
+    fillLoaded(retention, String(settings.retention_days));
   })();
   form.addEventListener('submit', (event) => {
     event.preventDefault();

@@ -85,7 +85,7 @@ export function createApi(csrf: () => string | null, locale: () => Locale) {
     removeConnector: (id: string) => json<unknown>('DELETE', `/v2/connectors/${id}`),
     listMappings: (jobId?: string) =>
       json<{ data: SavedColumnMapping[] }>('GET', `/v2/column-mappings${jobId ? `?job_id=${encodeURIComponent(jobId)}` : ''}`),
-    saveMapping: (input: { name: string; job_id: string; column_mapping: Record<string, unknown> }) =>
+    saveMapping: (input: { name: string; job_id: string; column_mapping: Record<string, unknown>; channels?: string[] }) =>
       json<SavedColumnMapping>('POST', '/v2/column-mappings', { json: input }),
     removeMapping: (id: string) => json<unknown>('DELETE', `/v2/column-mappings/${id}`),
     getJob: (id: string) => json<CheckJob>('GET', `/v2/check-jobs/${id}`),

@@ -128,5 +128,11 @@ export interface SavedColumnMapping {
   name: string;
   columns: string[];
   column_mapping: Record<string, number | string>;
+  /** null: every channel of the organisation. */
+  channels: MappingChannel[] | null;
   created_at: string;
 }
+
+/** The channels a saved mapping can be kept to (services/domain/saved-mapping.ts MAPPING_CHANNELS). */
+export const MAPPING_CHANNELS = ['upload', 'sftp', 'email', 'connector'] as const;
+export type MappingChannel = (typeof MAPPING_CHANNELS)[number];

@@ -42,6 +42,8 @@ export function jobsView(app: App, current: () => string | null, history = false
     return values;
   };
 
+  let lastAsked = 0;
+
   function actions(job: CheckJob): HTMLElement {
     const name = job.filename ?? texts.t('no_file_name');
     const cell = h('td', { class: 'row-actions' });
@@ -82,8 +84,11 @@ export function jobsView(app: App, current: () => string | null, history = false
   }
 
   async function refresh(more = false): Promise<void> {
+    const asked = ++lastAsked;
     const last = more ? shownJobs[shownJobs.length - 1] : undefined;
     const page = await app.api.listJobs(PAGE, { ...filterValues(), ...(last ? { after: last.id } : {}) });
+    // Only the newest question's answer is shown: filters given back after a language switch ask again at once.
+    if (asked !== lastAsked) return;
     shownJobs = more ? [...shownJobs, ...page.data] : page.data;
     moreButton.hidden = !page.has_more;
     const data = shownJobs;

@@ -6,6 +6,7 @@ import { inviteView } from './invite-view.ts';
 import type { CheckJob, Locale, PageTexts } from './contract.ts';
 import { byId, h, replace } from './dom.ts';
 import { draftView } from './draft-view.ts';
+import { keepForms, restoreForms } from './form-memory.ts';
 import { jobView, type JobView } from './job-view.ts';
 import { jobsView } from './jobs-view.ts';
 import { forgetPendingMonitor, monitorsView, monitorView } from './monitors-view.ts';
@@ -111,10 +112,17 @@ function header(): HTMLElement {
       locale = code;
       rememberLocale(code);
       texts = textsFor(all, locale);
-      // A shown error stays, in the new language (render() clears the alert region).
+      // A shown error stays, in the new language (render() clears the alert region); so does
+      // what was typed in any form, and the focus stays on this toggle (docs/web.md "Language
+      // switch keeps what was typed").
       const kept = errorIn(texts);
+      const typed = keepForms(byId('view'), byId('jobs'));
       void render().then(() => {
+        restoreForms(typed, byId('view'), byId('jobs'));
+        // The history's list was asked for before its filters were given back: asked again with them.
+        if ([...typed.fields.keys()].some((id) => id.startsWith('filter-'))) void app.refreshJobs();
         if (kept) renderError(texts, kept);
+        byId('header').querySelector<HTMLElement>(`button.lang[lang=${code}]`)?.focus();
       });
     });
     return button;

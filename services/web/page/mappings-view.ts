@@ -1,5 +1,5 @@
 import { removeCell } from './channels-view.ts';
-import type { CheckJob, SavedColumnMapping } from './contract.ts';
+import { MAPPING_CHANNELS, type CheckJob, type MappingChannel, type SavedColumnMapping } from './contract.ts';
 import { h, replace } from './dom.ts';
 import { heading, scrollingTable, type App } from './ui.ts';
 
@@ -35,7 +35,7 @@ export function savedMappingsView(app: App): HTMLElement {
   async function refresh() {
     const { data } = await app.api.listMappings();
     replace(list, data.length === 0 ? h('p', { class: 'muted' }, texts.t('mappings_empty')) : scrollingTable(texts.t('mappings_title'), h('table', {},
-      h('thead', {}, h('tr', {}, ...[texts.t('mappings_name'), texts.t('jobs_actions'), texts.t('mappings_columns'), texts.t('jobs_created')]
+      h('thead', {}, h('tr', {}, ...[texts.t('mappings_name'), texts.t('jobs_actions'), texts.t('mappings_columns'), texts.t('mappings_channels'), texts.t('jobs_created')]
         .map((text) => h('th', { scope: 'col' }, text)))),
       h('tbody', {}, ...data.map((mapping: SavedColumnMapping) => h('tr', { 'data-mapping-id': mapping.id },
         h('td', {}, mapping.name),
@@ -45,6 +45,7 @@ export function savedMappingsView(app: App): HTMLElement {
           await refresh();
         }),
         h('td', { class: 'file-name' }, mapping.columns.join(', ')),
+        h('td', {}, channelsText(app, mapping.channels)),
         h('td', {}, texts.dateTime(mapping.created_at))))))));
   }
   refresh().catch((error: unknown) => app.fail(error));
@@ -57,12 +58,16 @@ export function saveMappingForm(app: App, job: CheckJob, chosenMapping: () => Re
   const { texts } = app;
   const suggested = appliedMappingOf(job.id) ?? (job.filename ?? '').replace(/\.[^.]*$/, '');
   const name = h('input', { id: 'mapping-name', name: 'mapping-name', type: 'text', value: suggested, maxlength: 80, autocomplete: 'off' });
+  // Every channel unless the person keeps it to one (docs/inbound.md "Saved column mappings on every channel").
+  const channels = h('select', { id: 'mapping-channels', name: 'mapping-channels' },
+    h('option', { value: '' }, texts.t('mapping_channels_all')),
+    ...MAPPING_CHANNELS.map((channel) => h('option', { value: channel }, channelsText(app, [channel]))));
   const status = h('p', { role: 'status', class: 'muted', 'data-testid': 'mapping-saved' });
   const button = h('button', { type: 'button', class: 'secondary' }, texts.t('mapping_save'));
   button.addEventListener('click', () => {
     app.clearError();
     button.disabled = true;
-    app.api.saveMapping({ name: name.value.trim(), job_id: job.id, column_mapping: chosenMapping() })
+    app.api.saveMapping({ name: name.value.trim(), job_id: job.id, column_mapping: chosenMapping(), ...(channels.value ? { channels: [channels.value] } : {}) })
       .then((saved) => {
         status.textContent = texts.t('mapping_saved', { name: saved.name });
       }, (error: unknown) => app.fail(error))
@@ -71,5 +76,12 @@ export function saveMappingForm(app: App, job: CheckJob, chosenMapping: () => Re
       });
   });
   return h('div', { class: 'save-mapping' },
-    h('label', { for: 'mapping-name' }, texts.t('mapping_save_label')), name, button, status);
+    h('label', { for: 'mapping-name' }, texts.t('mapping_save_label')), name,
+    h('label', { for: 'mapping-channels' }, texts.t('mappings_channels')), channels, button, status);
+}
+
+/** "All channels", or "Only SFTP" (the channel names of the history's source filter). */
+function channelsText(app: App, channels: readonly MappingChannel[] | null): string {
+  if (!channels) return app.texts.t('mapping_channels_all');
+  return channels.map((channel) => app.texts.t('mapping_channels_only', { channel: app.texts.t(`source_${channel}`) })).join(', ');
 }

@@ -59,6 +59,31 @@ describe('saved column mappings (GET/POST/DELETE /v2/column-mappings)', () => {
     expect(await matching(december.id)).toEqual([]);
   });
 
+  it('a mapping is for every channel unless kept to some: kept to SFTP, an upload\'s draft does not get it; an unknown channel is 422, nothing saved', async () => {
+    const { app, upload, orgA } = await uploadsApi({ savedMappings: true });
+    const november = (await upload(orgA.testKey, [csvFile(NOVEMBER, 'november.csv')])).json<Json>();
+    const december = (await upload(orgA.testKey, [csvFile(DECEMBER, 'december.csv')])).json<Json>();
+    const save = (channels: unknown, locale = 'da') => app.inject({
+      method: 'POST', url: '/v2/column-mappings', headers: { ...bearer(orgA.testKey), 'accept-language': locale },
+      payload: { name: 'CRM-udtræk', job_id: november.id, column_mapping: { header_row: 0, name: 1, address: 2 }, channels },
+    });
+    const matching = async () => (await app.inject({ method: 'GET', url: `/v2/column-mappings?job_id=${String(december.id)}`, headers: bearer(orgA.testKey) }))
+      .json<{ data: Json[] }>().data.map((m) => m.channels);
+
+    const bad = await save(['sftp', 'fax'], 'en');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json<{ error: { details: { issues: Array<{ path: string; message: string }> } } }>().error.details.issues).toEqual([{ path: 'channels[1]', message: 'Must be one of "upload", "sftp", "email", "connector".' }]);
+    expect((await app.inject({ method: 'GET', url: '/v2/column-mappings', headers: bearer(orgA.testKey) })).json()).toEqual({ data: [] });
+
+    expect((await save(['sftp', 'email', 'sftp'])).json<Json>().channels).toEqual(['sftp', 'email']);
+    expect(await matching()).toEqual([]);
+    expect((await save(['upload'])).json<Json>().channels).toEqual(['upload']);
+    expect(await matching()).toEqual([['upload']]);
+    // Saved again without channels: for every channel (null).
+    expect((await save(undefined)).json<Json>().channels).toBeNull();
+    expect(await matching()).toEqual([null]);
+  });
+
   it('refuses a column the file lacks, a mapping of nothing and a file without headers, in the caller\'s language; nothing saved', async () => {
     const { app, upload, orgA } = await uploadsApi({ savedMappings: true });
     const draft = (await upload(orgA.testKey, [csvFile(NOVEMBER, 'november.csv')])).json<Json>();

@@ -5,6 +5,7 @@ import {
   parseRetryDelays, recordAttempt, signCallback, verifyCallbackSignature, type LookupAll, type UrlRefusal,
 } from '../../../services/projection/callbacks/index.ts';
 import { CallbackUrlError } from '../../../services/projection/callbacks/index.ts';
+import { isPermanent } from '../../../services/platform/errors.ts';
 
 const apiKey = 'rl_test_0123456789abcdefghijABCDEFGHIJ0123456789';
 const secret = createHash('sha256').update(apiKey).digest('hex');
@@ -144,8 +145,8 @@ describe('callback URL guard', () => {
     expect(await refusal('https://user:pw@hooks.example.com/cb', { lookup })).toEqual(['credentials_in_url', undefined]);
     expect(await refusal('not a url', { lookup })).toEqual(['invalid_url', undefined]);
     expect(await refusal('https://nowhere.example.com/', { lookup })).toEqual(['unresolvable', undefined]);
-    expect(new CallbackUrlError('unresolvable').retriable).toBe(true);
-    expect(new CallbackUrlError('blocked_address').retriable).toBe(false);
+    expect(isPermanent(new CallbackUrlError('unresolvable'))).toBe(false);
+    expect(isPermanent(new CallbackUrlError('blocked_address'))).toBe(true);
   });
 
   it('refuses a host when any of its addresses points inwards', async () => {

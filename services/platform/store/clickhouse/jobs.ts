@@ -6,6 +6,7 @@ import { tsvEscape, type ClickHouseConnection } from './connection.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, coveredBy, decodeCursor, encodeCursor,
   JobExistsError, pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedLevel, storedResultRow, sumCounts, timestampMs, utcDay,
+  type StoredRecord,
 } from '../job-results.ts';
 import { sql, type Identifier, type Statement } from './sql.ts';
 
@@ -17,7 +18,7 @@ import { sql, type Identifier, type Statement } from './sql.ts';
  * (job_id, row) by FINAL, so counts and pages are exact even before ClickHouse merges.
  */
 const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record'] as const;
-const RECORD_COLUMNS = ['job_id', 'first_row', 'last_row', 'delete_on', 'counts', 'results', 'cells'] as const;
+const RECORD_COLUMNS = ['job_id', 'first_row', 'last_row', 'delete_on', 'counts', 'results', 'cells', 'record_format'] as const;
 /** Concurrent writers of one record are two or three processes: each loses a race rarely. */
 const MAX_WRITE_ATTEMPTS = 20;
 /**
@@ -56,6 +57,11 @@ export function pendingCallbacksQuery(jobs: Identifier, limit: number): Statemen
     (SELECT status, doc FROM ${jobs} FINAL WHERE id IN (SELECT id FROM ${jobs} WHERE callback_pending = 1))
     WHERE status IN ('done', 'failed') AND visitParamExtractString(doc, 'state') = 'pending'
     LIMIT ${limit}`;
+}
+
+/** A record as read back: UInt32 and UInt8 columns as numbers, whatever the output format gave. */
+function numbered(record: StoredRecord): StoredRecord {
+  return { ...record, first_row: Number(record.first_row), record_format: Number(record.record_format) };
 }
 
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
@@ -108,7 +114,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     const key = tsvEscape(jobId);
     let text = '';
     for (const r of fresh) {
-      text += `${key}\t${r.first_row}\t${r.last_row}\t${deleteOn}\t${tsvEscape(JSON.stringify(r.counts))}\t${tsvEscape(r.results)}\t${r.cells === null ? '\\N' : tsvEscape(r.cells)}\n`;
+      text += `${key}\t${r.first_row}\t${r.last_row}\t${deleteOn}\t${tsvEscape(JSON.stringify(r.counts))}\t${tsvEscape(r.results)}\t${r.cells === null ? '\\N' : tsvEscape(r.cells)}\t${r.record_format}\n`;
     }
     await conn.insertTabSeparated('check_result_records', RECORD_COLUMNS, text);
     recordJobs.add(jobId);
@@ -120,15 +126,15 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     const after = decodeCursor(jobId, page.cursor);
     // Rows are 0..n-1 in records of ≤ RESULT_RECORD_ROWS, so the page lies in this window; a job
     // with gaps reads on from where the window ended.
-    const read = (from: number, to: number) => conn.rows<{ first_row: number; results: string; cells: string | null }>(sql`
-      SELECT first_row, results, cells FROM ${records} FINAL
+    const read = (from: number, to: number) => conn.rows<StoredRecord>(sql`
+      SELECT first_row, record_format, results, cells FROM ${records} FINAL
       WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`);
     const windowEnd = after + page.limit + 1;
-    const found = (await read(after - RESULT_RECORD_ROWS, windowEnd)).map((r) => ({ ...r, first_row: Number(r.first_row) }));
+    const found = (await read(after - RESULT_RECORD_ROWS, windowEnd)).map(numbered);
     let cut = pageOfRecords(found, after, page.limit);
     if (!cut.more) {
       // At most limit + 1 records: each holds at least one row.
-      const more = (await read(windowEnd, 0xffffffff)).map((r) => ({ ...r, first_row: Number(r.first_row) }));
+      const more = (await read(windowEnd, 0xffffffff)).map(numbered);
       if (more.length > 0) cut = pageOfRecords([...found, ...more], after, page.limit);
     }
     const last = cut.rows.at(-1);

@@ -4,7 +4,7 @@ import type { JobRecord, JobStore, ResultCounts, ResultRow } from '../jobs-port.
 import { flushDeleted, inTransaction } from './database.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, coveredBy, decodeCursor, encodeCursor, JobExistsError,
-  pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedResultRow, sumCounts, timestampMs, utcDay,
+  pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedResultRow, sumCounts, timestampMs, utcDay, type StoredRecord,
 } from '../job-results.ts';
 
 /**
@@ -53,7 +53,8 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     CREATE INDEX IF NOT EXISTS check_job_intakes_open ON check_job_intakes (closed, last_seen_ms);
   `);
   resultsDb.exec(`
-    -- Result records (job-results.ts resultRecords): contiguous rows, one JSON line per row.
+    -- Result records (job-results.ts resultRecords): contiguous rows, one JSON line per row;
+    -- record_format says how results and cells are laid out (job-results.ts RESULT_RECORD_FORMAT).
     CREATE TABLE IF NOT EXISTS check_result_records (
       job_id TEXT NOT NULL,
       first_row INTEGER NOT NULL,
@@ -62,10 +63,12 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
       counts TEXT NOT NULL,
       results TEXT NOT NULL,
       cells TEXT,
+      record_format INTEGER NOT NULL DEFAULT 1,
       PRIMARY KEY (job_id, first_row)
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS check_result_records_delete_on ON check_result_records (delete_on);
   `);
+  addRecordFormat(resultsDb);
   convertRowResults(resultsDb);
 
   const insertJob = db.prepare(`INSERT OR IGNORE INTO check_jobs
@@ -95,12 +98,12 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     ORDER BY i.last_seen_ms, i.job_id LIMIT ?`);
   const selectIntake = db.prepare('SELECT last_seen_ms, closed FROM check_job_intakes WHERE job_id = ?');
   const insertRecord = resultsDb.prepare(`INSERT OR IGNORE INTO check_result_records
-    (job_id, first_row, last_row, delete_on, counts, results, cells) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    (job_id, first_row, last_row, delete_on, counts, results, cells, record_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   // Records are at most RESULT_RECORD_ROWS long, so one starting that far before `from` is the
   // earliest that can reach it: the primary key serves the range.
   const selectRanges = resultsDb.prepare(`SELECT first_row, last_row FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND first_row <= ?`);
-  const selectRecordsIn = resultsDb.prepare(`SELECT first_row, results, cells FROM check_result_records
+  const selectRecordsIn = resultsDb.prepare(`SELECT first_row, record_format, results, cells FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
   const selectCounts = resultsDb.prepare('SELECT counts FROM check_result_records WHERE job_id = ?');
   const deleteResults = resultsDb.prepare('DELETE FROM check_result_records WHERE job_id = ?');
@@ -113,13 +116,12 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     // (about limit / RESULT_RECORD_ROWS records); a job with gaps reads on past it. All rows read
     // at once (not a lazy iterator): a statement left open would hold a read snapshot of the file
     // and keep a purge's checkpoint from emptying the WAL.
-    type Stored = { first_row: number; results: string; cells: string | null };
     const windowEnd = after + page.limit + 1;
     // last_row > after: every record read holds a row of the page, so limit + 1 records suffice.
-    const found = selectRecordsIn.all(jobId, after - RESULT_RECORD_ROWS, after, windowEnd, page.limit + 1) as Stored[];
+    const found = selectRecordsIn.all(jobId, after - RESULT_RECORD_ROWS, after, windowEnd, page.limit + 1) as StoredRecord[];
     let { rows, more } = pageOfRecords(found, after, page.limit);
     if (!more) {
-      const beyond = selectRecordsIn.all(jobId, windowEnd, windowEnd, 0xffffffff, page.limit + 1) as Stored[];
+      const beyond = selectRecordsIn.all(jobId, windowEnd, windowEnd, 0xffffffff, page.limit + 1) as StoredRecord[];
       if (beyond.length > 0) ({ rows, more } = pageOfRecords([...found, ...beyond], after, page.limit));
     }
     const last = rows.at(-1);
@@ -220,7 +222,9 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
         if (read(jobId)?.status === 'deleted') return;
         const stored = selectRanges.all(jobId, min - RESULT_RECORD_ROWS, max) as Array<{ first_row: number; last_row: number }>;
         for (const record of resultRecords(rows, coveredBy(stored))) {
-          insertRecord.run(jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells);
+          insertRecord.run(
+            jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format,
+          );
         }
       });
     },
@@ -269,6 +273,16 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
 }
 
 /**
+ * Result records written before the format column are format 1 (job-results.ts
+ * RESULT_RECORD_FORMAT): the column is added with that default, which SQLite applies to the
+ * stored rows without rewriting them.
+ */
+function addRecordFormat(resultsDb: DatabaseSync): void {
+  const columns = new Set(resultsDb.prepare('PRAGMA table_info(check_result_records)').all().map((c) => String(c.name)));
+  if (!columns.has('record_format')) resultsDb.exec('ALTER TABLE check_result_records ADD COLUMN record_format INTEGER NOT NULL DEFAULT 1');
+}
+
+/**
  * Databases written before result records kept one row per result (`check_results`): converted
  * to records once, in one transaction, then the old table is dropped (its personal data zeroed by
  * secure_delete and flushed out of the WAL).
@@ -277,7 +291,7 @@ function convertRowResults(resultsDb: DatabaseSync): void {
   const old = resultsDb.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'check_results'").get();
   if (!old) return;
   const insert = resultsDb.prepare(`INSERT OR IGNORE INTO check_result_records
-    (job_id, first_row, last_row, delete_on, counts, results, cells) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    (job_id, first_row, last_row, delete_on, counts, results, cells, record_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   inTransaction(resultsDb, () => {
     let jobId: string | null = null;
     let deleteOn = '';
@@ -285,7 +299,7 @@ function convertRowResults(resultsDb: DatabaseSync): void {
     const flush = () => {
       if (jobId === null) return;
       for (const record of resultRecords(rows, () => false)) {
-        insert.run(jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells);
+        insert.run(jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format);
       }
       rows = [];
     };
