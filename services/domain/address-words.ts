@@ -153,7 +153,7 @@ export function abbreviationOf(word: string): { norm: string; display: string | 
 /**
  * Floor words → canonical floor: 'st' ground, 'kl' basement. This and the other word tables are
  * Maps and Sets, not plain objects: an object answers "constructor" with Object.prototype's
- * function (docs/matching.md "Speed of the check path", "Word tables").
+ * function (docs/matching.md "Word tables").
  */
 const FLOOR_WORDS: ReadonlyMap<string, string> = new Map([
   ['st', 'st'], ['stuen', 'st'], ['stue', 'st'], ['stueplan', 'st'], ['stueetage', 'st'], ['parterre', 'st'], ['pt', 'st'],

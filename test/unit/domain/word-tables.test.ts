@@ -4,9 +4,9 @@ import { testModeCheck } from '../../../services/domain/test-mode.ts';
 import type { CheckOptions } from '../../../services/domain/types.ts';
 
 /**
- * The word tables of addresses and test mode are Maps, not plain objects (docs/matching.md "Speed
- * of the check path"): a plain object answers a look-up of "constructor" with Object.prototype's
- * constructor, so "Testvej 5, Constructor, 1000 København K" read a function as its floor and
+ * The word tables of addresses and test mode are Maps, not plain objects
+ * (docs/matching.md "Word tables"): a plain object answers a look-up of "constructor" with
+ * Object.prototype's constructor, so "Testvej 5, Constructor, 1000 København K" read a function as its floor and
  * parseAddress threw (a 500 for client input).
  */
 
