@@ -12,27 +12,27 @@ import type { Tokens } from './normalize.ts';
  * more than one word, see STREET_WORD_CLASS). As the register's addressing names and the CPR
  * office write them (docs/matching.md "Addresses").
  */
-export const STREET_ABBREVIATIONS: Record<string, { norm: string; display: string | null }> = {
-  gl: { norm: 'gammel', display: 'Gammel' }, // or Gamle: one class
-  gml: { norm: 'gammel', display: 'Gammel' },
-  skt: { norm: 'sankt', display: 'Sankt' },
-  sct: { norm: 'sankt', display: 'Sankt' },
-  vj: { norm: 'vej', display: 'Vej' },
-  ndr: { norm: 'nordre', display: 'Nordre' },
-  nr: { norm: 'noerre', display: 'Nørre' },
-  kgs: { norm: 'kongens', display: 'Kongens' },
-  ll: { norm: 'lille', display: 'Lille' },
-  pl: { norm: 'plads', display: 'Plads' },
-  bd: { norm: 'boulevard', display: 'Boulevard' },
-  blvd: { norm: 'boulevard', display: 'Boulevard' },
-  chr: { norm: 'christian', display: 'Christian' },
+export const STREET_ABBREVIATIONS: ReadonlyMap<string, { norm: string; display: string | null }> = new Map([
+  ['gl', { norm: 'gammel', display: 'Gammel' }], // or Gamle: one class
+  ['gml', { norm: 'gammel', display: 'Gammel' }],
+  ['skt', { norm: 'sankt', display: 'Sankt' }],
+  ['sct', { norm: 'sankt', display: 'Sankt' }],
+  ['vj', { norm: 'vej', display: 'Vej' }],
+  ['ndr', { norm: 'nordre', display: 'Nordre' }],
+  ['nr', { norm: 'noerre', display: 'Nørre' }],
+  ['kgs', { norm: 'kongens', display: 'Kongens' }],
+  ['ll', { norm: 'lille', display: 'Lille' }],
+  ['pl', { norm: 'plads', display: 'Plads' }],
+  ['bd', { norm: 'boulevard', display: 'Boulevard' }],
+  ['blvd', { norm: 'boulevard', display: 'Boulevard' }],
+  ['chr', { norm: 'christian', display: 'Christian' }],
   // One abbreviation, two words: the spelling keeps the abbreviation, the key its class.
-  sdr: { norm: 'sdr', display: null }, // Søndre or Sønder
-  st: { norm: 'st', display: null }, // Store or Sankt
-  oe: { norm: 'oe', display: null }, // "Ø.": Øster or Østre
-  v: { norm: 'v', display: null }, // Vester or Vestre
-  fr: { norm: 'fr', display: null }, // Frederik or Frederiks ("Fr. Bajers Vej", "Fr.sundsvej")
-};
+  ['sdr', { norm: 'sdr', display: null }], // Søndre or Sønder
+  ['st', { norm: 'st', display: null }], // Store or Sankt
+  ['oe', { norm: 'oe', display: null }], // "Ø.": Øster or Østre
+  ['v', { norm: 'v', display: null }], // Vester or Vestre
+  ['fr', { norm: 'fr', display: null }], // Frederik or Frederiks ("Fr. Bajers Vej", "Fr.sundsvej")
+]);
 
 /**
  * The words a street key does not tell apart, by class (the class's word is what the key holds):
@@ -92,10 +92,10 @@ export function streetKeyWord(word: string): string {
 }
 
 /** The words an abbreviation of two words stands for, in the spelling compared for `exact`. */
-export const ABBREVIATION_WORDS: Record<string, readonly string[]> = {
-  sdr: ['soendre', 'soender'], st: ['store', 'sankt'], oe: ['oester', 'oestre'], v: ['vester', 'vestre'],
-  fr: ['frederik', 'frederiks'], gl: ['gammel', 'gamle'], gml: ['gammel', 'gamle'],
-};
+export const ABBREVIATION_WORDS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['sdr', ['soendre', 'soender']], ['st', ['store', 'sankt']], ['oe', ['oester', 'oestre']], ['v', ['vester', 'vestre']],
+  ['fr', ['frederik', 'frederiks']], ['gl', ['gammel', 'gamle']], ['gml', ['gammel', 'gamle']],
+]);
 
 /** Starts an abbreviation of two words in a street spelling: "\u0001st" is "St." (see spellingAgrees). */
 export const ABBREVIATION_MARK = '\u0001';
@@ -116,7 +116,7 @@ export function spellingAgrees(a: string, b: string): boolean {
 
 function wordsAt(s: string, i: number): { words: readonly string[]; next: number } {
   const end = s.indexOf(ABBREVIATION_END, i);
-  return { words: ABBREVIATION_WORDS[s.slice(i + 1, end)] ?? [], next: end + 1 };
+  return { words: ABBREVIATION_WORDS.get(s.slice(i + 1, end)) ?? [], next: end + 1 };
 }
 
 function agreeFrom(a: string, i: number, b: string, j: number): boolean {
@@ -147,33 +147,35 @@ function agreeFrom(a: string, i: number, b: string, j: number): boolean {
  * spares the keyed lookup (a string-table probe) for the long words most street names are made of.
  */
 export function abbreviationOf(word: string): { norm: string; display: string | null } | undefined {
-  return word.length <= 4 ? STREET_ABBREVIATIONS[word] : undefined;
+  return word.length <= 4 ? STREET_ABBREVIATIONS.get(word) : undefined;
 }
 
-/** Floor words → canonical floor: 'st' ground, 'kl' basement. */
-const FLOOR_WORDS: Record<string, string> = {
-  st: 'st', stuen: 'st', stue: 'st', stueplan: 'st', stueetage: 'st', parterre: 'st', pt: 'st',
-  kl: 'kl', kld: 'kl', kaelder: 'kl', kaelderen: 'kl', kaelderplan: 'kl', kaelderetage: 'kl',
+/**
+ * Floor words → canonical floor: 'st' ground, 'kl' basement. This and the other word tables are
+ * Maps and Sets, not plain objects: an object answers "constructor" with Object.prototype's
+ * function (docs/matching.md "Word tables").
+ */
+const FLOOR_WORDS: ReadonlyMap<string, string> = new Map([
+  ['st', 'st'], ['stuen', 'st'], ['stue', 'st'], ['stueplan', 'st'], ['stueetage', 'st'], ['parterre', 'st'], ['pt', 'st'],
+  ['kl', 'kl'], ['kld', 'kl'], ['kaelder', 'kl'], ['kaelderen', 'kl'], ['kaelderplan', 'kl'], ['kaelderetage', 'kl'],
   // DAR's lower basements ("k2" is the second floor below ground).
-  k1: 'kl', k2: 'k2', k3: 'k3', k4: 'k4', k5: 'k5', k6: 'k6', k7: 'k7', k8: 'k8', k9: 'k9',
-};
+  ['k1', 'kl'], ['k2', 'k2'], ['k3', 'k3'], ['k4', 'k4'], ['k5', 'k5'], ['k6', 'k6'], ['k7', 'k7'], ['k8', 'k8'], ['k9', 'k9'],
+]);
 
 /** Door words → canonical door. */
-const DOOR_WORDS: Record<string, string> = {
-  tv: 'tv', th: 'th', mf: 'mf', venstre: 'tv', hoejre: 'th', midt: 'mf', midten: 'mf',
-};
+const DOOR_WORDS: ReadonlyMap<string, string> = new Map([
+  ['tv', 'tv'], ['th', 'th'], ['mf', 'mf'], ['venstre', 'tv'], ['hoejre', 'th'], ['midt', 'mf'], ['midten', 'mf'],
+]);
 
 /** Words that carry no information inside the floor/door part ("1. sal", "til venstre"). */
-const FILLER_WORDS: Record<string, true> = {
-  sal: true, til: true, for: true, lejl: true, lejlighed: true, doer: true, nr: true, etage: true,
-};
+const FILLER_WORDS: ReadonlySet<string> = new Set(['sal', 'til', 'for', 'lejl', 'lejlighed', 'doer', 'nr', 'etage']);
 
 /** Roman numerals of kings' names in streets ("Frederik VII's Vej", "Christian IX's Gade") → digits. */
-export const ROMAN_NUMERALS: Record<string, string> = (() => {
-  const out: Record<string, string> = {};
+export const ROMAN_NUMERALS: ReadonlyMap<string, string> = (() => {
+  const out = new Map<string, string>();
   const ones = ['', 'i', 'ii', 'iii', 'iv', 'v', 'vi', 'vii', 'viii', 'ix'];
   const tens = ['', 'x', 'xx', 'xxx'];
-  for (let n = 1; n < 40; n++) out[tens[Math.floor(n / 10)] + ones[n % 10]] = String(n);
+  for (let n = 1; n < 40; n++) out.set(tens[Math.floor(n / 10)] + ones[n % 10], String(n));
   return out;
 })();
 
@@ -215,7 +217,7 @@ export function houseNumberOf(token: string): string | null {
 
 /** A floor token → canonical floor, or null when the token is not a floor. */
 export function floorOf(token: string): string | null {
-  const word = FLOOR_WORDS[token];
+  const word = FLOOR_WORDS.get(token);
   if (word !== undefined) return word;
   if (token.length <= 2 && isDigits(token)) {
     const n = dropLeadingZeros(token);
@@ -226,9 +228,9 @@ export function floorOf(token: string): string | null {
 
 /** A door token → canonical door ("tv", "th", "mf", a number, letters), or null for filler. */
 export function doorOf(token: string): string | null {
-  const word = DOOR_WORDS[token];
+  const word = DOOR_WORDS.get(token);
   if (word !== undefined) return word;
-  if (FILLER_WORDS[token] === true) return null;
+  if (FILLER_WORDS.has(token)) return null;
   if (isDigits(token)) return token.length <= 4 ? dropLeadingZeros(token) : null;
   return token.length <= 4 ? token : null;
 }
@@ -239,23 +241,23 @@ export function doorOf(token: string): string | null {
  * Skee, 4370 Store Merløse"); DAR's doors of letters are one or two letters ("a", "tv").
  */
 export function isTownWord(token: string): boolean {
-  return token.length >= 3 && isLetters(token) && FLOOR_WORDS[token] === undefined &&
-    DOOR_WORDS[token] === undefined && FILLER_WORDS[token] !== true && gluedFloorDoor(token) === null;
+  return token.length >= 3 && isLetters(token) && !FLOOR_WORDS.has(token) &&
+    !DOOR_WORDS.has(token) && !FILLER_WORDS.has(token) && gluedFloorDoor(token) === null;
 }
 
 export function isFloorOrDoorWord(token: string): boolean {
-  return FLOOR_WORDS[token] !== undefined || DOOR_WORDS[token] !== undefined;
+  return FLOOR_WORDS.has(token) || DOOR_WORDS.has(token);
 }
 
 export function isFiller(token: string): boolean {
-  return FILLER_WORDS[token] === true;
+  return FILLER_WORDS.has(token);
 }
 
-const DOOR_FILLERS: Record<string, true> = { lejl: true, lejlighed: true, doer: true, nr: true };
+const DOOR_FILLERS: ReadonlySet<string> = new Set(['lejl', 'lejlighed', 'doer', 'nr']);
 
 /** Fillers after which a number is a door ("lejl. 12"), not a floor. */
 export function isDoorFiller(token: string): boolean {
-  return DOOR_FILLERS[token] === true;
+  return DOOR_FILLERS.has(token);
 }
 
 /** Floor and door written as one token: "3tv", "1th", "stmf", "kltv". Null otherwise. */
@@ -302,7 +304,7 @@ function displayWordSlow(word: string): string {
 export function isNumeralPossessive(t: Tokens, i: number, from: number): boolean {
   if (i <= from || t.norm[i] !== 's') return false;
   const previous = t.norm[i - 1];
-  return (previous.length <= 2 && isDigits(previous)) || ROMAN_NUMERALS[previous] !== undefined;
+  return (previous.length <= 2 && isDigits(previous)) || ROMAN_NUMERALS.has(previous);
 }
 
 /**

@@ -107,13 +107,13 @@ function streetOf(t: Tokens, from: number, to: number): { words: string; key: st
   for (let i = from; i < to; i++) {
     let word = t.norm[i];
     let spelled: string;
-    const roman = i + 1 < to && t.norm[i + 1] === 's' ? ROMAN_NUMERALS[word] : undefined;
+    const roman = i + 1 < to && t.norm[i + 1] === 's' ? ROMAN_NUMERALS.get(word) : undefined;
     const abbreviation = roman === undefined ? abbreviationOf(word) : undefined;
     if (roman !== undefined) {
       word = roman;
       spelled = word;
     } else if (abbreviation !== undefined) {
-      spelled = ABBREVIATION_WORDS[word] === undefined ? abbreviation.norm : ABBREVIATION_MARK + word + ABBREVIATION_END;
+      spelled = !ABBREVIATION_WORDS.has(word) ? abbreviation.norm : ABBREVIATION_MARK + word + ABBREVIATION_END;
       word = abbreviation.norm;
     } else {
       if (word.length > 3 && word.endsWith('vj')) word = word.slice(0, -1) + 'ej'; // "Kongevj."
@@ -148,7 +148,7 @@ function displayOf(s: string, t: Tokens, from: number, to: number, expand: boole
     }
     let word = abbreviation !== undefined ? abbreviation.display! : displayWord(raw);
     if (isNumeralPossessive(t, i, from)) word = 's'; // "9.s", "VII's"
-    else if (i + 1 < to && t.norm[i + 1] === 's' && ROMAN_NUMERALS[t.norm[i]] !== undefined) {
+    else if (i + 1 < to && t.norm[i + 1] === 's' && ROMAN_NUMERALS.has(t.norm[i])) {
       word = raw.toUpperCase();
     }
     if (expand && abbreviation === undefined && t.norm[i].length > 3 && t.norm[i].endsWith('vj')) {

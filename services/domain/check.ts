@@ -193,8 +193,8 @@ const BEST_POSSIBLE = scoreOf(5, false, false, false);
 function scanBuilding(d: ListIndexData, b: number, personUnit: number, floorId: number, best: Winner & { score: number }): void {
   const records = d.records;
   const texts = d.nameTexts;
-  const end = d.recordStart[b + 1];
-  let o = d.recordStart[b];
+  const end = records[b]; // the run's end; its records follow (list-index.ts ListIndexData.records)
+  let o = b + 1;
   // Once an exact level-5 match at the current address is found no record can beat it (`scoreOf`):
   // the rest of the building's records are not read.
   while (o < end && best.score < BEST_POSSIBLE) {
@@ -252,7 +252,7 @@ function correctedBuilding(d: ListIndexData, parsed: ParsedAddress): number {
   const count = closestStreets(d.streets, parsed.streetKey!, parsed.postalCode!, closest);
   let found = -1;
   for (let i = 0; i < count; i++) {
-    const b = d.buildings.get(d.streets.keys[closest[i]] + '|' + parsed.houseNumber + '|' + parsed.postalCode);
+    const b = d.buildings.getJoined(d.streets.keys[closest[i]], parsed.houseNumber!, parsed.postalCode!);
     if (b < 0 || b === found) continue; // a street's key and its words (street-index.ts) are one building
     if (found >= 0) return -1;
     found = b;
@@ -305,7 +305,8 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
     }
   }
   if (parsed.buildingKey !== null && !textBuildingCovered) {
-    let b = d.buildings.get(parsed.buildingKey);
+    // buildingKey is streetKey|houseNumber|postalCode (address.ts): looked up by its parts (fingerprint-table.ts getJoined).
+    let b = d.buildings.getJoined(parsed.streetKey!, parsed.houseNumber!, parsed.postalCode!);
     // The list's streets correct a misspelt street only when the register has not placed it.
     if (b < 0 && access < 0) {
       b = correctedBuilding(d, parsed);

@@ -46,18 +46,22 @@ export const R_HEADER = 6;
 export const FLAG_PREVIOUS = 1;
 
 export interface ListIndexData {
-  /** Text building key ("gammelkongevej|12a|1610") or KVHX_PREFIX + kvhx building → building id. */
+  /** Text building key ("gammelkongevej|12a|1610") or KVHX_PREFIX + kvhx building → building (see `records`). */
   buildings: FingerprintTable;
   /**
-   * Register access address (its position) → building id (registerBuildingOf); null without a
+   * Register access address (its position) → building (registerBuildingOf); null without a
    * register. Not keys in `buildings`: every input with a register address looks here, and an
    * index by position costs no hashing and keeps `buildings` small. An array as long as the
    * register for a list that covers much of it, a Map for a small (private) list, which would
    * otherwise carry ~10 MB of array at national size for a few entries.
    */
   registerBuildings: Int32Array | Map<number, number> | null;
-  /** The records of building b are records[recordStart[b] .. recordStart[b + 1]). */
-  recordStart: Int32Array;
+  /**
+   * Building by building, a run: records[b] is where building b's run ends, its records follow
+   * from b + 1. A building is known by where its run starts, so a check reads the run's end and
+   * its first records from one place in memory, not a separate table of starts first
+   * (docs/matching.md "Speed of the check path").
+   */
   records: Int32Array;
   /**
    * Name word → id, compared by skeleton (normalize.ts): a FingerprintTable, not a Map of skeleton
@@ -232,16 +236,22 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       const buildingCount = firstRegister + registerBuildingCount;
       const registerBuildings = accessBuilding === null ? null : accessBuilding.done(firstRegister);
       for (let e = 0; e < reg.length; e++) if (reg[e] >= 0) reg[e] += firstRegister;
-      const recordStart = new Int32Array(buildingCount + 1);
+      // Building b's run: one int (the run's end) and then its records; runStart[b] is where it starts.
+      const runStart = new Int32Array(buildingCount + 1);
+      for (let b = 0; b < buildingCount; b++) runStart[b + 1] = 1;
       for (let e = 0; e < size; e++) {
         const length = R_HEADER + starts[e + 1] - starts[e];
-        if (text[e] >= 0) recordStart[text[e] + 1] += length;
-        if (kvhx[e] >= 0) recordStart[kvhx[e] + 1] += length;
-        if (reg[e] >= 0) recordStart[reg[e] + 1] += length;
+        if (text[e] >= 0) runStart[text[e] + 1] += length;
+        if (kvhx[e] >= 0) runStart[kvhx[e] + 1] += length;
+        if (reg[e] >= 0) runStart[reg[e] + 1] += length;
       }
-      for (let b = 0; b < buildingCount; b++) recordStart[b + 1] += recordStart[b];
-      const fill = recordStart.slice(0, buildingCount);
-      const records = new Int32Array(recordStart[buildingCount]);
+      for (let b = 0; b < buildingCount; b++) runStart[b + 1] += runStart[b];
+      const records = new Int32Array(runStart[buildingCount]);
+      const fill = new Int32Array(buildingCount);
+      for (let b = 0; b < buildingCount; b++) {
+        records[runStart[b]] = runStart[b + 1];
+        fill[b] = runStart[b] + 1;
+      }
       const runs = wordRuns.done();
       const pool = wordPool.done();
       const units = unit.done();
@@ -264,12 +274,19 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
         if (kvhx[e] >= 0) fill[kvhx[e]] = write(fill[kvhx[e]], e, kvhxUnits[e]);
         if (reg[e] >= 0) fill[reg[e]] = write(fill[reg[e]], e, regUnits[e]);
       }
+      // From here a building is known by where its run starts (see ListIndexData.records).
+      buildings.replaceIds(runStart);
+      if (registerBuildings instanceof Int32Array) {
+        for (let a = 0; a < registerBuildings.length; a++) if (registerBuildings[a] >= 0) registerBuildings[a] = runStart[registerBuildings[a]];
+      } else if (registerBuildings !== null) {
+        for (const [a, b] of registerBuildings) registerBuildings.set(a, runStart[b]);
+      }
       return {
         size,
         buildingCount,
         register,
         data: {
-          buildings, registerBuildings, recordStart, records, names, nameTexts: nameTexts.build(), units: unitIds, floors: floorIds, streets: streets.build(),
+          buildings, registerBuildings, records, names, nameTexts: nameTexts.build(), units: unitIds, floors: floorIds, streets: streets.build(),
         },
       };
     },

@@ -106,7 +106,7 @@ function streetSpelledAsRegister(d: AddressRegisterData, access: number, spellin
 }
 
 function accessByText(d: AddressRegisterData, streetKey: string, house: string, postal: string): number {
-  return d.buildings.get(streetKey + '|' + house + '|' + postal);
+  return d.buildings.getJoined(streetKey, house, postal);
 }
 
 /** The one access address at the closest street of the postal code, or -1 (none, or ambiguous). */
@@ -183,8 +183,8 @@ export function resolveParsedInto(
         const id = d.postalIdOfCode[postalNumberOf(postal)];
         if (id < 0 || !sameWords(parsed.city, d.postalCities[id])) unknownWords = true;
       }
-      // buildingKey is streetKey|houseNumber|postalCode (address.ts): the key, not built again.
-      access = d.buildings.get(parsed.buildingKey!);
+      // buildingKey is streetKey|houseNumber|postalCode (address.ts): looked up by its parts.
+      access = d.buildings.getJoined(parsed.streetKey, parsed.houseNumber, postal);
       byBuildingKey = access >= 0;
     }
     if (access < 0) {

@@ -16,9 +16,9 @@ export const TEST_LIST_VERSION: ListVersionRef = Object.freeze({
 });
 
 /** Folded surname → level. */
-const TEST_LEVELS: Record<string, number> = {
-  robinson: 5, bygning: 4, fornavn: 3, efternavn: 2, husstand: 1,
-};
+const TEST_LEVELS: ReadonlyMap<string, number> = new Map([
+  ['robinson', 5], ['bygning', 4], ['fornavn', 3], ['efternavn', 2], ['husstand', 1],
+]);
 
 /** §3: the address `?` is unreadable, whatever else the person says. */
 const isQuestionMark = (addressText: string): boolean => addressText.trim() === '?';
@@ -26,7 +26,7 @@ const isQuestionMark = (addressText: string): boolean => addressText.trim() === 
 export function testModeCheck(person: PersonInput, options: CheckOptions): CheckResult {
   const read = readPerson(person, options, isQuestionMark);
   if (read.unread) return read.unread;
-  const level = TEST_LEVELS[read.name.surname] ?? 0;
+  const level = TEST_LEVELS.get(read.name.surname) ?? 0;
   return resultFor(read.id, { level, base: level, previous: false, sameFloor: false, approximate: false }, level > 0, read.address, options);
 }
 

@@ -211,11 +211,12 @@ export async function startDistributed(receiver: CallbackReceiver | null, option
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const service: ServiceProcess = { name, child, output: () => out, exited };
     processes.push(service);
-    // Started once it logged that its services run (its consumer joined the group).
-    const deadline = Date.now() + 60_000;
+    // Started once it logged that its services run (its consumer joined the group). The deadline
+    // only bounds a failure: a group join takes a minute and more on a loaded CI machine.
+    const deadline = Date.now() + 150_000;
     while (!out.includes('process.started')) {
       if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${out}`);
-      if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s:\n${out}`);
+      if (Date.now() > deadline) throw new Error(`${name} did not start within 150 s:\n${out}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     return service;
