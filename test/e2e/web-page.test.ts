@@ -355,6 +355,35 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await context.close();
   }, 120_000);
 
+  it('a refused start leaves no "Starter …" behind: the API\'s reason at the top of the page, focused; the draft stays a draft', async () => {
+    const { context, page, errors } = await newPage('da-DK');
+    await signIn(page);
+    // A name over 200 characters is read into the draft but refused at /start (docs/uploads.md).
+    const tooLong = join(dataDir, 'lange-navne.csv');
+    writeFileSync(tooLong, csvAsExcelWrites([['Navn', 'Adresse', 'Postnr', 'By'], ['Anne Robinson', 'Vestergade 12', '8000', 'Aarhus C'], [`${'x'.repeat(201)} Jensen`, 'Søndergade 9', '8700', 'Horsens']], 'excel-utf8-bom'));
+    await page.locator('#file').setInputFiles(tooLong);
+    await page.getByTestId('draft').waitFor();
+    const id = jobIdOf(page)!;
+    const start = page.getByRole('button', { name: 'Start tjekket' });
+    await start.click();
+    await page.getByTestId('error-message').waitFor();
+    // The API's own answer to the same start (the draft's mapping), in the page's language.
+    const draft = (await api(`/v2/check-jobs/${id}`)).body;
+    const refusal = await api(`/v2/check-jobs/${id}/start`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ column_mapping: draft.column_mapping }) });
+    expect(refusal.status).toBe(422);
+    expect(await page.getByTestId('error-message').textContent()).toBe(refusal.body.error.message);
+    // Where the eye and the keyboard are: the error's title focused and inside the screen.
+    expect(await page.evaluate(`document.activeElement?.matches('.error-title') ?? false`)).toBe(true);
+    const top = await page.evaluate<number>(`document.querySelector('.error-title').getBoundingClientRect().top`);
+    expect(top).toBeGreaterThanOrEqual(0);
+    expect(top).toBeLessThan(900);
+    expect(await page.locator('body').textContent()).not.toContain('Starter …');
+    await expect.poll(() => start.isDisabled()).toBe(false);
+    expect((await api(`/v2/check-jobs/${id}`)).body.status).toBe('draft');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
   it('a reload mid-job keeps the job and the session: progress resumes and ends done', async () => {
     const { context, page, errors } = await newPage('da-DK');
     await signIn(page);
