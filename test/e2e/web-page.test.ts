@@ -1,20 +1,25 @@
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedProcess } from '../support/embedded-process.ts';
-import { allAxeViolations, screenshot, seriousAxeViolations } from '../support/browser.ts';
+import { allAxeViolations, seriousAxeViolations } from '../support/browser.ts';
+import { startFakeDirectory, type FakeDirectory } from '../support/fake-phone-directory.ts';
 import { csvAsExcelWrites, makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
 import type { MailUser } from '../support/mail.ts';
-import { acceptInvitationOverApi, inviteByCli, portalTest, TEST_MODE_PEOPLE, type SignedInState } from '../support/portal.ts';
+import { acceptInvitationOverApi, inviteByCli, portalTest, signInThroughPage, TEST_MODE_PEOPLE, type SignedInState } from '../support/portal.ts';
 import { referenceTotp } from '../support/totp-reference.ts';
 
 /**
  * The web page (docs/web.md) in a real browser: Debian's Chromium driven by playwright-core
  * against `npm start` (services/main.ts on a free port, its demo organisation's test key). Files
- * are written by exceljs and as Excel writes CSV. Each step's screenshot goes to docs/screenshots
- * (shown in the README); axe-core checks every step and finds no violation of any impact.
+ * are written by exceljs and as Excel writes CSV. Each screen is photographed by the portal tests'
+ * `shoot` (test/support/portal.ts) in Danish and English, at desktop size and 360 px, into
+ * docs/screenshots as `web-NN-<screen>-<language>-<size>.png` (shown in the README and
+ * docs/web.md); axe-core checks every screen and finds no violation of any impact.
  */
 let server: StartedProcess;
 let browser: Browser;
@@ -24,7 +29,19 @@ let testKey: string;
 let person: { mailbox: MailUser; password: string; secret: string };
 let signedIn: SignedInState | undefined;
 let files: { xlsx: string; csv: string; big: string };
-const portal = portalTest({ name: 'web-page', mailboxes: ['web'] });
+/** Settings of `npm start` known only once the phone directory's test double listens. */
+const serverEnv: NodeJS.ProcessEnv = {};
+const portal = portalTest({ name: 'web-page', screenshots: 'web', mailboxes: ['web', 'live', 'payer'], env: serverEnv });
+/**
+ * The phone directory provider as a TEST DOUBLE (test/support/fake-phone-directory.ts): a live job
+ * that looks a number up waits while the double holds it, and fails when it answers an error.
+ */
+let directory: FakeDirectory;
+let liveKey: string;
+/** A member of the demo organisation who signs in live, and the admin of a pay-per-list organisation. */
+let livePerson: { email: string; password: string; secret: string };
+let payer: { email: string; password: string; secret: string };
+const ADMIN_CLI = join(import.meta.dirname, '../../services/admin/cli.ts');
 /** Every URL the browsers asked for: the key must never be in one. */
 const requestedUrls: string[] = [];
 
@@ -34,9 +51,14 @@ const EXPECTED_LEVELS = { '5': 1, '4': 1, '3': 1, '2': 1, '1': 1, '0': 1, unread
 
 beforeAll(async () => {
   let mailbox: MailUser;
+  let liveMailbox: MailUser;
+  let payerMailbox: MailUser;
   let env: NodeJS.ProcessEnv;
   let orgId: string;
-  ({ server, env, dataDir, orgId, browser, mailboxes: [mailbox] } = await portal.start());
+  directory = await startFakeDirectory('provider-key', []);
+  // A held lookup must wait for the test, not time out: the job stays unfinished until released.
+  Object.assign(serverEnv, { PHONE_DIRECTORY_URL: directory.url, PHONE_DIRECTORY_KEY: 'provider-key', PHONE_DIRECTORY_TIMEOUT_MS: '600000' });
+  ({ server, env, dataDir, orgId, browser, mailboxes: [mailbox, liveMailbox, payerMailbox] } = await portal.start());
   // "Contact" is no header the guesser knows: the person must pick the name column by hand.
   const [xlsx, csv] = await makeSpreadsheets(dataDir, [
     { name: 'customers.xlsx', rows: [['Kunde nr', 'Contact', 'Street address', 'Postcode', 'City'], ...PEOPLE], via: 'exceljs' },
@@ -48,13 +70,23 @@ beforeAll(async () => {
   writeFileSync(big, csvAsExcelWrites(bigRows, 'excel-utf8-bom'));
   files = { xlsx, csv, big };
   testKey = /test key: (rl_test_\S+)/.exec(server.output())![1];
+  liveKey = /live key: (rl_live_\S+)/.exec(server.output())![1];
   // A person of the demo organisation: invited by the operator, the invitation accepted over the API.
   await inviteByCli(env, orgId, mailbox.address);
   const password = 'en lang adgangskode til siden';
   person = { mailbox, password, secret: await acceptInvitationOverApi(server.baseUrl, mailbox, password) };
+  await inviteByCli(env, orgId, liveMailbox.address, 'member');
+  livePerson = { email: liveMailbox.address, password, secret: await acceptInvitationOverApi(server.baseUrl, liveMailbox, password) };
+  // A pay-per-list organisation (docs/decisions.md §8), made by the operator's admin tool.
+  const { stdout } = await promisify(execFile)(process.execPath, [ADMIN_CLI, 'orgs', 'create', '--name', 'Betal pr. liste', '--plan', 'pay_per_list', '--json'], { env });
+  await inviteByCli(env, (JSON.parse(stdout) as { id: string }).id, payerMailbox.address);
+  payer = { email: payerMailbox.address, password, secret: await acceptInvitationOverApi(server.baseUrl, payerMailbox, password) };
 }, 180_000);
 
-afterAll(() => portal.stop());
+afterAll(async () => {
+  await portal.stop();
+  await directory?.close();
+});
 
 /**
  * A fresh browser context (own sessionStorage) on the page. `errors` collects script errors and
@@ -169,7 +201,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     const { context, page, errors } = await newPage('en-GB');
     await page.locator('#email').waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('en');
-    await screenshot(page, '01-sign-in-en');
+    // Signing in and the upload screen are photographed by portal-people (people-01, people-03).
     await expectAccessible(page, 'sign in');
 
     await signInByKeyboard(page, referenceTotp(person.secret, new Date(), 1), 'a wrong password, typed');
@@ -180,7 +212,6 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     const refusal = ((await refused.json()) as { error: { message: string } }).error.message;
     expect(refusal).toBe('The e-mail, password or code from your authenticator app is not right. Please try again.');
     await expect.poll(() => page.getByTestId('error-message').textContent()).toBe(refusal);
-    await screenshot(page, '02-sign-in-refused-en');
 
     // The code was cleared by the refusal; the e-mail stays. The next step's code (the one
     // the invitation used is spent).
@@ -190,7 +221,6 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await page.locator('#dropzone').waitFor();
     signedIn = await context.storageState();
     expect(await page.locator('[role=alert]').isHidden()).toBe(true);
-    await screenshot(page, '03-upload-en');
     await expectAccessible(page, 'upload');
 
     // The file picker, opened from the keyboard.
@@ -208,8 +238,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.getByTestId('row-count').textContent()).toBe('7');
     const before = await page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents();
     expect(before).toEqual(Array(7).fill('manual'));
-    await screenshot(page, '04-draft-guessed-en');
-    await expectAccessible(page, 'draft');
+    await portal.shoot(page, '01-draft-guessed', () => page.getByTestId('draft').waitFor());
 
     // Pick the name column with the keyboard (type-ahead in the select), then a true preview.
     await tabTo(page, '#map-name');
@@ -227,7 +256,8 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(apiDraft.body.status).toBe('draft');
     expect(verdicts).toEqual(apiDraft.body.preview.map((row: { result: { status: string } }) => row.result.status));
     expect(apiDraft.body.column_mapping.name).toBe(1);
-    await screenshot(page, '05-draft-fixed-en');
+    // Redrawn in the other language from the draft as the API keeps it: the picked column stays.
+    await portal.shoot(page, '02-draft-fixed', () => expect.poll(() => page.locator('#map-name').inputValue(), { timeout: 60_000 }).toBe('1'));
 
     await tabTo(page, 'button', 'Start the check');
     await page.keyboard.press('Enter');
@@ -240,8 +270,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.getByTestId('progress-text').textContent()).toBe('7 of 7 rows checked');
     const legend = await page.locator('[data-testid=levels] li').allTextContents();
     expect(legend[0]).toBe('5: Same name and address: 1');
-    await screenshot(page, '06-done-en');
-    await expectAccessible(page, 'done');
+    await portal.shoot(page, '03-done', () => waitForStatus(page, 'done'));
 
     await tabTo(page, 'button', 'Download the result file');
     const fileDownload = page.waitForEvent('download');
@@ -270,7 +299,6 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.getAttribute('html', 'lang')).toBe('da');
     expect(await page.locator('h2').first().textContent()).toBe('Log ind');
     await signIn(page);
-    await screenshot(page, '07-upload-da-360');
 
     // A drop as a file manager makes it: a DataTransfer holding the file.
     const bytes = readFileSync(files.csv).toString('base64');
@@ -289,7 +317,6 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(verdicts).toContain('blokeret');
     // Nothing wider than the screen: wide tables scroll inside their own region.
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
-    await screenshot(page, '08-draft-da-360');
     await expectAccessible(page, 'draft at 360 px');
 
     await page.getByRole('button', { name: 'Start tjekket' }).click();
@@ -297,7 +324,6 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     const id = jobIdOf(page)!;
     expect(await page.getByTestId('progress-text').textContent()).toBe('7 af 7 rækker tjekket');
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
-    await screenshot(page, '09-done-da-360');
     await expectAccessible(page, 'done at 360 px');
 
     const download = page.waitForEvent('download');
@@ -308,13 +334,14 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
 
     const row = page.locator(`tr[data-job-id="${id}"]`);
     await row.getByRole('button', { name: 'Slet kunder.csv' }).click();
-    await screenshot(page, '10-delete-confirm-da-360');
+    // The confirmation is asked in place; a language switch redraws the list, so it is asked again.
+    const confirmButton = row.locator('.row-actions button.danger:not(.link)');
+    await portal.shoot(page, '04-delete-confirm', () => confirmButton.waitFor(), () => row.locator('.row-actions button.link.danger').click());
     await row.getByRole('button', { name: 'Bekræft sletning af kunder.csv' }).click();
     await expect.poll(() => row.getByTestId('job-row-status').textContent()).toBe('Slettet');
     await waitForStatus(page, 'deleted');
     expect((await api(`/v2/check-jobs/${id}`)).body.status).toBe('deleted');
-    await screenshot(page, '11-deleted-da-360');
-    await expectAccessible(page, 'deleted at 360 px');
+    await portal.shoot(page, '05-deleted', () => waitForStatus(page, 'deleted'));
     expect(errors).toEqual([]);
     await context.close();
   }, 180_000);
@@ -336,8 +363,12 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await page.locator('#file').setInputFiles(garbage);
     const danish = await apiRefusal('da');
     await expect.poll(() => page.getByTestId('error-message').textContent()).toBe(danish);
-    await screenshot(page, '12-refused-da');
-    await expectAccessible(page, 'refused file');
+    const inEnglish = await apiRefusal('en');
+    // The shown refusal follows each language switch (docs/web.md "Texts"), as the API says it.
+    await portal.shoot(page, '06-refused-file', async () => {
+      const expected = (await page.getAttribute('html', 'lang')) === 'da' ? danish : inEnglish;
+      await expect.poll(() => page.getByTestId('error-message').textContent(), { timeout: 60_000 }).toBe(expected);
+    });
 
     // Switching the language keeps the shown refusal, now in English (the API's own English sentence).
     await page.getByRole('button', { name: 'English' }).click();
@@ -349,7 +380,6 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     // And the same file again in English gives the same sentence.
     await page.locator('#file').setInputFiles(garbage);
     await expect.poll(() => page.getByTestId('error-message').textContent()).toBe(english);
-    await screenshot(page, '13-refused-en');
     expect((await api('/v2/check-jobs?limit=100')).body.data.length).toBe(jobsBefore);
     expect(errors).toEqual([]);
     await context.close();
@@ -380,6 +410,16 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.locator('body').textContent()).not.toContain('Starter …');
     await expect.poll(() => start.isDisabled()).toBe(false);
     expect((await api(`/v2/check-jobs/${id}`)).body.status).toBe('draft');
+    // The refusal stays through the language switches, in the API's words of each language.
+    const refusals = {
+      da: refusal.body.error.message as string,
+      en: (await api(`/v2/check-jobs/${id}/start`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ column_mapping: draft.column_mapping }), locale: 'en' })).body.error.message as string,
+    };
+    await portal.shoot(page, '07-refused-start', async () => {
+      const lang = (await page.getAttribute('html', 'lang')) as 'da' | 'en';
+      await expect.poll(() => page.getByTestId('error-message').textContent(), { timeout: 60_000 }).toBe(refusals[lang]);
+    });
+    expect((await api(`/v2/check-jobs/${id}`)).body.status).toBe('draft');
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
@@ -394,7 +434,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await page.getByTestId('job').waitFor({ timeout: 170_000 });
     const id = jobIdOf(page)!;
     expect((await api(`/v2/check-jobs/${id}`)).body.status).not.toBe('done');
-    await screenshot(page, '14-progress-da');
+    // The progress screen is photographed on a job held unfinished (below): this one may end any moment.
     await expectAccessible(page, 'progress');
 
     await page.reload();
@@ -405,7 +445,6 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     const done = (await api(`/v2/check-jobs/${id}`)).body;
     expect(done.processed_count).toBe(150_000);
     expect(await page.getByTestId('progress-text').textContent()).toBe('150.000 af 150.000 rækker tjekket');
-    await screenshot(page, '15-done-after-reload-da');
     // The session is an HttpOnly cookie: no script reads it, nothing is kept in the tab's storage.
     const cookies = await context.cookies();
     expect(cookies.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([['__Host-robinson_session', true, true, 'Strict']]);
@@ -415,6 +454,74 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(errors).toEqual([]);
     await context.close();
   }, 300_000);
+
+  it('live, a job from the organisation\'s integration: its progress while the phone directory holds a look-up, then failed when the directory answers an error', async () => {
+    const number = '+4533123456';
+    directory.held.add(number);
+    try {
+      // The organisation's integration (its live key) checks phones too: each is looked up in the
+      // directory. 20 rows, one chunk (at most 2,000 rows a chunk: docs/architecture.md
+      // "Events"): no result comes back while the look-up is held, so the job stays queued and the
+      // screen cannot change under the language switches (a new status redraws it and moves the focus).
+      const people: Array<{ name: string; address: string; phone?: string }> = Array.from({ length: 20 }, (_, i) => ({ name: `Person ${i} Jensen`, address: `Vestergade ${i + 1}, 8000 Aarhus C` }));
+      people[0] = { name: 'Anne Robinson', address: 'Vestergade 12, 8000 Aarhus C', phone: '+45 33 12 34 56' };
+      const created = await fetch(`${server.baseUrl}/v2/check-jobs`, {
+        method: 'POST', headers: { Authorization: `Bearer ${liveKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ external_ref: 'crm-eksport', options: { check_phones: true }, people }),
+      });
+      expect(created.status).toBe(202);
+      const id = ((await created.json()) as { id: string }).id;
+      // The matcher is at the look-up, which the double holds: the job cannot end before release.
+      await expect.poll(() => directory.requests.includes(`/numbers/${encodeURIComponent(number)}`), { timeout: 90_000 }).toBe(true);
+
+      const { context, page, errors } = await newPage('da-DK');
+      await signInThroughPage(page, server.baseUrl, livePerson);
+      // Opened from the recent jobs, as a person finds it.
+      await page.locator(`tr[data-job-id="${id}"] .row-actions button.link:not(.danger)`).click();
+      const queued = page.locator('[data-testid=job][data-status=queued]');
+      await queued.waitFor({ timeout: 60_000 });
+      expect(jobIdOf(page)).toBe(id);
+      expect(await page.getByTestId('progress-text').textContent()).toBe('0 af 20 rækker tjekket');
+      await portal.shoot(page, '08-progress', () => queued.waitFor({ timeout: 60_000 }));
+
+      directory.failing.add(number);
+      directory.release();
+      await waitForStatus(page, 'failed', 90_000);
+      const failed = await (await fetch(`${server.baseUrl}/v2/check-jobs/${id}`, { headers: { Authorization: `Bearer ${liveKey}` } })).json() as { status: string; error: string };
+      expect(failed).toMatchObject({ status: 'failed', error: 'phone_directory_unavailable' });
+      expect(await page.locator('[data-testid=job] .note').textContent()).toBe(`Fejlkode: ${failed.error}. Ingen resultater; upload filen igen.`);
+      await portal.shoot(page, '09-failed', () => waitForStatus(page, 'failed'));
+      expect(errors).toEqual([]);
+      await context.close();
+    } finally {
+      // Never leave the matcher waiting on the double.
+      directory.release();
+    }
+  }, 300_000);
+
+  it('a pay-per-list organisation, live: the draft withholds the list\'s answers; the started job waits for payment, its price shown', async () => {
+    const { context, page, errors } = await newPage('da-DK');
+    await signInThroughPage(page, server.baseUrl, payer);
+    await page.locator('#file').setInputFiles(files.csv);
+    await page.getByTestId('draft').waitFor();
+    const id = jobIdOf(page)!;
+    // Read with the page's own session (a GET needs no CSRF token).
+    const jobOf = async () => (await (await page.context().request.get(`${server.baseUrl}/v2/check-jobs/${id}`)).json()) as Record<string, any>;
+    const draft = await jobOf();
+    expect(draft.status).toBe('draft');
+    // docs/uploads.md "Previews of pay-per-list drafts": no row says blocked or allowed before payment.
+    expect(draft.preview.map((row: { result: { status: string } }) => row.result.status)).toEqual(Array(7).fill('manual'));
+    await portal.shoot(page, '10-draft-pay-per-list', () => page.getByTestId('draft').waitFor());
+
+    await page.getByRole('button', { name: 'Start tjekket' }).click();
+    await waitForStatus(page, 'awaiting_payment');
+    const waiting = await jobOf();
+    expect(waiting).toMatchObject({ status: 'awaiting_payment', price: { product: 'list_small', amount_cents: 49_500, currency: 'DKK' } });
+    expect(await page.locator('[data-testid=job] .note').textContent()).toContain('495');
+    await portal.shoot(page, '11-awaiting-payment', () => waitForStatus(page, 'awaiting_payment'));
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 180_000);
 
   it('the accessibility check can fail: axe finds an unlabelled field and low contrast on a page made to have them', async () => {
     const context = await browser.newContext();
