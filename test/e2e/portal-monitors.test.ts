@@ -125,7 +125,7 @@ describe('monitors and channels in the portal (Playwright driving Debian Chromiu
     // The name column picked; the same draft is read again (no second upload) and the warning goes.
     await page.locator('#map-name').selectOption('1');
     await page.getByRole('button', { name: 'Opdatér forhåndsvisning' }).click();
-    await expect.poll(() => page.locator('[data-testid=draft-warnings]').count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => page.locator('[data-testid=draft-warnings]').count(), { timeout: 90_000 }).toBe(0);
     expect(await page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents()).toEqual(['blokeret', 'blokeret', 'tilladt', 'tilladt']);
     await shoot(page, '03-columns-fixed', () => page.locator('[data-testid=preview] tbody tr').first().waitFor());
     // The columns saved for later files of this layout (docs/inbound.md "Saved column mappings on every channel").
@@ -153,7 +153,7 @@ describe('monitors and channels in the portal (Playwright driving Debian Chromiu
     await until('the re-check after the new list version', async () => (await monitorOf(page, id)).last_check?.list_version_id === version2, 120_000, 200);
     await page.getByRole('link', { name: 'Åbn Medlemmer 2026' }).click();
     const reports = page.getByTestId('change-report');
-    await expect.poll(() => reports.count(), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => reports.count(), { timeout: 90_000 }).toBe(2);
     const latest = reports.nth(0);
     expect(await latest.locator('h4').textContent()).toMatch(/^Liste udgivet 2026-11-01, tjekket /);
     expect([
