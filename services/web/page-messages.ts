@@ -316,6 +316,9 @@ export const pageMessages = {
   done_title: { da: 'Færdig', en: 'Done' },
   download_file: { da: 'Hent resultatfilen', en: 'Download the result file' },
   download_certificate: { da: 'Hent certifikatet', en: 'Download the certificate' },
+  download_blocked_rows: { da: 'Kun blokerede rækker', en: 'Blocked rows only' },
+  download_allowed_rows: { da: 'Kun tilladte rækker', en: 'Allowed rows only' },
+  download_certificate_pdf: { da: 'Hent certifikatet som PDF', en: 'Download the certificate as PDF' },
   certificate_valid: {
     da: 'Certifikatet er gyldigt: {rows} rækker tjekket mod listeversion {version} ({published}).',
     en: 'The certificate is valid: {rows} rows checked against list version {version} ({published}).',

@@ -140,7 +140,7 @@ export async function draftCanaryScenario(d: CanaryDeployment, how: 'delete' | '
     await d.backdate(draft.id);
     await waitForJob(http, draft.id, (job) => job.status === 'deleted', 60_000);
     // The draft's file goes with the API's next sweep (every second here): its effect is the signal.
-    await until('the draft file is swept', async () => (await d.scan(canary)).length === 0, 30_000, 250);
+    await until('the draft file is swept', async () => (await d.scan(canary)).length === 0, 90_000, 250);
   }
   expect(await d.scan(canary)).toEqual([]);
   // The remembered answer went with the draft: the same request now makes a new draft, never
@@ -173,6 +173,6 @@ export async function syncCheckCanaryScenario(d: CanaryDeployment): Promise<void
 
   await d.expireRemembered(idempotencyKey);
   // The sweep runs every second here; its effect is the signal, with a deadline.
-  await until('the expired answer is swept from every store', async () => (await d.scan(canary)).length === 0, 30_000, 250);
+  await until('the expired answer is swept from every store', async () => (await d.scan(canary)).length === 0, 90_000, 250);
   expect(await d.scan(canary)).toEqual([]);
 }

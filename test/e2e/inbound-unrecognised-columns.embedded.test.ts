@@ -101,7 +101,7 @@ describe('files whose address column is not recognised: explained, nothing check
 
   it('billed: only the good file\'s 12 rows, as one job', async () => {
     const month = new Date().toISOString().slice(0, 7);
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 90_000;
     let usage = (await d.platform.usage.monthly(month)).filter((t) => t.org_id === d.orgId);
     // The projection records a job's usage at completion; the result in outbox/ may come first.
     while (usage.length === 0 && Date.now() < deadline) {
@@ -109,7 +109,7 @@ describe('files whose address column is not recognised: explained, nothing check
       usage = (await d.platform.usage.monthly(month)).filter((t) => t.org_id === d.orgId);
     }
     expect(usage).toEqual([expect.objectContaining({ kind: 'job_row', count: 12, entries: 1 })]);
-  }, 60_000);
+  }, 120_000);
 });
 
 /** Lists `folder` until exactly `names` are there (the file's arrival is the signal), 60 s at most. */

@@ -78,7 +78,7 @@ export function callbacksOf(d: Deployment, path: string, jobId: string): Json[] 
 }
 
 export async function waitForCallback(d: Deployment, path: string, jobId: string): Promise<Json> {
-  const end = Date.now() + 20_000;
+  const end = Date.now() + 60_000;
   while (callbacksOf(d, path, jobId).length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
   const got = callbacksOf(d, path, jobId);
   expect(got).toHaveLength(1);

@@ -59,7 +59,7 @@ export async function poisonMessageScenario(d: Deployment, log: EventLog, topicP
     topics: [deadLetterTopicOf(rowsTopic)],
     handleBatch: async (batch) => void letters.push(...batch.messages),
   });
-  await waitFor('the dead letter', () => letters.some((m) => m.key === key), 30_000);
+  await waitFor('the dead letter', () => letters.some((m) => m.key === key), 90_000);
   const letter = letters.find((m) => m.key === key)!;
   expect(letter.value).toEqual(poison);
   expect(letter.headers).toMatchObject({

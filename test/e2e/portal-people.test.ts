@@ -8,8 +8,10 @@
  * Every screen is photographed in Danish and English, desktop and 360 px, into docs/screenshots,
  * and axe-core reports no violation of any impact on any of them.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedProcess } from '../support/embedded-process.ts';
@@ -35,7 +37,9 @@ const PEOPLE: Rows = TEST_MODE_PEOPLE;
 
 beforeAll(async () => {
   ({ server, env, dataDir, orgId, mailboxes: [adminBox, memberBox] } = await portal.start());
-  [csvFile] = await makeSpreadsheets(dataDir, [{ name: 'kunder.csv', rows: [['Kundenr', 'Navn', 'Adresse', 'Postnr', 'By'], ...PEOPLE], via: 'excel-1252-semicolon' }]);
+  // "Adr." is no header the guesser knows, but its street-and-number texts say it is the address;
+  // "Kontakt" says nothing, so the name column is missing and the draft must say so (docs/uploads.md).
+  [csvFile] = await makeSpreadsheets(dataDir, [{ name: 'kunder.csv', rows: [['Kundenr', 'Kontakt', 'Adr.', 'Postnr', 'By'], ...PEOPLE], via: 'excel-1252-semicolon' }]);
 }, 180_000);
 
 afterAll(() => portal.stop());
@@ -64,7 +68,7 @@ describe('the portal\'s people (Playwright driving Debian Chromium against npm s
   let adminState: SignedInState;
   let adminSecret: string;
 
-  it('invite → password and TOTP → sign in → upload → start → download; a wrong sign-in speaks to a person', async () => {
+  it('invite → password and TOTP → sign in → upload with an "Adr." column → warning → fix → start → download the result, its blocked rows and the PDF certificate; a wrong sign-in speaks to a person', async () => {
     await inviteByCli(env, orgId, adminBox.address, 'admin');
     const link = await invitationLink(adminBox);
     expect(link.startsWith(`${server.baseUrl}/#invite=`)).toBe(true);
@@ -103,12 +107,24 @@ describe('the portal\'s people (Playwright driving Debian Chromium against npm s
 
     await page.locator('input[type=file]').setInputFiles(csvFile);
     await page.getByTestId('draft').waitFor();
-    await shoot(page, '04-draft', () => page.getByTestId('draft').waitFor());
-    await page.getByRole('button', { name: /Start tjekket|Start the check/ }).click();
+    // "Adr." taken as the address from its texts; no name column: said plainly, and Start waits for a fix or a yes.
+    expect(await page.locator('#map-address').inputValue()).toBe('2');
+    expect(await page.locator('#map-name').inputValue()).toBe('');
+    const warningCodes = () => page.locator('[data-testid=draft-warnings] li').evaluateAll((items) => items.map((li) => li.getAttribute('data-code')));
+    expect(await warningCodes()).toContain('no_name_column');
+    const start = page.getByRole('button', { name: /Start tjekket|Start the check/ });
+    expect(await start.isDisabled()).toBe(true);
+    await shoot(page, '04-draft', () => page.getByTestId('draft-warnings').waitFor());
+    // The fix: the name column picked, the same draft read again; the warning goes and Start is open.
+    await page.locator('#map-name').selectOption('1');
+    await page.getByRole('button', { name: /Opdatér forhåndsvisning|Update preview/ }).click();
+    await expect.poll(() => page.getByTestId('draft-warnings').count(), { timeout: 90_000 }).toBe(0);
+    expect(await start.isDisabled()).toBe(false);
+    await start.click();
     await page.locator('[data-testid=job][data-status=done]').waitFor({ timeout: 60_000 });
     // The page's counts are the API's (asked with the same session), one row per level as test mode answers.
     const jobId = /#job=([0-9a-f-]{36})$/.exec(page.url())![1];
-    const job = await page.evaluate<{ blocked_count: number; allowed_count: number; level_counts: Record<string, number> }>(`fetch('/v2/check-jobs/${jobId}').then((r) => r.json())`);
+    const job = await page.evaluate<{ blocked_count: number; allowed_count: number; manual_count: number; row_count: number; level_counts: Record<string, number>; certificate_token: string }>(`fetch('/v2/check-jobs/${jobId}').then((r) => r.json())`);
     expect(job.level_counts).toEqual({ '5': 1, '4': 1, '3': 1, '2': 1, '1': 1, '0': 1, unread: 1 });
     expect(await page.getByTestId('count-blocked').textContent()).toBe(String(job.blocked_count));
     expect(await page.getByTestId('count-allowed').textContent()).toBe(String(job.allowed_count));
@@ -120,7 +136,37 @@ describe('the portal\'s people (Playwright driving Debian Chromium against npm s
     await (await download).saveAs(path);
     const lines = readFileSync(path, 'latin1').trim().split(/\r?\n/);
     expect(lines).toHaveLength(8);
-    expect(lines[1]).toContain('Anne Robinson');
+    expect(lines[0]).toBe('Kundenr;Kontakt;Adr.;Postnr;By;Status;Matchniveau;Match;Årsag;Listeversion (udgivet);Navn tilnærmet');
+    expect(lines[1]).toMatch(/^1;Anne Robinson;Vestergade 12;8000;Aarhus C;Blokeret;5;/);
+
+    // The blocked rows only: the header and one line per blocked row, each "Blokeret".
+    const blockedDownload = page.waitForEvent('download');
+    await page.getByRole('button', { name: /Kun blokerede rækker|Blocked rows only/ }).click();
+    const blockedPath = join(dataDir, 'blocked.csv');
+    await (await blockedDownload).saveAs(blockedPath);
+    const blocked = readFileSync(blockedPath, 'latin1').trim().split(/\r?\n/).slice(1);
+    expect(blocked).toHaveLength(job.blocked_count);
+    for (const line of blocked) expect(line.split(';')[5]).toBe('Blokeret');
+
+    // The certificate as a PDF in the page's language, its text read back by pdftotext (poppler, an independent reader).
+    const pdfDownload = page.waitForEvent('download');
+    await page.getByRole('button', { name: /Hent certifikatet som PDF|Download the certificate as PDF/ }).click();
+    const pdf = await pdfDownload;
+    expect(pdf.suggestedFilename()).toBe('kunder.certificate.pdf');
+    const pdfPath = join(dataDir, 'certificate.pdf');
+    await pdf.saveAs(pdfPath);
+    const { stdout } = await promisify(execFile)('pdftotext', ['-enc', 'UTF-8', pdfPath, '-']);
+    const pdfLines = stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const organisation = await page.evaluate<{ organisation: { name: string } }>(`fetch('/v2/session').then((r) => r.json())`);
+    expect(pdfLines[0]).toBe('Certifikat for tjek mod Robinsonlisten');
+    expect(pdfLines).toContain(`Organisation: ${organisation.organisation.name}`);
+    expect(pdfLines).toContain('Fil: kunder.csv');
+    expect(pdfLines).toContain(`Job-id: ${jobId}`);
+    expect(pdfLines).toContain(`Rækker: ${job.row_count}`);
+    expect(pdfLines).toContain(`Blokeret: ${job.blocked_count}`);
+    expect(pdfLines).toContain(`Tilladt: ${job.allowed_count}`);
+    expect(pdfLines).toContain(`Manuel vurdering: ${job.manual_count}`);
+    expect(pdfLines.slice(pdfLines.indexOf('Underskrevet token:') + 1).join('')).toBe(job.certificate_token);
     adminState = await context.storageState();
 
     await page.goto(server.baseUrl + '/#history');

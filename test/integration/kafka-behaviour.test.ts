@@ -95,10 +95,10 @@ describe('kafka behaviour the pipeline relies on', () => {
 
     const after = recorder();
     await (await client()).subscribe({ group, topics: [topic], handleBatch: after.handleBatch });
-    await waitFor('all 20 messages after the kill', () => after.distinctValues().length === 20, 25_000);
+    await waitFor('all 20 messages after the kill', () => after.distinctValues().length === 20, 60_000);
     const redelivered = new Set(after.deliveries.map((m) => m.offset));
     expect(held.every((offset) => redelivered.has(offset))).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it('keeps a member whose handler runs longer than the session timeout (no redelivery)', async () => {
     const log = await client();

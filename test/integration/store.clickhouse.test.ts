@@ -327,7 +327,7 @@ describe('ClickHouse job results: deletion on disk', () => {
       // The server's own signal that the background rewrite is over: no unfinished mutation left.
       const pending = sql`SELECT count() AS n FROM system.mutations
         WHERE database = ${conn.database} AND table = 'check_result_records' AND is_done = 0`;
-      await expect.poll(async () => Number((await conn.rows<{ n: string }>(pending))[0].n), { timeout: 30_000 }).toBe(0);
+      await expect.poll(async () => Number((await conn.rows<{ n: string }>(pending))[0].n), { timeout: 60_000 }).toBe(0);
       expect(await onDisk(gone.id), 'gone from the parts').toBe(0);
       expect(await onDisk(kept.id), 'another job of the same day untouched').toBe(1);
     } finally {

@@ -38,10 +38,10 @@ export async function createMailUser(local: string, domain: 'robinson.test' | 'c
 /**
  * Dovecot re-reads its users file at most once a second, so a user added right after another
  * login can be refused for up to a second: a user is ready when a login succeeds (the server's own
- * answer is the signal), and still refused after 10 s is a failure.
+ * answer is the signal), and still refused after 60 s is a failure (a busy machine delays the re-read).
  */
 async function untilLoginWorks(user: MailUser): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       const client = await openImap(user);

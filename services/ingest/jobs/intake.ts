@@ -1,6 +1,6 @@
 /**
- * Job intake: every ingest path (API JSON and NDJSON, later upload, SFTP, email, connectors) turns
- * its people into the same job record and the same events (docs/architecture.md "Flow"): one JobCreated,
+ * Job intake: every ingest path (API JSON and NDJSON, uploads, SFTP, email, connectors, monitors'
+ * re-checks) turns its people into the same job record and the same events (docs/architecture.md "Flow"): one JobCreated,
  * the rows in chunks on checks.rows, one RowsComplete. Nothing downstream knows the source except
  * through `source`.
  *

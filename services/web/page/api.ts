@@ -48,6 +48,14 @@ export function createApi(csrf: () => string | null, locale: () => Locale) {
   const json = async <T>(method: string, path: string, init?: Parameters<typeof call>[2]) =>
     (await (await call(method, path, init)).json()) as T;
 
+  /** A file the API answers, named as its Content-Disposition names it. */
+  async function download(path: string): Promise<Download> {
+    const response = await call('GET', path);
+    const disposition = response.headers.get('Content-Disposition') ?? '';
+    const filename = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1] ?? /filename="([^"]+)"/i.exec(disposition)?.[1] ?? 'result';
+    return { blob: await response.blob(), filename: decodeURIComponent(filename) };
+  }
+
   return {
     /** Drafts replaced by a preview update or discarded are left out: they were never a check. */
     listJobs: (limit: number, filter: Record<string, string> = {}) =>
@@ -118,13 +126,13 @@ export function createApi(csrf: () => string | null, locale: () => Locale) {
     verifyCertificate: (token: string) =>
       json<{ valid: boolean; claims: { row_count: number; list_version: { id: string; published_on: string } } }>(
         'GET', `/v2/certificates/${encodeURIComponent(token)}`),
-    async resultFile(id: string, query: Record<string, string> = {}): Promise<Download> {
+    /** The result file; `rows: 'blocked'` or `'allowed'` gives only those rows (docs/files.md "Which rows"). */
+    resultFile: (id: string, query: Record<string, string> = {}) => {
       const search = new URLSearchParams(query).toString();
-      const response = await call('GET', `/v2/check-jobs/${id}/file${search ? `?${search}` : ''}`);
-      const disposition = response.headers.get('Content-Disposition') ?? '';
-      const filename = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1] ?? /filename="([^"]+)"/i.exec(disposition)?.[1] ?? 'result';
-      return { blob: await response.blob(), filename: decodeURIComponent(filename) };
+      return download(`/v2/check-jobs/${id}/file${search ? `?${search}` : ''}`);
     },
+    /** The certificate as a PDF in the page's language (docs/privacy-and-proof.md "Certificates"). */
+    certificatePdf: (id: string) => download(`/v2/check-jobs/${id}/certificate.pdf`),
   };
 }
 

@@ -57,16 +57,25 @@ function countsBlock(texts: Texts) {
 function downloads(app: App, job: CheckJob): HTMLElement {
   const { texts } = app;
   const verified = h('p', { 'aria-live': 'polite', 'data-testid': 'certificate-status' });
-  const fileButton = h('button', { type: 'button' }, texts.t('download_file'));
-  fileButton.addEventListener('click', async () => {
-    app.clearError();
-    try {
-      const file = await app.api.resultFile(job.id);
-      saveBlob(file.blob, file.filename);
-    } catch (error) {
-      app.fail(error);
-    }
-  });
+  /** A button that saves what `get` answers, or shows the API's refusal. */
+  const downloadButton = (label: string, get: () => Promise<{ blob: Blob; filename: string }>, secondary = false) => {
+    const button = h('button', { type: 'button', ...(secondary ? { class: 'secondary' } : {}) }, label);
+    button.addEventListener('click', async () => {
+      app.clearError();
+      try {
+        const file = await get();
+        saveBlob(file.blob, file.filename);
+      } catch (error) {
+        app.fail(error);
+      }
+    });
+    return button;
+  };
+  const fileButton = downloadButton(texts.t('download_file'), () => app.api.resultFile(job.id));
+  // Only the rows a marketer acts on (docs/files.md "Which rows"): the blocked to remove, the allowed to contact.
+  const blockedButton = downloadButton(texts.t('download_blocked_rows'), () => app.api.resultFile(job.id, { rows: 'blocked' }), true);
+  const allowedButton = downloadButton(texts.t('download_allowed_rows'), () => app.api.resultFile(job.id, { rows: 'allowed' }), true);
+  const pdfButton = job.certificate_token ? downloadButton(texts.t('download_certificate_pdf'), () => app.api.certificatePdf(job.id), true) : null;
   const token = job.certificate_token;
   const certificateButton = token ? h('button', { type: 'button', class: 'secondary' }, texts.t('download_certificate')) : null;
   certificateButton?.addEventListener('click', async () => {
@@ -82,7 +91,9 @@ function downloads(app: App, job: CheckJob): HTMLElement {
     }
   });
   return h('div', {},
-    job.status === 'done' ? h('div', { class: 'actions' }, fileButton, certificateButton) : h('div', { class: 'actions' }, certificateButton),
+    job.status === 'done'
+      ? h('div', { class: 'actions' }, fileButton, blockedButton, allowedButton, pdfButton, certificateButton)
+      : h('div', { class: 'actions' }, pdfButton, certificateButton),
     verified);
 }
 

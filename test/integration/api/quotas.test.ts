@@ -102,7 +102,7 @@ describe('quotas of the check-job endpoints', () => {
     const held = api.app.inject({ method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(key), 'content-type': contentType }, payload: stream });
     stream.write(body.subarray(0, body.length - 100));
     // The server's own sign that the upload is being read: its bytes are in the spool.
-    await until('the first upload in the spool', () => api.filesIn(api.spoolDir).length === 1, 10_000);
+    await until('the first upload in the spool', () => api.filesIn(api.spoolDir).length === 1, 60_000);
 
     expectQuota(await api.upload(key, [csvFile(3)], { 'accept-language': 'en' }), 'parallel_uploads', 'en');
     expectQuota(await api.upload(key, [csvFile(3)], { 'accept-language': 'da' }), 'parallel_uploads', 'da');
@@ -183,7 +183,7 @@ describe('quotas of the check-job endpoints', () => {
     const stream = new PassThrough();
     const held = api.app.inject({ method: 'POST', url: '/v2/check-jobs', headers: { ...bearer(key), 'content-type': contentType }, payload: stream });
     stream.write(body.subarray(0, body.length - 100));
-    await until('the upload in the spool', () => api.filesIn(api.spoolDir).length === 1, 10_000);
+    await until('the upload in the spool', () => api.filesIn(api.spoolDir).length === 1, 60_000);
 
     const refused = await api.app.inject({
       method: 'POST', url: '/v2/monitors', payload: { people: people(3) }, headers: { ...bearer(key), 'content-type': 'application/json', 'accept-language': 'da' },
