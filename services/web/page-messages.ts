@@ -1,4 +1,5 @@
 import type { Locale } from '../domain/types.ts';
+import { LABEL as WITHHELD_LABEL } from '../domain/withheld-verdict.ts';
 
 /**
  * The web page's own texts, in both languages. Everything the API says (errors, refusals, match
@@ -388,6 +389,9 @@ export const pageMessages = {
   result_allowed: { da: 'tilladt', en: 'allowed' },
   result_blocked: { da: 'blokeret', en: 'blocked' },
   result_manual: { da: 'manuel', en: 'manual' },
+  // The API's own label of a withheld verdict (docs/uploads.md "Previews of pay-per-list drafts"),
+  // here so it follows the page's language: the preview's label is in the language of the upload.
+  result_withheld: { da: WITHHELD_LABEL.da, en: WITHHELD_LABEL.en },
   field_name: { da: 'Fulde navn', en: 'Full name' },
   field_first_name: { da: 'Fornavn', en: 'First name' },
   field_last_name: { da: 'Efternavn', en: 'Last name' },

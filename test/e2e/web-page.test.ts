@@ -257,7 +257,9 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(verdicts).toEqual(apiDraft.body.preview.map((row: { result: { status: string } }) => row.result.status));
     expect(apiDraft.body.column_mapping.name).toBe(1);
     // Redrawn in the other language from the draft as the API keeps it: the picked column stays.
-    await portal.shoot(page, '02-draft-fixed', () => expect.poll(() => page.locator('#map-name').inputValue(), { timeout: 60_000 }).toBe('1'));
+    await portal.shoot(page, '02-draft-fixed', async () => {
+      await expect.poll(() => page.locator('#map-name').inputValue(), { timeout: 60_000 }).toBe('1');
+    });
 
     await tabTo(page, 'button', 'Start the check');
     await page.keyboard.press('Enter');
@@ -417,14 +419,16 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(await page.locator('body').textContent()).not.toContain('Starter …');
     await expect.poll(() => start.isDisabled()).toBe(false);
     expect((await api(`/v2/check-jobs/${id}`)).body.status).toBe('draft');
-    // The refusal stays through the language switches, in the API's words of each language.
-    const refusals = {
-      da: refusal.body.error.message as string,
-      en: (await api(`/v2/check-jobs/${id}/start`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ column_mapping: draft.column_mapping }), locale: 'en' })).body.error.message as string,
+    // The refusal stays through the language switches, its line in the words of each language.
+    const inEnglish = await api(`/v2/check-jobs/${id}/start`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ column_mapping: draft.column_mapping }), locale: 'en' });
+    const shown = {
+      da: ['Ret det, der står nedenfor, og prøv igen.', `Række 2, Fulde navn: ${issues[0].message}`],
+      en: ['Correct what is listed below and try again.', `Row 2, Full name: ${inEnglish.body.error.details.issues[0].message as string}`],
     };
     await portal.shoot(page, '07-refused-start', async () => {
       const lang = (await page.getAttribute('html', 'lang')) as 'da' | 'en';
-      await expect.poll(() => page.getByTestId('error-message').textContent(), { timeout: 60_000 }).toBe(refusals[lang]);
+      await expect.poll(async () => [await page.getByTestId('error-message').textContent(), ...(await page.locator('#alert li').allTextContents())], { timeout: 60_000 })
+        .toEqual(shown[lang]);
     });
     expect((await api(`/v2/check-jobs/${id}`)).body.status).toBe('draft');
     expect(errors).toEqual([]);
@@ -518,7 +522,12 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(draft.status).toBe('draft');
     // docs/uploads.md "Previews of pay-per-list drafts": no row says blocked or allowed before payment.
     expect(draft.preview.map((row: { result: { status: string } }) => row.result.status)).toEqual(Array(7).fill('manual'));
-    await portal.shoot(page, '10-draft-pay-per-list', () => page.getByTestId('draft').waitFor());
+    // The withheld verdict says so in the page's language, whichever language the file was uploaded in.
+    const withheldLabel = { da: 'Tjekkes, når jobbet er betalt', en: 'Checked once the job is paid for' };
+    await portal.shoot(page, '10-draft-pay-per-list', async () => {
+      const lang = (await page.getAttribute('html', 'lang')) as 'da' | 'en';
+      await expect.poll(() => page.locator('[data-testid=preview] tbody td.verdict').allTextContents(), { timeout: 60_000 }).toEqual(Array(7).fill(withheldLabel[lang]));
+    });
 
     await page.getByRole('button', { name: 'Start tjekket' }).click();
     await waitForStatus(page, 'awaiting_payment');

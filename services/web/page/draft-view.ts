@@ -28,9 +28,10 @@ export function previewTable(texts: Texts, job: CheckJob): HTMLElement {
       ...job.columns.map((column) => h('th', { scope: 'col' }, column)))),
     h('tbody', {}, ...job.preview.map((row, index) => h('tr', {},
       h('th', { scope: 'row' }, index + 1),
-      // A withheld verdict (docs/uploads.md "Previews of pay-per-list drafts") says so in its label.
+      // A withheld verdict (docs/uploads.md "Previews of pay-per-list drafts") says so, in the
+      // page's language (its label in the result is in the language of the upload).
       withheld(row.result)
-        ? h('td', { class: 'verdict verdict-withheld' }, row.result.match.label ?? '')
+        ? h('td', { class: 'verdict verdict-withheld' }, texts.t('result_withheld'))
         : h('td', { class: `verdict verdict-${row.result.status}` }, texts.t(`result_${row.result.status}`)),
       h('td', {}, row.result.match.level === null
         ? (withheld(row.result) ? '' : texts.t('level_unread'))
