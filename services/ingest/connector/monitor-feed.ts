@@ -2,6 +2,7 @@ import { ColumnMappingError, FileRefusedError, IntakeError, JobInputError } from
 import { MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError } from '../../monitors/contacts.ts';
 import type { MonitorStore } from '../../platform/store/monitors-port.ts';
 import type { MonitorFeed } from './pull.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * A connector whose target is a monitor (`connectors add --monitor ID`): each pull replaces the
@@ -11,7 +12,7 @@ import type { MonitorFeed } from './pull.ts';
  * keys). What can never succeed becomes a MonitorFeedRefusal with a status code; anything else
  * (a store that does not answer) passes on and the slot is tried again.
  */
-export class MonitorFeedRefusal extends Error {
+export class MonitorFeedRefusal extends PermanentError {
   readonly code: string;
   constructor(code: string) {
     super(`monitor feed refused: ${code}`);
