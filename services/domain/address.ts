@@ -325,6 +325,15 @@ function text(value: unknown): string {
   return typeof value === 'string' ? nfc(value) : '';
 }
 
+/**
+ * A field's text as given, '' when it is not a string: for readers that make it NFC themselves
+ * when tokenize says it may change (fromLine, codeAndTown). Whether it is blank does not depend
+ * on NFC (no character becomes or stops being whitespace under it).
+ */
+function rawText(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 function build(
   street: { words: string; key: string; spelling: string } | null, streetWritten: string | null,
   houseNumber: string | null, floor: string | null, door: string | null,
@@ -437,10 +446,15 @@ export function cityDisplayOf(a: ParsedAddress): string | null {
  * (no code), also the code behind the town ("Odense C 5000"). The town is the words other than
  * the code and its "DK" prefix; null when there are none.
  */
-function codeAndTown(field: string): { code: string | null; town: string | null; townWritten: string | null } {
+function codeAndTown(raw: string): { code: string | null; town: string | null; townWritten: string | null } {
   // The postal code field of most rows is its four digits and nothing else: no tokens to read.
-  if (field.length === 4 && isDigits(field)) return { code: field, town: null, townWritten: null };
-  const t = tokenize(field, tokens);
+  if (raw.length === 4 && isDigits(raw)) return { code: raw, town: null, townWritten: null };
+  let field = raw;
+  let t = tokenize(field, tokens);
+  if (t.wide) { // NFC only when it may change something (normalize.ts Tokens.wide)
+    field = nfc(raw);
+    if (field !== raw) t = tokenize(field, tokens);
+  }
   let code = -1;
   for (let i = 0; i < t.count; i++) {
     if (t.norm[i].length === 4 && isDigits(t.norm[i])) { code = i; break; }
@@ -464,11 +478,12 @@ function codeAndTown(field: string): { code: string | null; town: string | null;
 function postalAndCityOf(
   a: AddressSource, line: string | null,
 ): { postalCode: string | null; city: string | null; cityWritten: string | null } {
-  const postal = codeAndTown(text(a.postal_code));
+  // Raw field texts: codeAndTown makes them NFC when they need it.
+  const postal = codeAndTown(rawText(a.postal_code));
   let postalCode = postal.code;
   let city = postalCode === null ? null : postal.town;
   let cityWritten = postalCode === null ? null : postal.townWritten;
-  const cityText = text(a.city);
+  const cityText = rawText(a.city);
   if (cityText.trim() !== '') {
     const fromCity = codeAndTown(cityText);
     postalCode ??= fromCity.code;
@@ -494,9 +509,20 @@ function postalAndCityOf(
  * Parses one address line; `kvhx` (canonical) is attached when given. A line without a postal code
  * takes it (and the city) from the `postal_code`/`city` fields of `rest`, the usual CSV layout.
  */
-function fromLine(written: string, kvhx: string | null, rest: AddressSource | null, loose = false): ParsedAddress | null {
-  const s = blankCareOfLines(written); // same length: positions are those of the written text
-  const t = tokenize(s, tokens);
+function fromLine(raw: string, kvhx: string | null, rest: AddressSource | null, loose = false): ParsedAddress | null {
+  // One pass for the common line: tokenize tells whether NFC may change the text and whether a
+  // line may be a care-of line; only then is the text made NFC or blanked, and read again.
+  let written = raw;
+  let t = tokenize(written, tokens);
+  if (t.wide) {
+    written = nfc(raw);
+    if (written !== raw) t = tokenize(written, tokens);
+  }
+  let s = written;
+  if (t.careOf) {
+    s = blankCareOfLines(written); // same length: positions are those of the written text
+    if (s !== written) t = tokenize(s, tokens);
+  }
   const from = postalFirstEnd(s, t);
   const line = parseLine(s, t, from);
   if (line === null) return null;
@@ -569,7 +595,7 @@ function fromKvhx(kvhx: string): ParsedAddress | null {
  */
 export function parseAddressLine(line: string): ParsedAddress | null {
   if (typeof line !== 'string' || line.trim() === '') return null;
-  return fromLine(nfc(line), null, null, true);
+  return fromLine(line, null, null, true); // fromLine makes it NFC when it may need it
 }
 
 /**
@@ -581,7 +607,7 @@ export function parseAddress(person: AddressSource): ParsedAddress | null {
   if (person === null || typeof person !== 'object') return null;
   const kvhxText = person.kvhx; // read once (resolve.ts addressInputOf: inputs come in many shapes)
   const kvhx = typeof kvhxText === 'string' && kvhxText !== '' ? canonicalKvhx(kvhxText) : null;
-  const line = text(person.address);
+  const line = rawText(person.address);
   if (line.trim() !== '') {
     const parsed = fromLine(line, kvhx, person);
     if (parsed !== null && parsed.buildingKey !== null) return parsed;

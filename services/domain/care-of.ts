@@ -87,6 +87,14 @@ function mayHoldCareOf(s: string): boolean {
   return false;
 }
 
+/**
+ * Whether the first visible character `c` of a line, at s[i], may begin a care-of word: the test
+ * mayHoldCareOf makes there, for tokenize (normalize.ts), which asks it in its own pass.
+ */
+export function mayStartCareOf(s: string, i: number, c: number): boolean {
+  return c >= 0x1680 || careOfFrom(s, i, c | 32);
+}
+
 /** Whitespace as \s reads it, or (from U+1680 on) perhaps: see mayHoldCareOf. */
 function isSpaceLike(c: number): boolean {
   return c <= 32 || c === 0xa0 || c >= 0x1680;

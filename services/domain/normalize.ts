@@ -4,6 +4,7 @@
  * whitespace collapsed. Runs once per input row, so it is a table-driven character loop rather
  * than a chain of regular expressions.
  */
+import { isLineEnd, mayStartCareOf } from './care-of.ts';
 
 /** ' ' marks a separator; anything else is the folded text of that character. */
 const SEPARATOR = ' ';
@@ -100,15 +101,24 @@ export interface Tokens {
   end: number[];
   /**
    * The text held a character from U+0300 on, which NFC may compose with the one before it (`nfc`):
-   * a reader that did not make the text NFC first tokenizes `nfc(text)` again (name.ts). Costs
-   * one compare per character beyond ASCII and spares the scan for the common text.
+   * a reader that did not make the text NFC first tokenizes `nfc(text)` again (name.ts, address.ts).
+   * Costs one compare per character beyond ASCII and spares the scan for the common text.
    */
   wide: boolean;
+  /**
+   * A line of the text may start with a care-of word (care-of.ts `mayHoldCareOf`, asked in this
+   * pass): the address reader blanks care-of lines (`blankCareOfLines`) only then, without a scan
+   * of its own (docs/matching.md "Speed of the check path").
+   */
+  careOf: boolean;
 }
 
-const scratch: Tokens = { count: 0, norm: [], start: [], end: [], wide: false };
+const scratch: Tokens = newTokens();
 
-/** Longer inputs are cut: no Danish address or name needs more tokens, and it bounds the work. */
+/**
+ * Longer inputs are cut: no Danish address or name needs more tokens, and it bounds the work. A
+ * cut text has `wide` and `careOf` set, as the rest was not read: the reader asks the slow way.
+ */
 const MAX_TOKENS = 40;
 
 export function tokenize(s: string, into: Tokens = scratch): Tokens {
@@ -118,24 +128,52 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
   // character switches the token to folding character by character.
   let ascii = true;
   let wide = false;
-  for (let i = 0; i <= s.length; i++) {
-    const c = i < s.length ? s.charCodeAt(i) : 32;
-    const plain = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-    if (c >= 0x300) wide = true;
-    if (plain || (c > 127 && foldChar(c) !== SEPARATOR)) {
-      if (start < 0) { start = i; ascii = true; }
-      if (!plain) ascii = false;
-    } else if (start >= 0) {
+  let careOf = false;
+  let lineStart = true; // at a line's start (care-of.ts isLineEnd), before its first visible character
+  const length = s.length;
+  for (let i = 0; i <= length; i++) {
+    const c = i < length ? s.charCodeAt(i) : 32;
+    let letter: boolean;
+    if (c < 128) {
+      letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+    } else {
+      if (c >= 0x300) wide = true;
+      letter = foldChar(c) !== SEPARATOR;
+    }
+    if (letter) {
+      if (start < 0) {
+        start = i;
+        ascii = c < 128;
+        if (lineStart) {
+          lineStart = false;
+          if (mayStartCareOf(s, i, c)) careOf = true;
+        }
+      } else if (c >= 128) {
+        ascii = false;
+      }
+      continue;
+    }
+    if (isLineEnd(c)) lineStart = true;
+    else if (lineStart && c > 32 && c !== 0xa0) {
+      lineStart = false;
+      if (c >= 0x1680) careOf = true; // "℅", or whitespace as \s knows it (care-of.ts mayHoldCareOf)
+    }
+    if (start >= 0) {
       into.norm[count] = ascii ? s.slice(start, i).toLowerCase() : foldRange(s, start, i);
       into.start[count] = start;
       into.end[count] = i;
       count++;
       start = -1;
-      if (count === MAX_TOKENS) break;
+      if (count === MAX_TOKENS) {
+        wide = true;
+        careOf = true;
+        break;
+      }
     }
   }
   into.count = count;
   into.wide = wide;
+  into.careOf = careOf;
   return into;
 }
 
@@ -154,7 +192,7 @@ function foldRange(s: string, from: number, to: number): string {
 }
 
 export function newTokens(): Tokens {
-  return { count: 0, norm: [], start: [], end: [], wide: false };
+  return { count: 0, norm: [], start: [], end: [], wide: false, careOf: false };
 }
 
 /**

@@ -33,7 +33,7 @@ export { resultFileSpec, type ResultFileChange, type ResultFileFormat, type Resu
 export { removeStaleSpoolFiles } from './jobs/spool.ts';
 export { spoolBytes, type SpooledBytes } from './jobs/spool-bytes.ts';
 export { endUnfinishedJob } from './jobs/end-job.ts';
-export { readPeopleFromFile, type FilePeople } from './uploads/file-people.ts';
+export { readPeopleFromFile, type FilePeople, type FilePeopleOptions } from './uploads/file-people.ts';
 
 /** exceljs's temporary worksheet copies go to the spool, named for the stale-file sweep (files/xlsx-temp.ts). */
 export function useSpoolForXlsxTempFiles(spoolDir: string): void {

@@ -8,9 +8,9 @@
  * create, no monitor). Blocks of an abandoned generation are removed before the error passes on.
  */
 import { randomUUID } from 'node:crypto';
-import { MAX_ROWS_PER_JOB, type ColumnMapping } from '../domain/check-job.ts';
+import { MAX_ROWS_PER_JOB } from '../domain/check-job.ts';
 import type { Locale, MatchPolicy, PersonInput } from '../domain/types.ts';
-import { readPeopleFromFile } from '../ingest/index.ts';
+import { readPeopleFromFile, type FilePeopleOptions } from '../ingest/index.ts';
 import type { Organisation } from '../platform/store/accounts-port.ts';
 import { CONTACT_BLOCK_SIZE, type ContactBlock, type MonitorRecord, type MonitorStore } from '../platform/store/monitors-port.ts';
 import { blockPlace, contactKey, newDataKey, sealContacts } from './contact-seal.ts';
@@ -20,8 +20,11 @@ import { PermanentError } from '../platform/errors.ts';
 export type ContactSource =
   /** JSON/NDJSON already read by readPeopleFromJson / readPeopleFromNdjson (they throw on a bad person). */
   | { kind: 'people'; people: AsyncIterable<PersonInput[]> }
-  /** A csv/xlsx/xls file on local disk (format sniffed); mapping: the caller's, else guessed from headers. */
-  | { kind: 'file'; path: string; filename?: string | null; column_mapping?: ColumnMapping | null };
+  /**
+   * A csv/xlsx/xls file on local disk (format sniffed); mapping: the caller's, else `savedMapping`'s
+   * choice for the header row, else guessed from headers. `refuseWarnings`: see readPeopleFromFile.
+   */
+  | { kind: 'file'; path: string } & FilePeopleOptions;
 
 export interface MonitorContactsDeps {
   monitors: MonitorStore;
@@ -82,7 +85,7 @@ async function* peopleOf(source: ContactSource): AsyncGenerator<PersonInput[]> {
     yield* source.people;
     return;
   }
-  const file = await readPeopleFromFile(source.path, { filename: source.filename ?? null, column_mapping: source.column_mapping ?? null });
+  const file = await readPeopleFromFile(source.path, source);
   yield* file.people();
 }
 

@@ -128,6 +128,10 @@ describe('monitors and channels in the portal (Playwright driving Debian Chromiu
     await expect.poll(() => page.locator('[data-testid=draft-warnings]').count(), { timeout: 90_000 }).toBe(0);
     expect(await page.locator('[data-testid=preview] tbody tr td.verdict').allTextContents()).toEqual(['blokeret', 'blokeret', 'tilladt', 'tilladt']);
     await shoot(page, '03-columns-fixed', () => page.locator('[data-testid=preview] tbody tr').first().waitFor());
+    // The columns saved for later files of this layout (docs/inbound.md "Saved column mappings on every channel").
+    await page.locator('#mapping-name').fill('Medlemsliste');
+    await page.getByRole('button', { name: 'Gem kolonnerne' }).click();
+    await page.getByText('Gemt som "Medlemsliste".', { exact: false }).waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Opret overvågningen' }).click();
     const row = page.locator('[data-testid=monitors] tbody tr[data-monitor-id]');
     await row.waitFor();
@@ -184,6 +188,23 @@ describe('monitors and channels in the portal (Playwright driving Debian Chromiu
     await page.getByRole('button', { name: 'Bekræft sletning af Medlemmer 2026' }).click();
     await page.getByText('Ingen overvågninger endnu.').waitFor();
     expect((await monitorOf(page, id)).error?.code).toBe('not_found');
+
+    // The same file again: its draft is read with the saved columns (said so), no warning, the
+    // monitor made at once with them; then deleted.
+    await page.locator('#monitor-name').fill('Medlemmer igen');
+    await page.locator('#monitor-file').setInputFiles(xlsxFile);
+    await page.getByTestId('monitor-draft').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('mapping-applied').textContent()).toBe('De gemte kolonner "Medlemsliste" er brugt: filen har de samme overskrifter. Se dem efter nedenfor.');
+    expect(await page.locator('[data-testid=draft-warnings]').count()).toBe(0);
+    expect(await page.locator('#map-name').inputValue()).toBe('1');
+    await page.getByRole('button', { name: 'Opret overvågningen' }).click();
+    const again = page.locator('[data-testid=monitors] tbody tr[data-monitor-id]');
+    await again.waitFor({ timeout: 60_000 });
+    const againId = (await again.getAttribute('data-monitor-id'))!;
+    expect((await monitorOf(page, againId)).contact_count).toBe(4);
+    await page.getByRole('button', { name: 'Slet Medlemmer igen' }).click();
+    await page.getByRole('button', { name: 'Bekræft sletning af Medlemmer igen' }).click();
+    await page.getByText('Ingen overvågninger endnu.').waitFor({ timeout: 60_000 });
     await context.close();
     expect(pageErrors).toEqual([]);
   }, 400_000);

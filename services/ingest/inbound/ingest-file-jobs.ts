@@ -4,7 +4,6 @@ import { toListVersionRef } from '../../lists/active-index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { SavedMappingStore } from '../../platform/store/saved-mappings-port.ts';
-import { savedMappingFor } from '../../domain/saved-mapping.ts';
 import type { AddressStore } from '../../platform/store/addresses-port.ts';
 import type { ListStore } from '../../platform/store/lists-port.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
@@ -16,6 +15,7 @@ import { FILE_REFUSAL_CODES, MappingWarningsError, warningsOfRefusalCode, warnin
 import { endUnfinishedJob } from '../jobs/end-job.ts';
 import { InboundRefusal, type FileJobs } from './file-jobs.ts';
 import { inboundTexts, type InboundMessageCode } from './messages.ts';
+import { savedMappingChoice } from './saved-mapping-choice.ts';
 
 /**
  * FileJobs on the file ingest (services/ingest: createJobFromFile, streamResultFile), the same
@@ -81,12 +81,12 @@ export function createIngestFileJobs(deps: IngestFileJobsDeps): FileJobs {
       const ingest = await ingestFor(spec.id);
       // The channel's own mapping (a folder's or connector's) first; else the organisation's saved
       // mapping for the file's header row, before guessing.
-      const saved = spec.column_mapping === null && deps.savedMappings ? await deps.savedMappings.listMappings(spec.org.id) : [];
+      const savedMapping = await savedMappingChoice(deps.savedMappings, spec.org.id, spec.source, spec.column_mapping);
       try {
         return await ingest.createJobFromFile({
           source: spec.source, org: spec.org, mode: 'live', keyHash: keyHashOf(spec.source),
           filename: spec.filename, path: spec.path, column_mapping: spec.column_mapping, options: spec.options,
-          savedMapping: (firstRows) => savedMappingFor(saved, firstRows, spec.source)?.column_mapping ?? null,
+          ...(savedMapping ? { savedMapping } : {}),
           locale: spec.locale, start: true,
         });
       } catch (error) {

@@ -62,7 +62,7 @@ export async function startSftpIngest(deps: InboundServiceDeps): Promise<Running
   const secrets = secretBoxOf(config);
   const poller = createSftpPoller({
     inbound: platform.inbound, accounts: platform.accounts, fileJobs: deps.fileJobs, secrets, logger: deps.logger,
-    monitorFeed: createMonitorContactsFeed(platform.monitors, deps.now),
+    monitorFeed: createMonitorContactsFeed(platform.monitors, platform.savedMappings, deps.now),
     workDir: await freshWorkDir(deps.spoolDir, 'sftp'),
     pollMs: config.SFTP_POLL_MS, stableMs: config.SFTP_STABLE_MS, concurrency: config.SFTP_CONCURRENCY,
     visitTimeoutMs: config.SFTP_VISIT_TIMEOUT_MS,
@@ -170,7 +170,7 @@ export async function startConnectorIngest(deps: InboundServiceDeps): Promise<Ru
     timeoutMs: config.CONNECTOR_TIMEOUT_MS, maxBytes: config.CONNECTOR_MAX_MB * 1024 * 1024,
     tickMs: config.CONNECTOR_TICK_MS, concurrency: config.CONNECTOR_CONCURRENCY,
     logger: deps.logger, now: deps.now ?? (() => new Date()),
-    replaceMonitorContacts: createMonitorFeed(platform.monitors, deps.now),
+    replaceMonitorContacts: createMonitorFeed(platform.monitors, platform.savedMappings, deps.now),
     ...(deps.connectorCa ? { ca: deps.connectorCa } : {}),
   });
   service.start();

@@ -18,13 +18,13 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import {
-  FileRefusedError, isUnreadablePerson, isUnreadableResult, type MappingWarning, mappingWarnings, MappingWarningsError, openTable, resolveColumnMapping,
+  FileRefusedError, isUnreadableResult, type MappingWarning, mappingWarnings, MappingWarningsError, openTable, resolveColumnMapping,
   type ResolvedColumnMapping, type TableSource,
 } from '../files/index.ts';
 import { JobInputError, jobInputIssue, JobNotDraftError } from '../jobs/errors.ts';
 import { requireAddons, type JobIntake, type JobSpec } from '../jobs/intake.ts';
 import { createDraftFiles, type DraftFiles } from './draft-files.ts';
-import { personOfRow, spoolRowsOf } from './file-rows.ts';
+import { personOfRow, spoolRowsOf, unreadableRows } from './file-rows.ts';
 import { headerRowOf, PREVIEW_ROWS, summariseTable, type Cells } from './table-summary.ts';
 import { plainFileName } from './file-name.ts';
 import { createParseSlots, type ParseSlots } from './parse-slots.ts';
@@ -165,8 +165,7 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
       requireAddons(spec.options, spec.org);
       if (spec.confirmWarnings !== true) {
         // No list index here (SFTP, email, connectors have none): the rows are read as the check would.
-        const unreadable = summary.preview.map((cells, i) => isUnreadablePerson(personOfRow(cells, resolved, i, true)));
-        const warnings = mappingWarnings(summary.mapping, spec.options ?? {}, unreadable);
+        const warnings = mappingWarnings(summary.mapping, spec.options ?? {}, unreadableRows(summary.preview, resolved));
         if (warnings.length > 0) throw new MappingWarningsError(warnings);
       }
       const spooled = await deps.intake.spoolRows(spoolRowsOf(await openTable(spec.path, { filename: spec.filename }), resolved, summary.headerRow));

@@ -7,7 +7,7 @@
 import type { JobRowInput } from '../../domain/job-row.ts';
 import { JobInputError, jobInputIssue } from '../jobs/errors.ts';
 import type { SpoolRow } from '../jobs/spool.ts';
-import { personFromCells, type ResolvedColumnMapping, type TableSource } from '../files/index.ts';
+import { isUnreadablePerson, personFromCells, type ResolvedColumnMapping, type TableSource } from '../files/index.ts';
 import type { Cells } from './table-summary.ts';
 
 const BATCH_ROWS = 1000;
@@ -19,6 +19,15 @@ const PERSON_FIELDS = [
   'id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door', 'postal_code', 'city',
   'kvhx', 'phone', 'cvr', 'company_name',
 ] as const satisfies ReadonlyArray<keyof JobRowInput>;
+
+/**
+ * Which of a file's first data rows the check could not read (no name, or no readable address),
+ * read as the check would but without a list: what mappingWarnings judges a file that starts at
+ * once by (docs/uploads.md "Warnings before a check").
+ */
+export function unreadableRows(rows: readonly Cells[], mapping: ResolvedColumnMapping): boolean[] {
+  return rows.map((cells, i) => isUnreadablePerson(personOfRow(cells, mapping, i, true)));
+}
 
 /**
  * The job row (PersonInput + company fields) of one data row (row = 0-based data row, for the error path). `lenient` (the

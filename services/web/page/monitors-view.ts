@@ -1,6 +1,7 @@
 import type { CheckJob, CheckResult, Monitor } from './contract.ts';
 import { h, replace } from './dom.ts';
 import { mappingEditor, previewTable, warningsBox } from './draft-view.ts';
+import { appliedMappingOf, saveMappingForm, withSavedMapping } from './mappings-view.ts';
 import { session } from './session.ts';
 import { field } from './signin-view.ts';
 import type { Texts } from './texts.ts';
@@ -9,7 +10,8 @@ import { heading, saveBlob, scrollingTable, type App } from './ui.ts';
 /**
  * Monitors in the page (docs/monitors.md, docs/web.md "Monitors"): the organisation's monitors,
  * one made from a file (uploaded as a draft first, so its columns are read and shown exactly as a
- * job's, then sent to POST /v2/monitors with the mapping chosen; the draft is discarded), a
+ * job's, with the organisation's saved mapping for its header row when there is one, and can be
+ * saved as one; then sent to POST /v2/monitors with the mapping chosen; the draft is discarded), a
  * monitor's change reports (newly blocked / released / changed level per re-check, the changed
  * contacts, the report as a file) and delete. Members and admins alike: monitors are files work.
  */
@@ -98,7 +100,8 @@ export function monitorsView(app: App): HTMLElement {
       })))));
   }
 
-  // Step 1: a name and a file. The file is read as a draft job, so its columns are guessed and
+  // Step 1: a name and a file. The file is read as a draft job, so its columns are guessed (or
+  // taken from a saved mapping, docs/inbound.md "Saved column mappings on every channel") and
   // shown as for a check; nothing is checked or billed by a draft.
   const nameInput = field('monitor-name', texts.t('monitor_name'), { type: 'text', maxlength: '200', autocomplete: 'off', required: false }, texts.t('monitor_name_hint'));
   const fileInput = h('input', { id: 'monitor-file', name: 'monitor-file', type: 'file', accept: '.xlsx,.xls,.csv,.txt' });
@@ -114,7 +117,7 @@ export function monitorsView(app: App): HTMLElement {
     reading.textContent = texts.t('uploading');
     fileInput.disabled = true;
     try {
-      const draft = await app.api.upload(file);
+      const draft = await withSavedMapping(app, await app.api.upload(file));
       const name = (form.querySelector<HTMLInputElement>('#monitor-name')?.value ?? '').trim() || file.name;
       pending = { draft, file, name };
       showCreation();
@@ -162,6 +165,8 @@ function creationStep(app: App, making: NonNullable<typeof pending>, created: (m
   const createButton = h('button', { type: 'button' }, texts.t('monitor_create'));
   const cancelButton = h('button', { type: 'button', class: 'secondary' }, texts.t('cancel'));
   const warnings = h('div', {});
+  // Says which saved mapping read the columns, as the draft view does; gone once they are changed.
+  const appliedNote = h('p', { class: 'note', 'data-testid': 'mapping-applied' });
   let confirmed = false;
   const editor = mappingEditor(texts, draft, () => {
     updateButton.hidden = !editor.changed();
@@ -171,6 +176,9 @@ function creationStep(app: App, making: NonNullable<typeof pending>, created: (m
     job = next;
     making.draft = next;
     confirmed = false;
+    const appliedName = appliedMappingOf(next.id);
+    appliedNote.hidden = appliedName === null;
+    appliedNote.textContent = appliedName === null ? '' : texts.t('mapping_applied', { name: appliedName });
     createButton.disabled = (next.warnings ?? []).length > 0;
     replace(warnings, warningsBox(texts, next, (checked) => {
       confirmed = checked;
@@ -202,6 +210,7 @@ function creationStep(app: App, making: NonNullable<typeof pending>, created: (m
   }));
   return h('div', { class: 'inline-form', 'data-testid': 'monitor-draft' },
     h('h3', { tabindex: -1 }, texts.t('monitor_columns_title', { name })),
+    appliedNote,
     warnings,
     h('dl', { class: 'facts' },
       h('dt', {}, texts.t('draft_file')), h('dd', {}, file.name),
@@ -210,7 +219,8 @@ function creationStep(app: App, making: NonNullable<typeof pending>, created: (m
       h('legend', {}, texts.t('mapping_title')),
       h('p', { class: 'muted' }, texts.t('monitor_mapping_hint')),
       h('div', { class: 'fields' }, ...editor.fields),
-      note, updateButton),
+      note, updateButton,
+      saveMappingForm(app, draft, () => editor.chosenMapping())),
     preview,
     h('div', { class: 'actions' }, createButton, cancelButton));
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeText, parseName } from '../../../services/domain/index.ts';
+import { parseAddress } from '../../../services/domain/address.ts';
+import { blankCareOfLines } from '../../../services/domain/care-of.ts';
+import { nfc, tokenize } from '../../../services/domain/normalize.ts';
 
 describe('normalizeText (docs/decisions.md §1)', () => {
   it.each([
@@ -61,5 +64,50 @@ describe('parseName (docs/decisions.md §1)', () => {
 
   it('"Søren" = "Soeren"', () => {
     expect(parseName({ name: 'Søren Sørensen' })).toEqual(parseName({ name: 'Soeren Soerensen' }));
+  });
+});
+
+// The address reader makes a text NFC and blanks its care-of lines only when tokenize's one pass
+// says it may be needed (docs/matching.md "Speed of the check path"): a flag that missed a case
+// would read such an address as if the line were part of it.
+describe('tokenize: the NFC and care-of flags never miss', () => {
+  const careOfLines = ['c/o Ida', 'C / O Ida', 'c.o. Ida', 'v/ Ida', 'V / Ida', 'att. Økonomi', 'Attn Ida', 'ATTENTION Ida',
+    'hos Jensen', '\u2105 Ida', '\u00a0c/o Ida', ' \tatt Ida', '\u3000hos Ida', '\u2028att Ida'];
+  const streets = ['Ridehusgade 49, st. tv', 'Vester Vej 2', 'Attrupvej 3', 'Hovedgaden 4', 'A\u030abyvej 5',
+    'Cikorievej 7', 'Havnegade 1', '(c/o) Vej 8'];
+  const ends = [',', ';', '\n', '\r\n', ', ', ',\u00a0'];
+  const texts: string[] = [];
+  for (const careOf of careOfLines) {
+    for (const street of streets) {
+      for (const end of ends) {
+        texts.push(careOf + end + street + ', 5000 Odense C', street + end + careOf + end + '5000 Odense C',
+          street + ', 5000 Odense C' + end + careOf);
+      }
+    }
+  }
+  // Cut at 40 tokens: the rest was not read, so both flags are set.
+  texts.push(Array.from({ length: 45 }, (_, i) => 'Ord' + i).join(' ') + ', c/o Ida, A\u030ase');
+
+  it('careOf is set on every text whose care-of lines blankCareOfLines blanks', () => {
+    let blanked = 0;
+    for (const text of texts) {
+      if (blankCareOfLines(text) === text) continue;
+      blanked++;
+      expect(tokenize(text).careOf, text).toBe(true);
+    }
+    expect(blanked).toBeGreaterThan(texts.length / 2);
+  });
+
+  it('careOf is not set on plain addresses (a street starting "Att" or "Hos" may set it: blankCareOfLines decides)', () => {
+    for (const street of ['Vester Vej 2', 'Hovedgaden 4', 'Cikorievej 7', 'Havnegade 1']) expect(tokenize(street + ', 5000 Odense C').careOf, street).toBe(false);
+  });
+
+  it('wide is set on every text NFC changes, and the address reads as its NFC form', () => {
+    for (const text of texts) {
+      if (nfc(text) !== text) expect(tokenize(text).wide, text).toBe(true);
+      expect(parseAddress({ address: text }), text).toEqual(parseAddress({ address: text.normalize('NFC') }));
+    }
+    expect(parseAddress({ address: 'A\u030abyvej 5, 8000 A\u030arhus C' })?.street).toBe('aabyvej');
+    expect(parseAddress({ address: 'Vej 5', postal_code: '8000', city: 'A\u030arhus C' })?.cityWritten).toBe('Århus C');
   });
 });
