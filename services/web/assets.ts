@@ -8,8 +8,8 @@ import type { Locale, MatchCode } from '../domain/types.ts';
 export type { PageTexts };
 import { ColumnMappingSchema } from '../api/schemas/check-job.ts';
 import { VERDICT_HEADERS } from '../ingest/files/result-file.ts';
-import { pageMessages } from './page-messages.ts';
-import { messageCatalogue } from '../api/messages.ts';
+import { FIELD_LABELS, pageMessages } from './page-messages.ts';
+import { message, messageCatalogue } from '../api/messages.ts';
 import { FILE_REFUSAL_CODES, fileRefusalMessage } from '../ingest/files/refusal.ts';
 import { ISSUE_TEXTS, issueText, MAPPING_ISSUE_TEXTS } from '../api/issue-texts.ts';
 import { TEXTS as INTAKE_ISSUE_TEXTS } from '../api/jobs/intake-issues.ts';
@@ -40,11 +40,16 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
 };
 
+/** A da/en table (`{ key: { da, en } }`) as one table per language, as the page looks texts up. */
+function byLocale(table: Record<string, Record<Locale, string>>): Record<Locale, Record<string, string>> {
+  const out = { da: {}, en: {} } as Record<Locale, Record<string, string>>;
+  for (const [key, text] of Object.entries(table)) for (const locale of LOCALES) out[locale][key] = text[locale];
+  return out;
+}
+
 export function pageTexts(): PageTexts {
-  const messages = { da: {}, en: {} } as PageTexts['messages'];
-  for (const [key, text] of Object.entries(pageMessages)) for (const locale of LOCALES) messages[locale][key] = text[locale];
   return {
-    messages,
+    messages: byLocale(pageMessages),
     fields: Object.keys(ColumnMappingSchema.shape).filter((field) => field !== 'header_row'),
     levels: { da: LEVEL_CODES.map((code) => matchLabel(code, 'da')!), en: LEVEL_CODES.map((code) => matchLabel(code, 'en')!) },
     verdict_headers: VERDICT_HEADERS,
@@ -55,6 +60,8 @@ export function pageTexts(): PageTexts {
       ...issueMessages(),
     ],
     api_templates: issueTemplates(),
+    field_labels: byLocale(FIELD_LABELS),
+    api_validation: { da: message('validation', 'da'), en: message('validation', 'en') },
   };
 }
 

@@ -368,6 +368,12 @@ export const pageMessages = {
   no_file_name: { da: 'job uden filnavn', en: 'job without a file name' },
   error_title: { da: 'Det lykkedes ikke', en: 'That did not work' },
   error_request_id: { da: 'Forespørgsels-id: {id}', en: 'Request id: {id}' },
+  // Said instead of the API's "See details.issues" (words for programmers): the lines below it
+  // name the fields in words (FIELD_LABELS; docs/web.md "Issue lines in words").
+  error_fix_below: { da: 'Ret det, der står nedenfor, og prøv igen.', en: 'Correct what is listed below and try again.' },
+  // A refused row of a file: counted as the draft's preview counts them (first row of contacts = 1).
+  issue_row: { da: 'Række {row}', en: 'Row {row}' },
+  issue_row_field: { da: 'Række {row}, {field}', en: 'Row {row}, {field}' },
   error_network: {
     da: 'Tjenesten svarer ikke. Tjek forbindelsen, og prøv igen.',
     en: 'The service is not answering. Check the connection and try again.',
@@ -399,3 +405,70 @@ export const pageMessages = {
 } satisfies Record<string, Record<Locale, string>>;
 
 export type PageMessageKey = keyof typeof pageMessages;
+
+/**
+ * The fields an issue line names (`details.issues[].path` of the API) in the words of the page's
+ * forms, so a person reads "Værtsnøgle: …", never `host_public_key: …` (docs/web.md "Issue lines
+ * in words"). Keyed by the API's path; a row of a file (`rows[3].name`) is said with issue_row
+ * and the field_* words above. A path not here is shown without a prefix, never raw.
+ * test/unit/web/field-labels.test.ts holds that every field of a body the page sends is here.
+ */
+export const FIELD_LABELS = {
+  // A file and its columns (upload, preview, start, monitors from a file, saved column mappings).
+  file: { da: 'Fil', en: 'File' },
+  people: { da: 'Kontakter', en: 'Contacts' },
+  column_mapping: { da: 'Kolonnerne', en: 'Columns' },
+  'column_mapping.header_row': { da: 'Overskriftsrække', en: 'Header row' },
+  'column_mapping.name': { da: 'Navnekolonne', en: 'Name column' },
+  'column_mapping.first_name': { da: 'Fornavnskolonne', en: 'First name column' },
+  'column_mapping.last_name': { da: 'Efternavnskolonne', en: 'Last name column' },
+  'column_mapping.address': { da: 'Adressekolonne', en: 'Address column' },
+  'column_mapping.street': { da: 'Vejnavnskolonne', en: 'Street column' },
+  'column_mapping.house_number': { da: 'Husnummerkolonne', en: 'House number column' },
+  'column_mapping.floor': { da: 'Etagekolonne', en: 'Floor column' },
+  'column_mapping.door': { da: 'Dørkolonne', en: 'Door column' },
+  'column_mapping.postal_code': { da: 'Postnummerkolonne', en: 'Postal code column' },
+  'column_mapping.city': { da: 'Bykolonne', en: 'City column' },
+  'column_mapping.phone': { da: 'Telefonkolonne', en: 'Phone column' },
+  'column_mapping.cvr': { da: 'CVR-kolonne', en: 'CVR column' },
+  'column_mapping.company_name': { da: 'Kolonne med virksomhedsnavn', en: 'Company name column' },
+  'column_mapping.external_id': { da: 'Kolonne med jeres id', en: 'Your id column' },
+  options: { da: 'Valg for tjekket', en: 'Check options' },
+  'options.check_people': { da: 'Tjek af personer', en: 'Checking people' },
+  'options.check_companies': { da: 'Tjek af virksomheder', en: 'Checking companies' },
+  'options.check_phones': { da: 'Tjek af telefonnumre', en: 'Checking phone numbers' },
+  'options.policy': { da: 'Matchregel', en: 'Match rule' },
+  'options.use_private_list': { da: 'Egen spærreliste', en: 'Own block list' },
+  'options.stop_level': { da: 'Stoplinje', en: 'Stop line' },
+  'options.retention_days': { da: 'Opbevaring (dage)', en: 'Retention (days)' },
+  confirm_warnings: { da: 'Bekræftelse af advarslerne', en: 'Confirming the warnings' },
+  external_ref: { da: 'Navn', en: 'Name' },
+  callback_url: { da: 'Adresse til besked', en: 'Callback address' },
+  policy: { da: 'Matchregel', en: 'Match rule' },
+  use_private_list: { da: 'Egen spærreliste', en: 'Own block list' },
+  name: { da: 'Navn', en: 'Name' },
+  job_id: { da: 'Kladde', en: 'Draft' },
+  channels: { da: 'Kanaler', en: 'Channels' },
+  // Signing in, invitations, users, keys, settings.
+  email: { da: 'E-mailadresse', en: 'E-mail address' },
+  password: { da: 'Adgangskode', en: 'Password' },
+  code: { da: 'Kode', en: 'Code' },
+  mode: { da: 'Tilstand', en: 'Mode' },
+  role: { da: 'Rolle', en: 'Role' },
+  label: { da: 'Navn', en: 'Name' },
+  stop_level: { da: 'Stoplinje', en: 'Stop line' },
+  retention_days: { da: 'Opbevaring (dage)', en: 'Retention (days)' },
+  // Channels: e-mail senders, SFTP folders, connectors.
+  address: { da: 'E-mailadresse', en: 'E-mail address' },
+  locale: { da: 'Sprog', en: 'Language' },
+  host: { da: 'Server', en: 'Server' },
+  port: { da: 'Port', en: 'Port' },
+  username: { da: 'Brugernavn', en: 'User name' },
+  path: { da: 'Mappe på serveren', en: 'Folder on the server' },
+  host_public_key: { da: 'Værtsnøgle', en: 'Host key' },
+  private_key: { da: 'Privat nøgle', en: 'Private key' },
+  url: { da: 'Filens adresse', en: "The file's address" },
+  interval_minutes: { da: 'Interval (minutter)', en: 'Interval (minutes)' },
+  auth_header_name: { da: 'Headerens navn', en: "The header's name" },
+  auth_header_value: { da: 'Headerens værdi', en: "The header's value" },
+} satisfies Record<string, Record<Locale, string>>;

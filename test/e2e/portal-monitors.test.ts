@@ -239,7 +239,8 @@ describe('monitors and channels in the portal (Playwright driving Debian Chromiu
     await page.locator('#sender-address').fill('ikke-en-adresse');
     await page.getByRole('button', { name: 'Tilføj afsender' }).click();
     await page.getByTestId('error-message').waitFor();
-    expect(await page.locator('#alert li').textContent()).toContain('address');
+    // The field in the form's words, never the API's path `address:` (docs/web.md "Issue lines in words").
+    expect(await page.locator('#alert li').textContent()).toMatch(/^E-mailadresse: /);
     const senders = () => page.evaluate<{ data: Array<{ address: string; locale: string | null }> }>(`fetch('/v2/email-senders').then((r) => r.json())`);
     expect((await senders()).data).toEqual([]);
 

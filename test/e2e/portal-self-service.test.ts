@@ -5,8 +5,8 @@
  * refused, nothing stored; the server's own key line and a private key the server accepts:
  * added, its fingerprint shown as ssh-keygen prints it); a connector added (too short an
  * interval and an internal address refused; its token never shown again); the issue lines of
- * a shown error follow a language switch. Every screen in da and en, desktop and 360 px, axe 0
- * violations.
+ * a shown error name the field in words (never an API path) and follow a language switch.
+ * Every screen in da and en, desktop and 360 px, axe 0 violations.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -56,6 +56,20 @@ afterAll(async () => {
 
 /** The shown error's issue lines, as text. */
 const issueLines = (page: Page) => page.locator('#alert li').allTextContents();
+
+/** An API path before a colon: `column_mapping.name:`, `rows[3]:`, `host_public_key:`. */
+const API_PATH = /\b[a-z_]+(\.[a-z_]+|\[\d+\])+:|(^|\s)[a-z]+(_[a-z]+)+:/;
+
+/**
+ * The shown error is in a person's words (docs/web.md "Issue lines in words"): no line starts
+ * with an API path, and no "See details.issues".
+ */
+async function expectInWords(page: Page): Promise<void> {
+  const lines = await issueLines(page);
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.filter((line) => API_PATH.test(line))).toEqual([]);
+  expect(await page.locator('#alert').textContent()).not.toContain('details.issues');
+}
 
 /** The same request the page sent, answered in `locale`: the API's own issue lines, to compare with. */
 async function apiIssues(page: Page, path: string, body: unknown, locale: 'da' | 'en'): Promise<string[]> {
@@ -121,19 +135,29 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     await fillFolder('dette er ikke en nøgle');
     await form.getByRole('button', { name: 'Tjek og tilføj mappen' }).click();
     await page.getByTestId('error-message').waitFor();
-    expect(await issueLines(page)).toEqual(['host_public_key: Indsæt serverens offentlige nøgle som én linje, som ssh-keyscan eller en .pub-fil viser den (fx "ssh-ed25519 AAAA…").']);
+    expect(await issueLines(page)).toEqual(['Værtsnøgle: Indsæt serverens offentlige nøgle som én linje, som ssh-keyscan eller en .pub-fil viser den (fx "ssh-ed25519 AAAA…").']);
+    // The API's "See details.issues" is for programmers: a person is asked to correct the lines below.
+    expect(await page.getByTestId('error-message').textContent()).toBe('Ret det, der står nedenfor, og prøv igen.');
+    await expectInWords(page);
 
     // Another server's key: the service connects, the server shows its own key, nothing is stored.
     await page.locator('#folder-public-key').fill(stranger.public);
     await form.getByRole('button', { name: 'Tjek og tilføj mappen' }).click();
-    await expect.poll(() => issueLines(page)).toEqual(['host_public_key: Serveren viste en anden nøgle end den indsatte. Intet er gemt; tjek nøglen med ssh-keyscan.']);
+    await expect.poll(() => issueLines(page)).toEqual(['Værtsnøgle: Serveren viste en anden nøgle end den indsatte. Intet er gemt; tjek nøglen med ssh-keyscan.']);
     expect((await listOf(page, '/v2/drop-folders')).data).toEqual([]);
     const sent = { host: account.host, port: account.port, username: account.user, path: '/', host_public_key: stranger.public, private_key: account.privateKey, locale: 'da' };
-    expect(await issueLines(page)).toEqual(await apiIssues(page, '/v2/drop-folders', sent, 'da'));
-    // The issue line follows a language switch: the API's own English line.
+    // The API's own line, its field said in words.
+    const inWords = (lines: string[], words: string) => lines.map((line) => {
+      expect(line).toMatch(/^host_public_key: /);
+      return line.replace(/^host_public_key: /, `${words}: `);
+    });
+    expect(await issueLines(page)).toEqual(inWords(await apiIssues(page, '/v2/drop-folders', sent, 'da'), 'Værtsnøgle'));
+    // The issue line follows a language switch: the API's own English line, the field's English word.
     await switchTo(page, 'en');
-    await expect.poll(() => issueLines(page)).toEqual(await apiIssues(page, '/v2/drop-folders', sent, 'en'));
-    expect(await issueLines(page)).toEqual(['host_public_key: The server showed another key than the one pasted. Nothing was saved; check the key with ssh-keyscan.']);
+    await expect.poll(() => issueLines(page)).toEqual(inWords(await apiIssues(page, '/v2/drop-folders', sent, 'en'), 'Host key'));
+    expect(await issueLines(page)).toEqual(['Host key: The server showed another key than the one pasted. Nothing was saved; check the key with ssh-keyscan.']);
+    expect(await page.getByTestId('error-message').textContent()).toBe('Correct what is listed below and try again.');
+    await expectInWords(page);
     await shoot(page, '01-folder-refused', () => page.locator('#alert li').waitFor());
 
     // The server's own key line (as ssh-keyscan prints it): connected, logged in, inbox/ found, stored.
@@ -169,20 +193,23 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     await page.locator('#connector-url').fill('https://127.0.0.1:9443/eksport/kunder.csv?token=hemmeligt');
     await page.locator('#connector-interval').fill('1');
     await form.getByRole('button', { name: 'Add connector' }).click();
-    await expect.poll(() => issueLines(page)).toEqual(['interval_minutes: Must be between 5 and 527040 minutes.']);
+    await expect.poll(() => issueLines(page)).toEqual(['Interval (minutes): Must be between 5 and 527040 minutes.']);
     // A line with a number in it follows the language too.
     await switchTo(page, 'da');
-    await expect.poll(() => issueLines(page)).toEqual(['interval_minutes: Skal være mellem 5 og 527040 minutter.']);
+    await expect.poll(() => issueLines(page)).toEqual(['Interval (minutter): Skal være mellem 5 og 527040 minutter.']);
+    await expectInWords(page);
     await switchTo(page, 'en');
 
     await page.locator('#connector-interval').fill('60');
     await page.locator('#connector-url').fill('https://10.1.2.3/eksport/kunder.csv');
     await form.getByRole('button', { name: 'Add connector' }).click();
-    await expect.poll(() => issueLines(page)).toEqual(['url: The address points to an internal or private network and is not allowed.']);
+    await expect.poll(() => issueLines(page)).toEqual(["The file's address: The address points to an internal or private network and is not allowed."]);
+    await expectInWords(page);
     await page.locator('#connector-url').fill('https://127.0.0.1:9443/eksport/kunder.csv?token=hemmeligt');
     await page.locator('#connector-header-name').fill('Authorization');
     await form.getByRole('button', { name: 'Add connector' }).click();
-    await expect.poll(() => issueLines(page)).toEqual(["auth_header_value: Give both the header's name and value, or neither."]);
+    await expect.poll(() => issueLines(page)).toEqual(["The header's value: Give both the header's name and value, or neither."]);
+    await expectInWords(page);
     expect((await listOf(page, '/v2/connectors')).data).toEqual([]);
 
     await page.locator('#connector-header-value').fill('Bearer hemmelig-nøgle');
@@ -210,11 +237,13 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
     await page.getByTestId('error-message').waitFor();
     const danish = await issueLines(page);
     expect(danish).toHaveLength(1);
-    expect(danish[0]).toMatch(/^file: /);
+    expect(danish[0]).toMatch(/^Fil: /);
+    await expectInWords(page);
     await switchTo(page, 'en');
     await expect.poll(async () => (await issueLines(page))[0]).not.toBe(danish[0]);
     // The English line is the API's own English refusal (also the error's message).
-    expect((await issueLines(page))[0]).toBe(`file: ${await page.getByTestId('error-message').textContent()}`);
+    expect((await issueLines(page))[0]).toBe(`File: ${await page.getByTestId('error-message').textContent()}`);
+    await expectInWords(page);
 
     // A draft, then "Update preview" with a column the file does not have (as a page left open while the draft's file changed).
     await switchTo(page, 'da');
@@ -228,9 +257,10 @@ describe('self-service in the portal (Playwright driving Debian Chromium against
       select.dispatchEvent(new Event('change'));
     })()`);
     await page.getByRole('button', { name: 'Opdatér forhåndsvisning' }).click();
-    await expect.poll(() => issueLines(page)).toEqual(['column_mapping.name: Kolonnen findes ikke i filen.']);
+    await expect.poll(() => issueLines(page)).toEqual(['Navnekolonne: Kolonnen findes ikke i filen.']);
     await switchTo(page, 'en');
-    await expect.poll(() => issueLines(page)).toEqual(['column_mapping.name: The column does not exist in the file.']);
+    await expect.poll(() => issueLines(page)).toEqual(['Name column: The column does not exist in the file.']);
+    await expectInWords(page);
     await shoot(page, '04-draft-issue-lines', () => page.locator('#alert li').waitFor());
     expect(readFileSync(csv).length).toBeGreaterThan(0);
     await context.close();

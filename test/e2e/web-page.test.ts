@@ -355,7 +355,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await context.close();
   }, 120_000);
 
-  it('a refused start leaves no "Starter …" behind: the API\'s reason at the top of the page, focused; the draft stays a draft', async () => {
+  it('a refused start leaves no "Starter …" behind: the reason at the top of the page, in words, focused; the draft stays a draft', async () => {
     const { context, page, errors } = await newPage('da-DK');
     await signIn(page);
     // A name over 200 characters is read into the draft but refused at /start (docs/uploads.md).
@@ -371,7 +371,14 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     const draft = (await api(`/v2/check-jobs/${id}`)).body;
     const refusal = await api(`/v2/check-jobs/${id}/start`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ column_mapping: draft.column_mapping }) });
     expect(refusal.status).toBe(422);
-    expect(await page.getByTestId('error-message').textContent()).toBe(refusal.body.error.message);
+    // It tells a programmer to see details.issues, which hold the row and field as API paths; the
+    // page asks the person to correct the line below it, which names the row and the field in
+    // words, counted as the preview counts rows (docs/web.md "Issue lines in words").
+    expect(refusal.body.error.message).toContain('details.issues');
+    const issues = refusal.body.error.details.issues as Array<{ path: string; message: string }>;
+    expect(issues.map((issue) => issue.path)).toEqual(['rows[1].name']);
+    expect(await page.getByTestId('error-message').textContent()).toBe('Ret det, der står nedenfor, og prøv igen.');
+    expect(await page.locator('#alert li').allTextContents()).toEqual([`Række 2, Fulde navn: ${issues[0].message}`]);
     // Where the eye and the keyboard are: the error's title focused and inside the screen.
     expect(await page.evaluate(`document.activeElement?.matches('.error-title') ?? false`)).toBe(true);
     const top = await page.evaluate<number>(`document.querySelector('.error-title').getBoundingClientRect().top`);

@@ -21,6 +21,10 @@ export interface PageTexts {
   api_messages: Array<Record<Locale, string>>;
   /** The API's issue texts with a value in them (`{n}`, `{options}`, `{format}`), in both languages. */
   api_templates: Array<Record<Locale, string>>;
+  /** An issue's API path (`host_public_key`) → the field in words (page-messages.ts FIELD_LABELS). */
+  field_labels: Record<Locale, Record<string, string>>;
+  /** The API's "See details.issues" sentence in both languages: the page says its own instead. */
+  api_validation: Record<Locale, string>;
 }
 
 /** The API's error body (docs/decisions.md §5), as the page shows it. */

@@ -45,20 +45,32 @@ export function renderError(texts: Texts, error: unknown): void {
   shownError = { error, locale: texts.locale };
   const region = byId('alert');
   const problem = error instanceof ApiFailure ? error.problem : null;
-  const message = problem && problem.message ? problem.message : texts.t('error_network');
   const issues = problem?.details?.issues ?? [];
+  // The API tells a programmer to "see details.issues"; a person reads the lines below instead.
+  const message = !problem || !problem.message ? texts.t('error_network')
+    : issues.length > 0 && texts.isApiValidation(problem.message) ? texts.t('error_fix_below') : problem.message;
   replace(
     region,
     h('div', { class: 'error' },
       h('h2', { class: 'error-title', tabindex: -1 }, texts.t('error_title')),
       h('p', { 'data-testid': 'error-message' }, message),
-      issues.length > 0 ? h('ul', {}, ...issues.map((issue) => h('li', {}, h('code', {}, issue.path), ': ', issue.message))) : null,
+      issues.length > 0 ? h('ul', {}, ...issues.map((issue) => h('li', {}, issueLine(texts, issue)))) : null,
       problem?.request_id ? h('p', { class: 'muted' }, texts.t('error_request_id', { id: problem.request_id })) : null),
   );
   region.hidden = false;
   // The error is where the eye and the keyboard are: at the top of the page, focused, never off-screen.
   region.querySelector<HTMLElement>('.error-title')?.focus();
   region.scrollIntoView({ block: 'start' });
+}
+
+/**
+ * One issue as a person reads it: the field in the words of the page's forms, then the API's
+ * sentence ("Værtsnøgle: …"). A path the page has no words for is left out, never shown raw
+ * (docs/web.md "Issue lines in words").
+ */
+function issueLine(texts: Texts, issue: { path: string; message: string }): string {
+  const field = texts.fieldLabel(issue.path);
+  return field === null ? issue.message : `${field}: ${issue.message}`;
 }
 
 export function clearError(): void {

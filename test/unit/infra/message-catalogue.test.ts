@@ -12,7 +12,7 @@ import { PHONE_OUTCOME_WORDS, REASON_WORDS, STATUS_WORDS } from '../../../servic
 import { catalog as INBOUND_MESSAGES, LETTER_TEXTS } from '../../../services/ingest/inbound/messages.ts';
 import { MAPPING_WARNING_TEXTS } from '../../../services/ingest/files/mapping-warnings.ts';
 import { TEXTS as JOB_INPUT_TEXTS } from '../../../services/ingest/jobs/errors.ts';
-import { pageMessages } from '../../../services/web/page-messages.ts';
+import { FIELD_LABELS, pageMessages } from '../../../services/web/page-messages.ts';
 import { TEXT as CERTIFICATE_TEXTS } from '../../../services/api/certificate-pdf.ts';
 import { TEXT as DOCS_PAGE_TEXTS } from '../../../services/api/docs-page.ts';
 import { TEXT as EMAIL_REPLY_TEXTS } from '../../../services/ingest/email/reply.ts';
@@ -47,6 +47,7 @@ const TABLES: Record<string, Record<string, unknown>> = {
   'ingest/files/mapping-warnings.ts': MAPPING_WARNING_TEXTS,
   'ingest/jobs/errors.ts': JOB_INPUT_TEXTS,
   'web/page-messages.ts': pageMessages,
+  'web/page-messages.ts field labels': FIELD_LABELS,
   'domain/status.ts labels': MATCH_LABELS,
   'domain/status.ts suffixes': { previous: PREVIOUS_SUFFIX, approximate: APPROXIMATE_SUFFIX },
   'domain/withheld-verdict.ts, list-not-ready.ts': { withheld: WITHHELD_LABEL, list_not_ready: LIST_NOT_READY_LABEL },
