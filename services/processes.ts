@@ -27,7 +27,7 @@ import { errorFields, type Logger } from './platform/logger.ts';
 import { createRetentionSchedule, type RetentionSchedule, type RetentionSweepName } from './platform/retention.ts';
 import type { Platform } from './platform/open-platform.ts';
 import { createPipelineEvents, type PipelineEvents } from './pipeline/events.ts';
-import { checkCallbackUrl, parseAllowHosts } from './projection/callbacks/index.ts';
+import { checkCallbackUrl, parseAllowHosts } from './platform/outbound-http/index.ts';
 import { createProjectionService } from './projection/index.ts';
 import { createMonitorRunResults } from './monitors/run-results.ts';
 import { createMonitorService } from './monitors/service.ts';

@@ -5,7 +5,7 @@ import { openPlatform, openStores, platformKind, type Stores } from '../platform
 import { createPipelineEvents, type PipelineEvents } from '../pipeline/events.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbound/secrets.ts';
 import { runAdminCommand, USAGE } from './commands.ts';
-import { parseAllowHosts } from '../projection/callbacks/url-guard.ts';
+import { parseAllowHosts } from '../platform/outbound-http/index.ts';
 import { AdminInputError } from './organisations.ts';
 import { peopleServiceFromConfig } from '../people/from-config.ts';
 import { createJobDataKeys } from '../platform/keys/data-keys.ts';

@@ -5,7 +5,7 @@ import type { SecretBox } from '../ingest/inbound/secrets.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { Connector, ConnectorStatus, ConnectorStore, ConnectorTarget } from '../platform/store/connectors-port.ts';
 import type { MonitorStore } from '../platform/store/monitors-port.ts';
-import { CallbackUrlError, checkCallbackUrl } from '../projection/callbacks/url-guard.ts';
+import { CallbackUrlError, checkCallbackUrl } from '../platform/outbound-http/index.ts';
 import { jsonFlag, optional, required, type Flags } from './flags.ts';
 import { AdminInputError, AdminNotFoundError } from './organisations.ts';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AccountStore, Organisation } from '../platform/store/accounts-port.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /**
  * Organisation fields as the admin tool (and the demo seed) accept them, with the defaults of
@@ -29,14 +30,14 @@ const organisationPatchSchema = z.object({
 
 export type OrganisationPatch = z.input<typeof organisationPatchSchema>;
 
-export class AdminInputError extends Error {
+export class AdminInputError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'AdminInputError';
   }
 }
 
-export class AdminNotFoundError extends Error {
+export class AdminNotFoundError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'AdminNotFoundError';

@@ -22,7 +22,7 @@ import type { PipelineEvents } from '../pipeline/events.ts';
 import type { ActiveRegister } from '../companies/active-register.ts';
 import type { CompanyIndex } from '../domain/index.ts';
 import type { PhoneDirectory } from '../phones/directory-port.ts';
-import { checkCallbackUrl, type LookupAll } from '../projection/callbacks/url-guard.ts';
+import { checkCallbackUrl, type LookupAll } from '../platform/outbound-http/index.ts';
 import type { MonitorStore } from '../platform/store/monitors-port.ts';
 import type { MonitorsContext } from './routes/monitors.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';

@@ -1,4 +1,5 @@
 import { soleOwnerOf, type CompanyRecord } from '../domain/index.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /**
  * Reads one record of a CVR extract: the register's distribution (Erhvervsstyrelsen's "CVR
@@ -20,7 +21,7 @@ import { soleOwnerOf, type CompanyRecord } from '../domain/index.ts';
  * carry none (a ceased company), the value with the latest `gyldigFra` is taken. Everything else
  * in the document is ignored.
  */
-export class CvrRecordError extends Error {
+export class CvrRecordError extends PermanentError {
   readonly reason: 'not_json' | 'no_company' | 'no_cvr' | 'no_name' | 'no_form';
   constructor(reason: CvrRecordError['reason']) {
     super(`unusable company record: ${reason}`);

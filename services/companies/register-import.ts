@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../platform/logger.ts';
 import type { RegisterKind, RegisterStore, RegisterVersion } from '../platform/store/registers-port.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /**
  * Imports a register extract (company register or phone directory file) as a new version: records
@@ -18,7 +19,7 @@ export interface RegisterImportDeps {
   now?: () => Date;
 }
 
-export class RegisterImportError extends Error {
+export class RegisterImportError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'RegisterImportError';

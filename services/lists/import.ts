@@ -5,6 +5,7 @@ import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
 import { parseCprFile } from './cpr-format.ts';
 import { parseListCsv } from './csv-format.ts';
 import { ListFileRowsError } from './list-file-errors.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /**
  * Imports a list file into the list store as a new version: the file streams through its reader,
@@ -40,7 +41,7 @@ export interface ImportListResult {
   skippedLines: number;
 }
 
-export class ListImportError extends Error {
+export class ListImportError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'ListImportError';

@@ -9,10 +9,11 @@
  *   lose lines silently. An importer that accepts a few bad lines catches it after the loop and
  *   decides (e.g. seal the version anyway, or reject the import).
  */
+import { PermanentError } from '../platform/errors.ts';
 
 export type ListFileFormatProblem = 'empty_file' | 'missing_header' | 'missing_columns' | 'unknown_columns';
 
-export class ListFileFormatError extends Error {
+export class ListFileFormatError extends PermanentError {
   override readonly name = 'ListFileFormatError';
   readonly problem: ListFileFormatProblem;
   /** 1-based line where the problem was found, when there is one. */
@@ -28,7 +29,7 @@ export class ListFileFormatError extends Error {
 /** How many line numbers an error keeps; the count is always exact. */
 const MAX_REPORTED_LINES = 100;
 
-export class ListFileRowsError extends Error {
+export class ListFileRowsError extends PermanentError {
   override readonly name = 'ListFileRowsError';
   /** Number of lines (records) skipped. */
   readonly count: number;

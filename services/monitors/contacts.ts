@@ -14,6 +14,7 @@ import { readPeopleFromFile, type FilePeopleOptions } from '../ingest/index.ts';
 import type { Organisation } from '../platform/store/accounts-port.ts';
 import { CONTACT_BLOCK_SIZE, type ContactBlock, type MonitorRecord, type MonitorStore } from '../platform/store/monitors-port.ts';
 import { blockPlace, contactKey, newDataKey, sealContacts } from './contact-seal.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /** Where a monitor's new contact set comes from. */
 export type ContactSource =
@@ -40,7 +41,7 @@ export const MAX_MONITOR_RETENTION_DAYS = 90;
 export const MAX_MONITOR_CONTACTS = MAX_ROWS_PER_JOB;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export class MonitorNotFoundError extends Error {
+export class MonitorNotFoundError extends PermanentError {
   constructor() {
     super('no such monitor');
     this.name = 'MonitorNotFoundError';
@@ -48,7 +49,7 @@ export class MonitorNotFoundError extends Error {
 }
 
 /** More contacts than a monitor may hold: refused, nothing changed. */
-export class TooManyContactsError extends Error {
+export class TooManyContactsError extends PermanentError {
   /** The limit that refused them: what every refusal text tells the customer. */
   readonly limit: number;
   constructor(limit: number) {
@@ -59,7 +60,7 @@ export class TooManyContactsError extends Error {
 }
 
 /** No contacts at all: a monitor of nobody is refused (DELETE it instead). */
-export class NoContactsError extends Error {
+export class NoContactsError extends PermanentError {
   constructor() {
     super('a monitor needs at least one contact');
     this.name = 'NoContactsError';

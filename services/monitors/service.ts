@@ -47,7 +47,7 @@ export interface MonitorServiceDeps {
   accounts: AccountStore;
   events: Pick<PipelineEvents, 'publish'>;
   logger: Logger;
-  /** The callback guard of every job (services/projection/callbacks checkCallbackUrl). */
+  /** The callback guard of every job (services/platform/outbound-http checkCallbackUrl). */
   checkCallbackUrl: (url: string) => Promise<unknown>;
   spoolDir: string;
   /** How often the monitors are walked (MONITOR_INTERVAL_SECONDS). */

@@ -10,6 +10,7 @@ import type { TotpSecretSeal } from './totp-seal.ts';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.ts';
 import { csrfTokenOf, hashToken, newSecretToken } from './tokens.ts';
 import { errorFields, type Logger } from '../platform/logger.ts';
+import { ClassifiedError } from '../platform/errors.ts';
 
 /**
  * The portal's accounts (docs/people.md): inviting people, accepting an invitation (password and
@@ -25,12 +26,17 @@ export type PeopleErrorReason =
   | 'email_taken' | 'mail_unavailable' | 'invitation_invalid' | 'password_length' | 'code_wrong'
   | 'user_not_found' | 'last_admin' | 'key_not_found';
 
-export class PeopleError extends Error {
+export class PeopleError extends ClassifiedError {
   readonly reason: PeopleErrorReason;
   constructor(reason: PeopleErrorReason) {
     super(reason);
     this.name = 'PeopleError';
     this.reason = reason;
+  }
+
+  /** Only a mail server that did not answer may pass; every other reason repeats with the same input. */
+  override get permanent(): boolean {
+    return this.reason !== 'mail_unavailable';
   }
 }
 

@@ -1,5 +1,6 @@
 import type { JobDataKeys } from '../platform/keys/data-keys.ts';
 import { open, seal } from '../platform/keys/sealed-payload.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /**
  * A person's TOTP secret at rest (docs/people.md "Second factor"): sealed with AES-256-GCM under a
@@ -23,7 +24,7 @@ const PREFIX = 'sealed1.';
 const ownerOf = (userId: string) => `portal-user:${userId}`;
 const associated = (userId: string) => `totp-secret:${userId}`;
 
-export class TotpSecretGoneError extends Error {
+export class TotpSecretGoneError extends PermanentError {
   constructor() {
     super('the TOTP secret\'s data key is gone');
     this.name = 'TotpSecretGoneError';

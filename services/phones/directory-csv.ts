@@ -2,6 +2,7 @@ import { normalisePhone, type DirectoryEntry } from '../domain/index.ts';
 import {
   importRegister, utf8Lines, type ParsedLine, type RegisterImportDeps, type RegisterImportResult,
 } from '../companies/register-import.ts';
+import { PermanentError } from '../platform/errors.ts';
 
 /**
  * The phone directory file (docs/decisions.md §17): CSV, UTF-8, a header row, then one number per row.
@@ -25,7 +26,7 @@ const ALIASES: Record<string, Column> = {
 const TRUE = new Set(['true', '1', 'ja', 'yes', 'x']);
 const FALSE = new Set(['false', '0', 'nej', 'no', '']);
 
-export class DirectoryFileError extends Error {
+export class DirectoryFileError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'DirectoryFileError';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PermanentError } from './errors.ts';
 
 /**
  * The process configuration, read from the environment once at boot (style §7). Every variable is
@@ -194,7 +195,7 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
-export class ConfigError extends Error {
+export class ConfigError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';

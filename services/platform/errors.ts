@@ -17,7 +17,7 @@ export class ClassifiedError extends Error {
    * Whether the same input fails the same way again. False here (transient); `PermanentError`
    * says true for all its instances, and a class whose instances differ by cause says it per
    * instance (a callback URL that does not resolve may resolve later; one that points inwards
-   * never will: services/projection/callbacks/url-guard.ts).
+   * never will: services/platform/outbound-http/url-guard.ts).
    */
   get permanent(): boolean {
     return false;

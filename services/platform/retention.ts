@@ -30,6 +30,7 @@ export const RETENTION_STORES: readonly RetentionStore[] = [
   { store: 'connectors', holdsPeople: true, rule: 'the pull (the spool rule)', sweep: 'spool-stale' },
   { store: 'private lists, the national list', holdsPeople: false, rule: 'while the version is kept', sweep: null },
   { store: 'logs', holdsPeople: false, rule: 'never a value from a body', sweep: null },
+  { store: 'portal people', holdsPeople: false, rule: "the organisation's own staff, as long as the organisation; removing a person forgets their TOTP key", sweep: null },
   { store: 'usage, accounts, rate usage, certificates', holdsPeople: false, rule: 'kept; none of the checked people', sweep: null },
   { store: 'the database file itself', holdsPeople: true, rule: 'as its rows; 0600 in a 0700 directory', sweep: 'job-purge' },
 ];

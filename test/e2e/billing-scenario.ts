@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { issueApiKey } from '../../services/admin/keys.ts';
 import { createOrganisation } from '../../services/admin/organisations.ts';
-import { signCallback } from '../../services/projection/callbacks/signature.ts';
+import { signCallback } from '../../services/platform/webhook-signature.ts';
 import type { AccountStore } from '../../services/platform/store/accounts-port.ts';
 import type { UsageStore } from '../../services/platform/store/usage-port.ts';
 import { mixedRows } from '../support/pipeline.ts';

@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../services/platform/logger.ts';
+import { verifyCallbackSignature } from '../../services/platform/webhook-signature.ts';
 import {
-  createCallbackSender, verifyCallbackSignature, type CallbackClock, type CallbackRequest, type DeliveryState,
+  createCallbackSender, type CallbackClock, type CallbackRequest, type DeliveryState,
 } from '../../services/projection/callbacks/index.ts';
 
 interface Received {

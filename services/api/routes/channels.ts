@@ -12,7 +12,7 @@ import type { DropFolder, DropFolderStatus, InboundStore } from '../../platform/
 import type { Connector, ConnectorStatus, ConnectorStore } from '../../platform/store/connectors-port.ts';
 import type { SecretBox } from '../../ingest/inbound/secrets.ts';
 import type { CheckDropFolder } from '../../ingest/sftp/check-folder.ts';
-import { CallbackUrlError, checkCallbackUrl, type LookupAll } from '../../projection/callbacks/url-guard.ts';
+import { CallbackUrlError, checkCallbackUrl, type LookupAll } from '../../platform/outbound-http/index.ts';
 import { authOf, requireAdmin } from '../auth.ts';
 import { channelIssue } from '../channel-issues.ts';
 import { randomUUID } from 'node:crypto';

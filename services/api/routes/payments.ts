@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { recordPayment } from '../../billing/payments.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
-import { verifyCallbackSignature } from '../../projection/callbacks/signature.ts';
+import { verifyCallbackSignature } from '../../platform/webhook-signature.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import { ApiError, validationFailed } from '../errors.ts';
 import { sendOutcome } from '../idempotency.ts';

@@ -1,6 +1,6 @@
 /**
  * One HTTPS GET of a connector's URL into a local file. The URL passes the callback address rules
- * first (services/projection/callbacks `checkCallbackUrl`: https only, no credentials in the URL,
+ * first (services/platform/outbound-http `checkCallbackUrl`: https only, no credentials in the URL,
  * every resolved address public unless the host is allow-listed) and the connection goes to the
  * address that was checked (a pinned lookup, so DNS cannot change between check and connect),
  * while TLS verifies the certificate against the URL's host name. Redirects are not followed (a
@@ -10,8 +10,9 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { CallbackUrlError, checkCallbackUrl, type CheckedCallbackUrl, type LookupAll } from '../../projection/callbacks/index.ts';
-import { pinnedRequest, requestErrorCode } from '../../projection/callbacks/pinned-request.ts';
+import {
+  CallbackUrlError, checkCallbackUrl, pinnedRequest, requestErrorCode, type CheckedCallbackUrl, type LookupAll,
+} from '../../platform/outbound-http/index.ts';
 
 /** Why a pull failed; `code` is stored as the connector's last error (no secret, no content). */
 export class PullError extends Error {

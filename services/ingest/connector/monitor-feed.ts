@@ -5,6 +5,7 @@ import { MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyC
 import type { MonitorStore } from '../../platform/store/monitors-port.ts';
 import type { SavedMappingStore } from '../../platform/store/saved-mappings-port.ts';
 import type { MonitorFeed } from './pull.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * A connector whose target is a monitor (`connectors add --monitor ID`): each pull replaces the
@@ -18,7 +19,7 @@ import type { MonitorFeed } from './pull.ts';
  * code (a mapping's warnings: `refused:mapping_warnings:…`, as for a job); anything else
  * (a store that does not answer) passes on and the slot is tried again.
  */
-export class MonitorFeedRefusal extends Error {
+export class MonitorFeedRefusal extends PermanentError {
   readonly code: string;
   constructor(code: string) {
     super(`monitor feed refused: ${code}`);

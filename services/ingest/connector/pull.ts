@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from '../../platform/logger.ts';
 import type { AccountStore, Organisation } from '../../platform/store/accounts-port.ts';
 import type { Connector, ConnectorStatus } from '../../platform/store/connectors-port.ts';
-import type { LookupAll } from '../../projection/callbacks/index.ts';
+import type { LookupAll } from '../../platform/outbound-http/index.ts';
 import { ListNotReadyError } from '../jobs/errors.ts';
 import { readPeopleFromJson, readPeopleFromNdjson } from '../people/index.ts';
 import { InboundRefusal, type FileJobs } from '../inbound/file-jobs.ts';

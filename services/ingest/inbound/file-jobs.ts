@@ -2,6 +2,7 @@ import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
 import type { Locale, PersonInput } from '../../domain/types.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * What the inbound channels (SFTP, email) need from the file ingest (services/ingest: readers,
@@ -56,7 +57,7 @@ export interface FileJobs {
 }
 
 /** A file refused for good (unreadable, no usable columns, …): the code and the text to send back. */
-export class InboundRefusal extends Error {
+export class InboundRefusal extends PermanentError {
   readonly code: string;
   readonly texts: Record<Locale, string>;
   constructor(code: string, texts: Record<Locale, string>) {

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * Credentials of inbound channels (SFTP keys and passwords, IMAP/SMTP passwords) at rest:
@@ -7,7 +8,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * another record does not open. Text form: `v1.<iv>.<tag>.<ciphertext>` (base64url).
  * Never log a sealed or opened secret; errors here never contain either.
  */
-export class SecretKeyError extends Error {
+export class SecretKeyError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'SecretKeyError';

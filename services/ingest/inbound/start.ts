@@ -11,7 +11,7 @@ import { createSmtpReplySender } from '../email/reply.ts';
 import { createSftpPoller } from '../sftp/poller.ts';
 import { createConnectorService } from '../connector/service.ts';
 import { createMonitorFeed } from '../connector/monitor-feed.ts';
-import { parseAllowHosts } from '../../projection/callbacks/index.ts';
+import { parseAllowHosts } from '../../platform/outbound-http/index.ts';
 import type { FileJobs } from './file-jobs.ts';
 import { createMonitorContactsFeed } from './monitor-contacts.ts';
 import { createSecretBox, parseSecretKey, SecretKeyError } from './secrets.ts';

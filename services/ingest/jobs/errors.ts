@@ -3,6 +3,7 @@
  * addresses): only paths, codes and limits. The HTTP edge maps them to 422 / 503.
  */
 import type { Locale } from '../../domain/types.ts';
+import { ClassifiedError, PermanentError } from '../../platform/errors.ts';
 
 export type JobInputProblem =
   | 'callback_not_https'
@@ -58,7 +59,7 @@ export function jobInputIssue(path: string, problem: JobInputProblem): JobInputI
 }
 
 /** The job's fields are wrong (the people were fine): nothing was created. */
-export class JobInputError extends Error {
+export class JobInputError extends PermanentError {
   override name = 'JobInputError';
   readonly issues: JobInputIssue[];
   constructor(issues: JobInputIssue[]) {
@@ -71,7 +72,7 @@ export class JobInputError extends Error {
  * The spool has no room for the job (the disk or the quota is full): nothing was created (the
  * spool file is removed, a job published early is abandoned). The client may try again later.
  */
-export class SpoolFullError extends Error {
+export class SpoolFullError extends ClassifiedError {
   override name = 'SpoolFullError';
   constructor(options?: ErrorOptions) {
     super('no room left in the spool', options);
@@ -85,7 +86,7 @@ export function spoolFullIfDiskFull(error: unknown): unknown {
 }
 
 /** A live job needs an active cpr list version to pin; none is active yet. */
-export class ListNotReadyError extends Error {
+export class ListNotReadyError extends ClassifiedError {
   override name = 'ListNotReadyError';
   constructor() {
     super('no active list version to pin');
@@ -97,7 +98,7 @@ export class ListNotReadyError extends Error {
  * register version to pin, an imported phone directory (or the provider's API). 503 at the edge,
  * `details.reason` as the synchronous checks give it.
  */
-export class RegisterNotReadyError extends Error {
+export class RegisterNotReadyError extends ClassifiedError {
   override name = 'RegisterNotReadyError';
   readonly reason: 'company_register_not_ready' | 'phone_directory_not_ready';
   constructor(reason: RegisterNotReadyError['reason']) {
@@ -107,7 +108,7 @@ export class RegisterNotReadyError extends Error {
 }
 
 /** A company or phone option of an organisation without that add-on (docs/decisions.md §5: 403 at the edge). */
-export class AddonRequiredError extends Error {
+export class AddonRequiredError extends PermanentError {
   override name = 'AddonRequiredError';
   readonly addon: 'company' | 'phone';
   constructor(addon: 'company' | 'phone') {
@@ -117,7 +118,7 @@ export class AddonRequiredError extends Error {
 }
 
 /** `start` of a job that is no longer a draft (started already, deleted): the API answers 409. */
-export class JobNotDraftError extends Error {
+export class JobNotDraftError extends PermanentError {
   override name = 'JobNotDraftError';
   readonly status: string;
   constructor(status: string) {

@@ -59,7 +59,7 @@ export interface JobIntakeDeps {
    */
   currentPhoneDirectory?: () => { provider: true } | { provider: false; versionId: string | null };
   /**
-   * Throws when a callback URL may not be called (services/projection/callbacks checkCallbackUrl
+   * Throws when a callback URL may not be called (services/platform/outbound-http checkCallbackUrl
    * with the configured allow-list): a CallbackUrlError-like error with a `reason`.
    */
   checkCallbackUrl: (url: string) => Promise<unknown>;

@@ -7,6 +7,7 @@ import type { SecretBox } from '../inbound/secrets.ts';
 import { visitDropFolder } from './claims.ts';
 import { connectRemoteFolder, type RemoteFolder } from './remote-folder.ts';
 import { createStabilityTracker } from './stability.ts';
+import { ClassifiedError } from '../../platform/errors.ts';
 
 /**
  * Many organisations, one poller: every `pollMs` each active drop folder is visited for new
@@ -50,7 +51,7 @@ const BACKOFF_MAX_MS = 10 * 60_000;
 /** A success is written to the store at most this often per folder (not on every poll). */
 const OK_RECORD_INTERVAL_MS = 60_000;
 
-export class VisitTimeoutError extends Error {
+export class VisitTimeoutError extends ClassifiedError {
   constructor(ms: number) {
     super(`drop folder visit took longer than ${ms} ms`);
     this.name = 'VisitTimeoutError';

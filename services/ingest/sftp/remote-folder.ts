@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import SftpClient from 'ssh2-sftp-client';
 import type { DropFolder } from '../../platform/store/inbound-port.ts';
 import { hostKeyFingerprint } from './host-key.ts';
+import { ClassifiedError, PermanentError } from '../../platform/errors.ts';
 
 export { fingerprintOfPublicKeyLine, hostKeyFingerprint } from './host-key.ts';
 
@@ -38,7 +39,7 @@ export interface RemoteFolder {
   close(): Promise<void>;
 }
 
-export class HostKeyMismatchError extends Error {
+export class HostKeyMismatchError extends PermanentError {
   constructor() {
     super('the SFTP server presented a host key other than the pinned one');
     this.name = 'HostKeyMismatchError';
@@ -46,7 +47,7 @@ export class HostKeyMismatchError extends Error {
 }
 
 /** Connecting or logging in failed (refused, timed out, authentication); the message is ssh2's, which holds no secret. */
-export class SftpConnectError extends Error {
+export class SftpConnectError extends ClassifiedError {
   constructor(message: string) {
     super(message);
     this.name = 'SftpConnectError';

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyRing } from '../store/keyring-port.ts';
+import { PermanentError } from '../errors.ts';
 
 /**
  * Results cursors made tamper-evident (docs/decisions.md §7: a forged cursor is 422). The store's cursor
@@ -17,7 +18,7 @@ export interface CursorSeal {
   open(jobId: string, cursor: string): Promise<string>;
 }
 
-export class InvalidSealError extends Error {
+export class InvalidSealError extends PermanentError {
   constructor() {
     super('cursor seal does not verify');
     this.name = 'InvalidSealError';

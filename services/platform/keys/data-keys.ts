@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { DataKeyStore } from '../store/data-keys-port.ts';
 import type { KeyRing } from '../store/keyring-port.ts';
 import { open, seal } from './sealed-payload.ts';
+import { ClassifiedError } from '../errors.ts';
 
 /**
  * Per-job data keys (crypto-shredding; docs/privacy-and-proof.md "Forgetting"). Every
@@ -32,7 +33,7 @@ export interface JobDataKeys {
 }
 
 /** The master key a wrapped data key names is unknown here (configuration lacks it). */
-export class UnknownMasterKeyError extends Error {
+export class UnknownMasterKeyError extends ClassifiedError {
   constructor(kid: string) {
     super(`the master key ${kid} that wrapped a data key is not configured`);
     this.name = 'UnknownMasterKeyError';

@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { PermanentError } from '../errors.ts';
 
 /**
  * Compact JWS with EdDSA over Ed25519 (RFC 7515, RFC 8037), from node:crypto alone: the signature
@@ -13,7 +14,7 @@ export interface JwsParts {
   signature: Buffer;
 }
 
-export class MalformedJwsError extends Error {
+export class MalformedJwsError extends PermanentError {
   constructor(message: string) {
     super(message);
     this.name = 'MalformedJwsError';

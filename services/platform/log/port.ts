@@ -1,4 +1,4 @@
-import { PermanentError } from '../errors.ts';
+import { ClassifiedError, PermanentError } from '../errors.ts';
 
 /**
  * The event log: the one interface every producer and consumer of the pipeline's topics uses.
@@ -160,7 +160,7 @@ export class UnrecoverableMessageError extends PermanentError {
 }
 
 /** Publishing to a topic that was never created (topics are created from definitions only). */
-export class UnknownTopicError extends Error {
+export class UnknownTopicError extends ClassifiedError {
   override readonly name = 'UnknownTopicError';
   readonly topic: string;
   constructor(topic: string) {

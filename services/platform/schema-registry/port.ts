@@ -1,4 +1,4 @@
-import { PermanentError } from '../errors.ts';
+import { ClassifiedError, PermanentError } from '../errors.ts';
 
 /**
  * The schema registry every event passes through (design: "schema registry (confluent | static)").
@@ -32,7 +32,7 @@ export function subjectOf(topic: string, recordFullName: string): string {
   return `${topic}-${recordFullName}`;
 }
 
-export class UnknownSubjectError extends Error {
+export class UnknownSubjectError extends ClassifiedError {
   constructor(subject: string) {
     super(`no schema for subject ${subject}`);
     this.name = 'UnknownSubjectError';

@@ -1,13 +1,14 @@
 import { emptyLevelCounts, levelKey } from '../../domain/check-job.ts';
 import type { Status } from '../../domain/types.ts';
 import { MAX_RESULTS_PAGE, type JobPatch, type JobRecord, type ResultCounts, type ResultRow } from './jobs-port.ts';
+import { ClassifiedError, PermanentError } from '../errors.ts';
 
 /**
  * What every JobStore adapter shares: errors, the opaque results cursor, the patch rule for
  * deleted jobs, and turning (status, level, count) groups into ResultCounts.
  */
 
-export class JobExistsError extends Error {
+export class JobExistsError extends PermanentError {
   constructor(id: string) {
     super(`check job ${id} already exists`);
     this.name = 'JobExistsError';
@@ -15,7 +16,7 @@ export class JobExistsError extends Error {
 }
 
 /** A cursor that was not made by readResults for this job (docs/decisions.md §7: 422). */
-export class InvalidCursorError extends Error {
+export class InvalidCursorError extends PermanentError {
   constructor() {
     super('cursor is not valid for this job');
     this.name = 'InvalidCursorError';
@@ -131,7 +132,7 @@ const RECORD_LINES: Readonly<Record<number, (record: StoredRecord) => { results:
  * Readers are upgraded before writers (docs/platform-clickhouse-registry.md "Record formats"),
  * so this is a deployment out of order, never a record to guess at.
  */
-export class UnknownRecordFormatError extends Error {
+export class UnknownRecordFormatError extends ClassifiedError {
   constructor(format: number) {
     super(`result record format ${format} is unknown to this reader (it knows ${Object.keys(RECORD_LINES).join(', ')})`);
     this.name = 'UnknownRecordFormatError';

@@ -1,5 +1,6 @@
 import type { MonitorChange, MonitorChangeCounts, MonitorVerdict } from '../../domain/monitor-change.ts';
 import type { Locale, MatchPolicy } from '../../domain/types.ts';
+import { PermanentError } from '../errors.ts';
 
 /**
  * Monitors (docs/decisions.md §16, docs/monitors.md): an organisation's stored contact set, re-checked as
@@ -144,7 +145,7 @@ export interface MonitorStore {
   dropRuns(monitorId: string, keep: string[]): Promise<void>;
 }
 
-export class MonitorExistsError extends Error {
+export class MonitorExistsError extends PermanentError {
   constructor(id: string) {
     super(`monitor ${id} already exists`);
     this.name = 'MonitorExistsError';

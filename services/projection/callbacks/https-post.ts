@@ -4,8 +4,7 @@
  * Redirects are not followed: a 3xx is an answer that is not 2xx. The body of the answer is read
  * and dropped. Never throws: every outcome is a status code or a short error text.
  */
-import { pinnedRequest, requestErrorCode } from './pinned-request.ts';
-import type { CheckedCallbackUrl } from './url-guard.ts';
+import { pinnedRequest, requestErrorCode, type CheckedCallbackUrl } from '../../platform/outbound-http/index.ts';
 
 export interface PostResult {
   statusCode: number | null;

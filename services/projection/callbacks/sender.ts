@@ -16,8 +16,8 @@ import {
   DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, dueAt, initialDeliveryState, recordAttempt,
   type AttemptResult, type CallbackEvent, type DeliveryState,
 } from './schedule.ts';
-import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signCallback } from './signature.ts';
-import { CallbackUrlError, checkCallbackUrl, type LookupAll } from './url-guard.ts';
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signCallback } from '../../platform/webhook-signature.ts';
+import { CallbackUrlError, checkCallbackUrl, type LookupAll } from '../../platform/outbound-http/index.ts';
 
 export interface CallbackClock {
   /** Epoch milliseconds. */

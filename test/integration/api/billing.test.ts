@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { PipelineEvent } from '../../../services/pipeline/events.ts';
-import { signCallback } from '../../../services/projection/callbacks/signature.ts';
+import { signCallback } from '../../../services/platform/webhook-signature.ts';
 import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
 import type { JobStore } from '../../../services/platform/store/jobs-port.ts';
 import { multipartBody } from '../../support/multipart.ts';

@@ -80,6 +80,33 @@ describe('the project lint (.oxlintrc.json)', () => {
     })).toEqual(['services/ingest/inbound/feed.ts:2 no-restricted-imports']);
   });
 
+  it('keeps api and ingest from importing the projection: what they share with it is in the platform', async () => {
+    expect(await findings({
+      'services/api/routes/channels.ts': [
+        "export { checkCallbackUrl } from '../../platform/outbound-http/index.ts';",
+        "export { checkCallbackUrl as guard } from '../../projection/callbacks/url-guard.ts';",
+        "export { createCallbackSender } from '../../projection/callbacks/index.ts';",
+      ].join('\n'),
+      'services/api/app.ts': [
+        "export { openEmbeddedDatabase } from '../platform/store/embedded/database.ts';",
+        "export { startProjection } from '../projection/index.ts';",
+      ].join('\n'),
+      'services/ingest/connector/https-get.ts': [
+        "export { pinnedRequest } from '../../platform/outbound-http/index.ts';",
+        "export { verifyCallbackSignature } from '../../platform/webhook-signature.ts';",
+        "export { pinnedRequest as pinned } from '../../projection/callbacks/pinned-request.ts';",
+        "export const m = await import('../../projection/projection.ts');",
+      ].join('\n'),
+      // The composition root and the projection itself may.
+      'services/processes.ts': "export { startProjection } from './projection/index.ts';",
+      'services/projection/callbacks/sender.ts': "export { checkCallbackUrl } from '../../platform/outbound-http/index.ts';",
+    })).toEqual([
+      'services/api/app.ts:2 no-restricted-imports',
+      'services/api/routes/channels.ts:2 no-restricted-imports', 'services/api/routes/channels.ts:3 no-restricted-imports',
+      'services/ingest/connector/https-get.ts:3 no-restricted-imports', 'services/ingest/connector/https-get.ts:4 no-restricted-imports',
+    ]);
+  });
+
   it('finds console and process.env in library code, but not in the entry points or config.ts', async () => {
     const text = "console.log('x');\nexport const port = process.env.PORT;\n";
     expect(await findings({

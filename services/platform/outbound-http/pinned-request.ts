@@ -3,7 +3,7 @@
  * that address (a pinned `lookup`, so DNS cannot change between check and connect), while TLS
  * still verifies the certificate against the URL's host name; no agent, so no connection is
  * reused past its check. Redirects are never followed (node:https does not). Used by the
- * callbacks' POST (https-post.ts) and the connectors' GET (services/ingest/connector/https-get.ts);
+ * callbacks' POST (services/projection/callbacks/https-post.ts) and the connectors' GET (services/ingest/connector/https-get.ts);
  * docs/callbacks.md "Which URLs are called" says why the address is pinned.
  */
 import { request, type RequestOptions } from 'node:https';

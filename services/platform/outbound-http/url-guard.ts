@@ -9,7 +9,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { ClassifiedError } from '../../platform/errors.ts';
+import { ClassifiedError } from '../errors.ts';
 import { blockedAddressReason } from './blocked-addresses.ts';
 
 export type UrlRefusal = 'invalid_url' | 'not_https' | 'credentials_in_url' | 'unresolvable' | 'blocked_address';
