@@ -10,7 +10,9 @@ import { allAxeViolations, seriousAxeViolations } from '../support/browser.ts';
 import { startFakeDirectory, type FakeDirectory } from '../support/fake-phone-directory.ts';
 import { csvAsExcelWrites, makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
 import type { MailUser } from '../support/mail.ts';
-import { acceptInvitationOverApi, inviteByCli, portalTest, signInThroughPage, TEST_MODE_PEOPLE, type SignedInState } from '../support/portal.ts';
+import { LABELS } from '../../services/domain/status.ts';
+import { pageMessages } from '../../services/web/page-messages.ts';
+import { acceptInvitationOverApi, DESKTOP, inviteByCli, PHONE, portalTest, signInThroughPage, TEST_MODE_PEOPLE, type SignedInState } from '../support/portal.ts';
 import { referenceTotp } from '../support/totp-reference.ts';
 
 /**
@@ -48,6 +50,18 @@ const requestedUrls: string[] = [];
 // Test keys give fixed answers (docs/decisions.md §3): the surname picks the level, `?` an unreadable address.
 const PEOPLE: Rows = TEST_MODE_PEOPLE;
 const EXPECTED_LEVELS = { '5': 1, '4': 1, '3': 1, '2': 1, '1': 1, '0': 1, unread: 1 };
+/** Danish words an English page must not show: the match labels, verdicts and the unread level (docs/web.md "Texts"). */
+const DANISH_WORDS = new Set([
+  ...Object.values(LABELS).map((label) => label.da),
+  pageMessages.result_allowed.da, pageMessages.result_blocked.da, pageMessages.result_manual.da, pageMessages.level_unread.da,
+]);
+/** An API code as it is in the JSON (`name_and_unit`, `address_unreadable`), not a word. */
+const SNAKE_CASE = /\b[a-z0-9]+_[a-z0-9_]+\b/;
+/** Fails with the texts that are Danish or codes, not English words. */
+function expectEnglishWords(texts: string[], what: string): void {
+  expect(texts.length, what).toBeGreaterThan(0);
+  expect(texts.filter((text) => DANISH_WORDS.has(text.replace(/^\d+: /, '')) || SNAKE_CASE.test(text)), what).toEqual([]);
+}
 
 beforeAll(async () => {
   let mailbox: MailUser;
@@ -244,6 +258,16 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await tabTo(page, '#map-name');
     await page.keyboard.type('Contact');
     expect(await page.locator('#map-name').inputValue()).toBe('1');
+    // The button sits with its note at every size (docs/web.md "Decisions the issue left open").
+    for (const viewport of [DESKTOP, PHONE]) {
+      await page.setViewportSize(viewport);
+      const note = (await page.locator('#mapping-note').boundingBox())!;
+      const button = (await page.getByRole('button', { name: 'Update preview' }).boundingBox())!;
+      expect(await page.locator('#mapping-note').textContent()).not.toBe('');
+      const gap = Math.max(0, button.y - (note.y + note.height), note.y - (button.y + button.height));
+      expect(gap, `Update preview to its note at ${viewport.width} px`).toBeLessThanOrEqual(200);
+    }
+    await page.setViewportSize(DESKTOP);
     await tabTo(page, 'button', 'Update preview');
     await page.keyboard.press('Enter');
     // The same draft read again with the new mapping (POST …/preview): no second upload, no new job.
@@ -256,6 +280,11 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     expect(apiDraft.body.status).toBe('draft');
     expect(verdicts).toEqual(apiDraft.body.preview.map((row: { result: { status: string } }) => row.result.status));
     expect(apiDraft.body.column_mapping.name).toBe(1);
+    // English words in the preview: verdicts and match labels, no Danish label, no snake_case code.
+    expectEnglishWords(verdicts, 'preview verdicts');
+    const levels = await page.locator('[data-testid=preview] tbody tr td:nth-child(3)').allTextContents();
+    expectEnglishWords(levels, 'preview match levels');
+    expect(levels).toContain(`5: ${LABELS.name_address.en}`);
     // Redrawn in the other language from the draft as the API keeps it: the picked column stays.
     await portal.shoot(page, '02-draft-fixed', async () => {
       await expect.poll(() => page.locator('#map-name').inputValue(), { timeout: 60_000 }).toBe('1');
@@ -284,6 +313,15 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     const sheet = workbook.worksheets[0];
     expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(['Kunde nr', 'Contact', 'Street address', 'Postcode', 'City', 'Status', 'Match level', 'Match', 'Reason', 'List version (published)', 'Approximate name']);
     expect(sheet.getRow(2).getCell(6).value).toBe('Blocked');
+    // The result's verdict columns in English words, on every row: no Danish label, no code.
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    expectEnglishWords(header.map(String), 'result headers');
+    for (const column of ['Status', 'Match', 'Reason']) {
+      const index = header.indexOf(column) + 1;
+      const cells: string[] = [];
+      for (let row = 2; row <= sheet.rowCount; row++) cells.push(String(sheet.getRow(row).getCell(index).text));
+      expectEnglishWords(cells.filter((cell) => cell !== ''), `result column ${column}`);
+    }
 
     await tabTo(page, 'button', 'Download the certificate');
     const certificateDownload = page.waitForEvent('download');
@@ -365,11 +403,14 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await page.locator('#file').setInputFiles(garbage);
     const danish = await apiRefusal('da');
     await expect.poll(() => page.getByTestId('error-message').textContent()).toBe(danish);
+    // The file's one issue is the message itself: said once, not again as "Fil: <the same sentence>".
+    expect(await page.locator('#alert li').count()).toBe(0);
     const inEnglish = await apiRefusal('en');
     // The shown refusal follows each language switch (docs/web.md "Texts"), as the API says it.
     await portal.shoot(page, '06-refused-file', async () => {
       const expected = (await page.getAttribute('html', 'lang')) === 'da' ? danish : inEnglish;
       await expect.poll(() => page.getByTestId('error-message').textContent(), { timeout: 60_000 }).toBe(expected);
+      expect(await page.locator('#alert li').count()).toBe(0);
     });
 
     // Switching the language keeps the shown refusal, now in English (the API's own English sentence).

@@ -42,11 +42,15 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** Every axe-core violation (WCAG 2.1 A/AA and best practice), of any impact. */
-export async function allAxeViolations(page: Page): Promise<AxeViolation[]> {
+/**
+ * Every axe-core violation (WCAG 2.1 A/AA and best practice), of any impact; `exclude` leaves out
+ * containers of a renderer that is not ours (docs/web.md "Screenshots").
+ */
+export async function allAxeViolations(page: Page, exclude: string[] = []): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
+  const context = exclude.length === 0 ? 'document' : JSON.stringify({ exclude: exclude.map((selector) => [selector]) });
   return page.evaluate<AxeViolation[]>(`(async () => {
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    const result = await axe.run(${context}, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
   })()`);
 }

@@ -191,18 +191,27 @@ export function portalTest(options: PortalOptions) {
       await switchTo(page, language);
       if (switched) await again?.();
       await ready();
-      for (const [size, viewport] of [['desktop', DESKTOP], ['360', PHONE]] as const) {
-        await page.setViewportSize(viewport);
-        await screenshot(page, `${options.screenshots ?? options.name}-${name}-${language}-${size}`);
-        expect(await allAxeViolations(page), `${name} ${language} ${size}`).toEqual([]);
-        // Nothing wider than the screen: tables scroll in their own region.
-        expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} ${language} ${size} overflows`).toBe(true);
-      }
-      await page.setViewportSize(DESKTOP);
+      await shootSizes(page, `${options.screenshots ?? options.name}-${name}-${language}`);
     }
   }
 
   return { start, stop, newContext, switchTo, shoot, pageErrors };
+}
+
+/**
+ * One screen as it is, photographed at desktop size and 360 px as `<name>-desktop` / `<name>-360`,
+ * with axe 0 violations and nothing wider than the screen at each; `exclude` leaves containers of a
+ * renderer that is not ours out of axe (docs/web.md "Screenshots"). Ends at desktop size.
+ */
+export async function shootSizes(page: Page, name: string, exclude: string[] = []): Promise<void> {
+  for (const [size, viewport] of [['desktop', DESKTOP], ['360', PHONE]] as const) {
+    await page.setViewportSize(viewport);
+    await screenshot(page, `${name}-${size}`);
+    expect(await allAxeViolations(page, exclude), `${name} ${size}`).toEqual([]);
+    // Nothing wider than the screen: tables scroll in their own region.
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} ${size} overflows`).toBe(true);
+  }
+  await page.setViewportSize(DESKTOP);
 }
 
 /**

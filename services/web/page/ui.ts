@@ -45,10 +45,13 @@ export function renderError(texts: Texts, error: unknown): void {
   shownError = { error, locale: texts.locale };
   const region = byId('alert');
   const problem = error instanceof ApiFailure ? error.problem : null;
-  const issues = problem?.details?.issues ?? [];
+  const allIssues = problem?.details?.issues ?? [];
   // The API tells a programmer to "see details.issues"; a person reads the lines below instead.
   const message = !problem || !problem.message ? texts.t('error_network')
-    : issues.length > 0 && texts.isApiValidation(problem.message) ? texts.t('error_fix_below') : problem.message;
+    : allIssues.length > 0 && texts.isApiValidation(problem.message) ? texts.t('error_fix_below') : problem.message;
+  // A refused file's one issue repeats the message ("Fil: <the same sentence>"): said once is
+  // enough (docs/web.md "Issue lines in words").
+  const issues = allIssues.filter((issue) => issue.message !== message);
   replace(
     region,
     h('div', { class: 'error' },
