@@ -43,7 +43,7 @@ describe('API docs page at /docs (Chromium)', () => {
       page.on('request', (r) => { if (!r.url().startsWith(baseUrl) && !r.url().startsWith('data:')) elsewhere.push(r.url()); });
       await page.goto(`${baseUrl}/docs`);
       // Swagger UI's own signal that the document was read: one block per operation.
-      await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+      await page.locator('.opblock').first().waitFor({ timeout: 60_000 });
       const shown = await page.locator('.opblock-summary').evaluateAll((blocks) => blocks.map((b) => {
         const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? '';
         const path = b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? b.querySelector('.opblock-summary-path')?.textContent?.trim() ?? '';
@@ -59,7 +59,7 @@ describe('API docs page at /docs (Chromium)', () => {
       await shootSizes(page, `docs-api-${locale}`, ['#swagger-ui']);
       await context.close();
     }
-  }, 120_000);
+  }, 240_000);
 
   it('answers its files with the page headers; unknown files under /docs are 404', async () => {
     const baseUrl = await served();
