@@ -122,7 +122,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
       `${ROWS.toLocaleString('en')} synthetic people against a synthetic list of ${LIST_ENTRIES.toLocaleString('en')} entries, ${DEFAULT_CHUNK_ROWS} rows per checks.rows message on both`,
       'infra/local: the API in the bench process, two matcher processes and one projection process, the shared infra/local Kafka and ClickHouse front',
       'compose: every service in its own container (host network), its own Kafka and ClickHouse front containers; images of infra/local/docker.sh',
-      'UNDER LOAD: both on the same 2 cores shared with about eight other sessions (load 15-20); the infra/local Kafka and ClickHouse front also serve the tests of those sessions while the compose stack has its own, which favours compose: the ratio, not the seconds, is the figure',
+      'both on the same 2 cores (the load average is in the header); the infra/local Kafka and ClickHouse front may also serve other work on the machine while the compose stack has its own: the ratio, not the seconds, is the figure',
       ...(ROWS === 1_000_000 ? [] : [`REDUCED SIZE: ${ROWS.toLocaleString('en')} rows (COMPOSE_BENCH_ROWS), not the 1,000,000 of the goal`]),
     ],
   };
