@@ -11,7 +11,7 @@ import { issueApiKey } from '../../services/admin/keys.ts';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { buildApp } from '../../services/api/app.ts';
 import { useSpoolForXlsxTempFiles } from '../../services/ingest/index.ts';
-import { createActiveListIndex } from '../../services/lists/active-index.ts';
+import { createActiveListIndex } from '../../services/registers/lists/active-index.ts';
 import { createPipelineEvents } from '../../services/pipeline/events.ts';
 import { createEmbeddedEventLog } from '../../services/platform/log/embedded.ts';
 import { silentLogger } from '../../services/platform/logger.ts';

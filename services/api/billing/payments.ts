@@ -1,5 +1,5 @@
-import type { PipelineEvents } from '../pipeline/events.ts';
-import type { JobStore } from '../platform/store/jobs-port.ts';
+import type { PipelineEvents } from '../../pipeline/events.ts';
+import type { JobStore } from '../../platform/store/jobs-port.ts';
 
 /**
  * Recording a payment for a pay-per-list job (docs/decisions.md §8), for the payment provider's webhook

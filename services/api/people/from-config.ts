@@ -1,11 +1,11 @@
-import type { Config } from '../platform/config.ts';
-import type { Logger } from '../platform/logger.ts';
-import type { AccountStore } from '../platform/store/accounts-port.ts';
-import type { PeopleStore } from '../platform/store/people-port.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { AccountStore } from '../../platform/store/accounts-port.ts';
+import type { PeopleStore } from '../../platform/store/people-port.ts';
 import { createSmtpInvitationMailer } from './invitation-mail.ts';
 import { createPeopleService, type PeopleService } from './people-service.ts';
 import { createTotpSecretSeal } from './totp-seal.ts';
-import type { JobDataKeys } from '../platform/keys/data-keys.ts';
+import type { JobDataKeys } from '../../platform/keys/data-keys.ts';
 
 type MailConfig = Pick<Config, 'SMTP_HOST' | 'SMTP_PORT' | 'SMTP_SECURE' | 'SMTP_USER' | 'SMTP_PASSWORD' | 'MAIL_FROM' | 'IMAP_USER' | 'PUBLIC_URL' | 'PORT'>;
 

@@ -1,5 +1,5 @@
-import { createSmtpTransport } from '../platform/smtp.ts';
-import type { Locale } from '../domain/types.ts';
+import { createSmtpTransport } from '../../platform/smtp.ts';
+import type { Locale } from '../../domain/types.ts';
 
 /**
  * The invitation e-mail (docs/people.md "Invitations"), sent through the deployment's SMTP relay

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Locale } from '../domain/types.ts';
-import { apiKeyPrefix, generateApiKey, hashApiKey, type ApiKeyMode } from '../platform/api-keys.ts';
-import type { AccountStore, ApiKeyRecord, Organisation } from '../platform/store/accounts-port.ts';
-import type { AuditEntry, PeopleStore, Role, SessionRecord, UserRecord } from '../platform/store/people-port.ts';
+import type { Locale } from '../../domain/types.ts';
+import { apiKeyPrefix, generateApiKey, hashApiKey, type ApiKeyMode } from '../../platform/api-keys.ts';
+import type { AccountStore, ApiKeyRecord, Organisation } from '../../platform/store/accounts-port.ts';
+import type { AuditEntry, PeopleStore, Role, SessionRecord, UserRecord } from '../../platform/store/people-port.ts';
 import type { InvitationMailer } from './invitation-mail.ts';
 import { decoyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from './password.ts';
 import { generateTotpSecret, matchTotp, otpauthUri } from './totp.ts';
 import type { TotpSecretSeal } from './totp-seal.ts';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.ts';
 import { csrfTokenOf, hashToken, newSecretToken } from './tokens.ts';
-import { errorFields, type Logger } from '../platform/logger.ts';
-import { ClassifiedError } from '../platform/errors.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
+import { ClassifiedError } from '../../platform/errors.ts';
 
 /**
  * The portal's accounts (docs/people.md): inviting people, accepting an invitation (password and

@@ -1,6 +1,6 @@
-import type { JobDataKeys } from '../platform/keys/data-keys.ts';
-import { open, seal } from '../platform/keys/sealed-payload.ts';
-import { PermanentError } from '../platform/errors.ts';
+import type { JobDataKeys } from '../../platform/keys/data-keys.ts';
+import { open, seal } from '../../platform/keys/sealed-payload.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * A person's TOTP secret at rest (docs/people.md "Second factor"): sealed with AES-256-GCM under a

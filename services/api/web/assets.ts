@@ -2,20 +2,20 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { extname, join } from 'node:path';
-import { matchLabel } from '../domain/status.ts';
-import type { Locale, MatchCode } from '../domain/types.ts';
+import { matchLabel } from '../../domain/status.ts';
+import type { Locale, MatchCode } from '../../domain/types.ts';
 
 export type { PageTexts };
-import { ColumnMappingSchema } from '../api/schemas/check-job.ts';
-import { VERDICT_HEADERS } from '../ingest/files/result-file.ts';
+import { ColumnMappingSchema } from '../schemas/check-job.ts';
+import { VERDICT_HEADERS } from '../../ingest/files/result-file.ts';
 import { FIELD_LABELS, pageMessages } from './page-messages.ts';
-import { message, messageCatalogue } from '../api/messages.ts';
-import { FILE_REFUSAL_CODES, fileRefusalMessage } from '../ingest/files/refusal.ts';
-import { ISSUE_TEXTS, issueText, MAPPING_ISSUE_TEXTS } from '../api/issue-texts.ts';
-import { TEXTS as INTAKE_ISSUE_TEXTS } from '../api/jobs/intake-issues.ts';
-import { customIssueTexts, typeNames } from '../api/zod-issues.ts';
-import { TEXTS as JOB_INPUT_TEXTS } from '../ingest/jobs/errors.ts';
-import { CHANNEL_ISSUE_TEXTS } from '../api/channel-issues.ts';
+import { message, messageCatalogue } from '../messages.ts';
+import { FILE_REFUSAL_CODES, fileRefusalMessage } from '../../ingest/files/refusal.ts';
+import { ISSUE_TEXTS, issueText, MAPPING_ISSUE_TEXTS } from '../issue-texts.ts';
+import { TEXTS as INTAKE_ISSUE_TEXTS } from '../jobs/intake-issues.ts';
+import { customIssueTexts, typeNames } from '../zod-issues.ts';
+import { TEXTS as JOB_INPUT_TEXTS } from '../../ingest/jobs/errors.ts';
+import { CHANNEL_ISSUE_TEXTS } from '../channel-issues.ts';
 import type { PageTexts } from './page/contract.ts';
 
 /** One file of the page, ready to send. */
@@ -98,7 +98,7 @@ function issueTemplates(): PageTexts['api_templates'] {
 }
 
 /**
- * The page is plain TypeScript modules in services/web/page, turned into browser modules here,
+ * The page is plain TypeScript modules in services/api/web/page, turned into browser modules here,
  * once per process at start, by Node's own type stripping (the same that runs our .ts files):
  * no bundler, no build step to forget, nothing committed twice. An import of anything but a
  * sibling module (`./x.ts`) fails the build, so the page never pulls server code in at run time

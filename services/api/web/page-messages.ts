@@ -1,5 +1,5 @@
-import type { Locale } from '../domain/types.ts';
-import { LABEL as WITHHELD_LABEL } from '../domain/withheld-verdict.ts';
+import type { Locale } from '../../domain/types.ts';
+import { LABEL as WITHHELD_LABEL } from '../../domain/withheld-verdict.ts';
 
 /**
  * The web page's own texts, in both languages. Everything the API says (errors, refusals, match

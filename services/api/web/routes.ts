@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { documentSecurityHeaders, sendDocument } from '../api/document-response.ts';
+import { documentSecurityHeaders, sendDocument } from '../document-response.ts';
 import type { WebPage } from './assets.ts';
 
 /**

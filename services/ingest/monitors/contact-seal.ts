@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import type { PersonInput } from '../domain/types.ts';
+import type { PersonInput } from '../../domain/types.ts';
 
 /**
  * A monitor's contacts at rest (docs/monitors.md "Contacts at rest"): each block of people is

@@ -8,13 +8,13 @@
  * create, no monitor). Blocks of an abandoned generation are removed before the error passes on.
  */
 import { randomUUID } from 'node:crypto';
-import { MAX_ROWS_PER_JOB } from '../domain/check-job.ts';
-import type { Locale, MatchPolicy, PersonInput } from '../domain/types.ts';
-import { readPeopleFromFile, type FilePeopleOptions } from '../ingest/index.ts';
-import type { Organisation } from '../platform/store/accounts-port.ts';
-import { CONTACT_BLOCK_SIZE, type ContactBlock, type MonitorRecord, type MonitorStore } from '../platform/store/monitors-port.ts';
+import { MAX_ROWS_PER_JOB } from '../../domain/check-job.ts';
+import type { Locale, MatchPolicy, PersonInput } from '../../domain/types.ts';
+import { readPeopleFromFile, type FilePeopleOptions } from '../index.ts';
+import type { Organisation } from '../../platform/store/accounts-port.ts';
+import { CONTACT_BLOCK_SIZE, type ContactBlock, type MonitorRecord, type MonitorStore } from '../../platform/store/monitors-port.ts';
 import { blockPlace, contactKey, newDataKey, sealContacts } from './contact-seal.ts';
-import { PermanentError } from '../platform/errors.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /** Where a monitor's new contact set comes from. */
 export type ContactSource =

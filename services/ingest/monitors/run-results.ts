@@ -11,10 +11,10 @@
  * Cost per chunk: the contact keys of its rows (one or two blocks) and one verdict lookup per
  * row in the previous check: proportional to the contacts, never to the history.
  */
-import { changeOf, verdictOf, type MonitorChangeCounts, type MonitorVerdict } from '../domain/monitor-change.ts';
-import type { Logger } from '../platform/logger.ts';
-import type { JobRecord, ResultRow } from '../platform/store/jobs-port.ts';
-import { CONTACT_BLOCK_SIZE, type MonitorStore, type RunRow } from '../platform/store/monitors-port.ts';
+import { changeOf, verdictOf, type MonitorChangeCounts, type MonitorVerdict } from '../../domain/monitor-change.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { JobRecord, ResultRow } from '../../platform/store/jobs-port.ts';
+import { CONTACT_BLOCK_SIZE, type MonitorStore, type RunRow } from '../../platform/store/monitors-port.ts';
 
 export interface MonitorRunResults {
   /** The rows with `change` set on each result (and the run rows written); other jobs' rows unchanged. */

@@ -25,17 +25,17 @@
  * names the active version and its current generation, so no job is made.
  */
 import { randomUUID } from 'node:crypto';
-import { TEST_LIST_VERSION } from '../domain/index.ts';
-import type { ListVersionRef, PersonInput } from '../domain/types.ts';
-import { createPeopleIngest, endUnfinishedJob } from '../ingest/index.ts';
-import { toListVersionRef } from '../lists/active-index.ts';
-import { errorFields, type Logger } from '../platform/logger.ts';
-import type { AccountStore } from '../platform/store/accounts-port.ts';
-import type { JobStore } from '../platform/store/jobs-port.ts';
-import type { AddressStore } from '../platform/store/addresses-port.ts';
-import type { ListStore } from '../platform/store/lists-port.ts';
-import { CONTACT_BLOCK_SIZE, type MonitorRecord, type MonitorStore } from '../platform/store/monitors-port.ts';
-import type { PipelineEvents } from '../pipeline/events.ts';
+import { TEST_LIST_VERSION } from '../../domain/index.ts';
+import type { ListVersionRef, PersonInput } from '../../domain/types.ts';
+import { createPeopleIngest, endUnfinishedJob } from '../index.ts';
+import { toListVersionRef } from '../../registers/lists/active-index.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
+import type { AccountStore } from '../../platform/store/accounts-port.ts';
+import type { JobStore } from '../../platform/store/jobs-port.ts';
+import type { AddressStore } from '../../platform/store/addresses-port.ts';
+import type { ListStore } from '../../platform/store/lists-port.ts';
+import { CONTACT_BLOCK_SIZE, type MonitorRecord, type MonitorStore } from '../../platform/store/monitors-port.ts';
+import type { PipelineEvents } from '../../pipeline/events.ts';
 import { blockPlace, openContacts } from './contact-seal.ts';
 
 export interface MonitorServiceDeps {

@@ -1,8 +1,8 @@
-import { createAddressRegisterBuilder, type AddressRegister } from '../domain/index.ts';
-import { activationOf, createActiveVersionHolder } from '../platform/active-version.ts';
-import type { Logger } from '../platform/logger.ts';
-import type { AddressStore, AddressVersion } from '../platform/store/addresses-port.ts';
-import { PermanentError } from '../platform/errors.ts';
+import { createAddressRegisterBuilder, type AddressRegister } from '../../domain/index.ts';
+import { activationOf, createActiveVersionHolder } from '../../platform/active-version.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { AddressStore, AddressVersion } from '../../platform/store/addresses-port.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * The in-memory register of an address version (domain/address-register.ts), built from the

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { RegisterAddress } from '../domain/address-register.ts';
+import type { RegisterAddress } from '../../domain/address-register.ts';
 import type { DarSources } from './dar-import.ts';
 
 /**

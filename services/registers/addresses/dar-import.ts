@@ -1,4 +1,4 @@
-import type { RegisterAddress } from '../domain/address-register.ts';
+import type { RegisterAddress } from '../../domain/address-register.ts';
 import { jsonRecords } from './json-records.ts';
 
 /**

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { RegisterAddress } from '../domain/address-register.ts';
-import type { AddressStore, AddressVersion } from '../platform/store/addresses-port.ts';
+import type { RegisterAddress } from '../../domain/address-register.ts';
+import type { AddressStore, AddressVersion } from '../../platform/store/addresses-port.ts';
 import { newDarImportStats, readDar, type DarImportStats, type DarSources } from './dar-import.ts';
 
 /**
  * Imports a DAR extract as a new, sealed (not yet active) address version: the model is the list
- * import (services/lists/import.ts). Addresses go to the store in batches as they are joined, so
+ * import (services/registers/lists/import.ts). Addresses go to the store in batches as they are joined, so
  * the import holds the small entities and one row per house number, never the unit addresses.
  * A failed import leaves an unsealed version that can never be activated.
  */

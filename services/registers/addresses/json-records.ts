@@ -7,7 +7,7 @@
  * one record's text is held at a time. Objects nested inside a record stay part of it. A top-level
  * object is a record unless it holds an array under a key ending in "List" (the national file).
  */
-import { PermanentError } from '../platform/errors.ts';
+import { PermanentError } from '../../platform/errors.ts';
 export interface JsonRecord {
   list: string;
   value: Record<string, unknown>;

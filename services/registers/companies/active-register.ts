@@ -1,9 +1,9 @@
-import { activationOf, createActiveVersionHolder } from '../platform/active-version.ts';
-import type { Logger } from '../platform/logger.ts';
+import { activationOf, createActiveVersionHolder } from '../../platform/active-version.ts';
+import type { Logger } from '../../platform/logger.ts';
 import {
   RegisterVersionNotFoundError, type RegisterKind, type RegisterStore, type RegisterVersion,
-} from '../platform/store/registers-port.ts';
-import { PermanentError } from '../platform/errors.ts';
+} from '../../platform/store/registers-port.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * The in-memory lookup of a register's active version (companies or phones), built from the

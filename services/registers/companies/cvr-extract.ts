@@ -1,5 +1,5 @@
-import { soleOwnerOf, type CompanyRecord } from '../domain/index.ts';
-import { PermanentError } from '../platform/errors.ts';
+import { soleOwnerOf, type CompanyRecord } from '../../domain/index.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * Reads one record of a CVR extract: the register's distribution (Erhvervsstyrelsen's "CVR

@@ -1,4 +1,4 @@
-import type { CompanyRecord } from '../domain/index.ts';
+import type { CompanyRecord } from '../../domain/index.ts';
 import { CvrRecordError, readCvrLine } from './cvr-extract.ts';
 import {
   importRegister, utf8Lines, type ParsedLine, type RegisterImportDeps, type RegisterImportResult,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../platform/logger.ts';
-import type { RegisterKind, RegisterStore, RegisterVersion } from '../platform/store/registers-port.ts';
-import { PermanentError } from '../platform/errors.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { RegisterKind, RegisterStore, RegisterVersion } from '../../platform/store/registers-port.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * Imports a register extract (company register or phone directory file) as a new version: records

@@ -1,9 +1,9 @@
-import type { Config } from '../platform/config.ts';
-import type { Logger } from '../platform/logger.ts';
-import type { RegisterStore } from '../platform/store/registers-port.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { RegisterStore } from '../../platform/store/registers-port.ts';
 import {
   createCompanyIndexBuilder, createPhoneIndexBuilder, type CompanyIndex, type CompanyRecord, type DirectoryEntry, type PhoneIndex,
-} from '../domain/index.ts';
+} from '../../domain/index.ts';
 import type { PhoneDirectory } from '../phones/directory-port.ts';
 import { createFileDirectory } from '../phones/file-directory.ts';
 import { createHttpDirectory } from '../phones/http-directory.ts';

@@ -1,14 +1,14 @@
 import { AddressRegisterUnavailableError, type ActiveAddressRegister } from '../addresses/active-register.ts';
-import type { AddressRegister, ListIndex } from '../domain/index.ts';
-import { createListIndexBuilder } from '../domain/index.ts';
-import { createPreviousAddressDeriver, previousAddressCutoff } from '../domain/previous-addresses.ts';
-import type { ListVersionRef } from '../domain/types.ts';
-import { activationOf, createActiveVersionHolder } from '../platform/active-version.ts';
-import type { Logger } from '../platform/logger.ts';
-import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
-import type { AddressVersion } from '../platform/store/addresses-port.ts';
-import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
-import { PermanentError } from '../platform/errors.ts';
+import type { AddressRegister, ListIndex } from '../../domain/index.ts';
+import { createListIndexBuilder } from '../../domain/index.ts';
+import { createPreviousAddressDeriver, previousAddressCutoff } from '../../domain/previous-addresses.ts';
+import type { ListVersionRef } from '../../domain/types.ts';
+import { activationOf, createActiveVersionHolder } from '../../platform/active-version.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { ListVersionNotFoundError } from '../../platform/store/list-errors.ts';
+import type { AddressVersion } from '../../platform/store/addresses-port.ts';
+import type { ListStore, ListVersion } from '../../platform/store/lists-port.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * The in-memory index of the active national (cpr) list version, built from the list store (never

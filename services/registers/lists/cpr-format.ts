@@ -1,5 +1,5 @@
-import { tryFormatKvhx } from '../domain/index.ts';
-import type { ListEntry } from '../domain/types.ts';
+import { tryFormatKvhx } from '../../domain/index.ts';
+import type { ListEntry } from '../../domain/types.ts';
 import { ListFileFormatError, SkippedLines } from './list-file-errors.ts';
 
 /**

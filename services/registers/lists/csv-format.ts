@@ -1,7 +1,7 @@
-import type { ListEntry } from '../domain/types.ts';
-import { nfc } from '../domain/normalize.ts';
+import type { ListEntry } from '../../domain/types.ts';
+import { nfc } from '../../domain/normalize.ts';
 import { ListFileFormatError, SkippedLines } from './list-file-errors.ts';
-import { type CsvRecord, type CsvTokenizer, createCsvTokenizer } from '../ingest/files/csv-tokenizer.ts';
+import { type CsvRecord, type CsvTokenizer, createCsvTokenizer } from '../../ingest/files/csv-tokenizer.ts';
 import { createFallbackDecoder } from './text-decoding.ts';
 
 /**

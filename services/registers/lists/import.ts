@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ListEntry } from '../domain/types.ts';
-import { errorFields, type Logger } from '../platform/logger.ts';
-import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';
+import type { ListEntry } from '../../domain/types.ts';
+import { errorFields, type Logger } from '../../platform/logger.ts';
+import type { ListStore, ListVersion } from '../../platform/store/lists-port.ts';
 import { parseCprFile } from './cpr-format.ts';
 import { parseListCsv } from './csv-format.ts';
 import { ListFileRowsError } from './list-file-errors.ts';
-import { PermanentError } from '../platform/errors.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * Imports a list file into the list store as a new version: the file streams through its reader,

@@ -9,7 +9,7 @@
  *   lose lines silently. An importer that accepts a few bad lines catches it after the loop and
  *   decides (e.g. seal the version anyway, or reject the import).
  */
-import { PermanentError } from '../platform/errors.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 export type ListFileFormatProblem = 'empty_file' | 'missing_header' | 'missing_columns' | 'unknown_columns';
 

@@ -1,11 +1,11 @@
 import { AddressRegisterUnavailableError, type ActiveAddressRegister } from '../addresses/active-register.ts';
-import { createListIndexBuilder, type ListIndex } from '../domain/index.ts';
-import type { Logger } from '../platform/logger.ts';
-import { ListVersionNotFoundError } from '../platform/store/list-errors.ts';
-import type { ListStore } from '../platform/store/lists-port.ts';
+import { createListIndexBuilder, type ListIndex } from '../../domain/index.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { ListVersionNotFoundError } from '../../platform/store/list-errors.ts';
+import type { ListStore } from '../../platform/store/lists-port.ts';
 import { ListVersionNeverActivatedError, toListVersionRef } from './active-index.ts';
-import type { ListVersionRef } from '../domain/types.ts';
-import { PermanentError } from '../platform/errors.ts';
+import type { ListVersionRef } from '../../domain/types.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * Indexes of organisations' private lists (`source: customer` list versions, docs/decisions.md §16), built

@@ -1,8 +1,8 @@
-import { normalisePhone, type DirectoryEntry } from '../domain/index.ts';
+import { normalisePhone, type DirectoryEntry } from '../../domain/index.ts';
 import {
   importRegister, utf8Lines, type ParsedLine, type RegisterImportDeps, type RegisterImportResult,
 } from '../companies/register-import.ts';
-import { PermanentError } from '../platform/errors.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * The phone directory file (docs/decisions.md §17): CSV, UTF-8, a header row, then one number per row.

@@ -1,5 +1,5 @@
-import type { DirectoryEntry } from '../domain/index.ts';
-import { PermanentError } from '../platform/errors.ts';
+import type { DirectoryEntry } from '../../domain/index.ts';
+import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * A phone directory: who holds a number. Two adapters: the imported directory file

@@ -1,4 +1,4 @@
-import type { DirectoryEntry, PhoneIndex } from '../domain/index.ts';
+import type { DirectoryEntry, PhoneIndex } from '../../domain/index.ts';
 import type { ActiveRegister } from '../companies/active-register.ts';
 import { DirectoryUnavailableError, type PhoneDirectory } from './directory-port.ts';
 

@@ -1,5 +1,5 @@
-import type { DirectoryEntry } from '../domain/index.ts';
-import { normalisePhone } from '../domain/index.ts';
+import type { DirectoryEntry } from '../../domain/index.ts';
+import { normalisePhone } from '../../domain/index.ts';
 import { DirectoryUnavailableError, type PhoneDirectory } from './directory-port.ts';
 
 /**

@@ -2,13 +2,13 @@
  * Types shared by the page and the server that serves it. Types only: nothing here reaches the
  * browser at run time (the server's build refuses non-sibling imports; `import type` is erased).
  */
-export type { CheckJob } from '../../api/schemas/check-job.ts';
-export type { Monitor } from '../../api/schemas/monitor.ts';
-export type { CheckResult } from '../../domain/types.ts';
+export type { CheckJob } from '../../schemas/check-job.ts';
+export type { Monitor } from '../../schemas/monitor.ts';
+export type { CheckResult } from '../../../domain/types.ts';
 
 export type Locale = 'da' | 'en';
 
-/** /app/texts.json, made by services/web/assets.ts from the service's catalogues. */
+/** /app/texts.json, made by services/api/web/assets.ts from the service's catalogues. */
 export interface PageTexts {
   messages: Record<Locale, Record<string, string>>;
   /** ColumnMapping's fields (without header_row), in the schema's order. */
