@@ -2,6 +2,7 @@ import type { ConnectorInfo, DropFolderInfo, EmailSender } from './contract.ts';
 import { h, replace } from './dom.ts';
 import { field } from './signin-view.ts';
 import { heading, scrollingTable, type App } from './ui.ts';
+import type { Texts } from './texts.ts';
 
 /**
  * The admin's channels screen (docs/inbound.md "In the page"): who may e-mail files to the
@@ -93,14 +94,16 @@ export function removeCell(app: App, name: string, remove: () => Promise<void>):
   return cell;
 }
 
+/** A drop folder's or connector's last poll in words: failing since when, fine, or not polled yet. */
+function pollState(texts: Texts, poll: Pick<DropFolderInfo | ConnectorInfo, 'failures' | 'last_ok_at' | 'last_error_at'>): string {
+  if (poll.failures > 0) return texts.t('folder_failing', { count: poll.failures, at: poll.last_error_at ? texts.dateTime(poll.last_error_at) : '–' });
+  return poll.last_ok_at ? texts.t('folder_ok', { at: texts.dateTime(poll.last_ok_at) }) : texts.t('folder_not_polled');
+}
+
 function connectorsBlock(app: App): HTMLElement {
   const { texts } = app;
   const list = h('div', {});
   const status = h('p', { role: 'status', class: 'muted' });
-  const stateOf = (c: ConnectorInfo) => {
-    if (c.failures > 0) return texts.t('folder_failing', { count: c.failures, at: c.last_error_at ? texts.dateTime(c.last_error_at) : '–' });
-    return c.last_ok_at ? texts.t('folder_ok', { at: texts.dateTime(c.last_ok_at) }) : texts.t('folder_not_polled');
-  };
   async function refresh() {
     const { data } = await app.api.listConnectors();
     replace(list, data.length === 0 ? h('p', { class: 'muted' }, texts.t('connectors_empty')) : table(texts.t('connectors_title'),
@@ -108,7 +111,7 @@ function connectorsBlock(app: App): HTMLElement {
       data.map((c) => h('tr', { 'data-connector-id': c.id },
         h('td', { class: 'file-name' }, c.url),
         h('td', {}, texts.t('connector_minutes', { minutes: texts.number(Math.round(c.interval_seconds / 60)) })),
-        h('td', {}, stateOf(c)),
+        h('td', {}, pollState(texts, c)),
         removeCell(app, c.url, async () => {
           await app.api.removeConnector(c.id);
           status.textContent = texts.t('connector_removed', { url: c.url });
@@ -129,11 +132,6 @@ function foldersBlock(app: App): HTMLElement {
   const { texts } = app;
   const list = h('div', {});
   const status = h('p', { role: 'status', class: 'muted' });
-  const stateOf = (folder: DropFolderInfo) => {
-    if (folder.failures > 0) return texts.t('folder_failing', { count: folder.failures, at: folder.last_error_at ? texts.dateTime(folder.last_error_at) : '–' });
-    return folder.last_ok_at ? texts.t('folder_ok', { at: texts.dateTime(folder.last_ok_at) }) : texts.t('folder_not_polled');
-  };
-
   async function refresh() {
     const { data } = await app.api.listDropFolders();
     replace(list, data.length === 0 ? h('p', { class: 'muted' }, texts.t('folders_empty')) : table(texts.t('folders_title'),
@@ -148,7 +146,7 @@ function foldersBlock(app: App): HTMLElement {
         return h('tr', { 'data-folder-id': folder.id },
           h('td', { class: 'file-name' }, server),
           h('td', { class: 'file-name' }, h('code', { 'data-testid': 'host-key' }, folder.host_key_sha256)),
-          h('td', {}, stateOf(folder)),
+          h('td', {}, pollState(texts, folder)),
           cell,
           h('td', {}, folder.monitor_id ? texts.t('folder_feeds_monitor') : texts.t(folder.mapping === 'saved' ? 'folder_mapping_saved' : 'folder_mapping_guessed')));
       })));
