@@ -14,7 +14,7 @@ import { buildDocsPage } from './api/docs-page.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
 import { createRegisters, type Registers } from './registers/companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
-import { sweepDraftFiles, useSpoolForXlsxTempFiles } from './ingest/index.ts';
+import { sweepDraftFiles } from './ingest/index.ts';
 import { createActiveListIndex, type ActiveListIndex } from './registers/lists/active-index.ts';
 import { createPrivateListIndexes, type PrivateListIndexes } from './registers/lists/private-indexes.ts';
 import { createMatcher } from './matcher/index.ts';
@@ -165,7 +165,6 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     if (purged > 0) logger.info({ purged }, 'idempotency.purged');
   });
   await retention.runOnce();
-  useSpoolForXlsxTempFiles(spoolDir);
   await activeIndex.refresh();
   await registers.refresh();
   const events = pipelineEventsOf(context);
@@ -409,13 +408,11 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
   const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
   const { startConnectorIngest, startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
-  // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the
-  // API's, first pass before anything is read. The channel adds the deletion of its folders'
+  // A killed inbound process leaves spool files too; same rule as the API's, first pass before anything is read. The channel adds the deletion of its folders'
   // files and messages past delete_after (docs/privacy-and-proof.md "Every store").
   const retention = retentionScheduleOf(context);
   registerSpoolSweep(retention, context);
   await retention.runOnce();
-  useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, addresses: platform.addresses, logger, savedMappings: platform.savedMappings,
     events: pipelineEventsOf(context),
