@@ -4,7 +4,7 @@
  * 100,000) on one deployment (PAGE_DRIVER_DEPLOYMENT=embedded|distributed), then PAGE_DRIVER_ROUNDS
  * rounds (default 3) of paging every result with limit 10,000, each page timed alone as the bench
  * times it (request to the last byte read as text), beside JSON.stringify of its own results.
- * Each round also times the parts of a page: the store's read (readResultsJson) and a GET of the
+ * Each round also times the parts of a page: the store's read (readResultsBytes, as the route reads it) and a GET of the
  * job record (authentication and the job look-up every page makes too).
  *
  * Not a bench of its own (no goal, no report): it prints one JSON line per round. Run:
@@ -64,7 +64,7 @@ try {
       JSON.stringify(json.results);
       stringifyMs.push(performance.now() - s);
       const st = performance.now();
-      await d.platform.jobs.readResultsJson(id, { cursor: rows === 0 ? null : encodeCursor(id, rows - 1), limit: LIMIT });
+      await d.platform.jobs.readResultsBytes(id, { cursor: rows === 0 ? null : encodeCursor(id, rows - 1), limit: LIMIT });
       storeMs.push(performance.now() - st);
       const g = performance.now();
       await (await fetch(new URL(`/v2/check-jobs/${id}`, d.baseUrl), { headers: auth })).text();
