@@ -29,10 +29,16 @@ describe('results pages cut from record bytes', () => {
   const rows = resultShapeRows(1200);
   const records = resultRecords(rows, () => false);
 
-  it('equal the text page joined with commas for every cursor (limits 1, 2, 37, 1,000, 10,000)', () => {
+  // Cursors at and around every record's ends (where a page starts or stops inside a record, at
+  // its edge, or in a gap), every 23rd row, before the first and past the last row.
+  const cursors = new Set([-1, rows.at(-1)!.row + 5]);
+  for (const r of records) for (const at of [r.first_row - 1, r.first_row, r.first_row + 1, r.last_row - 1, r.last_row]) cursors.add(at);
+  for (const r of rows) if (r.row % 23 === 0) cursors.add(r.row);
+
+  it('equal the text page joined with commas at every record edge (limits 1, 2, 37, 1,000, 10,000)', () => {
     expect(records.length).toBeGreaterThan(30);
     for (const limit of [1, 2, 37, 1000, 10_000]) {
-      for (const after of [-1, ...rows.map((r) => r.row), rows.at(-1)!.row + 5]) {
+      for (const after of cursors) {
         const expected = textPage(records, after, limit);
         const actual = bytesPage(records, after, limit);
         expect(actual.count).toBe(expected.count);
