@@ -173,7 +173,7 @@ function headerCells(spec: ResultFileSpec, width: number): string[] {
 }
 
 /** Input cells padded to the header's width, the verdict, then any cells beyond the width. */
-function outputCells(row: ResultFileRow, width: number, spec: ResultFileSpec): string[] {
+export function outputCells(row: ResultFileRow, width: number, spec: ResultFileSpec): string[] {
   const own: string[] = [];
   for (let i = 0; i < width; i++) own.push(row.cells[i] ?? '');
   const extra = row.cells.slice(width).map((c) => c ?? '');
@@ -195,13 +195,33 @@ async function writeCsv(out: NodeJS.WritableStream, spec: ResultFileSpec, width:
     return needsQuotes.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
   };
   const line = (cells: string[]) => cells.map(field).join(delimiter) + '\r\n';
+  // The verdict cells of a row follow from its result and list version alone, and rows read from
+  // the store share one result object per verdict (uploads/result-file-lines.ts), so each
+  // verdict is put in words and quoted once (docs/architecture.md "Result files").
+  const verdicts = new WeakMap<CheckResult, { listVersion: string; text: string }>();
+  const verdictText = (row: ResultFileRow) => {
+    const known = verdicts.get(row.result);
+    if (known !== undefined && known.listVersion === row.list_version) return known.text;
+    const text = verdictCells(row, spec).map(field).join(delimiter);
+    verdicts.set(row.result, { listVersion: row.list_version, text });
+    return text;
+  };
+  // outputCells' cells, each through `field`, joined: the verdict is never empty, so the
+  // delimiters fall where the join put them.
+  const rowLine = (row: ResultFileRow) => {
+    let text = '';
+    for (let i = 0; i < width; i++) text += field(row.cells[i] ?? '') + delimiter;
+    text += verdictText(row);
+    for (let i = width; i < row.cells.length; i++) text += delimiter + field(row.cells[i] ?? '');
+    return text + '\r\n';
+  };
   const write = async (bytes: Uint8Array) => {
     if (!out.write(bytes)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   };
   await write(byteOrderMark(encoding));
   let piece = line(header);
   for await (const row of rows) {
-    piece += line(outputCells(row, width, spec));
+    piece += rowLine(row);
     if (piece.length >= CSV_PIECE_CHARS) {
       await write(encodeText(piece, encoding));
       piece = '';

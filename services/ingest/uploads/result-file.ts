@@ -14,6 +14,7 @@ import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import type { Locale, Status } from '../../domain/types.ts';
 import { writeResultFile, type CsvDialect } from '../files/index.ts';
 import { headerRowOf } from './table-summary.ts';
+import { createResultLineReader } from './result-file-lines.ts';
 
 export type ResultFileFormat = 'csv' | 'xlsx';
 /** Which rows a result file holds: all, or those of one status (docs/files.md "Result files"). */
@@ -50,12 +51,17 @@ function inputHeader(job: JobRecord): Array<string | null> | null {
   return headerRowOf(job.column_mapping) >= 0 && job.columns.length > 0 ? job.columns : null;
 }
 
-/** Writes the result file of a done job to `out` (the caller checks the job is done). */
+/** A row's stored cells (JSON text): its input cells, none for a row stored without. */
+function cellsOf(stored: string): Array<string | null> {
+  return stored === 'null' ? [] : ((JSON.parse(stored) as Array<string | null> | null) ?? []);
+}
+
 /** How the result file's list-version column names an organisation's own (private) list. */
 export const OWN_LIST = { da: 'egen liste', en: 'own list' } as const;
 
+/** Writes the result file of a done job to `out` (the caller checks the job is done). */
 export async function streamResultFile(
-  jobs: Pick<JobStore, 'readResults'>,
+  jobs: Pick<JobStore, 'readResultsJson'>,
   job: JobRecord,
   options: { format?: ResultFileFormat; locale: Locale; rows?: ResultFileRows; change?: ResultFileChange },
   out: NodeJS.WritableStream,
@@ -66,16 +72,20 @@ export async function streamResultFile(
   // People read the list version by its publication date; the id stays in the API and certificate.
   const listVersion = job.list_version?.published_on ?? '';
   const json = job.file_format === null;
+  // The stored lines read only for what the file shows (docs/architecture.md "Result files").
+  const readLine = createResultLineReader();
   async function* rows() {
     let cursor: string | null = null;
     do {
-      const page = await jobs.readResults(job.id, { cursor, limit: PAGE_ROWS });
-      for (const row of page.rows) {
-        if (only !== 'all' && row.result.status !== only) continue;
-        if (change !== undefined && (change === 'any' ? row.result.change == null : row.result.change !== change)) continue;
+      const page = await jobs.readResultsJson(job.id, { cursor, limit: PAGE_ROWS });
+      for (let i = 0; i < page.results.length; i++) {
+        const { id, result } = readLine(page.results[i]);
+        if (only !== 'all' && result.status !== only) continue;
+        if (change !== undefined && (change === 'any' ? result.change == null : result.change !== change)) continue;
         // A person found on the organisation's own list names that list (docs/matching.md "Private lists").
-        const own = row.result.list_version;
-        yield { cells: json ? [row.result.id] : (row.cells ?? []), result: row.result, list_version: own ? `${OWN_LIST[options.locale]} ${own.published_on}` : listVersion };
+        const own = result.list_version;
+        const cells = json ? [id as string | null] : cellsOf(page.cells[i]);
+        yield { cells, result, list_version: own ? `${OWN_LIST[options.locale]} ${own.published_on}` : listVersion };
       }
       cursor = page.next_cursor;
     } while (cursor !== null);

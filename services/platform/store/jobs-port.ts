@@ -132,6 +132,12 @@ export interface ResultPage {
  */
 export interface ResultJsonPage {
   results: string[];
+  /**
+   * Each row's input cells as their stored JSON text (an array, or `null` for a row without
+   * cells, e.g. a JSON job's), beside `results`: for result files (docs/architecture.md
+   * "Result files").
+   */
+  cells: string[];
   /** Null when no row follows this page. */
   next_cursor: string | null;
 }

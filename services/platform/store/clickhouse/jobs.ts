@@ -397,10 +397,10 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     async readResultsJson(jobId, page): Promise<ResultJsonPage> {
       if (await storedAsRecords(jobId)) {
         const { rows, next_cursor } = await recordPage(jobId, page);
-        return { results: rows.map((r) => r.result), next_cursor };
+        return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
       }
       const { rows, next_cursor } = await readRowPage(jobId, page);
-      return { results: rows.map((r) => JSON.stringify(r.result)), next_cursor };
+      return { results: rows.map((r) => JSON.stringify(r.result)), cells: rows.map((r) => JSON.stringify(r.cells)), next_cursor };
     },
 
     readResultsBytes: bytesPage,

@@ -258,7 +258,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
 
     async readResultsJson(jobId, page) {
       const { rows, next_cursor } = pageOf(jobId, page);
-      return { results: rows.map((r) => r.result), next_cursor };
+      return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
     },
 
     async readResultsBytes(jobId, page) {

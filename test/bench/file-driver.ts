@@ -1,0 +1,86 @@
+/**
+ * The result-file scenario alone, for profiling and A/B runs of the file path (test/bench/README.md
+ * "Result files alone"): one JSON job of FILE_DRIVER_ROWS rows (default 100,000; the body of
+ * page-driver.ts) on one deployment (FILE_DRIVER_DEPLOYMENT=embedded|distributed, default
+ * embedded), then FILE_DRIVER_ROUNDS rounds (default 3), each timing:
+ * - the job's floor (floor.ts: JSON.parse of the very body + one compact result line per row + one
+ *   fsync, best of 3), right before the file;
+ * - GET /v2/check-jobs/{id}/file (the CSV result file), request to its last byte;
+ * - the file written in this process from the store (streamResultFile into a sink): the route's
+ *   work without HTTP.
+ *
+ * Not a bench of its own (no goal, no report): it prints one JSON line per round with the load
+ * average. Run: `node test/bench/file-driver.ts` (add --cpu-prof to profile; the API runs in this
+ * process).
+ */
+import { loadavg } from 'node:os';
+import { Writable } from 'node:stream';
+import { streamResultFile } from '../../services/ingest/uploads/result-file.ts';
+import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
+import { startDistributed, startEmbedded } from '../support/deployments.ts';
+import { jobFloor } from './floor.ts';
+
+const ROWS = Number(process.env.FILE_DRIVER_ROWS ?? 100_000);
+const ROUNDS = Number(process.env.FILE_DRIVER_ROUNDS ?? 3);
+const DEPLOYMENT = process.env.FILE_DRIVER_DEPLOYMENT ?? 'embedded';
+const SEED = 11;
+if (DEPLOYMENT !== 'embedded' && DEPLOYMENT !== 'distributed') throw new Error(`FILE_DRIVER_DEPLOYMENT must be embedded or distributed, not ${DEPLOYMENT}`);
+
+function jobBody(): string {
+  const members = [...generateListEntries(Math.round(ROWS * 0.2), SEED)].map(({ previous: _previous, ...person }, i) => ({ id: `r${i}`, ...person }));
+  const others = generatePeople(ROWS - members.length, `${SEED}-0`).map((p, i) => ({ ...p, id: `r${members.length + i}` }));
+  return JSON.stringify({ people: [...members, ...others] });
+}
+
+/** A sink that counts bytes and lines (a line per row and the header). */
+class Count extends Writable {
+  bytes = 0;
+  lines = 0;
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void) {
+    this.bytes += chunk.length;
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) this.lines++;
+    done();
+  }
+}
+
+const body = jobBody();
+const listEntries = [...generateListEntries(50_000, SEED)];
+const d = DEPLOYMENT === 'embedded'
+  ? await startEmbedded(null, { listEntries, jobChunkRows: 2000, workers: true })
+  : await startDistributed(null, { matchers: 1, listEntries, jobChunkRows: 2000, env: { PROJECTION_COUNT_INTERVAL_MS: '1000' } });
+try {
+  const auth = { Authorization: `Bearer ${d.liveKey}` };
+  const created = await fetch(new URL('/v2/check-jobs', d.baseUrl), { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body });
+  const { id } = (await created.json()) as { id: string };
+  const deadline = Date.now() + 30 * 60_000;
+  for (;;) {
+    const job = (await (await fetch(new URL(`/v2/check-jobs/${id}`, d.baseUrl), { headers: auth })).json()) as { status: string };
+    if (job.status === 'done') break;
+    if (job.status === 'failed' || Date.now() > deadline) throw new Error(`job ${job.status}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const record = await d.platform.jobs.getJobById(id);
+  if (!record) throw new Error('the job is gone');
+  const bodyBytes = Buffer.from(body, 'utf8');
+  for (let round = 0; round < ROUNDS; round++) {
+    const floor = jobFloor(bodyBytes, ROWS);
+    const started = performance.now();
+    const response = await fetch(new URL(`/v2/check-jobs/${id}/file`, d.baseUrl), { headers: auth });
+    if (response.status !== 200) throw new Error(`file: ${response.status} ${await response.text()}`);
+    let bytes = 0;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+    const fileMs = performance.now() - started;
+    const sink = new Count();
+    const s = performance.now();
+    await streamResultFile(d.platform.jobs, record, { locale: 'da' }, sink);
+    const inProcessMs = performance.now() - s;
+    if (sink.lines !== ROWS + 1) throw new Error(`the file has ${sink.lines - 1} rows, not ${ROWS}`);
+    console.log(JSON.stringify({
+      deployment: DEPLOYMENT, round, rows: ROWS, load: loadavg()[0].toFixed(2), mb: Math.round(bytes / 2 ** 20),
+      floor_ms: Math.round(floor.totalMs), file_ms: Math.round(fileMs), ratio: Math.round((fileMs / floor.totalMs) * 100) / 100,
+      in_process_ms: Math.round(inProcessMs), in_process_ratio: Math.round((inProcessMs / floor.totalMs) * 100) / 100,
+    }));
+  }
+} finally {
+  await d.stop();
+}

@@ -1,0 +1,73 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createResultLineReader } from '../../../services/ingest/uploads/result-file-lines.ts';
+import { resultShapeRows } from '../../fixtures/result-shapes.ts';
+
+/**
+ * A stored result line read for a result file (docs/architecture.md "Result files") gives what
+ * JSON.parse of the whole line gives for the fields the file reads: the id and the verdict fields,
+ * on every stored shape, in any key order, with repeated keys, and through the JSON.parse fallback
+ * for text JSON.stringify does not write (whitespace, escaped keys).
+ */
+const VERDICT_FIELDS = ['status', 'reasons', 'match', 'list_version', 'change', 'company', 'phone_lookup'] as const;
+
+function expected(line: string) {
+  const whole = JSON.parse(line) as Record<string, unknown>;
+  return { id: whole.id, verdict: Object.fromEntries(VERDICT_FIELDS.filter((f) => f in whole).map((f) => [f, whole[f]])) };
+}
+
+function actual(read: ReturnType<typeof createResultLineReader>, line: string) {
+  const { id, result } = read(line);
+  const picked = result as unknown as Record<string, unknown>;
+  return { id, verdict: Object.fromEntries(VERDICT_FIELDS.filter((f) => f in picked).map((f) => [f, picked[f]])) };
+}
+
+describe('stored result lines read for a result file', () => {
+  const results = resultShapeRows(60).map((r) => r.result);
+
+  it('gives the id and verdict fields JSON.parse gives, on every shape, cached or not', () => {
+    const read = createResultLineReader();
+    for (const pass of [1, 2]) {
+      for (const result of results) {
+        const line = JSON.stringify(result);
+        expect(actual(read, line), `pass ${pass}: ${line}`).toEqual(expected(line));
+      }
+    }
+  });
+
+  it('shares one result object between rows with the same verdict', () => {
+    const read = createResultLineReader();
+    const [a, b] = [results[0], { ...results[0], id: 'another', address: null }];
+    expect(read(JSON.stringify(a)).result).toBe(read(JSON.stringify(b)).result);
+    expect(read(JSON.stringify({ ...a, status: 'manual' })).result).not.toBe(read(JSON.stringify(a)).result);
+  });
+
+  it('reads text JSON.stringify does not write through JSON.parse: whitespace, escaped keys, repeated keys, no id', () => {
+    const read = createResultLineReader();
+    const [result] = results;
+    const lines = [
+      JSON.stringify(result, null, 2),
+      ` ${JSON.stringify(result)}`,
+      JSON.stringify(result).replace('"status"', '"st\\u0061tus"'),
+      JSON.stringify(result).replace('{', '{"status":"allowed","id":"first",'),
+      JSON.stringify({ ...result, id: undefined }),
+      JSON.stringify({ ...result, id: 'quote " and \\ back\\\\' }),
+      JSON.stringify({ ...result, id: null }),
+      '{}',
+    ];
+    for (const line of lines) expect(actual(read, line), line).toEqual(expected(line));
+  });
+
+  it('gives what JSON.parse gives for any object in any key order (property)', () => {
+    const read = createResultLineReader();
+    const value = fc.jsonValue({ maxDepth: 3 });
+    fc.assert(fc.property(
+      fc.dictionary(fc.oneof(fc.constantFrom(...VERDICT_FIELDS, 'id', 'address'), fc.string()), value),
+      fc.shuffledSubarray(results, { minLength: 1, maxLength: 1 }),
+      (extra, [base]) => {
+        const line = JSON.stringify({ ...extra, ...base, ...extra });
+        expect(actual(read, line)).toEqual(expected(line));
+      },
+    ), { numRuns: 500 });
+  });
+});
