@@ -35,8 +35,12 @@ describe('stored result lines read for a result file', () => {
     }
   });
 
-  it('shares one result object between rows with the same verdict', () => {
+  it('shares one result object between rows with the same verdict, on every stored shape', () => {
     const read = createResultLineReader();
+    for (const result of results) {
+      const other = { ...result, id: `${result.id ?? ''}-other`, address: result.address === null ? null : { ...result.address, formatted: 'elsewhere' } };
+      expect(read(JSON.stringify(other)).result, JSON.stringify(result)).toBe(read(JSON.stringify(result)).result);
+    }
     const [a, b] = [results[0], { ...results[0], id: 'another', address: null }];
     expect(read(JSON.stringify(a)).result).toBe(read(JSON.stringify(b)).result);
     expect(read(JSON.stringify({ ...a, status: 'manual' })).result).not.toBe(read(JSON.stringify(a)).result);
@@ -54,6 +58,14 @@ describe('stored result lines read for a result file', () => {
       JSON.stringify({ ...result, id: 'quote " and \\ back\\\\' }),
       JSON.stringify({ ...result, id: null }),
       '{}',
+      // Members between the address and the phone look-up, nested values in the address, braces in its text.
+      '{"id":"x","status":"allowed","address":{"a":1},"status":"blocked","phone_lookup":null}',
+      '{"id":"x","status":"allowed","address":null,"change":"released","phone_lookup":null}',
+      '{"id":"x","status":"allowed","address":{"a":{"status":"blocked"}},"phone_lookup":null}',
+      '{"id":"x","status":"allowed","address":{"a":["x"]},"phone_lookup":null}',
+      '{"id":"x","status":"allowed","address":{"input":"Vej 1},\\"status\\":\\"blocked"},"phone_lookup":null}',
+      '{"id":"x","address":null,"phone_lookup":null,"status":"manual"}',
+      '{"id":"x","phone_lookup":{"outcome":"found","address":null},"address":null,"status":"manual"}',
     ];
     for (const line of lines) expect(actual(read, line), line).toEqual(expected(line));
   });
