@@ -180,13 +180,19 @@ export function outputCells(row: ResultFileRow, width: number, spec: ResultFileS
   return [...own, ...verdictCells(row, spec), ...extra];
 }
 
-export async function writeResultFile(out: NodeJS.WritableStream, spec: ResultFileSpec, rows: AsyncIterable<ResultFileRow>): Promise<void> {
+/**
+ * Rows one at a time or in batches (a page of the store at once: one await per page, not per row,
+ * docs/architecture.md "Result files"); either way in file order.
+ */
+export type ResultFileRowSource = AsyncIterable<ResultFileRow | readonly ResultFileRow[]>;
+
+export async function writeResultFile(out: NodeJS.WritableStream, spec: ResultFileSpec, rows: ResultFileRowSource): Promise<void> {
   const width = spec.header?.length ?? spec.columnCount ?? 0;
   if (spec.format === 'xlsx') return writeXlsx(out, spec, width, rows);
   return writeCsv(out, spec, width, rows);
 }
 
-async function writeCsv(out: NodeJS.WritableStream, spec: ResultFileSpec, width: number, rows: AsyncIterable<ResultFileRow>): Promise<void> {
+async function writeCsv(out: NodeJS.WritableStream, spec: ResultFileSpec, width: number, rows: ResultFileRowSource): Promise<void> {
   const { delimiter, encoding } = spec.csv ?? { encoding: 'utf-8', delimiter: ',' };
   const header = headerCells(spec, width);
   const needsQuotes = new RegExp(`["\\r\\n${delimiter === '\t' ? '\\t' : delimiter === '|' ? '\\|' : delimiter}]`);
@@ -220,14 +226,20 @@ async function writeCsv(out: NodeJS.WritableStream, spec: ResultFileSpec, width:
   };
   await write(byteOrderMark(encoding));
   let piece = line(header);
-  for await (const row of rows) {
-    piece += rowLine(row);
-    if (piece.length >= CSV_PIECE_CHARS) {
-      await write(encodeText(piece, encoding));
-      piece = '';
+  for await (const item of rows) {
+    for (const row of batchOf(item)) {
+      piece += rowLine(row);
+      if (piece.length >= CSV_PIECE_CHARS) {
+        await write(encodeText(piece, encoding));
+        piece = '';
+      }
     }
   }
   if (piece.length > 0) await write(encodeText(piece, encoding));
+}
+
+function batchOf(item: ResultFileRow | readonly ResultFileRow[]): readonly ResultFileRow[] {
+  return Array.isArray(item) ? item : [item as ResultFileRow];
 }
 
 /** Fills of the status cells: the colours people read a list by. ARGB. */
@@ -237,7 +249,7 @@ const STATUS_OF_WORD = new Map<string, Status>(
   (['blocked', 'allowed', 'manual'] as const).flatMap((s) => [[statusWord(s, 'da'), s], [statusWord(s, 'en'), s]] as Array<[string, Status]>),
 );
 
-async function writeXlsx(out: NodeJS.WritableStream, spec: ResultFileSpec, width: number, rows: AsyncIterable<ResultFileRow>): Promise<void> {
+async function writeXlsx(out: NodeJS.WritableStream, spec: ResultFileSpec, width: number, rows: ResultFileRowSource): Promise<void> {
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out as unknown as import('node:stream').Stream, useSharedStrings: false, useStyles: true });
   const header = headerCells(spec, width);
   const sheet = workbook.addWorksheet(SHEET_NAME[spec.locale], { views: [{ state: 'frozen', ySplit: 1 }] });
@@ -253,7 +265,7 @@ async function writeXlsx(out: NodeJS.WritableStream, spec: ResultFileSpec, width
   const statusColumn = width + 1;
   let written = 1;
   let sinceCheck = 0;
-  for await (const row of rows) {
+  for await (const item of rows) for (const row of batchOf(item)) {
     if (++sinceCheck === BACKPRESSURE_EVERY_ROWS) {
       sinceCheck = 0;
       await zipCaughtUp(sheet, out);

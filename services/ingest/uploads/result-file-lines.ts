@@ -43,16 +43,28 @@ const OPEN_BRACE = 0x7b;
 
 /** A reader of stored result lines with its own verdict cache (one per result file). */
 export function createResultLineReader(): (line: string) => ResultFileLine {
-  // null: the rest did not parse as an object, so lines with it are read whole.
-  const verdicts = new Map<string, CheckResult | null>();
+  // Keyed by the members before the address, then by those after it: two look-ups of slices of
+  // the line cost less than joining them into one key. null: they did not parse as an object,
+  // so lines with them are read whole.
+  const verdicts = new Map<string, Map<string, CheckResult | null>>();
+  let cached = 0;
   return (line) => {
     const cut = cutLine(line);
     if (cut !== null) {
-      let result = verdicts.get(cut.rest);
+      let after = verdicts.get(cut.before);
+      if (after === undefined) {
+        if (cached >= MAX_CACHED_VERDICTS) {
+          verdicts.clear();
+          cached = 0;
+        }
+        after = new Map();
+        verdicts.set(cut.before, after);
+      }
+      let result = after.get(cut.after);
       if (result === undefined) {
-        result = restOf(cut.rest);
-        if (verdicts.size >= MAX_CACHED_VERDICTS) verdicts.clear();
-        verdicts.set(cut.rest, result);
+        result = restOf(cut.before + cut.after);
+        after.set(cut.after, result);
+        cached++;
       }
       if (result !== null) return { id: idOf(cut.id), result };
     }
@@ -78,10 +90,11 @@ function idOf(raw: string): string | null {
 }
 
 /**
- * The id's JSON text and the members after it but the address (`"status":…,"phone_lookup":…}`,
- * without the opening brace); null when the line is not cut as the top of this file says.
+ * The id's JSON text and the members after it but the address, those before the address and
+ * those from the phone look-up on (together `"status":…,"phone_lookup":…}`, without the opening
+ * brace); null when the line is not cut as the top of this file says.
  */
-function cutLine(line: string): { id: string; rest: string } | null {
+function cutLine(line: string): { id: string; before: string; after: string } | null {
   if (!line.startsWith(ID_START)) return null;
   const idStart = ID_START.length;
   const idEnd = line.charCodeAt(idStart) === QUOTE ? stringEnd(line, idStart) : line.startsWith('null', idStart) ? idStart + 4 : -1;
@@ -98,7 +111,7 @@ function cutLine(line: string): { id: string; rest: string } | null {
     const bracket = line.indexOf('[', value);
     if ((open !== -1 && open < phone) || (bracket !== -1 && bracket < phone)) return null;
   } else if (phone !== value + 4 || !line.startsWith('null', value)) return null;
-  return { id: line.slice(idStart, idEnd), rest: line.slice(idEnd + 1, address) + line.slice(phone) };
+  return { id: line.slice(idStart, idEnd), before: line.slice(idEnd + 1, address), after: line.slice(phone) };
 }
 
 /** The index after the closing quote of the JSON string opening at `start`; -1 when unclosed. */

@@ -12,7 +12,7 @@
  */
 import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import type { Locale, Status } from '../../domain/types.ts';
-import { writeResultFile, type CsvDialect } from '../files/index.ts';
+import { writeResultFile, type CsvDialect, type ResultFileRow } from '../files/index.ts';
 import { headerRowOf } from './table-summary.ts';
 import { createResultLineReader } from './result-file-lines.ts';
 
@@ -74,10 +74,12 @@ export async function streamResultFile(
   const json = job.file_format === null;
   // The stored lines read only for what the file shows (docs/architecture.md "Result files").
   const readLine = createResultLineReader();
-  async function* rows() {
+  // A page of rows at a time: one await per page (docs/architecture.md "Result files").
+  async function* rows(): AsyncIterable<ResultFileRow[]> {
     let cursor: string | null = null;
     do {
       const page = await jobs.readResultsJson(job.id, { cursor, limit: PAGE_ROWS });
+      const batch: ResultFileRow[] = [];
       for (let i = 0; i < page.results.length; i++) {
         const { id, result } = readLine(page.results[i]);
         if (only !== 'all' && result.status !== only) continue;
@@ -85,8 +87,9 @@ export async function streamResultFile(
         // A person found on the organisation's own list names that list (docs/matching.md "Private lists").
         const own = result.list_version;
         const cells = json ? [id as string | null] : cellsOf(page.cells[i]);
-        yield { cells, result, list_version: own ? `${OWN_LIST[options.locale]} ${own.published_on}` : listVersion };
+        batch.push({ cells, result, list_version: own ? `${OWN_LIST[options.locale]} ${own.published_on}` : listVersion });
       }
+      yield batch;
       cursor = page.next_cursor;
     } while (cursor !== null);
   }
