@@ -2,10 +2,11 @@
  * The result-file scenario alone, for profiling and A/B runs of the file path (test/bench/README.md
  * "Result files alone"): one JSON job of FILE_DRIVER_ROWS rows (default 100,000; the body of
  * page-driver.ts) on one deployment (FILE_DRIVER_DEPLOYMENT=embedded|distributed, default
- * embedded), then FILE_DRIVER_ROUNDS rounds (default 3), each timing:
+ * embedded), then FILE_DRIVER_ROUNDS rounds (default 3) of its result file in FILE_DRIVER_FORMAT
+ * (csv, the default, or xlsx), each timing:
  * - the job's floor (floor.ts: JSON.parse of the very body + one compact result line per row + one
  *   fsync, best of 3), right before the file;
- * - GET /v2/check-jobs/{id}/file (the CSV result file), request to its last byte;
+ * - GET /v2/check-jobs/{id}/file, request to its last byte;
  * - the file written in this process from the store (streamResultFile into a sink): the route's
  *   work without HTTP.
  *
@@ -23,7 +24,9 @@ import { jobFloor } from './floor.ts';
 const ROWS = Number(process.env.FILE_DRIVER_ROWS ?? 100_000);
 const ROUNDS = Number(process.env.FILE_DRIVER_ROUNDS ?? 3);
 const DEPLOYMENT = process.env.FILE_DRIVER_DEPLOYMENT ?? 'embedded';
+const FORMAT = process.env.FILE_DRIVER_FORMAT ?? 'csv';
 const SEED = 11;
+if (FORMAT !== 'csv' && FORMAT !== 'xlsx') throw new Error(`FILE_DRIVER_FORMAT must be csv or xlsx, not ${FORMAT}`);
 if (DEPLOYMENT !== 'embedded' && DEPLOYMENT !== 'distributed') throw new Error(`FILE_DRIVER_DEPLOYMENT must be embedded or distributed, not ${DEPLOYMENT}`);
 
 function jobBody(): string {
@@ -65,18 +68,18 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const floor = jobFloor(bodyBytes, ROWS);
     const started = performance.now();
-    const response = await fetch(new URL(`/v2/check-jobs/${id}/file`, d.baseUrl), { headers: auth });
+    const response = await fetch(new URL(`/v2/check-jobs/${id}/file?format=${FORMAT}`, d.baseUrl), { headers: auth });
     if (response.status !== 200) throw new Error(`file: ${response.status} ${await response.text()}`);
     let bytes = 0;
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
     const fileMs = performance.now() - started;
     const sink = new Count();
     const s = performance.now();
-    await streamResultFile(d.platform.jobs, record, { locale: 'da' }, sink);
+    await streamResultFile(d.platform.jobs, record, { locale: 'da', format: FORMAT }, sink);
     const inProcessMs = performance.now() - s;
-    if (sink.lines !== ROWS + 1) throw new Error(`the file has ${sink.lines - 1} rows, not ${ROWS}`);
+    if (FORMAT === 'csv' && sink.lines !== ROWS + 1) throw new Error(`the file has ${sink.lines - 1} rows, not ${ROWS}`);
     console.log(JSON.stringify({
-      deployment: DEPLOYMENT, round, rows: ROWS, load: loadavg()[0].toFixed(2), mb: Math.round(bytes / 2 ** 20),
+      deployment: DEPLOYMENT, format: FORMAT, round, rows: ROWS, load: loadavg()[0].toFixed(2), mb: Math.round(bytes / 2 ** 20),
       floor_ms: Math.round(floor.totalMs), file_ms: Math.round(fileMs), ratio: Math.round((fileMs / floor.totalMs) * 100) / 100,
       in_process_ms: Math.round(inProcessMs), in_process_ratio: Math.round((inProcessMs / floor.totalMs) * 100) / 100,
     }));
