@@ -197,6 +197,23 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(json.next_cursor).toBeNull();
     });
 
+    it('gives each row\'s stored cells beside its JSON result, as readResults reads them', async () => {
+      // docs/architecture.md "Result files": the file reads results and cells as text.
+      const job = makeJob();
+      await store().createJob(job);
+      const stored = resultShapeRows(1500);
+      await store().putResults(job.id, job.delete_after, stored);
+      const seen: Array<{ result: unknown; cells: unknown }> = [];
+      let cursor: string | null = null;
+      do {
+        const json = await store().readResultsJson(job.id, { cursor, limit: 1000 });
+        expect(json.cells).toHaveLength(json.results.length);
+        json.results.forEach((r, i) => seen.push({ result: JSON.parse(r), cells: JSON.parse(json.cells[i]) }));
+        cursor = json.next_cursor;
+      } while (cursor !== null);
+      expect(seen).toEqual(stored.map((r) => ({ result: r.result, cells: r.cells })));
+    });
+
     it('serves a page as bytes equal to its JSON results joined with commas, on every result shape and cursor', async () => {
       // docs/architecture.md "Results pages": the bytes are the stored JSON, not a re-serialisation.
       const job = makeJob();
