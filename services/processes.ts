@@ -1,4 +1,4 @@
-import { createActiveAddressRegister } from './addresses/active-register.ts';
+import { createActiveAddressRegister } from './registers/addresses/active-register.ts';
 import { createSecretBox, parseSecretKey } from './ingest/inbound/secrets.ts';
 import { checkDropFolder } from './ingest/sftp/check-folder.ts';
 import { randomUUID } from 'node:crypto';
@@ -7,16 +7,16 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
-import { peopleServiceFromConfig } from './people/from-config.ts';
+import { peopleServiceFromConfig } from './api/people/from-config.ts';
 import { cachedAccounts } from './api/cached-accounts.ts';
-import { buildWebPage } from './web/assets.ts';
+import { buildWebPage } from './api/web/assets.ts';
 import { buildDocsPage } from './api/docs-page.ts';
 import { renderCheckJob } from './api/check-job-json.ts';
-import { createRegisters, type Registers } from './companies/registers.ts';
+import { createRegisters, type Registers } from './registers/companies/registers.ts';
 import { removeStaleSpoolFiles } from './ingest/jobs/spool.ts';
-import { sweepDraftFiles, useSpoolForXlsxTempFiles } from './ingest/index.ts';
-import { createActiveListIndex, type ActiveListIndex } from './lists/active-index.ts';
-import { createPrivateListIndexes, type PrivateListIndexes } from './lists/private-indexes.ts';
+import { sweepDraftFiles } from './ingest/index.ts';
+import { createActiveListIndex, type ActiveListIndex } from './registers/lists/active-index.ts';
+import { createPrivateListIndexes, type PrivateListIndexes } from './registers/lists/private-indexes.ts';
 import { createMatcher } from './matcher/index.ts';
 import type { JobDataKeys } from './platform/keys/data-keys.ts';
 import type { Config } from './platform/config.ts';
@@ -29,8 +29,8 @@ import type { Platform } from './platform/open-platform.ts';
 import { createPipelineEvents, type PipelineEvents } from './pipeline/events.ts';
 import { checkCallbackUrl, parseAllowHosts } from './platform/outbound-http/index.ts';
 import { createProjectionService } from './projection/index.ts';
-import { createMonitorRunResults } from './monitors/run-results.ts';
-import { createMonitorService } from './monitors/service.ts';
+import { createMonitorRunResults } from './ingest/monitors/run-results.ts';
+import { createMonitorService } from './ingest/monitors/service.ts';
 
 /**
  * How each service process is started on a platform (open-platform.ts), shared by the embedded
@@ -165,7 +165,6 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     if (purged > 0) logger.info({ purged }, 'idempotency.purged');
   });
   await retention.runOnce();
-  useSpoolForXlsxTempFiles(spoolDir);
   await activeIndex.refresh();
   await registers.refresh();
   const events = pipelineEventsOf(context);
@@ -409,13 +408,11 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
   const { createIngestFileJobs } = await import('./ingest/inbound/ingest-file-jobs.ts');
   const { startConnectorIngest, startEmailIngest, startSftpIngest } = await import('./ingest/inbound/start.ts');
   const spoolDir = spoolDirOf(config);
-  // A killed inbound process leaves spool files too (exceljs's sheet copies); same rule as the
-  // API's, first pass before anything is read. The channel adds the deletion of its folders'
+  // A killed inbound process leaves spool files too; same rule as the API's, first pass before anything is read. The channel adds the deletion of its folders'
   // files and messages past delete_after (docs/privacy-and-proof.md "Every store").
   const retention = retentionScheduleOf(context);
   registerSpoolSweep(retention, context);
   await retention.runOnce();
-  useSpoolForXlsxTempFiles(spoolDir);
   const fileJobs = createIngestFileJobs({
     jobs: platform.jobs, lists: platform.lists, addresses: platform.addresses, logger, savedMappings: platform.savedMappings,
     events: pipelineEventsOf(context),

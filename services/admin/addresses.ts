@@ -1,5 +1,5 @@
 import { access } from 'node:fs/promises';
-import { darSourcesFromPath, importAddressRegister } from '../addresses/import.ts';
+import { darSourcesFromPath, importAddressRegister } from '../registers/addresses/import.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { AddressStore, AddressVersion } from '../platform/store/addresses-port.ts';
 import { AdminInputError } from './organisations.ts';

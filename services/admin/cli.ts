@@ -7,7 +7,7 @@ import { createSecretBox, parseSecretKey, SecretKeyError } from '../ingest/inbou
 import { runAdminCommand, USAGE } from './commands.ts';
 import { parseAllowHosts } from '../platform/outbound-http/index.ts';
 import { AdminInputError } from './organisations.ts';
-import { peopleServiceFromConfig } from '../people/from-config.ts';
+import { peopleServiceFromConfig } from '../api/people/from-config.ts';
 import { createJobDataKeys } from '../platform/keys/data-keys.ts';
 
 /**
@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
   let events: Pick<PipelineEvents, 'publish'> | undefined;
   try {
     if (group === 'payments') {
-      // A payment is an event on jobs.events (services/billing/payments.ts): this command alone
+      // A payment is an event on jobs.events (services/api/billing/payments.ts): this command alone
       // opens the event log too (the embedded one in DATA_DIR, or Kafka).
       const platform = await openPlatform(config, logger, { clientId: 'robinson-admin' });
       events = createPipelineEvents({ log: platform.log, registry: platform.registry, topicPrefix: platform.topicPrefix, dataKeys: platform.jobKeys });

@@ -7,14 +7,14 @@ import type { KeyRing } from '../platform/store/keyring-port.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
-import { recordPayment } from '../billing/payments.ts';
+import { recordPayment } from '../api/billing/payments.ts';
 import { createCertificateKeys } from '../platform/keys/certificate-keys.ts';
-import { activateListVersion, importListVersion } from '../lists/import.ts';
+import { activateListVersion, importListVersion } from '../registers/lists/import.ts';
 import { INBOUND_USAGE, runInboundCommand, type InboundAdminDeps } from './inbound.ts';
 import { CONNECTORS_USAGE } from './connectors-usage.ts';
 import type { ConnectorAdminDeps } from './connectors.ts';
 import { issueApiKey } from './keys.ts';
-import type { PeopleService } from '../people/people-service.ts';
+import type { PeopleService } from '../api/people/people-service.ts';
 import type { AddressStore } from '../platform/store/addresses-port.ts';
 import { ADDRESSES_USAGE, runAddressCommand } from './addresses.ts';
 import type { RegisterStore } from '../platform/store/registers-port.ts';
@@ -23,6 +23,7 @@ import {
   AdminInputError,
   AdminNotFoundError,
   createOrganisation,
+  existingOrganisation,
   updateOrganisation,
   type OrganisationPatch,
 } from './organisations.ts';
@@ -150,8 +151,7 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
       if (!id || (verb !== 'grant' && verb !== 'revoke') || (addon !== 'company' && addon !== 'phone')) {
         throw new AdminInputError('usage: orgs addon ID grant|revoke company|phone');
       }
-      const current = await deps.accounts.getOrganisation(id);
-      if (!current) throw new AdminNotFoundError(`organisation ${id} does not exist`);
+      const current = await existingOrganisation(deps.accounts, id);
       const addons: Organisation['addons'] = verb === 'grant' ? [...new Set([...current.addons, addon] as const)] : current.addons.filter((a) => a !== addon);
       const org = await updateOrganisation(deps.accounts, id, { addons });
       return json ? [JSON.stringify(org)] : [formatOrg(org)];
@@ -185,8 +185,7 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
     case 'users invite': {
       if (!deps.people) throw new AdminInputError('users commands need the people store');
       const orgId = requireString(flags, 'org');
-      const org = await deps.accounts.getOrganisation(orgId);
-      if (!org) throw new AdminNotFoundError(`organisation ${orgId} does not exist`);
+      const org = await existingOrganisation(deps.accounts, orgId);
       const role = optionalString(flags, 'role') ?? 'admin';
       if (role !== 'admin' && role !== 'member') throw new AdminInputError('--role must be admin or member');
       const locale = optionalString(flags, 'locale') ?? 'da';
@@ -205,7 +204,7 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
     }
     case 'keys list': {
       const orgId = requireString(flags, 'org');
-      if (!(await deps.accounts.getOrganisation(orgId))) throw new AdminNotFoundError(`organisation ${orgId} does not exist`);
+      await existingOrganisation(deps.accounts, orgId);
       const keys = await deps.accounts.listKeys(orgId);
       if (json) return [JSON.stringify(keys.map(withoutHash))];
       return keys.length === 0 ? ['no keys'] : keys.map(formatKey);
@@ -225,7 +224,7 @@ export async function runAdminCommand(deps: AdminDeps, group: string, action: st
       const orgId = optionalString(flags, 'org');
       if (source === 'customer' && !orgId) throw new AdminInputError('--source customer needs --org ID');
       if (source === 'cpr' && orgId) throw new AdminInputError('the national (cpr) list belongs to no organisation: drop --org or use --source customer');
-      if (orgId && !(await deps.accounts.getOrganisation(orgId))) throw new AdminNotFoundError(`organisation ${orgId} does not exist`);
+      if (orgId) await existingOrganisation(deps.accounts, orgId);
       const { version, skippedLines } = await importListVersion({ listStore: deps.lists, logger: deps.logger, now }, {
         source, format, orgId,
         chunks: createReadStream(file),

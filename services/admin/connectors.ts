@@ -7,7 +7,7 @@ import type { Connector, ConnectorStatus, ConnectorStore, ConnectorTarget } from
 import type { MonitorStore } from '../platform/store/monitors-port.ts';
 import { CallbackUrlError, checkCallbackUrl } from '../platform/outbound-http/index.ts';
 import { jsonFlag, optional, required, type Flags } from './flags.ts';
-import { AdminInputError, AdminNotFoundError } from './organisations.ts';
+import { AdminInputError, AdminNotFoundError, existingOrganisation } from './organisations.ts';
 
 /**
  * Admin commands for connectors (docs/decisions.md §16, docs/connectors.md). Decision: connectors are
@@ -38,7 +38,7 @@ export async function runConnectorCommand(
   switch (command) {
     case 'connectors add': {
       const orgId = required(flags, 'org');
-      if (!(await deps.accounts.getOrganisation(orgId))) throw new AdminNotFoundError(`organisation ${orgId} does not exist`);
+      await existingOrganisation(deps.accounts, orgId);
       const url = await checkedUrl(required(flags, 'url'), deps.allowHosts);
       const every = Number(required(flags, 'every'));
       if (!Number.isInteger(every) || every < deps.minIntervalSeconds || every > 366 * 86_400) {

@@ -1,5 +1,5 @@
 import type { ListEntry } from '../domain/types.ts';
-import { activateListVersion, importListVersion } from '../lists/import.ts';
+import { activateListVersion, importListVersion } from '../registers/lists/import.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { AccountStore, Organisation } from '../platform/store/accounts-port.ts';
 import type { ListStore, ListVersion } from '../platform/store/lists-port.ts';

@@ -7,7 +7,7 @@ import { ColumnMappingSchema, CheckJobOptionsSchema } from '../api/schemas/check
 import type { SecretBox } from '../ingest/inbound/secrets.ts';
 import { fingerprintOfPublicKeyLine } from '../ingest/sftp/host-key.ts';
 import { jsonFlag, optional, required, type Flags } from './flags.ts';
-import { AdminInputError, AdminNotFoundError } from './organisations.ts';
+import { AdminInputError, AdminNotFoundError, existingOrganisation } from './organisations.ts';
 
 /**
  * Admin commands for the inbound channels (docs/decisions.md §15): SFTP drop folders and the email sender
@@ -43,7 +43,7 @@ export async function runInboundCommand(
   switch (command) {
     case 'drop-folders add': {
       const orgId = required(flags, 'org');
-      await requireOrg(deps.accounts, orgId);
+      await existingOrganisation(deps.accounts, orgId);
       const id = randomUUID();
       const keyFile = optional(flags, 'key-file');
       const passwordFile = optional(flags, 'password-file');
@@ -87,7 +87,7 @@ export async function runInboundCommand(
     }
     case 'senders add': {
       const orgId = required(flags, 'org');
-      await requireOrg(deps.accounts, orgId);
+      await existingOrganisation(deps.accounts, orgId);
       const address = emailAddress(required(flags, 'address'));
       const chosen = optional(flags, 'locale');
       await deps.inbound.addSender({ org_id: orgId, address, locale: chosen ? locale(chosen) : null, created_at: now.toISOString() });
@@ -121,10 +121,6 @@ function formatFolder(f: DropFolder, s: DropFolderStatus | null): string {
     : `ok ${s.last_ok_at}${s.last_error ? ` (last error ${s.last_error_at}: ${s.last_error})` : ''}`;
   return `${f.id}  org=${f.org_id}  ${f.username}@${f.host}:${f.port}${f.path}  host key ${f.host_key_sha256}  ${f.auth}  locale=${f.locale}` +
     `  mapping=${f.column_mapping ? 'saved' : 'guessed'}${f.monitor_id ? `  feeds monitor ${f.monitor_id}` : ''}\n    ${state}`;
-}
-
-async function requireOrg(accounts: AccountStore, id: string): Promise<void> {
-  if (!(await accounts.getOrganisation(id))) throw new AdminNotFoundError(`organisation ${id} does not exist`);
 }
 
 async function readSecret(path: string, kind: 'key' | 'password'): Promise<string> {

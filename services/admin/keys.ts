@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { apiKeyPrefix, generateApiKey, hashApiKey, type ApiKeyMode } from '../platform/api-keys.ts';
 import type { AccountStore, ApiKeyRecord } from '../platform/store/accounts-port.ts';
-import { AdminNotFoundError } from './organisations.ts';
+import { existingOrganisation } from './organisations.ts';
 
 /**
  * Issues a key for an organisation. The returned `key` is the only time the full text exists
@@ -13,9 +13,7 @@ export async function issueApiKey(
   mode: ApiKeyMode,
   now: Date = new Date(),
 ): Promise<{ key: string; record: ApiKeyRecord }> {
-  if (!(await accounts.getOrganisation(orgId))) {
-    throw new AdminNotFoundError(`organisation ${orgId} does not exist`);
-  }
+  await existingOrganisation(accounts, orgId);
   const key = generateApiKey(mode);
   const record: ApiKeyRecord = {
     id: randomUUID(),

@@ -44,6 +44,13 @@ export class AdminNotFoundError extends PermanentError {
   }
 }
 
+/** The organisation `id`, or the one not-found error every admin command gives for it. */
+export async function existingOrganisation(accounts: Pick<AccountStore, 'getOrganisation'>, id: string): Promise<Organisation> {
+  const org = await accounts.getOrganisation(id);
+  if (!org) throw new AdminNotFoundError(`organisation ${id} does not exist`);
+  return org;
+}
+
 function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;

@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { importCompanyRegister } from '../companies/import.ts';
-import { activateRegister } from '../companies/register-import.ts';
-import { importDirectoryFile } from '../phones/directory-csv.ts';
+import { importCompanyRegister } from '../registers/companies/import.ts';
+import { activateRegister } from '../registers/companies/register-import.ts';
+import { importDirectoryFile } from '../registers/phones/directory-csv.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { RegisterKind, RegisterStore, RegisterVersion } from '../platform/store/registers-port.ts';
 import { AdminInputError } from './organisations.ts';

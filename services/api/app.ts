@@ -10,8 +10,8 @@ import type { PriceTable } from '../domain/pricing.ts';
 import type { AccountStore } from '../platform/store/accounts-port.ts';
 import type { ListStore } from '../platform/store/lists-port.ts';
 import type { IdempotencyStore } from '../platform/store/idempotency-port.ts';
-import { toListVersionRef, type ActiveListIndex } from '../lists/active-index.ts';
-import { createPrivateListIndexes, DEFAULT_PRIVATE_LIST_CACHE_ENTRIES, type PrivateListIndexes } from '../lists/private-indexes.ts';
+import { toListVersionRef, type ActiveListIndex } from '../registers/lists/active-index.ts';
+import { createPrivateListIndexes, DEFAULT_PRIVATE_LIST_CACHE_ENTRIES, type PrivateListIndexes } from '../registers/lists/private-indexes.ts';
 import { createIngest, DEFAULT_SPOOL_DIR, endUnfinishedJob } from '../ingest/index.ts';
 import { listNotReadyResult } from '../domain/list-not-ready.ts';
 import {
@@ -19,9 +19,9 @@ import {
 } from '../domain/index.ts';
 import type { CheckOptions } from '../domain/types.ts';
 import type { PipelineEvents } from '../pipeline/events.ts';
-import type { ActiveRegister } from '../companies/active-register.ts';
+import type { ActiveRegister } from '../registers/companies/active-register.ts';
 import type { CompanyIndex } from '../domain/index.ts';
-import type { PhoneDirectory } from '../phones/directory-port.ts';
+import type { PhoneDirectory } from '../registers/phones/directory-port.ts';
 import { checkCallbackUrl, type LookupAll } from '../platform/outbound-http/index.ts';
 import type { MonitorStore } from '../platform/store/monitors-port.ts';
 import type { MonitorsContext } from './routes/monitors.ts';
@@ -42,9 +42,9 @@ import { createQuotas, quotaLimitsOf, withQuotaBuckets, type QuotaConfigName, ty
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-compilers.ts';
 import type { RouteContext } from './routes/route-spec.ts';
 import { registerRoutes } from './routes/index.ts';
-import type { WebPage } from '../web/assets.ts';
-import { registerWebPage } from '../web/routes.ts';
-import type { PeopleService } from '../people/people-service.ts';
+import type { WebPage } from './web/assets.ts';
+import { registerWebPage } from './web/routes.ts';
+import type { PeopleService } from './people/people-service.ts';
 import type { InboundStore } from '../platform/store/inbound-port.ts';
 import type { ConnectorStore } from '../platform/store/connectors-port.ts';
 import type { ChannelAdding } from './routes/channels.ts';
@@ -88,7 +88,7 @@ export interface ApiDeps {
   savedMappings?: SavedMappingStore;
   /** Adding drop folders and connectors in the page; absent (no INBOUND_SECRET_KEY): only the admin tool adds them. */
   channelAdding?: ChannelAdding;
-  /** The web page (services/web, docs/web.md) served at `/`; absent: `/` is the API's 404. */
+  /** The web page (services/api/web, docs/web.md) served at `/`; absent: `/` is the API's 404. */
   webPage?: WebPage;
   /** The API docs page at `/docs` (Swagger UI on /v2/openapi.json, docs/api-decisions.md); absent: 404. */
   docsPage?: DocsPage;

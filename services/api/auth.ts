@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AccountStore, ApiKeyRecord, Organisation } from '../platform/store/accounts-port.ts';
 import type { SessionRecord, UserRecord } from '../platform/store/people-port.ts';
 import { hashApiKey, parseApiKeyMode } from '../platform/api-keys.ts';
-import { csrfTokenOf } from '../people/tokens.ts';
+import { csrfTokenOf } from './people/tokens.ts';
 import { ApiError, paymentRequired, unauthorized } from './errors.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * How the service answers a document (an HTML page and its files) rather than JSON: the web page
- * (services/web/routes.ts) and the API's documentation (services/api/docs-page.ts). The API
+ * (services/api/web/routes.ts) and the API's documentation (services/api/docs-page.ts). The API
  * routes keep their own headers: they answer JSON and files, not documents.
  */
 export interface DocumentFile {

@@ -6,7 +6,7 @@ import { growableInt32 } from './growable-int32.ts';
 
 /**
  * The national address register (DAR) in memory, for resolution (docs/decisions.md §13) and for matching
- * on register identities. Pure: the importer (services/addresses) reads DAR's entity files and
+ * on register identities. Pure: the importer (services/registers/addresses) reads DAR's entity files and
  * hands over one RegisterAddress per unit address; this module never sees a file or a store.
  *
  * Built for the whole country (some 2.5 million access addresses, 3-4 million unit addresses):

@@ -15,8 +15,6 @@
 import type { CheckOptions, CheckResult, Locale, PersonInput } from '../domain/types.ts';
 import type { JobChecks, JobRowInput } from '../domain/job-row.ts';
 import type { JobRecord } from '../platform/store/jobs-port.ts';
-import { keepXlsxTempFilesIn } from './files/xlsx-temp.ts';
-import { xlsxTempFileName } from './jobs/spool.ts';
 import { createJobIntake, type JobIntake, type JobIntakeDeps, type JobSpec } from './jobs/intake.ts';
 import { createFileIngest, type FileIngest, type FileJobSpec, type PreviewChanges, type StartChanges } from './uploads/file-jobs.ts';
 import { resultFileSpec, streamResultFile, type ResultFileChange, type ResultFileFormat, type ResultFileRows, type ResultFileSpec } from './uploads/result-file.ts';
@@ -35,10 +33,6 @@ export { spoolBytes, type SpooledBytes } from './jobs/spool-bytes.ts';
 export { endUnfinishedJob } from './jobs/end-job.ts';
 export { readPeopleFromFile, type FilePeople, type FilePeopleOptions } from './uploads/file-people.ts';
 
-/** exceljs's temporary worksheet copies go to the spool, named for the stale-file sweep (files/xlsx-temp.ts). */
-export function useSpoolForXlsxTempFiles(spoolDir: string): void {
-  keepXlsxTempFilesIn(spoolDir, xlsxTempFileName);
-}
 export { DEFAULT_SPOOL_DIR, type JobIntake, type JobIntakeDeps, type JobSpec } from './jobs/intake.ts';
 export { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeErrorCode } from './people/index.ts';
 

@@ -1,5 +1,5 @@
-import type { PrivateListIndexes } from '../lists/private-indexes.ts';
-import type { ActiveListIndex } from '../lists/active-index.ts';
+import type { PrivateListIndexes } from '../registers/lists/private-indexes.ts';
+import type { ActiveListIndex } from '../registers/lists/active-index.ts';
 import type { EventLog, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';

@@ -1,9 +1,9 @@
-import { AddressRegisterUnavailableError } from '../addresses/active-register.ts';
-import type { ActiveRegister } from '../companies/active-register.ts';
+import { AddressRegisterUnavailableError } from '../registers/addresses/active-register.ts';
+import type { ActiveRegister } from '../registers/companies/active-register.ts';
 import type { CompanyIndex, DirectoryEntry, ListIndex, PhoneIndex } from '../domain/index.ts';
-import type { ActiveListIndex } from '../lists/active-index.ts';
-import type { PhoneDirectory } from '../phones/directory-port.ts';
-import type { PrivateListIndexes } from '../lists/private-indexes.ts';
+import type { ActiveListIndex } from '../registers/lists/active-index.ts';
+import type { PhoneDirectory } from '../registers/phones/directory-port.ts';
+import type { PrivateListIndexes } from '../registers/lists/private-indexes.ts';
 import type { Logger } from '../platform/logger.ts';
 import { isPermanent } from '../platform/errors.ts';
 import type { PipelineEvent, PipelineEvents, RowsChunkEvent } from '../pipeline/events.ts';
@@ -37,7 +37,7 @@ export interface MatcherCore {
 }
 
 /**
- * The registers company and phone checks in jobs read (services/companies/registers.ts, built
+ * The registers company and phone checks in jobs read (services/registers/companies/registers.ts, built
  * from the platform's RegisterStore like the list index): pinned versions by id, and the
  * provider's directory for jobs that pinned none (PHONE_DIRECTORY_URL).
  */

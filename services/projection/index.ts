@@ -4,7 +4,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
-import type { MonitorRunResults } from '../monitors/run-results.ts';
+import type { MonitorRunResults } from '../ingest/monitors/run-results.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
 import { createPipelineEvents, topicNames, type PipelineDataKeys, type PipelineEvent, type PipelineEvents } from '../pipeline/events.ts';
 import { decodeAt, poisonSafe, PoisonMessageError, UNPROCESSABLE_MESSAGE } from '../pipeline/poison.ts';
@@ -46,7 +46,7 @@ export interface ProjectionServiceDeps {
   signCertificate?: (claims: object) => Promise<string>;
   /** Billable usage; with it the service also consumes usage.events. */
   usage?: UsageStore;
-  /** Monitor re-checks' changes (services/monitors/run-results.ts); absent: monitor jobs are plain jobs. */
+  /** Monitor re-checks' changes (services/ingest/monitors/run-results.ts); absent: monitor jobs are plain jobs. */
   monitorRuns?: MonitorRunResults;
 }
 

@@ -7,7 +7,7 @@ import type { JobPatch, JobRecord, JobStore, ResultCounts, ResultRow } from '../
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { JobStateChangedEvent, RowsCompleteEvent } from '../pipeline/events.ts';
 import { initialDeliveryState, type CallbackEvent } from './callbacks/index.ts';
-import type { MonitorRunResults } from '../monitors/run-results.ts';
+import type { MonitorRunResults } from '../ingest/monitors/run-results.ts';
 
 /**
  * The projection's view of each job in progress: stores its results, keeps its counts exact and

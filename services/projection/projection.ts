@@ -1,6 +1,6 @@
 import { errorFields, type Logger } from '../platform/logger.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
-import type { MonitorRunResults } from '../monitors/run-results.ts';
+import type { MonitorRunResults } from '../ingest/monitors/run-results.ts';
 import type { JobRecord, JobStore, ResultRow } from '../platform/store/jobs-port.ts';
 import type { JobStateChangedEvent, PipelineEvent, PipelineEvents } from '../pipeline/events.ts';
 import { createCallbackDispatcher, DEFAULT_CALLBACK_LEASE_MS } from './callback-dispatcher.ts';
@@ -58,7 +58,7 @@ export interface ProjectionDeps {
   signCertificate?: (claims: object) => Promise<string>;
   /** Billable usage: live jobs' rows at completion, CheckUsage events of usage.events. */
   usage?: UsageStore;
-  /** Monitor re-checks' changes (services/monitors/run-results.ts); absent: monitor jobs are plain jobs. */
+  /** Monitor re-checks' changes (services/ingest/monitors/run-results.ts); absent: monitor jobs are plain jobs. */
   monitorRuns?: MonitorRunResults;
   /**
    * How long a callback delivery stays with this process beyond its next attempt (callback-dispatcher.ts);

@@ -4,7 +4,7 @@ import { createRng, type Rng } from './rng.ts';
 
 /**
  * Deterministic synthetic CVR extracts in the register's distribution shape (see
- * services/companies/cvr-extract.ts): one document per company with nested, dated names, forms
+ * services/registers/companies/cvr-extract.ts): one document per company with nested, dated names, forms
  * and participants, including history that must NOT count (former names, a former form, a
  * former owner, a participant's former address). Each document comes with the record the
  * importer must make of it, so tests compare against the generator's truth, not the importer's.

@@ -1,6 +1,6 @@
 import { formatKvhx } from '../domain/index.ts';
 import type { ListEntry } from '../domain/types.ts';
-import { cprFileChunks, writeCprFile, type CprWriteRecord } from '../lists/cpr-format.ts';
+import { cprFileChunks, writeCprFile, type CprWriteRecord } from '../registers/lists/cpr-format.ts';
 import { DOORS, FIRST_SURNAMES, GIVEN_NAMES, POSTAL_DISTRICTS, STREET_NAMES, SURNAMES, type PostalDistrict } from './danish-data.ts';
 import { createRng, hashString, type Rng } from './rng.ts';
 

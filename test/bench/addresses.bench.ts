@@ -11,8 +11,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { darSourcesOf } from '../../services/addresses/dar-generate.ts';
-import { importAddressRegister } from '../../services/addresses/import.ts';
+import { darSourcesOf } from '../../services/registers/addresses/dar-generate.ts';
+import { importAddressRegister } from '../../services/registers/addresses/import.ts';
 import {
   buildListIndex, checkPerson, createAddressRegisterBuilder, resolveAddressText, resolveWithRegister,
   type AddressRegister,
@@ -207,7 +207,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
         { name: 'peak RSS, register and both indexes', value: Math.round(peakAll), unit: 'MB' },
       ],
       notes: [
-        'Unit addresses from services/synthetic/register.ts (the synthetic country: ~15 units per access address, the real register has ~1.5), written as DAR JSON by services/addresses/dar-generate.ts.',
+        'Unit addresses from services/synthetic/register.ts (the synthetic country: ~15 units per access address, the real register has ~1.5), written as DAR JSON by services/registers/addresses/dar-generate.ts.',
         'The machine is shared with other work: rates are lower bounds when the load average is high.',
       ],
     };

@@ -1,8 +1,8 @@
 /**
  * The API process of test/bench/api-intake.bench.ts and uploads.bench.ts, run as a child so that
  * its RSS is its own: an embedded database file (accounts, jobs, event log) in a temp directory,
- * one organisation with a test key, check jobs (JSON and file uploads) wired as in `npm start`,
- * exceljs's sheet copies in the spool. No matcher: jobs are measured up to the 202. Prints one
+ * one organisation with a test key, check jobs (JSON and file uploads) wired as in `npm start`.
+ * No matcher: jobs are measured up to the 202. Prints one
  * JSON line `{port, key}` when listening.
  */
 import { join } from 'node:path';
@@ -10,8 +10,7 @@ import { pipelineTopics } from '../../infra/topics.ts';
 import { issueApiKey } from '../../services/admin/keys.ts';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { buildApp } from '../../services/api/app.ts';
-import { useSpoolForXlsxTempFiles } from '../../services/ingest/index.ts';
-import { createActiveListIndex } from '../../services/lists/active-index.ts';
+import { createActiveListIndex } from '../../services/registers/lists/active-index.ts';
 import { createPipelineEvents } from '../../services/pipeline/events.ts';
 import { createEmbeddedEventLog } from '../../services/platform/log/embedded.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
@@ -49,7 +48,6 @@ const app = buildApp({
   idempotency: createEmbeddedIdempotencyStore(db),
   checkJobs: { jobs, events, spoolDir: join(dir, 'spool'), draftDir: join(dir, 'uploads'), cursors: createCursorSeal({ keyring: createEmbeddedKeyRing(db) }) },
 });
-useSpoolForXlsxTempFiles(join(dir, 'spool'));
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('no port');

@@ -11,7 +11,7 @@ import { issueApiKey } from '../../services/admin/keys.ts';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { buildApp } from '../../services/api/app.ts';
 import type { PersonInput } from '../../services/domain/types.ts';
-import { createActiveListIndex } from '../../services/lists/active-index.ts';
+import { createActiveListIndex } from '../../services/registers/lists/active-index.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';

@@ -4,8 +4,8 @@
  * customer CSV through parseListCsv. Reports throughput and the peak RSS, which stays flat when
  * reading really streams. Run alone: `npm exec -- node test/bench/list-files.bench.ts`.
  */
-import { parseCprFile } from '../../services/lists/cpr-format.ts';
-import { parseListCsv } from '../../services/lists/csv-format.ts';
+import { parseCprFile } from '../../services/registers/lists/cpr-format.ts';
+import { parseListCsv } from '../../services/registers/lists/csv-format.ts';
 import { generateCprFileChunks, generateListEntries } from '../../services/synthetic/index.ts';
 import type { Bench, BenchSection } from './types.ts';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ListEntry } from '../../services/domain/types.ts';
-import { createActiveListIndex } from '../../services/lists/active-index.ts';
+import { createActiveListIndex } from '../../services/registers/lists/active-index.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { embeddedDatabasePath, openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';

@@ -5,7 +5,7 @@
  * (sampled every 20 ms) and what the lookups keep after GC. A fresh process, so the figures are
  * the build's own and not the import's leftovers. Run with --expose-gc.
  */
-import { createRegisters } from '../../services/companies/registers.ts';
+import { createRegisters } from '../../services/registers/companies/registers.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';

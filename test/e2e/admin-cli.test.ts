@@ -112,6 +112,32 @@ describe('admin CLI', { timeout: 120_000 }, () => {
     expect(badConfig).toBe(78);
   });
 
+  it('refuses an organisation that does not exist in every command that names one, in the same words, and stores nothing', { timeout: 300_000 }, async () => {
+    const file = join(dataDir, 'customer-list.csv');
+    writeFileSync(file, 'first_name,last_name,street,house_number,postal_code,city\nAnne,Hansen,Vestergade,12,8000,Aarhus C\n');
+    const key = join(dataDir, 'unknown-org-key');
+    writeFileSync(key, 'not a key');
+    const commands = [
+      ['keys', 'create', '--org', 'nope', '--mode', 'test'],
+      ['keys', 'list', '--org', 'nope'],
+      ['orgs', 'addon', 'nope', 'grant', 'company'],
+      ['users', 'invite', '--org', 'nope', '--email', 'anne@example.dk'],
+      ['lists', 'import', '--format', 'csv', '--file', file, '--source', 'customer', '--org', 'nope'],
+      ['senders', 'add', '--org', 'nope', '--address', 'anne@example.dk'],
+      ['drop-folders', 'add', '--org', 'nope', '--host', '127.0.0.1', '--user', 'u', '--path', '/', '--key-file', key],
+      ['connectors', 'add', '--org', 'nope', '--url', 'https://127.0.0.1/x.csv', '--every', '3600'],
+    ];
+    // One after another: each is a fresh Node process, and two cores are shared with other work.
+    const answers: Array<[string, number, string]> = [];
+    for (const command of commands) {
+      const { code, stderr } = await admin(...command);
+      answers.push([command.slice(0, 2).join(' '), code, stderr.trim()]);
+    }
+    expect(answers).toEqual(commands.map((command) => [command.slice(0, 2).join(' '), 1, expect.stringContaining('organisation nope does not exist')]));
+    expect((await adminJson<Array<{ source: string }>>('lists', 'list')).filter((v) => v.source === 'customer')).toEqual([]);
+    expect((await adminJson<Array<{ org_id: string }>>('senders', 'list')).filter((s) => s.org_id === 'nope')).toEqual([]);
+  });
+
   it('imports a CSV list, activates it and lists versions', async () => {
     const file = join(dataDir, 'list.csv');
     writeFileSync(file, 'first_name,last_name,street,house_number,postal_code,city\nAnne,Hansen,Vestergade,12,8000,Aarhus C\nBo,Jensen,Nørregade,1,1165,København K\n');

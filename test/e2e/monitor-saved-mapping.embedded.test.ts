@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type SftpClient from 'ssh2-sftp-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PersonInput } from '../../services/domain/types.ts';
-import { blockPlace, openContacts } from '../../services/monitors/contact-seal.ts';
+import { blockPlace, openContacts } from '../../services/ingest/monitors/contact-seal.ts';
 import type { MonitorRecord } from '../../services/platform/store/monitors-port.ts';
 import { makeSpreadsheets, scratchDir, type Rows } from '../support/files/spreadsheets.ts';
 import { startExportServer, type ExportServer } from '../support/connector-server.ts';

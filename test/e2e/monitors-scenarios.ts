@@ -12,7 +12,7 @@ import { seedListVersion } from '../support/pipeline.ts';
 import { readFile } from 'node:fs/promises';
 import { makeSpreadsheet, scratchDir } from '../support/files/spreadsheets.ts';
 import { multipartBody } from '../support/multipart.ts';
-import { importListVersion } from '../../services/lists/import.ts';
+import { importListVersion } from '../../services/registers/lists/import.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { orgIdOfKey } from './private-list-scenario.ts';
 import { allResults, api, getJob, type Deployment } from './pipeline-scenarios.ts';

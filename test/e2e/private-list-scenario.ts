@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { issueApiKey } from '../../services/admin/keys.ts';
 import type { PersonInput } from '../../services/domain/types.ts';
-import { importListVersion } from '../../services/lists/import.ts';
+import { importListVersion } from '../../services/registers/lists/import.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import type { Platform } from '../../services/platform/open-platform.ts';
 import { api, isFinished, waitForJob, type Deployment } from './pipeline-scenarios.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import type SftpClient from 'ssh2-sftp-client';
 import type { PersonInput } from '../../services/domain/types.ts';
-import { blockPlace, openContacts } from '../../services/monitors/contact-seal.ts';
+import { blockPlace, openContacts } from '../../services/ingest/monitors/contact-seal.ts';
 import type { MonitorRecord } from '../../services/platform/store/monitors-port.ts';
 import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
 import { startSftpDropFolder, type InboundEmbedded, type SftpDropFolder } from '../support/inbound.ts';

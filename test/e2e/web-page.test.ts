@@ -11,7 +11,7 @@ import { startFakeDirectory, type FakeDirectory } from '../support/fake-phone-di
 import { csvAsExcelWrites, makeSpreadsheets, type Rows } from '../support/files/spreadsheets.ts';
 import type { MailUser } from '../support/mail.ts';
 import { LABELS } from '../../services/domain/status.ts';
-import { pageMessages } from '../../services/web/page-messages.ts';
+import { pageMessages } from '../../services/api/web/page-messages.ts';
 import { acceptInvitationOverApi, DESKTOP, inviteByCli, PHONE, portalTest, signInThroughPage, TEST_MODE_PEOPLE, type SignedInState } from '../support/portal.ts';
 import { referenceTotp } from '../support/totp-reference.ts';
 

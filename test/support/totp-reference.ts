@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * RFC 6238 codes computed independently of services/people/totp.ts (its own base32 decoding and
+ * RFC 6238 codes computed independently of services/api/people/totp.ts (its own base32 decoding and
  * truncation, written from the RFC), so the tests do not grade the code with itself.
  */
 export function referenceTotp(base32Secret: string, at: Date, stepOffset = 0): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { base32Decode, base32Encode, generateTotpSecret, hotp, matchTotp, otpauthUri, totpStepAt } from '../../services/people/totp.ts';
-import { hashPassword, verifyPassword } from '../../services/people/password.ts';
-import { csrfTokenOf, hashToken, newSecretToken } from '../../services/people/tokens.ts';
+import { base32Decode, base32Encode, generateTotpSecret, hotp, matchTotp, otpauthUri, totpStepAt } from '../../services/api/people/totp.ts';
+import { hashPassword, verifyPassword } from '../../services/api/people/password.ts';
+import { csrfTokenOf, hashToken, newSecretToken } from '../../services/api/people/tokens.ts';
 import { referenceTotp } from '../support/totp-reference.ts';
 
 // RFC 6238 Appendix B (SHA-1): the ASCII secret "12345678901234567890", 8-digit codes; the

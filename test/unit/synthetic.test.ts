@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatKvhx } from '../../services/domain/kvhx.ts';
-import { parseCprFile } from '../../services/lists/cpr-format.ts';
+import { parseCprFile } from '../../services/registers/lists/cpr-format.ts';
 import type { ListEntry } from '../../services/domain/types.ts';
 import {
   BEYOND_CONTRACT_KINDS,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { applyPrivateList, checkPerson, TEST_LIST_VERSION, testModeCheck } from '../../domain/index.ts';
 import { jobInputIssue } from '../../ingest/jobs/errors.ts';
 import type { CheckOptions } from '../../domain/types.ts';
-import { toListVersionRef } from '../../lists/active-index.ts';
+import { toListVersionRef } from '../../registers/lists/active-index.ts';
 import type { PrivateList } from '../../matcher/match-chunk.ts';
 import { listNotReady, validationFailed } from '../errors.ts';
 import { idempotencyKeyHeader } from '../idempotency.ts';

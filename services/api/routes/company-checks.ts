@@ -4,7 +4,7 @@ import {
   type CheckResult, type CompanyCheckResult, type PersonInput,
 } from '../../domain/index.ts';
 import type { CheckOptions, ListVersionRef } from '../../domain/types.ts';
-import { toListVersionRef } from '../../lists/active-index.ts';
+import { toListVersionRef } from '../../registers/lists/active-index.ts';
 import { listNotReady, registerNotReady } from '../errors.ts';
 import { idempotencyKeyHeader } from '../idempotency.ts';
 import {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { TEST_LIST_VERSION } from '../../domain/index.ts';
-import { toListVersionRef } from '../../lists/active-index.ts';
+import { toListVersionRef } from '../../registers/lists/active-index.ts';
 import { authOf } from '../auth.ts';
 import { listNotReady } from '../errors.ts';
 import { ListVersionRefSchema } from '../schemas/list-version-ref.ts';

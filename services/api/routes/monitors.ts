@@ -16,7 +16,7 @@ import { jobInputIssue } from '../../ingest/jobs/errors.ts';
 import {
   createMonitor, deleteMonitor, MAX_MONITOR_CONTACTS, MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError,
   type ContactSource, type MonitorSpec,
-} from '../../monitors/contacts.ts';
+} from '../../ingest/monitors/contacts.ts';
 import type { IdempotencyScope, StoredResponse } from '../../platform/store/idempotency-port.ts';
 import type { MonitorRecord, MonitorStore } from '../../platform/store/monitors-port.ts';
 import { authOf } from '../auth.ts';

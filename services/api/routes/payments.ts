@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { recordPayment } from '../../billing/payments.ts';
+import { recordPayment } from '../billing/payments.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
 import { verifyCallbackSignature } from '../../platform/webhook-signature.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';

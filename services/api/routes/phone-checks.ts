@@ -4,8 +4,8 @@ import {
   type CheckResult, type DirectoryEntry,
 } from '../../domain/index.ts';
 import type { CheckOptions } from '../../domain/types.ts';
-import { toListVersionRef } from '../../lists/active-index.ts';
-import { DirectoryUnavailableError } from '../../phones/directory-port.ts';
+import { toListVersionRef } from '../../registers/lists/active-index.ts';
+import { DirectoryUnavailableError } from '../../registers/phones/directory-port.ts';
 import { listNotReady, registerNotReady } from '../errors.ts';
 import { idempotencyKeyHeader } from '../idempotency.ts';
 import {

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { PrivateListIndexes } from '../../lists/private-indexes.ts';
-import type { ActiveListIndex } from '../../lists/active-index.ts';
-import type { ActiveRegister } from '../../companies/active-register.ts';
+import type { PrivateListIndexes } from '../../registers/lists/private-indexes.ts';
+import type { ActiveListIndex } from '../../registers/lists/active-index.ts';
+import type { ActiveRegister } from '../../registers/companies/active-register.ts';
 import type { CompanyIndex } from '../../domain/index.ts';
-import type { PhoneDirectory } from '../../phones/directory-port.ts';
+import type { PhoneDirectory } from '../../registers/phones/directory-port.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Ingest } from '../../ingest/index.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';

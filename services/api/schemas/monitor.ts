@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_MONITOR_CONTACTS, MAX_MONITOR_RETENTION_DAYS } from '../../monitors/contacts.ts';
+import { MAX_MONITOR_CONTACTS, MAX_MONITOR_RETENTION_DAYS } from '../../ingest/monitors/contacts.ts';
 import { boundedString, named } from './registry.ts';
 import { MatchPolicySchema } from './enums.ts';
 import { PersonInputSchema } from './person-input.ts';

@@ -1,7 +1,7 @@
 import { ColumnMappingError, FileRefusedError, IntakeError, JobInputError, MappingWarningsError } from '../index.ts';
 import { warningsRefusalCode } from '../files/index.ts';
 import { savedMappingChoice } from '../inbound/saved-mapping-choice.ts';
-import { MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError } from '../../monitors/contacts.ts';
+import { MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError } from '../monitors/contacts.ts';
 import type { MonitorStore } from '../../platform/store/monitors-port.ts';
 import type { SavedMappingStore } from '../../platform/store/saved-mappings-port.ts';
 import type { MonitorFeed } from './pull.ts';
@@ -9,7 +9,7 @@ import { PermanentError } from '../../platform/errors.ts';
 
 /**
  * A connector whose target is a monitor (`connectors add --monitor ID`): each pull replaces the
- * monitor's whole contact set through the monitors' own entry point (services/monitors/contacts.ts
+ * monitor's whole contact set through the monitors' own entry point (services/ingest/monitors/contacts.ts
  * `replaceMonitorContacts`, the same readers as the API's PUT), and the monitor service re-checks
  * the new set; the connector makes no job itself. A monitor is live-mode (connectors have no test
  * keys). A file's mapping is chosen as for a connector's check jobs: the connector's own, else the

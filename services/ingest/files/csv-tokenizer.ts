@@ -1,6 +1,6 @@
 /**
  * RFC 4180 records out of decoded text, fed chunk by chunk: the one CSV tokenizer of the service
- * (uploaded check files here, customer list files in services/lists/csv-format.ts).
+ * (uploaded check files here, customer list files in services/registers/lists/csv-format.ts).
  *
  * - A field that starts with `"` is quoted: `""` is a quote, delimiters and line breaks inside are
  *   data. Text after the closing quote up to the next delimiter is kept (Excel does the same).

@@ -1,4 +1,4 @@
-import { createFallbackDecoder } from '../../lists/text-decoding.ts';
+import { createFallbackDecoder } from '../../registers/lists/text-decoding.ts';
 
 /**
  * The text encodings a CSV upload may come in (docs/decisions.md §14) and how each is told apart from the

@@ -1,18 +1,27 @@
-import ExcelJS from 'exceljs';
+import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
+import type ExcelJS from 'exceljs';
 import { cellText } from './cell-text.ts';
 import { readXlsxSharedStrings } from './xlsx-shared-strings.ts';
 import { FileRefusedError } from './refusal.ts';
-import { SpoolFullError, spoolFullIfDiskFull } from '../jobs/errors.ts';
-import { inXlsxRead, removeXlsxTempCopies, type XlsxTempCopies } from './xlsx-temp.ts';
+import { openZipEntryText } from './zip-entry-text.ts';
+import { readZipEntries, type ZipEntry } from './zip-inspect.ts';
 
 /**
- * Rows of the first worksheet that holds data, with exceljs's streaming WorkbookReader: sheet XML
- * parsed as a stream, rows never all in memory. The shared strings are read first, from the zip
- * by offset and kept as compact bytes (xlsx-shared-strings.ts: exceljs's stream of them sometimes
- * comes empty under load). The zip
- * was checked by inspectXlsxZip first (bombs, macros, encryption, CRCs), so an error from exceljs
- * here means XML it cannot read: refused as corrupt; but no room for its sheet copy is
- * SpoolFullError (the server's condition). Wholly empty rows are no rows.
+ * Rows of the first worksheet (in the workbook's tab order) that holds data, sheet XML parsed as a
+ * stream, rows never all in memory (docs/files.md "Reading an xlsx").
+ *
+ * Every part of the workbook is read from the file at the offset its central-directory record
+ * gives, never through exceljs's own streaming unzip: under CPU load that stream now and then
+ * handed over a part with none of its data (the shared strings, then the workbook part: a good
+ * file refused as `file_no_data` or `file_corrupt`, the CI failures of uploads.embedded and
+ * one-check.embedded), and it copied each sheet to a temp file before parsing it. exceljs still
+ * parses the XML: its workbook, relationship and style parsers and its worksheet reader (cells,
+ * dates by the style's number format), fed our streams. The shared strings are ours
+ * (xlsx-shared-strings.ts, kept compact).
+ *
+ * The zip was checked by inspectXlsxZip first (bombs, macros, encryption, CRCs), so an error here
+ * means XML exceljs cannot read: refused as corrupt. Wholly empty rows are no rows.
  */
 const BATCH = 1000;
 /**
@@ -24,39 +33,27 @@ const BATCH = 1000;
 export const DEFAULT_MAX_SHARED_STRING_BYTES = 160 * 1024 * 1024;
 
 export async function* readXlsxBatches(path: string, maxSharedStringBytes = DEFAULT_MAX_SHARED_STRING_BYTES): AsyncGenerator<Array<Array<string | null>>> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-    worksheets: 'emit',
-    // Neither 'cache' nor 'emit': exceljs skips the table (read by xlsx-shared-strings.ts) and
-    // cells say { sharedString: index }. exceljs then parses every sheet after the whole zip, from
-    // a temp copy it deletes once the sheet has been iterated past.
-    sharedStrings: 'ignore',
-    styles: 'cache', // dates come as Date, not as day numbers
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  });
-  const strings = await readXlsxSharedStrings(path, maxSharedStringBytes);
+  const entries = await readZipEntries(path);
+  let workbook: WorkbookParts;
+  try {
+    workbook = await readWorkbookParts(path, entries);
+  } catch (error) {
+    throw corrupt(error, 'workbook XML unreadable');
+  }
+  const strings = await readXlsxSharedStrings(path, entries, maxSharedStringBytes);
   const textOf = (value: unknown): string | null => {
     if (value !== null && typeof value === 'object' && 'sharedString' in value) {
       return emptyToNull(strings.get((value as { sharedString: number }).sharedString));
     }
     return cellText(value);
   };
-  let found = false;
   let batch: Array<Array<string | null>> = [];
-  const parsed = reader.parse() as AsyncIterator<ParseEvent>;
-  // Every step runs as this read's, so the sheet copies it makes are known (xlsx-temp.ts).
-  const copies: XlsxTempCopies = new Set();
-  const events = { next: () => inXlsxRead(copies, () => parsed.next()) };
-  let finished = false;
-  try {
-    for (let next = await events.next(); !next.done; next = await events.next()) {
-      const event = next.value;
-      if (event.eventType !== 'worksheet') continue;
-      if (found) {
-        await passOver(event.value);
-        continue;
-      }
-      for await (const row of event.value as AsyncIterable<ExcelJS.Row>) {
+  for (const [index, sheet] of sheetsInTabOrder(entries, workbook).entries()) {
+    const xml = openZipEntryText(path, sheet);
+    const reader = new WorksheetReader({ workbook, id: index + 1, iterator: xml, options: SHEET_OPTIONS });
+    let found = false;
+    try {
+      for await (const row of reader) {
         const values = row.values as unknown[];
         const cells: Array<string | null> = [];
         let blank = true;
@@ -73,51 +70,92 @@ export async function* readXlsxBatches(path: string, maxSharedStringBytes = DEFA
           batch = [];
         }
       }
+    } catch (error) {
+      throw corrupt(error, 'worksheet XML unreadable');
+    } finally {
+      xml.destroy();
     }
-    finished = true;
-  } catch (error) {
-    if (error instanceof FileRefusedError) throw error;
-    // exceljs writes its sheet copy into the spool: no room there is ours, not a damaged file.
-    const full = spoolFullIfDiskFull(error);
-    if (full instanceof SpoolFullError) throw full;
-    throw new FileRefusedError('file_corrupt', 'workbook XML unreadable', undefined, { cause: error });
-  } finally {
-    // exceljs copies sheets into temp files and deletes each only when its iteration moves on;
-    // stopped early (a refusal, a consumer that breaks off), that copy of personal data would
-    // stay until the process exits. Moving on to the end deletes them.
-    if (!finished) {
-      try {
-        for (let next = await events.next(); !next.done; next = await events.next()) {
-          if (next.value.eventType === 'worksheet') await passOver(next.value.value);
-        }
-      } catch {
-        // the file is being refused anyway; the temp copies are all we came for
-      }
-    }
-    // A read that failed (exceljs's own error, a full spool) leaves the copy it was at.
-    await removeXlsxTempCopies(copies);
+    if (found) break;
   }
   if (batch.length > 0) yield batch;
 }
 
-/**
- * A sheet whose rows are not wanted (the data was in an earlier one, or the read is ending).
- * exceljs opens the sheet's temp copy as a stream when it yields the sheet and deletes the file as
- * soon as it is asked for the next one; a stream nobody reads may then fail to open the deleted
- * file, an 'error' with no listener: an uncaught exception that stops the process (3 reads in 600
- * of a two-sheet file beside two busy cores). Reading into it and stopping closes the stream first.
- */
-async function passOver(sheet: unknown): Promise<void> {
-  try {
-    for await (const _ of sheet as AsyncIterable<unknown>) break;
-  } catch {
-    // a sheet that is not read: its faults are not the file's
-  }
+/** What exceljs's WorksheetReader reads of its workbook: dates by the styles' number formats and the 1904 flag. */
+interface WorkbookParts {
+  model: { sheets?: Array<{ rId?: string }> } | undefined;
+  properties: unknown;
+  styles: unknown;
+  rels: Array<{ Id?: string; Target?: string }>;
+  sharedStrings: undefined; // cells say { sharedString: index }, resolved by textOf
 }
 
-/** What WorkbookReader.parse() yields: worksheets (and hyperlinks, ignored here). */
-type ParseEvent = { eventType?: string; value?: unknown };
+async function readWorkbookParts(path: string, entries: ZipEntry[]): Promise<WorkbookParts> {
+  const part = (name: string) => entries.find((e) => e.name === name);
+  const parse = async <T>(entry: ZipEntry, xform: { parseStream(stream: Readable): Promise<T> }): Promise<T> => {
+    const stream = openZipEntryText(path, entry);
+    try {
+      return await xform.parseStream(stream);
+    } finally {
+      stream.destroy();
+    }
+  };
+  const book = new WorkbookXform();
+  const bookEntry = part('xl/workbook.xml');
+  if (bookEntry) await parse(bookEntry, book);
+  const relsEntry = part('xl/_rels/workbook.xml.rels');
+  const rels = relsEntry ? await parse(relsEntry, new RelationshipsXform()) : [];
+  const styles = new StyleManager();
+  const stylesEntry = part('xl/styles.xml');
+  if (stylesEntry) await parse(stylesEntry, styles);
+  else styles.init();
+  return { model: book.model, properties: book.map.workbookPr, styles, rels: rels ?? [], sharedStrings: undefined };
+}
+
+const SHEET = /^xl\/worksheets\/sheet\d+\.xml$/;
+
+/** The sheets as the workbook lists them (its tabs), then any sheet part it does not list, in zip order. */
+function sheetsInTabOrder(entries: ZipEntry[], workbook: WorkbookParts): ZipEntry[] {
+  const byName = new Map(entries.filter((e) => SHEET.test(e.name)).map((e) => [e.name, e]));
+  const ordered: ZipEntry[] = [];
+  for (const sheet of workbook.model?.sheets ?? []) {
+    const target = workbook.rels.find((rel) => rel.Id === sheet.rId)?.Target;
+    if (!target) continue;
+    const entry = byName.get(target.startsWith('/') ? target.slice(1) : `xl/${target}`);
+    if (entry && !ordered.includes(entry)) ordered.push(entry);
+  }
+  for (const entry of byName.values()) if (!ordered.includes(entry)) ordered.push(entry);
+  return ordered;
+}
+
+function corrupt(error: unknown, detail: string): Error {
+  if (error instanceof FileRefusedError) return error;
+  return new FileRefusedError('file_corrupt', detail, undefined, { cause: error });
+}
 
 function emptyToNull(text: string | null): string | null {
   return text === '' ? null : text;
 }
+
+// exceljs's XML parsers for the parts of a workbook, loaded from the exceljs we depend on (they
+// are not in its public API; its own streaming reader uses them the same way).
+const fromExceljs = createRequire(createRequire(import.meta.url).resolve('exceljs'));
+const WorkbookXform = fromExceljs('./lib/xlsx/xform/book/workbook-xform') as new () => {
+  parseStream(stream: Readable): Promise<unknown>;
+  model: WorkbookParts['model'];
+  map: { workbookPr: unknown };
+};
+const RelationshipsXform = fromExceljs('./lib/xlsx/xform/core/relationships-xform') as new () => {
+  parseStream(stream: Readable): Promise<WorkbookParts['rels']>;
+};
+const StyleManager = fromExceljs('./lib/xlsx/xform/style/styles-xform') as new () => {
+  parseStream(stream: Readable): Promise<unknown>;
+  init(): void;
+};
+const WorksheetReader = fromExceljs('./lib/stream/xlsx/worksheet-reader') as new (options: {
+  workbook: WorkbookParts;
+  id: number;
+  iterator: Readable;
+  options: typeof SHEET_OPTIONS;
+}) => AsyncIterable<ExcelJS.Row>;
+/** Rows emitted; hyperlinks not wanted. */
+const SHEET_OPTIONS = { worksheets: 'emit', hyperlinks: 'ignore' } as const;

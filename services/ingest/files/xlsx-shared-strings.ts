@@ -1,24 +1,15 @@
-import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createInflateRaw } from 'node:zlib';
 import { FileRefusedError } from './refusal.ts';
 import { createSharedStrings, type SharedStrings } from './shared-strings.ts';
-import { readZipEntries } from './zip-inspect.ts';
+import { openZipEntryText } from './zip-entry-text.ts';
+import type { ZipEntry } from './zip-inspect.ts';
 
 /**
- * An xlsx's shared-strings table (`xl/sharedStrings.xml`), read from the zip by its central
- * directory, not from exceljs's streaming reader (docs/files.md "The shared-strings table is ours
- * to read").
- *
- * Why not exceljs's (`sharedStrings: 'emit'`): under CPU load its stream of zip entries now and
- * then yields the strings entry with none of its data (about 1 read in 70 of a LibreOffice xlsx
- * beside two busy cores, none when idle). Every text cell then reads as empty and a good file is
- * refused as `file_no_data` ("every sheet is empty"): the CI failure of uploads.embedded. The
- * worksheet's cells only carry the index; the text comes from here, read by offset from the file.
- *
- * Per string: the text of its `<t>` elements (one, or one per rich-text run), without the
- * phonetic reading (`<rPh>`). Held compact (shared-strings.ts); over `maxBytes` the file is refused
- * as too large unpacked.
+ * An xlsx's shared-strings table (`xl/sharedStrings.xml`), read from the zip by offset like every
+ * part of the workbook (docs/files.md "Reading an xlsx"); the worksheet's cells only carry the
+ * index. Per string: the text of its `<t>` elements (one, or one per rich-text run), without the
+ * phonetic reading (`<rPh>`). Held compact (shared-strings.ts); over `maxBytes` the file is
+ * refused as too large unpacked.
  */
 const PATH = 'xl/sharedStrings.xml';
 
@@ -37,11 +28,10 @@ const { SaxesParser } = createRequire(createRequire(import.meta.url).resolve('ex
   SaxesParser: new () => SaxParser;
 };
 
-export async function readXlsxSharedStrings(path: string, maxBytes: number): Promise<SharedStrings> {
+export async function readXlsxSharedStrings(path: string, entries: ZipEntry[], maxBytes: number): Promise<SharedStrings> {
   const strings = createSharedStrings();
-  const entry = (await readZipEntries(path)).find((e) => e.name === PATH);
+  const entry = entries.find((e) => e.name === PATH);
   if (!entry) return strings; // a workbook of numbers only has none
-  if (entry.method !== 0 && entry.method !== 8) throw new FileRefusedError('file_unsupported_format', `zip method ${entry.method}`);
 
   const parser = new SaxesParser();
   let inString = false;
@@ -73,20 +63,16 @@ export async function readXlsxSharedStrings(path: string, maxBytes: number): Pro
     state.failure ??= new FileRefusedError('file_corrupt', 'shared strings XML unreadable', undefined, { cause: error });
   });
 
-  const raw = entry.compressedSize === 0 ? null : createReadStream(path, { start: entry.dataStart, end: entry.dataStart + entry.compressedSize - 1 });
-  if (raw) {
-    const stream = entry.method === 8 ? raw.pipe(createInflateRaw()) : raw;
-    stream.setEncoding('utf8'); // a character split between chunks is joined before the parser sees it
-    try {
-      for await (const chunk of stream as AsyncIterable<string>) {
-        parser.write(chunk);
-        if (state.failure) break;
-      }
-    } catch (error) {
-      state.failure ??= new FileRefusedError('file_corrupt', 'zip entry does not inflate', undefined, { cause: error });
-    } finally {
-      raw.destroy();
+  const stream = openZipEntryText(path, entry);
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) {
+      parser.write(chunk);
+      if (state.failure) break;
     }
+  } catch (error) {
+    state.failure ??= new FileRefusedError('file_corrupt', 'zip entry does not inflate', undefined, { cause: error });
+  } finally {
+    stream.destroy();
   }
   if (!state.failure) parser.close();
   if (state.failure) throw state.failure;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ListVersionRef } from '../../domain/types.ts';
-import { toListVersionRef } from '../../lists/active-index.ts';
+import { toListVersionRef } from '../../registers/lists/active-index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { SavedMappingStore } from '../../platform/store/saved-mappings-port.ts';

@@ -1,5 +1,5 @@
 import type { ColumnMapping } from '../../domain/check-job.ts';
-import { MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError } from '../../monitors/contacts.ts';
+import { MonitorNotFoundError, NoContactsError, replaceMonitorContacts, TooManyContactsError } from '../monitors/contacts.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { MonitorStore } from '../../platform/store/monitors-port.ts';
 import type { SavedMappingStore } from '../../platform/store/saved-mappings-port.ts';

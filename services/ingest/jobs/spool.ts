@@ -217,22 +217,13 @@ export function uploadFileName(id: string): string {
   return `upload-${spoolHost()}-${process.pid}-${id}.part`;
 }
 
-/**
- * `xlsx-<host>-<pid>-<uuid>.sheet`: exceljs's temporary copy of a worksheet while an xlsx is read
- * (files/xlsx-temp.ts puts it in the spool). Removed by exceljs after the sheet, or by the next
- * API or inbound start like a job spool file.
- */
-export function xlsxTempFileName(): string {
-  return `xlsx-${spoolHost()}-${process.pid}-${randomUUID()}.sheet`;
-}
-
 /** This machine's name as it appears in spool file names. */
 export function spoolHost(): string {
   return hostname().replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 64) || 'host';
 }
 
-const OWNED_SPOOL_FILE = /^(?:job|upload|xlsx)-([A-Za-z0-9._-]{1,64})-(\d{1,10})-[0-9a-f-]{36}\.(?:ndjson|part|sheet)$/;
-const ANY_SPOOL_FILE = /^(?:job-(?:[A-Za-z0-9._-]{1,64}-\d{1,10}-)?[0-9a-f-]{36}\.ndjson|upload-[A-Za-z0-9._-]{1,64}-\d{1,10}-[0-9a-f-]{36}\.part|xlsx-[A-Za-z0-9._-]{1,64}-\d{1,10}-[0-9a-f-]{36}\.sheet)$/;
+const OWNED_SPOOL_FILE = /^(?:job|upload)-([A-Za-z0-9._-]{1,64})-(\d{1,10})-[0-9a-f-]{36}\.(?:ndjson|part)$/;
+const ANY_SPOOL_FILE = /^(?:job-(?:[A-Za-z0-9._-]{1,64}-\d{1,10}-)?[0-9a-f-]{36}\.ndjson|upload-[A-Za-z0-9._-]{1,64}-\d{1,10}-[0-9a-f-]{36}\.part)$/;
 /** A live pid may be a reused one; no request keeps its spool file this long. */
 const LIVE_OWNER_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 

@@ -15,11 +15,11 @@ export interface UserRecord {
   role: Role;
   /** invited: the link was sent, no password yet; removed: can no longer sign in (kept for the audit log). */
   status: 'invited' | 'active' | 'removed';
-  /** `scrypt$…` (services/people/password.ts), null until the invitation is accepted. */
+  /** `scrypt$…` (services/api/people/password.ts), null until the invitation is accepted. */
   password_hash: string | null;
   /**
    * The TOTP secret made with the invitation, sealed with the person's data key
-   * (services/people/totp-seal.ts: `sealed1.…`); a secret stored before sealing is the Base32 text.
+   * (services/api/people/totp-seal.ts: `sealed1.…`); a secret stored before sealing is the Base32 text.
    */
   totp_secret: string;
   /** The last TOTP step accepted (a code is never accepted twice); 0: none yet. */

@@ -1,5 +1,5 @@
-import { activateRegister } from '../../../services/companies/register-import.ts';
-import { createRegisters } from '../../../services/companies/registers.ts';
+import { activateRegister } from '../../../services/registers/companies/register-import.ts';
+import { createRegisters } from '../../../services/registers/companies/registers.ts';
 import type { CompanyRecord, DirectoryEntry } from '../../../services/domain/index.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { createEmbeddedRegisterStore } from '../../../services/platform/store/embedded/registers.ts';
@@ -38,7 +38,7 @@ export async function seedRegister(store: RegisterStore, kind: RegisterKind, rec
  * The API of helper.ts plus a company register and an imported phone directory (the file
  * adapter) on the same database, and organisations with and without the add-ons.
  */
-export async function buildWithRegisters(options: BuildOptions & { registers?: boolean; directory?: import('../../../services/phones/directory-port.ts').PhoneDirectory } = {}) {
+export async function buildWithRegisters(options: BuildOptions & { registers?: boolean; directory?: import('../../../services/registers/phones/directory-port.ts').PhoneDirectory } = {}) {
   let store!: RegisterStore;
   let registers!: ReturnType<typeof createRegisters>;
   const built = await build({

@@ -1,6 +1,6 @@
 import type { Config } from '../../../services/platform/config.ts';
 import type { QuotaConfigName } from '../../../services/api/quotas.ts';
-import { createActiveAddressRegister } from '../../../services/addresses/active-register.ts';
+import { createActiveAddressRegister } from '../../../services/registers/addresses/active-register.ts';
 import type { RegisterAddress } from '../../../services/domain/address-register.ts';
 import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,7 @@ import { expect, onTestFinished } from 'vitest';
 import { issueApiKey } from '../../../services/admin/keys.ts';
 import { buildApp } from '../../../services/api/app.ts';
 import type { ListEntry } from '../../../services/domain/types.ts';
-import { createActiveListIndex } from '../../../services/lists/active-index.ts';
+import { createActiveListIndex } from '../../../services/registers/lists/active-index.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import type { AccountStore, Organisation } from '../../../services/platform/store/accounts-port.ts';
 import { createEmbeddedAccountStore } from '../../../services/platform/store/embedded/accounts.ts';

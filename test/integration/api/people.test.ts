@@ -22,9 +22,9 @@ import { createEmbeddedJobStore } from '../../../services/platform/store/embedde
 import { createEmbeddedPeopleStore } from '../../../services/platform/store/embedded/people.ts';
 import { createEmbeddedAccountStore } from '../../../services/platform/store/embedded/accounts.ts';
 import type { Organisation } from '../../../services/platform/store/accounts-port.ts';
-import { createSmtpInvitationMailer } from '../../../services/people/invitation-mail.ts';
-import { createPeopleService, type PeopleService } from '../../../services/people/people-service.ts';
-import { createTotpSecretSeal } from '../../../services/people/totp-seal.ts';
+import { createSmtpInvitationMailer } from '../../../services/api/people/invitation-mail.ts';
+import { createPeopleService, type PeopleService } from '../../../services/api/people/people-service.ts';
+import { createTotpSecretSeal } from '../../../services/api/people/totp-seal.ts';
 import { createJobDataKeys } from '../../../services/platform/keys/data-keys.ts';
 import { createEmbeddedDataKeyStore } from '../../../services/platform/store/embedded/data-keys.ts';
 import { createEmbeddedKeyRing } from '../../../services/platform/store/embedded/keyring.ts';

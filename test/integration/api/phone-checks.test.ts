@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckResultSchema } from '../../../services/api/schemas/check-result.ts';
-import { createHttpDirectory } from '../../../services/phones/http-directory.ts';
+import { createHttpDirectory } from '../../../services/registers/phones/http-directory.ts';
 import { startFakeDirectory, type FakeDirectory } from '../../support/fake-phone-directory.ts';
 import { bearer, errorOf, LIVE_VERSION_ID } from './helper.ts';
 import { buildWithRegisters, DIRECTORY } from './companies-phones-helper.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildWebPage } from '../../../services/web/assets.ts';
-import { PAGE_SECURITY_HEADERS } from '../../../services/web/routes.ts';
+import { buildWebPage } from '../../../services/api/web/assets.ts';
+import { PAGE_SECURITY_HEADERS } from '../../../services/api/web/routes.ts';
 import { build, errorOf } from './helper.ts';
 
 /** The page's routes on buildApp (the browser flow itself: test/e2e/web-page.test.ts). */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileRefusedError } from '../../../services/ingest/files/refusal.ts';
 import { readXlsxBatches } from '../../../services/ingest/files/xlsx-reader.ts';
 import { readXlsxSharedStrings } from '../../../services/ingest/files/xlsx-shared-strings.ts';
+import { readZipEntries } from '../../../services/ingest/files/zip-inspect.ts';
 import { makeSpreadsheets, scratchDir } from '../../support/files/spreadsheets.ts';
 
 interface Zip {
@@ -43,6 +44,8 @@ async function withStrings(name: string, xml: string): Promise<string> {
 
 const sst = (items: string) => `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${items}</sst>`;
 
+const stringsOf = async (path: string, maxBytes: number) => readXlsxSharedStrings(path, await readZipEntries(path), maxBytes);
+
 describe('the shared-strings table, read from the zip by offset', () => {
   it('plain, rich text (runs joined), empty, entities and kept spaces; a phonetic reading is no part of the text', async () => {
     const path = await withStrings('shapes.xlsx', sst([
@@ -52,14 +55,14 @@ describe('the shared-strings table, read from the zip by offset', () => {
       '<si><t>東京</t><rPh sb="0" eb="2"><t>トウキョウ</t></rPh><phoneticPr fontId="1"/></si>',
       '<si><t xml:space="preserve"> A &amp; B &lt;C&gt; </t></si>',
     ].join('')));
-    const strings = await readXlsxSharedStrings(path, 1024 * 1024);
+    const strings = await stringsOf(path, 1024 * 1024);
     expect(Array.from({ length: strings.count }, (_, i) => strings.get(i))).toEqual(['Anne Hansen', 'Nørregade 7', '', '東京', ' A & B <C> ']);
   });
 
   it('a table far larger than one inflate chunk keeps every letter (æøå split between chunks are joined)', async () => {
     const texts = Array.from({ length: 20_000 }, (_, i) => `Æblegård Østergade ${i} å`);
     const path = await withStrings('large.xlsx', sst(texts.map((t) => `<si><t>${t}</t></si>`).join('')));
-    const strings = await readXlsxSharedStrings(path, 64 * 1024 * 1024);
+    const strings = await stringsOf(path, 64 * 1024 * 1024);
     expect(strings.count).toBe(texts.length);
     expect(Array.from({ length: strings.count }, (_, i) => strings.get(i))).toEqual(texts);
   });
@@ -74,9 +77,9 @@ describe('the shared-strings table, read from the zip by offset', () => {
 
   it('over the cap: refused as too large unpacked; broken XML: refused as corrupt', async () => {
     const large = await withStrings('cap.xlsx', sst(Array.from({ length: 1000 }, (_, i) => `<si><t>navn ${i}</t></si>`).join('')));
-    await expect(readXlsxSharedStrings(large, 1000)).rejects.toMatchObject({ code: 'file_too_large_inflated' });
+    await expect(stringsOf(large, 1000)).rejects.toMatchObject({ code: 'file_too_large_inflated' });
     const broken = await withStrings('broken.xlsx', sst('<si><t>Anne</si>'));
-    const error = await readXlsxSharedStrings(broken, 1024 * 1024).catch((e: unknown) => e);
+    const error = await stringsOf(broken, 1024 * 1024).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FileRefusedError);
     expect(error).toMatchObject({ code: 'file_corrupt' });
   });

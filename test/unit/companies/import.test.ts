@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createActiveRegister } from '../../../services/companies/active-register.ts';
-import { importCompanyRegister } from '../../../services/companies/import.ts';
-import { activateRegister, RegisterImportError } from '../../../services/companies/register-import.ts';
+import { createActiveRegister } from '../../../services/registers/companies/active-register.ts';
+import { importCompanyRegister } from '../../../services/registers/companies/import.ts';
+import { activateRegister, RegisterImportError } from '../../../services/registers/companies/register-import.ts';
 import { createCompanyIndexBuilder, findCompany, type CompanyIndex, type CompanyRecord } from '../../../services/domain/index.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';

@@ -163,12 +163,25 @@ describe('the newcomer\'s tour (docs/README.md)', () => {
   });
 });
 
+/** The folders of the groups the layout draws one level deeper (docs/architecture.md "Layout"). */
+const GROUPS = ['registers', 'ingest', 'api'];
+
 describe("README.md's layout", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const layout = readme.slice(readme.indexOf('## Layout'));
+  const foldersOf = (path: string) => readdirSync(join(root, path), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+
   it('names every folder of services/', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const layout = readme.slice(readme.indexOf('## Layout'));
-    const folders = readdirSync(join(root, 'services'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-    expect(folders.length).toBeGreaterThan(10);
-    expect(folders.filter((name) => !new RegExp(`^\\s+${name}/`, 'm').test(layout))).toEqual([]);
+    const folders = foldersOf('services');
+    expect(folders.length).toBeGreaterThan(8);
+    expect(folders.filter((name) => !new RegExp(`^  ${name}/`, 'm').test(layout))).toEqual([]);
+  });
+
+  it('names every folder of the groups registers/, ingest/ and api/, indented under the group', () => {
+    const missing = GROUPS.flatMap((group) => {
+      const block = layout.slice(layout.search(new RegExp(`^  ${group}/`, 'm'))).split(/\n(?=  \S)/)[0];
+      return foldersOf(`services/${group}`).filter((name) => !new RegExp(`^    ${name}/`, 'm').test(block)).map((name) => `${group}/${name}`);
+    });
+    expect(missing).toEqual([]);
   });
 });

@@ -12,11 +12,11 @@ import { PHONE_OUTCOME_WORDS, REASON_WORDS, STATUS_WORDS } from '../../../servic
 import { catalog as INBOUND_MESSAGES, LETTER_TEXTS } from '../../../services/ingest/inbound/messages.ts';
 import { MAPPING_WARNING_TEXTS } from '../../../services/ingest/files/mapping-warnings.ts';
 import { TEXTS as JOB_INPUT_TEXTS } from '../../../services/ingest/jobs/errors.ts';
-import { FIELD_LABELS, pageMessages } from '../../../services/web/page-messages.ts';
+import { FIELD_LABELS, pageMessages } from '../../../services/api/web/page-messages.ts';
 import { TEXT as CERTIFICATE_TEXTS } from '../../../services/api/certificate-pdf.ts';
 import { TEXT as DOCS_PAGE_TEXTS } from '../../../services/api/docs-page.ts';
 import { TEXT as EMAIL_REPLY_TEXTS } from '../../../services/ingest/email/reply.ts';
-import { TEXT as INVITATION_TEXTS } from '../../../services/people/invitation-mail.ts';
+import { TEXT as INVITATION_TEXTS } from '../../../services/api/people/invitation-mail.ts';
 import { APPROXIMATE_SUFFIX, LABELS as MATCH_LABELS, PREVIOUS_SUFFIX } from '../../../services/domain/status.ts';
 import { LABEL as WITHHELD_LABEL } from '../../../services/domain/withheld-verdict.ts';
 import { LABEL as LIST_NOT_READY_LABEL } from '../../../services/domain/list-not-ready.ts';
@@ -46,8 +46,8 @@ const TABLES: Record<string, Record<string, unknown>> = {
   'ingest/inbound/messages.ts letters': LETTER_TEXTS,
   'ingest/files/mapping-warnings.ts': MAPPING_WARNING_TEXTS,
   'ingest/jobs/errors.ts': JOB_INPUT_TEXTS,
-  'web/page-messages.ts': pageMessages,
-  'web/page-messages.ts field labels': FIELD_LABELS,
+  'api/web/page-messages.ts': pageMessages,
+  'api/web/page-messages.ts field labels': FIELD_LABELS,
   'domain/status.ts labels': MATCH_LABELS,
   'domain/status.ts suffixes': { previous: PREVIOUS_SUFFIX, approximate: APPROXIMATE_SUFFIX },
   'domain/withheld-verdict.ts, list-not-ready.ts': { withheld: WITHHELD_LABEL, list_not_ready: LIST_NOT_READY_LABEL },
@@ -94,7 +94,7 @@ const LANGUAGE_FIRST_TABLES: Record<string, Record<string, Record<string, unknow
   'api/certificate-pdf.ts': CERTIFICATE_TEXTS,
   'api/docs-page.ts': DOCS_PAGE_TEXTS,
   'ingest/email/reply.ts': EMAIL_REPLY_TEXTS,
-  'people/invitation-mail.ts': INVITATION_TEXTS,
+  'api/people/invitation-mail.ts': INVITATION_TEXTS,
 };
 
 /**
@@ -164,7 +164,7 @@ const CATALOGUE_FILES = [
   'api/messages.ts', 'api/zod-issues.ts', 'domain/list-not-ready.ts', 'domain/status.ts', 'domain/withheld-verdict.ts',
   'ingest/email/reply.ts', 'ingest/files/mapping-warnings.ts', 'ingest/files/refusal.ts', 'ingest/files/result-file.ts',
   'ingest/files/verdict-words.ts', 'ingest/inbound/messages.ts', 'ingest/jobs/errors.ts', 'ingest/uploads/result-file.ts',
-  'people/invitation-mail.ts', 'web/page-messages.ts',
+  'api/people/invitation-mail.ts', 'api/web/page-messages.ts',
 ].map((file) => `services/${file}`);
 
 /** A line of a da/en table: `da: '…'`, `da: [`, `da: () =>`, `da: {` opening the Danish texts. */

@@ -72,11 +72,17 @@ describe('the project lint (.oxlintrc.json)', () => {
   it('lets ingest reach monitors only through their contacts entry point', async () => {
     expect(await findings({
       'services/ingest/inbound/feed.ts': [
-        "export { replaceMonitorContacts } from '../../monitors/contacts.ts';",
-        "export { createMonitorService } from '../../monitors/service.ts';",
+        "export { replaceMonitorContacts } from '../monitors/contacts.ts';",
+        "export { createMonitorService } from '../monitors/service.ts';",
         "export type { MonitorStore } from '../../platform/store/monitors-port.ts';",
       ].join('\n'),
-      'services/api/app.ts': "export { createMonitorService } from '../monitors/service.ts';",
+      // The monitors (a source of jobs, inside ingest) use their own modules and ingest's job machinery.
+      'services/ingest/monitors/service.ts': [
+        "export { replaceMonitorContacts } from './contacts.ts';",
+        "export { createMonitorRunResults } from './run-results.ts';",
+        "export { endUnfinishedJob } from '../jobs/end-job.ts';",
+      ].join('\n'),
+      'services/api/app.ts': "export { createMonitorService } from '../ingest/monitors/service.ts';",
     })).toEqual(['services/ingest/inbound/feed.ts:2 no-restricted-imports']);
   });
 
@@ -97,13 +103,18 @@ describe('the project lint (.oxlintrc.json)', () => {
         "export { pinnedRequest as pinned } from '../../projection/callbacks/pinned-request.ts';",
         "export const m = await import('../../projection/projection.ts');",
       ].join('\n'),
+      // The web page, payments and portal people are the HTTP edge too, and the monitors a source.
+      'services/api/web/routes.ts': "export { startProjection } from '../../projection/index.ts';",
+      'services/ingest/monitors/service.ts': "export { startProjection } from '../../projection/index.ts';",
       // The composition root and the projection itself may.
       'services/processes.ts': "export { startProjection } from './projection/index.ts';",
       'services/projection/callbacks/sender.ts': "export { checkCallbackUrl } from '../../platform/outbound-http/index.ts';",
     })).toEqual([
       'services/api/app.ts:2 no-restricted-imports',
       'services/api/routes/channels.ts:2 no-restricted-imports', 'services/api/routes/channels.ts:3 no-restricted-imports',
+      'services/api/web/routes.ts:1 no-restricted-imports',
       'services/ingest/connector/https-get.ts:3 no-restricted-imports', 'services/ingest/connector/https-get.ts:4 no-restricted-imports',
+      'services/ingest/monitors/service.ts:1 no-restricted-imports',
     ]);
   });
 

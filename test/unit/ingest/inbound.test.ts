@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretBox, parseSecretKey, SecretKeyError } from '../../../services/ingest/inbound/secrets.ts';
 import { refusalText, tooManyContactsTexts } from '../../../services/ingest/inbound/messages.ts';
-import { MAX_MONITOR_CONTACTS, TooManyContactsError } from '../../../services/monitors/contacts.ts';
+import { MAX_MONITOR_CONTACTS, TooManyContactsError } from '../../../services/ingest/monitors/contacts.ts';
 import { MAX_ROWS_PER_JOB } from '../../../services/domain/check-job.ts';
 import { MAX_PEOPLE_PER_JOB } from '../../../services/api/schemas/check-job.ts';
 import { DEFAULT_MAX_DATA_ROWS, fileRefusalMessage } from '../../../services/ingest/files/index.ts';

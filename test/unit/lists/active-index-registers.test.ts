@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createActiveAddressRegister, AddressRegisterUnavailableError } from '../../../services/addresses/active-register.ts';
+import { createActiveAddressRegister, AddressRegisterUnavailableError } from '../../../services/registers/addresses/active-register.ts';
 import { checkPerson } from '../../../services/domain/index.ts';
-import { createActiveListIndex } from '../../../services/lists/active-index.ts';
+import { createActiveListIndex } from '../../../services/registers/lists/active-index.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ListEntry } from '../../../services/domain/types.ts';
-import { createActiveListIndex, toListVersionRef } from '../../../services/lists/active-index.ts';
-import { writeCprFile, type CprWriteRecord } from '../../../services/lists/cpr-format.ts';
-import { activateListVersion, importListVersion, ListImportError } from '../../../services/lists/import.ts';
+import { createActiveListIndex, toListVersionRef } from '../../../services/registers/lists/active-index.ts';
+import { writeCprFile, type CprWriteRecord } from '../../../services/registers/lists/cpr-format.ts';
+import { activateListVersion, importListVersion, ListImportError } from '../../../services/registers/lists/import.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkPerson } from '../../../services/domain/index.ts';
 import { createPreviousAddressDeriver, previousAddressCutoff } from '../../../services/domain/previous-addresses.ts';
 import type { CheckOptions, ListEntry } from '../../../services/domain/types.ts';
-import { createActiveListIndex } from '../../../services/lists/active-index.ts';
+import { createActiveListIndex } from '../../../services/registers/lists/active-index.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';

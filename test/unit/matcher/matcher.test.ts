@@ -6,13 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
-import { createActiveListIndex } from '../../../services/lists/active-index.ts';
-import { createActiveAddressRegister } from '../../../services/addresses/active-register.ts';
+import { createActiveListIndex } from '../../../services/registers/lists/active-index.ts';
+import { createActiveAddressRegister } from '../../../services/registers/addresses/active-register.ts';
 import { checkPerson, createAddressRegisterBuilder, createListIndexBuilder } from '../../../services/domain/index.ts';
 import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
 import { CORPUS_LIST, CORPUS_PEOPLE, CORPUS_REGISTER, importCorpusRegister, REGISTER_DEPENDENT } from '../../support/one-check-corpus.ts';
 import { createMatcherCore } from '../../../services/matcher/matcher.ts';
-import { createPrivateListIndexes } from '../../../services/lists/private-indexes.ts';
+import { createPrivateListIndexes } from '../../../services/registers/lists/private-indexes.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { createStaticSchemaRegistry } from '../../../services/platform/schema-registry/static.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
@@ -20,11 +20,11 @@ import { createEmbeddedListStore } from '../../../services/platform/store/embedd
 import {
   createPipelineEvents, toAvroPerson, type EventMessage, type PipelineEvent, type ResultsChunkEvent, type RowsChunkEvent,
 } from '../../../services/pipeline/events.ts';
-import { createActiveRegister } from '../../../services/companies/active-register.ts';
+import { createActiveRegister } from '../../../services/registers/companies/active-register.ts';
 import {
   createCompanyIndexBuilder, createPhoneIndexBuilder, type CompanyIndex, type CompanyRecord, type DirectoryEntry, type PhoneIndex,
 } from '../../../services/domain/index.ts';
-import { DirectoryUnavailableError } from '../../../services/phones/directory-port.ts';
+import { DirectoryUnavailableError } from '../../../services/registers/phones/directory-port.ts';
 import { createEmbeddedRegisterStore } from '../../../services/platform/store/embedded/registers.ts';
 import type { MatcherRegisters } from '../../../services/matcher/matcher.ts';
 import {

@@ -2,8 +2,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { PersonInput } from '../../../services/domain/types.ts';
-import { blockPlace, newDataKey, sealContacts } from '../../../services/monitors/contact-seal.ts';
-import { createMonitorService } from '../../../services/monitors/service.ts';
+import { blockPlace, newDataKey, sealContacts } from '../../../services/ingest/monitors/contact-seal.ts';
+import { createMonitorService } from '../../../services/ingest/monitors/service.ts';
 import type { Logger } from '../../../services/platform/logger.ts';
 import { createEmbeddedAccountStore } from '../../../services/platform/store/embedded/accounts.ts';
 import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
@@ -14,7 +14,7 @@ import { createEmbeddedMonitorStore } from '../../../services/platform/store/emb
 import type { MonitorRecord, MonitorStore } from '../../../services/platform/store/monitors-port.ts';
 
 /**
- * The monitor retention sweep (`sweepExpired` of services/monitors/service.ts, the sweep
+ * The monitor retention sweep (`sweepExpired` of services/ingest/monitors/service.ts, the sweep
  * `monitor-expired` of docs/privacy-and-proof.md "Every store: what personal data, how long, what
  * deletes it"): one monitor that cannot be deleted must not keep the other monitors' people past
  * their retention, and the failure is reported by the monitor's id alone, never with the people

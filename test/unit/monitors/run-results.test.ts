@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult, Status } from '../../../services/domain/types.ts';
-import { createMonitorRunResults } from '../../../services/monitors/run-results.ts';
+import { createMonitorRunResults } from '../../../services/ingest/monitors/run-results.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedMonitorStore } from '../../../services/platform/store/embedded/monitors.ts';
@@ -8,7 +8,7 @@ import type { JobRecord, ResultRow } from '../../../services/platform/store/jobs
 import type { MonitorStore } from '../../../services/platform/store/monitors-port.ts';
 
 /**
- * The projection's side of a re-check (services/monitors/run-results.ts) on the embedded store:
+ * The projection's side of a re-check (services/ingest/monitors/run-results.ts) on the embedded store:
  * the previous verdicts are found by position when a contact is where it was, and looked up by
  * key only for contacts that moved or are new (what keeps a re-check of 1,000,000 contacts from
  * reading the previous run again for every few hundred keys in ClickHouse).

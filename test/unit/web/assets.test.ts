@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildWebPage, pageTexts } from '../../../services/web/assets.ts';
-import { pageMessages } from '../../../services/web/page-messages.ts';
-import { textsFor } from '../../../services/web/page/texts.ts';
+import { buildWebPage, pageTexts } from '../../../services/api/web/assets.ts';
+import { pageMessages } from '../../../services/api/web/page-messages.ts';
+import { textsFor } from '../../../services/api/web/page/texts.ts';
 import { issuesFromZod } from '../../../services/api/zod-issues.ts';
 import { z } from 'zod';
 
@@ -20,7 +20,7 @@ function pageDir(files: Record<string, string>): string {
   return dir;
 }
 
-describe('the web page build (services/web/assets.ts)', () => {
+describe('the web page build (services/api/web/assets.ts)', () => {
   it('strips types, points sibling imports at the .js modules and serves index.html at /', () => {
     const page = buildWebPage(pageDir({
       'index.html': '<!doctype html><title>x</title>',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { pageTexts } from '../../../services/web/assets.ts';
-import { FIELD_LABELS } from '../../../services/web/page-messages.ts';
-import { textsFor } from '../../../services/web/page/texts.ts';
+import { pageTexts } from '../../../services/api/web/assets.ts';
+import { FIELD_LABELS } from '../../../services/api/web/page-messages.ts';
+import { textsFor } from '../../../services/api/web/page/texts.ts';
 import { message } from '../../../services/api/messages.ts';
 import { CheckJobFieldsSchema, CheckJobOptionsSchema, ColumnMappingSchema } from '../../../services/api/schemas/check-job.ts';
 import { AddConnectorRequestSchema, AddDropFolderRequestSchema, AddEmailSenderRequestSchema } from '../../../services/api/schemas/channels.ts';
@@ -16,7 +16,7 @@ import { PreviewCheckJobRequestSchema, StartCheckJobRequestSchema } from '../../
 const danish = textsFor(pageTexts(), 'da');
 const english = textsFor(pageTexts(), 'en');
 
-/** The bodies the page sends (services/web/page/api.ts): a refusal of any of their fields names it. */
+/** The bodies the page sends (services/api/web/page/api.ts): a refusal of any of their fields names it. */
 const PAGE_BODIES: Record<string, z.ZodObject> = {
   SignInRequestSchema, AcceptInvitationRequestSchema, InviteUserRequestSchema, SetRoleRequestSchema, CreateApiKeyRequestSchema,
   UpdateSettingsRequestSchema, AddEmailSenderRequestSchema, AddDropFolderRequestSchema, AddConnectorRequestSchema,
@@ -38,7 +38,7 @@ function pagePaths(): string[] {
 /** The pattern of an API path before a colon, as no issue line a person reads may hold. */
 const RAW_PATH = /\b[a-z_]+(\.[a-z_]+|\[\d+\])+:|^[a-z]+_[a-z_]+:/;
 
-describe('issue lines in words (services/web/page-messages.ts FIELD_LABELS, page/texts.ts fieldLabel)', () => {
+describe('issue lines in words (services/api/web/page-messages.ts FIELD_LABELS, page/texts.ts fieldLabel)', () => {
   it('has words in both languages for every field of every body the page sends', () => {
     const paths = pagePaths();
     expect(paths.length).toBeGreaterThan(40);
