@@ -6,6 +6,7 @@ import type { JobRecord, JobStore, ResultRow } from '../../services/platform/sto
 import {
   InvalidCursorError, JobExistsError, RESULT_RECORD_FORMAT, resultRecords, UnknownRecordFormatError, type ResultRecord,
 } from '../../services/platform/store/job-results.ts';
+import { resultShapeRows } from '../fixtures/result-shapes.ts';
 import { useHarness } from './harness.ts';
 
 /** What a test file hands the suite: a fresh store, and how to release it afterwards. */
@@ -194,6 +195,35 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       const json = await store().readResultsJson(job.id, { cursor, limit: 5 });
       expect(json.results.map((r) => (JSON.parse(r) as { id: string }).id)).toEqual([rows(240, 241)[0].result.id, rows(50_000, 50_001)[0].result.id]);
       expect(json.next_cursor).toBeNull();
+    });
+
+    it('serves a page as bytes equal to its JSON results joined with commas, on every result shape and cursor', async () => {
+      // docs/architecture.md "Results pages": the bytes are the stored JSON, not a re-serialisation.
+      const job = makeJob();
+      await store().createJob(job);
+      const stored = resultShapeRows(2500);
+      await store().putResults(job.id, job.delete_after, stored);
+      for (const limit of [7, 333, 1000, 10_000]) {
+        let cursor: string | null = null;
+        let total = 0;
+        // Limit 7: the first 20 pages (cursors inside records and across gaps); the others to the end.
+        for (let page = 0; limit > 7 || page < 20; page++) {
+          const json = await store().readResultsJson(job.id, { cursor, limit });
+          const bytes = await store().readResultsBytes(job.id, { cursor, limit });
+          expect(bytes.count).toBe(json.results.length);
+          expect(bytes.next_cursor).toBe(json.next_cursor);
+          const served = Buffer.concat(bytes.pieces);
+          if (!served.equals(Buffer.from(json.results.join(','), 'utf8'))) expect(served.toString('utf8')).toBe(json.results.join(','));
+          total += bytes.count;
+          cursor = bytes.next_cursor;
+          if (cursor === null) break;
+        }
+        if (limit > 7) expect(total).toBe(stored.length);
+      }
+      const all = await store().readResultsBytes(job.id, { limit: 10_000 });
+      expect(JSON.parse(`[${Buffer.concat(all.pieces).toString('utf8')}]`)).toEqual(stored.map((r) => r.result));
+      const none = await store().readResultsBytes(makeJob().id, { limit: 10 });
+      expect({ ...none, pieces: Buffer.concat(none.pieces).toString('utf8') }).toEqual({ pieces: '', count: 0, next_cursor: null });
     });
 
     it('rejects a cursor from another job, a forged cursor and a limit out of 1..10000', async () => {
@@ -457,6 +487,9 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(await store().countResults(job.id)).toEqual(expectedCounts(0, 30));
       await expect(store().readResults(job.id, { cursor: first.next_cursor, limit: 20 })).rejects.toThrow(UnknownRecordFormatError);
       await expect(store().readResultsJson(job.id, { cursor: json.next_cursor, limit: 20 })).rejects.toThrow(`format ${unknownFormat}`);
+      const bytes = await store().readResultsBytes(job.id, { limit: 20 });
+      expect(Buffer.concat(bytes.pieces).toString('utf8')).toBe(json.results.join(','));
+      await expect(store().readResultsBytes(job.id, { cursor: bytes.next_cursor, limit: 20 })).rejects.toThrow(UnknownRecordFormatError);
     });
 
     it('round-trips hostile text in results and records unchanged', async () => {

@@ -355,6 +355,9 @@ describe('ClickHouse job results written before result records (check_results, o
       expect(Number((await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${conn.table('check_result_records')} WHERE job_id = ${job.id}`))[0].n)).toBe(0);
       const page = await later.readResultsJson(job.id, { limit: 15 });
       expect(page.results.map((r) => (JSON.parse(r) as { id: string }).id)).toEqual(rows(0, 15).map((r) => r.result.id));
+      const bytes = await createClickHouseJobStore(conn).readResultsBytes(job.id, { limit: 15 });
+      expect(Buffer.concat(bytes.pieces).toString('utf8')).toBe(page.results.join(','));
+      expect(bytes.next_cursor).toBe(page.next_cursor);
       const rest = await later.readResults(job.id, { cursor: page.next_cursor, limit: 15 });
       expect(rest.rows.map((r) => r.row)).toEqual([15, 16, 17, 18, 19]);
     } finally {

@@ -177,6 +177,10 @@ def set_statement(query):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the client reuses its sockets
+    # TCP_NODELAY, as ClickHouse's own server sets it: the head and the body go out as two writes,
+    # and with Nagle's algorithm the body waited for the client's delayed ACK of the head, about
+    # 40 ms on every answer of a kept-alive socket (docs/architecture.md "Performance").
+    disable_nagle_algorithm = True
     server_version = "chdb-front"
     engine = None  # set by main()
 

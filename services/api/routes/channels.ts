@@ -6,10 +6,11 @@
  * only (requireAdmin): an API key or a member gets 403. A drop folder is added only after one
  * connection showed the pasted host key, took the login and has inbox/ (docs/inbound.md "In the page").
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { DropFolder, DropFolderStatus, InboundStore } from '../../platform/store/inbound-port.ts';
 import type { Connector, ConnectorStatus, ConnectorStore } from '../../platform/store/connectors-port.ts';
+import type { RemovableRecord } from '../../platform/store/removable-records.ts';
 import type { SecretBox } from '../../ingest/inbound/secrets.ts';
 import type { CheckDropFolder } from '../../ingest/sftp/check-folder.ts';
 import { CallbackUrlError, checkCallbackUrl, type LookupAll } from '../../platform/outbound-http/index.ts';
@@ -176,15 +177,8 @@ export function registerChannelRoutes(app: FastifyInstance, ctx: RouteContext, c
   if (adding) registerAddDropFolder(app, ctx, inbound, adding, now);
   else registerAddingOff(app, ctx, addDropFolderSpec);
 
-  registerRoute(app, removeDropFolderSpec, [ctx.authenticate], async (request, reply) => {
-    requireAdmin(request);
-    const id = (request.params as { id: string }).id;
-    if (!z.uuid().safeParse(id).success) throw notFound();
-    const folder = await inbound.getDropFolder(id);
-    if (!folder || folder.org_id !== authOf(request).org.id || folder.removed_at !== null) throw notFound();
-    await inbound.removeDropFolder(id, now().toISOString());
-    return reply.code(200).send({ id, removed: true });
-  });
+  registerRoute(app, removeDropFolderSpec, [ctx.authenticate], async (request, reply) =>
+    reply.code(200).send(await removeOwn(request, (id) => inbound.getDropFolder(id), (id) => inbound.removeDropFolder(id, now().toISOString()))));
 
   const connectors = channels.connectors;
   if (!connectors) return;
@@ -199,15 +193,26 @@ export function registerChannelRoutes(app: FastifyInstance, ctx: RouteContext, c
   if (adding) registerAddConnector(app, ctx, connectors, adding, now);
   else registerAddingOff(app, ctx, addConnectorSpec);
 
-  registerRoute(app, removeConnectorSpec, [ctx.authenticate], async (request, reply) => {
-    requireAdmin(request);
-    const id = (request.params as { id: string }).id;
-    if (!z.uuid().safeParse(id).success) throw notFound();
-    const connector = await connectors.getConnector(id);
-    if (!connector || connector.org_id !== authOf(request).org.id || connector.removed_at !== null) throw notFound();
-    await connectors.removeConnector(id, now().toISOString());
-    return reply.code(200).send({ id, removed: true });
-  });
+  registerRoute(app, removeConnectorSpec, [ctx.authenticate], async (request, reply) =>
+    reply.code(200).send(await removeOwn(request, (id) => connectors.getConnector(id), (id) => connectors.removeConnector(id, now().toISOString()))));
+}
+
+/**
+ * DELETE of a drop folder or a connector (removable-records.ts in the store): admins only; an id
+ * that is no UUID, another organisation's or already removed is 404, as if it never existed.
+ */
+async function removeOwn(
+  request: FastifyRequest,
+  get: (id: string) => Promise<RemovableRecord | null>,
+  remove: (id: string) => Promise<boolean>,
+): Promise<{ id: string; removed: true }> {
+  requireAdmin(request);
+  const id = (request.params as { id: string }).id;
+  if (!z.uuid().safeParse(id).success) throw notFound();
+  const record = await get(id);
+  if (!record || record.org_id !== authOf(request).org.id || record.removed_at !== null) throw notFound();
+  await remove(id);
+  return { id, removed: true };
 }
 
 /** The route exists (it is in the OpenAPI document) but this installation cannot seal credentials. */

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { apiErrorOfIngest } from './check-job-files.ts';
@@ -11,7 +12,7 @@ import { idempotencyKeyHeader, idempotencyKeyOf, sendOutcome } from '../idempote
 import { localeFrom } from '../locale.ts';
 import { fieldsFromQuery, jobMediaTypeOf, JobQuerySchema, readJobBody } from '../jobs/read-body.ts';
 import {
-  CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobFields, type CheckJobResultsPage,
+  CheckJobResultsPageSchema, CheckJobSchema, CreateCheckJobRequestSchema, type CheckJobFields,
 } from '../schemas/check-job.ts';
 import type { JobSpec } from '../../ingest/index.ts';
 import { JobPersonInputSchema } from '../schemas/person-input.ts';
@@ -23,6 +24,7 @@ import {
   contentDisposition, createCheckJobFileHandlers, PreviewCheckJobRequestSchema, ResultFileQuerySchema, StartCheckJobRequestSchema,
 } from './check-job-files.ts';
 import { certificatePdf } from '../certificate-pdf.ts';
+import { joinedResults, resultsPageBody } from '../results-page-body.ts';
 import { registerRoute } from './register.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
@@ -295,27 +297,36 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     if (job.status !== 'done') {
       throw new ApiError({ code: 'conflict', messageKey: 'job_not_done', details: { reason: 'job_not_done', status: job.status } });
     }
-    let page;
+    // docs/monitors.md "Change reports": the filter applies to each page's rows, so the cursor
+    // (a position in the job's rows) stays the same with or without it. Only a filtered page
+    // parses its results (to read `change`); an unfiltered one is served as the stored bytes
+    // (docs/architecture.md "Results pages").
+    const wanted = parsed.data.change;
+    let page: { pieces: Buffer[]; next_cursor: string | null };
     try {
       // The seal (HMAC) proves the cursor was made here for this job; the store checks its shape.
       const cursor = parsed.data.cursor ? await jobsCtx.cursors.open(job.id, parsed.data.cursor) : null;
-      page = await jobs.readResultsJson(job.id, { cursor, limit: parsed.data.limit });
+      page = wanted ? await filteredPage(job.id, cursor, parsed.data.limit, wanted) : await jobs.readResultsBytes(job.id, { cursor, limit: parsed.data.limit });
     } catch (error) {
       if (!(error instanceof InvalidCursorError) && !(error instanceof InvalidSealError)) throw error;
       throw validationFailed([issueAt('cursor', 'invalid_job_cursor')]);
     }
     if (!job.list_version) throw new Error('a done job without a list version');
     const nextCursor = page.next_cursor === null ? null : await jobsCtx.cursors.seal(job.id, page.next_cursor);
-    // docs/monitors.md "Change reports": the filter applies to each page's rows, so the cursor
-    // (a position in the job's rows) stays the same with or without it. Only a filtered page
-    // parses its results (to read `change`); an unfiltered one is served as stored.
-    const wanted = parsed.data.change;
-    const results = wanted ? page.results.filter((json) => {
+    const body = resultsPageBody(job.list_version, page.pieces, nextCursor);
+    // The pieces as a stream with their length: written one after the other, never joined.
+    return reply.code(200).type('application/json; charset=utf-8').header('Content-Length', body.length)
+      .send(Readable.from(body.pieces, { objectMode: false }));
+  });
+
+  async function filteredPage(jobId: string, cursor: string | null, limit: number, wanted: string) {
+    const page = await jobs.readResultsJson(jobId, { cursor, limit });
+    const results = page.results.filter((json) => {
       const change = (JSON.parse(json) as { change?: string | null }).change ?? null;
       return wanted === 'any' ? change !== null : change === wanted;
-    }) : page.results;
-    return reply.code(200).type('application/json; charset=utf-8').send(resultsPageJson(job.list_version, results, nextCursor));
-  });
+    });
+    return { pieces: joinedResults(results), next_cursor: page.next_cursor };
+  }
 
   registerRoute(app, { ...startCheckJobSpec, body: undefined }, [ctx.authenticate], async (request, reply) =>
     files.start(request, reply, await scopedJob(request)));
@@ -358,16 +369,4 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     ctx.logger.info({ job_id: job.id, org_id: job.org_id, request_id: request.id }, 'job.deleted');
     return sendJob(reply, 200, deleted);
   });
-}
-
-/**
- * The CheckJobResultsPage body, built from the results as the store keeps them (JSON text, joined
- * as they are; docs/platform-clickhouse-registry.md "Result records"). A string body skips the
- * route's response serializer, which would parse and validate each of up to 10,000 results and
- * stringify them again: most of a page's time. The envelope is typed, so the shape cannot drift
- * from the schema; the tests validate every page they read against it.
- */
-function resultsPageJson(listVersion: CheckJobResultsPage['list_version'], results: readonly string[], nextCursor: string | null): string {
-  const envelope: Omit<CheckJobResultsPage, 'results'> = { list_version: listVersion, next_cursor: nextCursor };
-  return `{"list_version":${JSON.stringify(envelope.list_version)},"results":[${results.join(',')}],"next_cursor":${JSON.stringify(envelope.next_cursor)}}`;
 }

@@ -415,7 +415,7 @@ export type PageMessageKey = keyof typeof pageMessages;
  * forms, so a person reads "Værtsnøgle: …", never `host_public_key: …` (docs/web.md "Issue lines
  * in words"). Keyed by the API's path; a row of a file (`rows[3].name`) is said with issue_row
  * and the field_* words above. A path not here is shown without a prefix, never raw.
- * test/unit/web/field-labels.test.ts holds that every field of a body the page sends is here.
+ * test/unit/api/web/field-labels.test.ts holds that every field of a body the page sends is here.
  */
 export const FIELD_LABELS = {
   // A file and its columns (upload, preview, start, monitors from a file, saved column mappings).

@@ -38,11 +38,30 @@ export interface ApiKeyRecord {
 export interface AccountStore {
   createOrganisation(org: Organisation): Promise<void>;
   getOrganisation(id: string): Promise<Organisation | null>;
-  updateOrganisation(id: string, patch: Partial<Omit<Organisation, 'id' | 'created_at'>>): Promise<Organisation | null>;
+  updateOrganisation(id: string, patch: OrganisationPatch): Promise<Organisation | null>;
   listOrganisations(): Promise<Organisation[]>;
   createKey(key: ApiKeyRecord): Promise<void>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   listKeys(orgId: string): Promise<ApiKeyRecord[]>;
   /** Returns false when no such key exists. Revoking twice keeps the first revocation time. */
   revokeKey(id: string, at: string): Promise<boolean>;
+}
+
+export type OrganisationPatch = Partial<Omit<Organisation, 'id' | 'created_at'>>;
+
+/**
+ * What `updateOrganisation` stores, in every adapter: only the patch's known fields are taken (an
+ * absent one keeps its value); id and created_at never change.
+ */
+export function patchedOrganisation(org: Organisation, patch: OrganisationPatch): Organisation {
+  return {
+    ...org,
+    name: patch.name ?? org.name,
+    stop_level: patch.stop_level ?? org.stop_level,
+    plan: patch.plan ?? org.plan,
+    api_agreement: patch.api_agreement ?? org.api_agreement,
+    suspended: patch.suspended ?? org.suspended,
+    retention_days: patch.retention_days ?? org.retention_days,
+    addons: patch.addons ?? org.addons,
+  };
 }

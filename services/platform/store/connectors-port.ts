@@ -1,4 +1,5 @@
 import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
+import type { RemovableRecords } from './removable-records.ts';
 
 /**
  * Connectors (docs/decisions.md §16, docs/connectors.md): an organisation's HTTPS URL that the connector
@@ -64,4 +65,16 @@ export interface ConnectorStore {
   removeConnector(id: string, at: string): Promise<boolean>;
   recordStatus(status: ConnectorStatus): Promise<void>;
   getStatus(connectorId: string): Promise<ConnectorStatus | null>;
+}
+
+/** A ConnectorStore made of an adapter's removable records (removable-records.ts). */
+export function connectorStoreOf(connectors: RemovableRecords<Connector, ConnectorStatus>): ConnectorStore {
+  return {
+    createConnector: (connector) => connectors.create(connector),
+    getConnector: (id) => connectors.get(id),
+    listConnectors: (orgId) => connectors.list(orgId),
+    removeConnector: (id, at) => connectors.remove(id, at),
+    recordStatus: (status) => connectors.recordStatus(status.connector_id, status),
+    getStatus: (connectorId) => connectors.getStatus(connectorId),
+  };
 }

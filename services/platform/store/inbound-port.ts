@@ -1,4 +1,5 @@
 import type { CheckJobOptions, ColumnMapping } from '../../domain/check-job.ts';
+import type { RemovableRecords } from './removable-records.ts';
 
 /**
  * Inbound channels (docs/decisions.md §15): organisations' SFTP drop folders, the email sender allow-list,
@@ -110,4 +111,28 @@ export interface InboundStore {
   listOpenClaims(channel: InboundClaim['channel'], sourceRef: string): Promise<InboundClaim[]>;
   /** Claims (not yet deleted) whose delete_after is at or before `now`, oldest first. */
   listClaimsDue(now: string, limit: number): Promise<InboundClaim[]>;
+}
+
+/** What `updateClaim` stores, in every adapter: an absent field keeps its value; `delete_after` may be set to null. */
+export function patchedClaim(claim: InboundClaim, patch: ClaimPatch): InboundClaim {
+  return {
+    ...claim,
+    state: patch.state ?? claim.state,
+    outputs: patch.outputs ?? claim.outputs,
+    delete_after: patch.delete_after !== undefined ? patch.delete_after : claim.delete_after,
+    updated_at: patch.updated_at ?? claim.updated_at,
+  };
+}
+
+/** The drop-folder part of an InboundStore, made of an adapter's removable records (removable-records.ts). */
+export function dropFolderOperationsOf(folders: RemovableRecords<DropFolder, DropFolderStatus>): Pick<InboundStore,
+  'createDropFolder' | 'getDropFolder' | 'listDropFolders' | 'removeDropFolder' | 'recordFolderStatus' | 'getFolderStatus'> {
+  return {
+    createDropFolder: (folder) => folders.create(folder),
+    getDropFolder: (id) => folders.get(id),
+    listDropFolders: (orgId) => folders.list(orgId),
+    removeDropFolder: (id, at) => folders.remove(id, at),
+    recordFolderStatus: (status) => folders.recordStatus(status.folder_id, status),
+    getFolderStatus: (folderId) => folders.getStatus(folderId),
+  };
 }

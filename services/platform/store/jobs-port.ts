@@ -136,6 +136,20 @@ export interface ResultJsonPage {
   next_cursor: string | null;
 }
 
+/**
+ * A page as a results response carries it (readResultsBytes): the results' stored JSON, UTF-8,
+ * separated by commas, the inside of the response's `results` array (docs/architecture.md
+ * "Results pages").
+ */
+export interface ResultBytesPage {
+  /** The bytes in pieces, to be written one after the other (no copy made to join them). */
+  pieces: Buffer[];
+  /** How many results the pieces hold. */
+  count: number;
+  /** Null when no row follows this page. */
+  next_cursor: string | null;
+}
+
 export const MAX_RESULTS_PAGE = 10_000;
 
 /** An intake's progress (JobStore.touchIntake). */
@@ -203,6 +217,11 @@ export interface JobStore {
   readResults(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultPage>;
   /** The same page as readResults, each result as stored JSON text (no parse): for serving pages. */
   readResultsJson(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultJsonPage>;
+  /**
+   * The same page again, as the bytes of readResultsJson's results joined with commas (the same
+   * bytes, not a re-serialisation): for serving pages without decoding stored text.
+   */
+  readResultsBytes(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultBytesPage>;
   countResults(jobId: string): Promise<ResultCounts>;
 
   /** Marks the job deleted at `at` and removes its personal data; null when no such job. */

@@ -1,4 +1,4 @@
-import type { AccountStore, ApiKeyRecord, Organisation } from '../accounts-port.ts';
+import { patchedOrganisation, type AccountStore, type ApiKeyRecord, type Organisation } from '../accounts-port.ts';
 import type { ClickHouseConnection } from './connection.ts';
 import { sql } from './sql.ts';
 
@@ -45,18 +45,7 @@ export function createClickHouseAccountStore(conn: ClickHouseConnection): Accoun
     async updateOrganisation(id, patch) {
       const current = await readOrg(id);
       if (!current) return null;
-      // Only known fields are taken from the patch; id and created_at never change.
-      const org = current.org;
-      const next: Organisation = {
-        ...org,
-        name: patch.name ?? org.name,
-        stop_level: patch.stop_level ?? org.stop_level,
-        plan: patch.plan ?? org.plan,
-        api_agreement: patch.api_agreement ?? org.api_agreement,
-        suspended: patch.suspended ?? org.suspended,
-        retention_days: patch.retention_days ?? org.retention_days,
-        addons: patch.addons ?? org.addons,
-      };
+      const next = patchedOrganisation(current.org, patch);
       await writeOrg(next, current.revision + 1);
       return next;
     },

@@ -22,6 +22,11 @@ export interface ClickHouseConnection {
   rows<T>(statement: Statement): Promise<T[]>;
   /** Runs a query and returns its output in `format` as text (TabSeparatedRaw for bulk reads). */
   text(statement: Statement, format: 'TabSeparatedRaw'): Promise<string>;
+  /**
+   * Runs a query and returns its output as RowBinary bytes, undecoded: for bulk reads of stored
+   * text that is served as it is (no escaping on the way, no string made of it here).
+   */
+  rowBinary(statement: Statement): Promise<Buffer>;
   /** Inserts rows as JSONEachRow (values travel as JSON data, never as SQL text). */
   insert(table: string, rows: object[]): Promise<void>;
   /**
@@ -66,6 +71,13 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
     async text({ query, params }, format) {
       const result = await client.query({ query, query_params: params, format });
       return result.text();
+    },
+    async rowBinary({ query, params }) {
+      // exec: the client's query() decodes only the formats it parses itself, RowBinary is not one.
+      const { stream } = await client.exec({ query: `${query}\nFORMAT RowBinary`, query_params: params });
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     },
     async insert(table, rows) {
       if (rows.length === 0) return;

@@ -1,5 +1,6 @@
-import type { AllowedSender, DropFolder, DropFolderStatus, InboundClaim, InboundStore } from '../inbound-port.ts';
+import { dropFolderOperationsOf, patchedClaim, type AllowedSender, type DropFolder, type DropFolderStatus, type InboundClaim, type InboundStore } from '../inbound-port.ts';
 import type { ClickHouseConnection } from './connection.ts';
+import { clickHouseRemovableRecords } from './removable-records.ts';
 import { sql, type Statement } from './sql.ts';
 
 /**
@@ -10,7 +11,6 @@ import { sql, type Statement } from './sql.ts';
  * No unique constraints in ClickHouse: `claim` reads before it writes, which is safe because one
  * inbound process owns a channel (the port's "does not promise").
  */
-type Kind = 'drop_folder' | 'folder_status' | 'sender' | 'claim';
 
 interface Row {
   revision: string;
@@ -29,14 +29,14 @@ interface Columns {
 export function createClickHouseInboundStore(conn: ClickHouseConnection): InboundStore {
   const table = conn.table('inbound_records');
 
-  async function read<T>(kind: Kind, id: string): Promise<{ revision: number; removed: boolean; record: T } | null> {
+  async function read<T>(kind: string, id: string): Promise<{ revision: number; removed: boolean; record: T } | null> {
     const [row] = await conn.rows<Row & { removed: number }>(
       sql`SELECT revision, removed, body FROM ${table} FINAL WHERE kind = ${kind} AND id = ${id}`,
     );
     return row ? { revision: Number(row.revision), removed: Number(row.removed) === 1, record: JSON.parse(row.body) as T } : null;
   }
 
-  async function write(kind: Kind, id: string, revision: number, record: object, columns: Columns): Promise<void> {
+  async function write(kind: string, id: string, revision: number, record: object, columns: Columns): Promise<void> {
     await conn.insert('inbound_records', [{
       kind, id, revision,
       org_id: columns.org_id ?? '',
@@ -52,39 +52,14 @@ export function createClickHouseInboundStore(conn: ClickHouseConnection): Inboun
   const bodies = async <T>(query: Statement): Promise<T[]> =>
     (await conn.rows<Row>(query)).map((row) => JSON.parse(row.body) as T);
 
+  const folders = clickHouseRemovableRecords<DropFolder, DropFolderStatus>(conn, 'inbound_records', { record: 'drop_folder', status: 'folder_status' }, { read, write });
   const senderId = (orgId: string, address: string) => `${orgId}/${address.toLowerCase()}`;
   const claimColumns = (c: InboundClaim): Columns => ({
     org_id: c.org_id, source_ref: `${c.channel}/${c.source_ref}`, state: c.state, delete_after: c.delete_after, created_at: c.created_at,
   });
 
   return {
-    async createDropFolder(folder) {
-      if (await read('drop_folder', folder.id)) throw new Error(`drop folder ${folder.id} already exists`);
-      await write('drop_folder', folder.id, 1, folder, { org_id: folder.org_id, created_at: folder.created_at, removed: folder.removed_at !== null });
-    },
-    async getDropFolder(id) {
-      return (await read<DropFolder>('drop_folder', id))?.record ?? null;
-    },
-    async listDropFolders(orgId) {
-      const org = orgId ?? '';
-      return bodies<DropFolder>(sql`SELECT revision, body FROM ${table} FINAL
-        WHERE kind = 'drop_folder' AND (${org} = '' OR org_id = ${org}) AND removed = 0 ORDER BY created_at, id`);
-    },
-    async removeDropFolder(id, at) {
-      const current = await read<DropFolder>('drop_folder', id);
-      if (!current) return false;
-      const folder = { ...current.record, removed_at: current.record.removed_at ?? at };
-      await write('drop_folder', id, current.revision + 1, folder, { org_id: folder.org_id, created_at: folder.created_at, removed: true });
-      return true;
-    },
-    async recordFolderStatus(status) {
-      const current = await read<DropFolderStatus>('folder_status', status.folder_id);
-      await write('folder_status', status.folder_id, (current?.revision ?? 0) + 1, status, {});
-    },
-    async getFolderStatus(folderId) {
-      return (await read<DropFolderStatus>('folder_status', folderId))?.record ?? null;
-    },
-
+    ...dropFolderOperationsOf(folders),
     async addSender(sender) {
       const stored: AllowedSender = { ...sender, address: sender.address.toLowerCase() };
       const id = senderId(stored.org_id, stored.address);
@@ -123,14 +98,7 @@ export function createClickHouseInboundStore(conn: ClickHouseConnection): Inboun
     async updateClaim(id, patch) {
       const current = await read<InboundClaim>('claim', id);
       if (!current) return null;
-      const c = current.record;
-      const next: InboundClaim = {
-        ...c,
-        state: patch.state ?? c.state,
-        outputs: patch.outputs ?? c.outputs,
-        delete_after: patch.delete_after !== undefined ? patch.delete_after : c.delete_after,
-        updated_at: patch.updated_at ?? c.updated_at,
-      };
+      const next = patchedClaim(current.record, patch);
       await write('claim', id, current.revision + 1, next, claimColumns(next));
       return next;
     },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Status } from '../../../domain/types.ts';
 import type { CheckResult } from '../../../domain/types.ts';
-import type { JobRecord, JobStore, ResultCounts, ResultJsonPage, ResultPage, ResultRow } from '../jobs-port.ts';
+import type { JobRecord, JobStore, ResultBytesPage, ResultCounts, ResultJsonPage, ResultPage, ResultRow } from '../jobs-port.ts';
 import { tsvEscape, type ClickHouseConnection } from './connection.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, coveredBy, decodeCursor, encodeCursor,
@@ -9,6 +9,8 @@ import {
   type StoredRecord,
 } from '../job-results.ts';
 import { sql, type Identifier, type Statement } from './sql.ts';
+import { pageBytesOfRecords, type ByteRecord } from '../result-page-bytes.ts';
+import { RowBinaryReader } from './row-binary.ts';
 
 /**
  * JobStore on ClickHouse (tables in infra/clickhouse/migrations/003_jobs.sql; promises in
@@ -140,6 +142,38 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     const last = cut.rows.at(-1);
     return { rows: cut.rows, next_cursor: cut.more && last ? encodeCursor(jobId, last.row) : null };
   }
+  /**
+   * recordPage's page as bytes (result-page-bytes.ts): the records' results only, as RowBinary, so
+   * the stored JSON travels unescaped and is never decoded here (docs/architecture.md "Results
+   * pages"). The records are asked first: a job with records is one of records (never a mix), so
+   * only a page that finds none asks whether the job was stored one row per result.
+   */
+  async function bytesPage(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultBytesPage> {
+    checkPageLimit(page.limit);
+    const after = decodeCursor(jobId, page.cursor);
+    const read = async (from: number, to: number): Promise<ByteRecord[]> => {
+      const reader = new RowBinaryReader(await conn.rowBinary(sql`
+        SELECT first_row, record_format, results FROM ${records} FINAL
+        WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`));
+      const found: ByteRecord[] = [];
+      while (!reader.done) found.push({ first_row: reader.uint32(), record_format: reader.uint8(), results: reader.string() });
+      return found;
+    };
+    const windowEnd = after + page.limit + 1;
+    const found = await read(after - RESULT_RECORD_ROWS, windowEnd);
+    let cut = pageBytesOfRecords(found, after, page.limit);
+    if (!cut.more) {
+      const more = await read(windowEnd, 0xffffffff);
+      if (more.length > 0) cut = pageBytesOfRecords([...found, ...more], after, page.limit);
+    }
+    if (cut.count === 0 && !(await storedAsRecords(jobId))) {
+      const { rows, next_cursor } = await readRowPage(jobId, page);
+      return { pieces: [Buffer.from(rows.map((r) => JSON.stringify(r.result)).join(','), 'utf8')], count: rows.length, next_cursor };
+    }
+    if (cut.count > 0) recordJobs.add(jobId);
+    return { pieces: cut.pieces(), count: cut.count, next_cursor: cut.more && cut.count > 0 ? encodeCursor(jobId, cut.last_row) : null };
+  }
+
   const intakes = conn.table('check_job_intakes');
 
   async function touch(jobId: string, at: string, closed: boolean): Promise<void> {
@@ -368,6 +402,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       const { rows, next_cursor } = await readRowPage(jobId, page);
       return { results: rows.map((r) => JSON.stringify(r.result)), next_cursor };
     },
+
+    readResultsBytes: bytesPage,
 
     async countResults(jobId) {
       if (await storedAsRecords(jobId)) {

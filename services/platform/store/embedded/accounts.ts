@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { AccountStore, ApiKeyRecord, Organisation } from '../accounts-port.ts';
+import { patchedOrganisation, type AccountStore, type ApiKeyRecord, type Organisation } from '../accounts-port.ts';
 
 /**
  * AccountStore on the embedded database. Each call is one statement (or one transaction), so a
@@ -67,17 +67,7 @@ export function createEmbeddedAccountStore(db: DatabaseSync): AccountStore {
     async updateOrganisation(id, patch) {
       const current = readOrg(id);
       if (!current) return null;
-      // Only known fields are taken from the patch; id and created_at never change.
-      const next: Organisation = {
-        ...current,
-        name: patch.name ?? current.name,
-        stop_level: patch.stop_level ?? current.stop_level,
-        plan: patch.plan ?? current.plan,
-        api_agreement: patch.api_agreement ?? current.api_agreement,
-        suspended: patch.suspended ?? current.suspended,
-        retention_days: patch.retention_days ?? current.retention_days,
-        addons: patch.addons ?? current.addons,
-      };
+      const next = patchedOrganisation(current, patch);
       updateOrg.run(
         next.name, next.stop_level, next.plan, Number(next.api_agreement), Number(next.suspended),
         next.retention_days, JSON.stringify(next.addons), id,

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { AllowedSender, DropFolder, DropFolderStatus, InboundClaim, InboundStore } from '../inbound-port.ts';
+import { embeddedRemovableRecords } from './removable-records.ts';
+import { dropFolderOperationsOf, patchedClaim, type AllowedSender, type DropFolder, type DropFolderStatus, type InboundClaim, type InboundStore } from '../inbound-port.ts';
 
 /**
  * InboundStore on the embedded database. Each record is one row: the columns that are searched
@@ -8,10 +9,6 @@ import type { AllowedSender, DropFolder, DropFolderStatus, InboundClaim, Inbound
  */
 export function createEmbeddedInboundStore(db: DatabaseSync): InboundStore {
   db.exec(`
-    CREATE TABLE IF NOT EXISTS drop_folders (
-      id TEXT PRIMARY KEY, org_id TEXT NOT NULL, removed INTEGER NOT NULL, created_at TEXT NOT NULL, body TEXT NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS drop_folder_status (folder_id TEXT PRIMARY KEY, body TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS allowed_senders (
       org_id TEXT NOT NULL, address TEXT NOT NULL, created_at TEXT NOT NULL, body TEXT NOT NULL,
       PRIMARY KEY (org_id, address)
@@ -23,14 +20,7 @@ export function createEmbeddedInboundStore(db: DatabaseSync): InboundStore {
     CREATE INDEX IF NOT EXISTS inbound_claims_open ON inbound_claims (channel, source_ref, state);
     CREATE INDEX IF NOT EXISTS inbound_claims_due ON inbound_claims (state, delete_after);
   `);
-  const insertFolder = db.prepare('INSERT INTO drop_folders (id, org_id, removed, created_at, body) VALUES (?, ?, ?, ?, ?)');
-  const selectFolder = db.prepare('SELECT body FROM drop_folders WHERE id = ?');
-  const selectFolders = db.prepare('SELECT body FROM drop_folders WHERE removed = 0 ORDER BY created_at, id');
-  const selectOrgFolders = db.prepare('SELECT body FROM drop_folders WHERE removed = 0 AND org_id = ? ORDER BY created_at, id');
-  const updateFolder = db.prepare('UPDATE drop_folders SET removed = ?, body = ? WHERE id = ?');
-  const upsertStatus = db.prepare(`INSERT INTO drop_folder_status (folder_id, body) VALUES (?, ?)
-    ON CONFLICT (folder_id) DO UPDATE SET body = excluded.body`);
-  const selectStatus = db.prepare('SELECT body FROM drop_folder_status WHERE folder_id = ?');
+  const folders = embeddedRemovableRecords<DropFolder, DropFolderStatus>(db, { records: 'drop_folders', statuses: 'drop_folder_status', statusKey: 'folder_id' });
   const upsertSender = db.prepare(`INSERT INTO allowed_senders (org_id, address, created_at, body) VALUES (?, ?, ?, ?)
     ON CONFLICT (org_id, address) DO UPDATE SET body = excluded.body`);
   const deleteSender = db.prepare('DELETE FROM allowed_senders WHERE org_id = ? AND address = ?');
@@ -55,32 +45,7 @@ export function createEmbeddedInboundStore(db: DatabaseSync): InboundStore {
   }
 
   return {
-    async createDropFolder(folder) {
-      insertFolder.run(folder.id, folder.org_id, folder.removed_at ? 1 : 0, folder.created_at, JSON.stringify(folder));
-    },
-    async getDropFolder(id) {
-      const row = selectFolder.get(id);
-      return row ? parse<DropFolder>(row) : null;
-    },
-    async listDropFolders(orgId) {
-      return parseAll<DropFolder>(orgId === undefined ? selectFolders.all() : selectOrgFolders.all(orgId));
-    },
-    async removeDropFolder(id, at) {
-      const row = selectFolder.get(id);
-      if (!row) return false;
-      const folder = parse<DropFolder>(row);
-      const removed = { ...folder, removed_at: folder.removed_at ?? at };
-      updateFolder.run(1, JSON.stringify(removed), id);
-      return true;
-    },
-    async recordFolderStatus(status) {
-      upsertStatus.run(status.folder_id, JSON.stringify(status));
-    },
-    async getFolderStatus(folderId) {
-      const row = selectStatus.get(folderId);
-      return row ? parse<DropFolderStatus>(row) : null;
-    },
-
+    ...dropFolderOperationsOf(folders),
     async addSender(sender) {
       const stored: AllowedSender = { ...sender, address: sender.address.toLowerCase() };
       upsertSender.run(stored.org_id, stored.address, stored.created_at, JSON.stringify(stored));
@@ -106,13 +71,7 @@ export function createEmbeddedInboundStore(db: DatabaseSync): InboundStore {
     async updateClaim(id, patch) {
       const current = readClaim(id);
       if (!current) return null;
-      const next: InboundClaim = {
-        ...current,
-        state: patch.state ?? current.state,
-        outputs: patch.outputs ?? current.outputs,
-        delete_after: patch.delete_after !== undefined ? patch.delete_after : current.delete_after,
-        updated_at: patch.updated_at ?? current.updated_at,
-      };
+      const next = patchedClaim(current, patch);
       updateClaimRow.run(next.state, next.delete_after, JSON.stringify(next), id);
       return next;
     },

@@ -1,11 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { CheckResult } from '../../../domain/types.ts';
-import type { JobRecord, JobStore, ResultCounts, ResultRow } from '../jobs-port.ts';
+import type { JobRecord, JobStore, ResultBytesPage, ResultCounts, ResultRow } from '../jobs-port.ts';
 import { flushDeleted, inTransaction } from './database.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, coveredBy, decodeCursor, encodeCursor, JobExistsError,
   pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedResultRow, sumCounts, timestampMs, utcDay, type StoredRecord,
 } from '../job-results.ts';
+import { pageBytesOfRecords, type ByteRecord } from '../result-page-bytes.ts';
 
 /**
  * JobStore on the embedded database (see jobs-port.ts for the promises). A job is one row: the
@@ -108,6 +109,10 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     WHERE job_id = ? AND first_row > ? AND first_row <= ?`);
   const selectRecordsIn = resultsDb.prepare(`SELECT first_row, record_format, results, cells FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
+  // The same records for a served page: results only, as a BLOB, so they come back as the stored
+  // UTF-8 bytes and are never decoded into a string (docs/architecture.md "Results pages").
+  const selectBytesIn = resultsDb.prepare(`SELECT first_row, record_format, CAST(results AS BLOB) AS results FROM check_result_records
+    WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
   const selectCounts = resultsDb.prepare('SELECT counts FROM check_result_records WHERE job_id = ?');
   const deleteResults = resultsDb.prepare('DELETE FROM check_result_records WHERE job_id = ?');
   const deleteResultsBefore = resultsDb.prepare('DELETE FROM check_result_records WHERE delete_on < ?');
@@ -129,6 +134,20 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     }
     const last = rows.at(-1);
     return { rows, next_cursor: more && last ? encodeCursor(jobId, last.row) : null };
+  }
+
+  /** pageOf's page as bytes (result-page-bytes.ts), read the same way. */
+  function bytesPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultBytesPage {
+    checkPageLimit(page.limit);
+    const after = decodeCursor(jobId, page.cursor);
+    const windowEnd = after + page.limit + 1;
+    const found = selectBytesIn.all(jobId, after - RESULT_RECORD_ROWS, after, windowEnd, page.limit + 1) as ByteRecord[];
+    let cut = pageBytesOfRecords(found, after, page.limit);
+    if (!cut.more) {
+      const beyond = selectBytesIn.all(jobId, windowEnd, windowEnd, 0xffffffff, page.limit + 1) as ByteRecord[];
+      if (beyond.length > 0) cut = pageBytesOfRecords([...found, ...beyond], after, page.limit);
+    }
+    return { pieces: cut.pieces(), count: cut.count, next_cursor: cut.more && cut.count > 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
   function read(id: string): JobRecord | null {
@@ -243,6 +262,10 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     async readResultsJson(jobId, page) {
       const { rows, next_cursor } = pageOf(jobId, page);
       return { results: rows.map((r) => r.result), next_cursor };
+    },
+
+    async readResultsBytes(jobId, page) {
+      return bytesPageOf(jobId, page);
     },
 
     async countResults(jobId) {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkPerson } from '../../../services/domain/index.ts';
-import { createPreviousAddressDeriver, previousAddressCutoff } from '../../../services/domain/previous-addresses.ts';
-import type { CheckOptions, ListEntry } from '../../../services/domain/types.ts';
-import { createActiveListIndex } from '../../../services/registers/lists/active-index.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
-import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';
-import type { ListStore } from '../../../services/platform/store/lists-port.ts';
+import { checkPerson } from '../../../../services/domain/index.ts';
+import { createPreviousAddressDeriver, previousAddressCutoff } from '../../../../services/domain/previous-addresses.ts';
+import type { CheckOptions, ListEntry } from '../../../../services/domain/types.ts';
+import { createActiveListIndex } from '../../../../services/registers/lists/active-index.ts';
+import { silentLogger } from '../../../../services/platform/logger.ts';
+import { openEmbeddedDatabase } from '../../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedListStore } from '../../../../services/platform/store/embedded/lists.ts';
+import type { ListStore } from '../../../../services/platform/store/lists-port.ts';
 
 /**
  * Previous addresses from earlier list versions (docs/decisions.md §1; docs/matching.md): a person on

@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalisePhone, type DirectoryEntry } from '../../../services/domain/index.ts';
-import { createActiveRegister } from '../../../services/registers/companies/active-register.ts';
-import { activateRegister, RegisterImportError } from '../../../services/registers/companies/register-import.ts';
-import { createPhoneIndexBuilder, type PhoneIndex } from '../../../services/domain/phone.ts';
-import { importDirectoryFile, DirectoryFileError } from '../../../services/registers/phones/directory-csv.ts';
-import { DirectoryUnavailableError } from '../../../services/registers/phones/directory-port.ts';
-import { createFileDirectory } from '../../../services/registers/phones/file-directory.ts';
-import { createHttpDirectory } from '../../../services/registers/phones/http-directory.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
-import { createEmbeddedRegisterStore } from '../../../services/platform/store/embedded/registers.ts';
-import { startFakeDirectory, type FakeDirectory } from '../../support/fake-phone-directory.ts';
+import { normalisePhone, type DirectoryEntry } from '../../../../services/domain/index.ts';
+import { createActiveRegister } from '../../../../services/registers/companies/active-register.ts';
+import { activateRegister, RegisterImportError } from '../../../../services/registers/companies/register-import.ts';
+import { createPhoneIndexBuilder, type PhoneIndex } from '../../../../services/domain/phone.ts';
+import { importDirectoryFile, DirectoryFileError } from '../../../../services/registers/phones/directory-csv.ts';
+import { DirectoryUnavailableError } from '../../../../services/registers/phones/directory-port.ts';
+import { createFileDirectory } from '../../../../services/registers/phones/file-directory.ts';
+import { createHttpDirectory } from '../../../../services/registers/phones/http-directory.ts';
+import { silentLogger } from '../../../../services/platform/logger.ts';
+import { openEmbeddedDatabase } from '../../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedRegisterStore } from '../../../../services/platform/store/embedded/registers.ts';
+import { startFakeDirectory, type FakeDirectory } from '../../../support/fake-phone-directory.ts';
 
 const logger = silentLogger();
 

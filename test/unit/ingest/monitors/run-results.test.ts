@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckResult, Status } from '../../../services/domain/types.ts';
-import { createMonitorRunResults } from '../../../services/ingest/monitors/run-results.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
-import { createEmbeddedMonitorStore } from '../../../services/platform/store/embedded/monitors.ts';
-import type { JobRecord, ResultRow } from '../../../services/platform/store/jobs-port.ts';
-import type { MonitorStore } from '../../../services/platform/store/monitors-port.ts';
+import type { CheckResult, Status } from '../../../../services/domain/types.ts';
+import { createMonitorRunResults } from '../../../../services/ingest/monitors/run-results.ts';
+import { silentLogger } from '../../../../services/platform/logger.ts';
+import { openEmbeddedDatabase } from '../../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedMonitorStore } from '../../../../services/platform/store/embedded/monitors.ts';
+import type { JobRecord, ResultRow } from '../../../../services/platform/store/jobs-port.ts';
+import type { MonitorStore } from '../../../../services/platform/store/monitors-port.ts';
 
 /**
  * The projection's side of a re-check (services/ingest/monitors/run-results.ts) on the embedded store:

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { pageTexts } from '../../../services/api/web/assets.ts';
-import { FIELD_LABELS } from '../../../services/api/web/page-messages.ts';
-import { textsFor } from '../../../services/api/web/page/texts.ts';
-import { message } from '../../../services/api/messages.ts';
-import { CheckJobFieldsSchema, CheckJobOptionsSchema, ColumnMappingSchema } from '../../../services/api/schemas/check-job.ts';
-import { AddConnectorRequestSchema, AddDropFolderRequestSchema, AddEmailSenderRequestSchema } from '../../../services/api/schemas/channels.ts';
-import { SaveColumnMappingRequestSchema } from '../../../services/api/schemas/column-mappings.ts';
-import { MonitorFieldsSchema } from '../../../services/api/schemas/monitor.ts';
+import { pageTexts } from '../../../../services/api/web/assets.ts';
+import { FIELD_LABELS } from '../../../../services/api/web/page-messages.ts';
+import { textsFor } from '../../../../services/api/web/page/texts.ts';
+import { message } from '../../../../services/api/messages.ts';
+import { CheckJobFieldsSchema, CheckJobOptionsSchema, ColumnMappingSchema } from '../../../../services/api/schemas/check-job.ts';
+import { AddConnectorRequestSchema, AddDropFolderRequestSchema, AddEmailSenderRequestSchema } from '../../../../services/api/schemas/channels.ts';
+import { SaveColumnMappingRequestSchema } from '../../../../services/api/schemas/column-mappings.ts';
+import { MonitorFieldsSchema } from '../../../../services/api/schemas/monitor.ts';
 import {
   AcceptInvitationRequestSchema, CreateApiKeyRequestSchema, InviteUserRequestSchema, SetRoleRequestSchema, SignInRequestSchema, UpdateSettingsRequestSchema,
-} from '../../../services/api/schemas/people.ts';
-import { PreviewCheckJobRequestSchema, StartCheckJobRequestSchema } from '../../../services/api/routes/check-job-files.ts';
+} from '../../../../services/api/schemas/people.ts';
+import { PreviewCheckJobRequestSchema, StartCheckJobRequestSchema } from '../../../../services/api/routes/check-job-files.ts';
 
 const danish = textsFor(pageTexts(), 'da');
 const english = textsFor(pageTexts(), 'en');

@@ -7,8 +7,8 @@ import {
   writeCprFile,
   type CprRecord,
   type CprWriteRecord,
-} from '../../../services/registers/lists/cpr-format.ts';
-import { ListFileFormatError, ListFileRowsError } from '../../../services/registers/lists/list-file-errors.ts';
+} from '../../../../services/registers/lists/cpr-format.ts';
+import { ListFileFormatError, ListFileRowsError } from '../../../../services/registers/lists/list-file-errors.ts';
 
 const soeren: CprWriteRecord = {
   last_name: 'Sørensen',

@@ -6,15 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createActiveAddressRegister, AddressRegisterUnavailableError } from '../../../services/registers/addresses/active-register.ts';
-import { checkPerson } from '../../../services/domain/index.ts';
-import { createActiveListIndex } from '../../../services/registers/lists/active-index.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
-import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
-import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';
-import { CORPUS_LIST, CORPUS_PEOPLE, importCorpusRegister } from '../../support/one-check-corpus.ts';
-import { seedListVersion } from '../../support/pipeline.ts';
+import { createActiveAddressRegister, AddressRegisterUnavailableError } from '../../../../services/registers/addresses/active-register.ts';
+import { checkPerson } from '../../../../services/domain/index.ts';
+import { createActiveListIndex } from '../../../../services/registers/lists/active-index.ts';
+import { silentLogger } from '../../../../services/platform/logger.ts';
+import { createEmbeddedAddressStore } from '../../../../services/platform/store/embedded/addresses.ts';
+import { openEmbeddedDatabase } from '../../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedListStore } from '../../../../services/platform/store/embedded/lists.ts';
+import { CORPUS_LIST, CORPUS_PEOPLE, importCorpusRegister } from '../../../support/one-check-corpus.ts';
+import { seedListVersion } from '../../../support/pipeline.ts';
 
 const vibeke = CORPUS_PEOPLE.find((p) => p.id === 'p01')!;
 const OPTIONS = { policy: 'standard', stopLevel: 1, locale: 'en' } as const;

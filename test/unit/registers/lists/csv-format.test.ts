@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ListEntry } from '../../../services/domain/types.ts';
-import { parseListCsv } from '../../../services/registers/lists/csv-format.ts';
-import { ListFileFormatError, ListFileRowsError } from '../../../services/registers/lists/list-file-errors.ts';
-import { incompleteUtf8Tail } from '../../../services/registers/lists/text-decoding.ts';
+import type { ListEntry } from '../../../../services/domain/types.ts';
+import { parseListCsv } from '../../../../services/registers/lists/csv-format.ts';
+import { ListFileFormatError, ListFileRowsError } from '../../../../services/registers/lists/list-file-errors.ts';
+import { incompleteUtf8Tail } from '../../../../services/registers/lists/text-decoding.ts';
 
 async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);

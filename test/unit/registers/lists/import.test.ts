@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ListEntry } from '../../../services/domain/types.ts';
-import { createActiveListIndex, toListVersionRef } from '../../../services/registers/lists/active-index.ts';
-import { writeCprFile, type CprWriteRecord } from '../../../services/registers/lists/cpr-format.ts';
-import { activateListVersion, importListVersion, ListImportError } from '../../../services/registers/lists/import.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
-import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';
-import type { ListStore } from '../../../services/platform/store/lists-port.ts';
+import type { ListEntry } from '../../../../services/domain/types.ts';
+import { createActiveListIndex, toListVersionRef } from '../../../../services/registers/lists/active-index.ts';
+import { writeCprFile, type CprWriteRecord } from '../../../../services/registers/lists/cpr-format.ts';
+import { activateListVersion, importListVersion, ListImportError } from '../../../../services/registers/lists/import.ts';
+import { silentLogger } from '../../../../services/platform/logger.ts';
+import { openEmbeddedDatabase } from '../../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedListStore } from '../../../../services/platform/store/embedded/lists.ts';
+import type { ListStore } from '../../../../services/platform/store/lists-port.ts';
 
 const logger = silentLogger();
 const fixedNow = () => new Date('2026-03-01T12:00:00.000Z');

@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createActiveRegister } from '../../../services/registers/companies/active-register.ts';
-import { importCompanyRegister } from '../../../services/registers/companies/import.ts';
-import { activateRegister, RegisterImportError } from '../../../services/registers/companies/register-import.ts';
-import { createCompanyIndexBuilder, findCompany, type CompanyIndex, type CompanyRecord } from '../../../services/domain/index.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
-import { createEmbeddedRegisterStore } from '../../../services/platform/store/embedded/registers.ts';
-import type { RegisterStore } from '../../../services/platform/store/registers-port.ts';
-import { cvrExtractChunks, generateCompanies } from '../../../services/synthetic/index.ts';
-import { until } from '../../support/until.ts';
+import { createActiveRegister } from '../../../../services/registers/companies/active-register.ts';
+import { importCompanyRegister } from '../../../../services/registers/companies/import.ts';
+import { activateRegister, RegisterImportError } from '../../../../services/registers/companies/register-import.ts';
+import { createCompanyIndexBuilder, findCompany, type CompanyIndex, type CompanyRecord } from '../../../../services/domain/index.ts';
+import { silentLogger } from '../../../../services/platform/logger.ts';
+import { openEmbeddedDatabase } from '../../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedRegisterStore } from '../../../../services/platform/store/embedded/registers.ts';
+import type { RegisterStore } from '../../../../services/platform/store/registers-port.ts';
+import { cvrExtractChunks, generateCompanies } from '../../../../services/synthetic/index.ts';
+import { until } from '../../../support/until.ts';
 
 const logger = silentLogger();
-const fixture = readFileSync(new URL('../../fixtures/companies/cvr-extract-sample.jsonl', import.meta.url));
+const fixture = readFileSync(new URL('../../../fixtures/companies/cvr-extract-sample.jsonl', import.meta.url));
 
 async function* chunksOf(buffer: Buffer, size = 333): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < buffer.length; i += size) yield buffer.subarray(i, i + size);

@@ -1,17 +1,17 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { PersonInput } from '../../../services/domain/types.ts';
-import { blockPlace, newDataKey, sealContacts } from '../../../services/ingest/monitors/contact-seal.ts';
-import { createMonitorService } from '../../../services/ingest/monitors/service.ts';
-import type { Logger } from '../../../services/platform/logger.ts';
-import { createEmbeddedAccountStore } from '../../../services/platform/store/embedded/accounts.ts';
-import { createEmbeddedAddressStore } from '../../../services/platform/store/embedded/addresses.ts';
-import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
-import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
-import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';
-import { createEmbeddedMonitorStore } from '../../../services/platform/store/embedded/monitors.ts';
-import type { MonitorRecord, MonitorStore } from '../../../services/platform/store/monitors-port.ts';
+import type { PersonInput } from '../../../../services/domain/types.ts';
+import { blockPlace, newDataKey, sealContacts } from '../../../../services/ingest/monitors/contact-seal.ts';
+import { createMonitorService } from '../../../../services/ingest/monitors/service.ts';
+import type { Logger } from '../../../../services/platform/logger.ts';
+import { createEmbeddedAccountStore } from '../../../../services/platform/store/embedded/accounts.ts';
+import { createEmbeddedAddressStore } from '../../../../services/platform/store/embedded/addresses.ts';
+import { openEmbeddedDatabase } from '../../../../services/platform/store/embedded/database.ts';
+import { createEmbeddedJobStore } from '../../../../services/platform/store/embedded/jobs.ts';
+import { createEmbeddedListStore } from '../../../../services/platform/store/embedded/lists.ts';
+import { createEmbeddedMonitorStore } from '../../../../services/platform/store/embedded/monitors.ts';
+import type { MonitorRecord, MonitorStore } from '../../../../services/platform/store/monitors-port.ts';
 
 /**
  * The monitor retention sweep (`sweepExpired` of services/ingest/monitors/service.ts, the sweep

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { createPrivateListIndexes, PrivateListNotCustomerError } from '../../../services/registers/lists/private-indexes.ts';
-import { ListVersionNeverActivatedError } from '../../../services/registers/lists/active-index.ts';
-import { silentLogger } from '../../../services/platform/logger.ts';
-import { createEmbeddedListStore } from '../../../services/platform/store/embedded/lists.ts';
-import type { ListStore } from '../../../services/platform/store/lists-port.ts';
+import { createPrivateListIndexes, PrivateListNotCustomerError } from '../../../../services/registers/lists/private-indexes.ts';
+import { ListVersionNeverActivatedError } from '../../../../services/registers/lists/active-index.ts';
+import { silentLogger } from '../../../../services/platform/logger.ts';
+import { createEmbeddedListStore } from '../../../../services/platform/store/embedded/lists.ts';
+import type { ListStore } from '../../../../services/platform/store/lists-port.ts';
 
 async function version(lists: ListStore, entries: number, options: { source?: 'cpr' | 'customer'; activate?: boolean } = {}): Promise<string> {
   const id = randomUUID();

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildWebPage, pageTexts } from '../../../services/api/web/assets.ts';
-import { pageMessages } from '../../../services/api/web/page-messages.ts';
-import { textsFor } from '../../../services/api/web/page/texts.ts';
-import { issuesFromZod } from '../../../services/api/zod-issues.ts';
+import { buildWebPage, pageTexts } from '../../../../services/api/web/assets.ts';
+import { pageMessages } from '../../../../services/api/web/page-messages.ts';
+import { textsFor } from '../../../../services/api/web/page/texts.ts';
+import { issuesFromZod } from '../../../../services/api/zod-issues.ts';
 import { z } from 'zod';
 
 const dirs: string[] = [];

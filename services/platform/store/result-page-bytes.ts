@@ -1,0 +1,104 @@
+import { linesOfRecord, type StoredRecord } from './job-results.ts';
+
+/**
+ * A results page cut from stored records as bytes (docs/architecture.md "Results pages"): the
+ * records' `results` arrive as UTF-8 bytes (a SQLite BLOB cast, ClickHouse RowBinary), and the
+ * page is those very bytes, not even copied, with the newline between two results made a comma.
+ * No text is decoded to a JavaScript string and encoded back, nothing is parsed: a page is the stored JSON,
+ * so its answers cannot drift from what readResultsJson serves (a test compares the two byte for
+ * byte on every result shape).
+ *
+ * Format 1 (job-results.ts RESULT_RECORD_FORMAT) is cut here: one CheckResult JSON per line,
+ * and JSON.stringify never writes a raw newline, nor does UTF-8 use the byte 0x0A inside a
+ * character, so every 0x0A is a line end. Any other format a reader knows is read as its text
+ * (linesOfRecord), so a format added later serves pages too, at the old cost; an unknown one
+ * throws UnknownRecordFormatError as it does for readResults.
+ */
+export type ByteRecord = {
+  first_row: number;
+  record_format: number;
+  /** The record's `results` column, UTF-8. */
+  results: Uint8Array;
+};
+
+export interface ResultBytesCut {
+  count: number;
+  /** The last row on the page (-1: none). */
+  last_row: number;
+  /** Whether a row follows the page. */
+  more: boolean;
+  /**
+   * The page's results as JSON separated by commas (the inside of a JSON array), UTF-8, in
+   * pieces to be written one after the other: views of the records' own bytes, whose newlines
+   * are made commas in place. Call once, on the cut that is served: it changes the records'
+   * bytes (they are the reader's own copy, read for this page only), so they cannot be cut again.
+   */
+  pieces(): Buffer[];
+}
+
+const NEWLINE = 0x0a;
+const COMMA = Buffer.from(',');
+
+/**
+ * Rows after `after`, at most `limit`, from records in row order (the rule of job-results.ts
+ * pageOfRecords, on bytes). `records` may be lazy: it is read only as far as the page needs.
+ */
+export function pageBytesOfRecords(records: Iterable<ByteRecord>, after: number, limit: number): ResultBytesCut {
+  const slices: Buffer[] = [];
+  let count = 0;
+  let lastRow = -1;
+  const cut = (more: boolean): ResultBytesCut => ({ count, last_row: lastRow, more, pieces: () => piecesOf(slices) });
+  for (const record of records) {
+    if (count === limit) return cut(true);
+    const skip = Math.max(0, after + 1 - record.first_row);
+    const lines = record.record_format === 1 ? cutLines(record.results, skip, limit - count) : cutOtherFormat(record, skip, limit - count);
+    if (lines.taken > 0) {
+      slices.push(lines.slice);
+      count += lines.taken;
+      lastRow = record.first_row + skip + lines.taken - 1;
+    }
+    if (lines.rest) return cut(true);
+  }
+  return cut(false);
+}
+
+/** Lines skip..skip+wanted-1 of a format-1 record; `rest` when lines are left after them. */
+function cutLines(bytes: Uint8Array, skip: number, wanted: number): { slice: Buffer; taken: number; rest: boolean } {
+  const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const none = { slice: all.subarray(0, 0), taken: 0, rest: false };
+  let start = 0;
+  for (let i = 0; i < skip; i++) {
+    const end = all.indexOf(NEWLINE, start);
+    if (end === -1) return none;
+    start = end + 1;
+  }
+  let end = start;
+  for (let taken = 1; taken <= wanted; taken++) {
+    const next = all.indexOf(NEWLINE, end);
+    if (next === -1) return { slice: all.subarray(start), taken, rest: false };
+    if (taken === wanted) return { slice: all.subarray(start, next), taken, rest: true };
+    end = next + 1;
+  }
+  return none;
+}
+
+/** A record of another format, through its text (job-results.ts linesOfRecord). */
+function cutOtherFormat(record: ByteRecord, skip: number, wanted: number): { slice: Buffer; taken: number; rest: boolean } {
+  const stored: StoredRecord = {
+    first_row: record.first_row, record_format: record.record_format, results: Buffer.from(record.results).toString('utf8'), cells: null,
+  };
+  const lines = linesOfRecord(stored).results.slice(skip);
+  const taken = Math.min(lines.length, wanted);
+  return { slice: Buffer.from(lines.slice(0, taken).join('\n'), 'utf8'), taken, rest: lines.length > taken };
+}
+
+/** The slices with a comma between them and in place of every newline inside them. */
+function piecesOf(slices: readonly Buffer[]): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (const slice of slices) {
+    for (let i = slice.indexOf(NEWLINE); i !== -1; i = slice.indexOf(NEWLINE, i + 1)) slice[i] = COMMA[0];
+    if (pieces.length > 0) pieces.push(COMMA);
+    pieces.push(slice);
+  }
+  return pieces;
+}

@@ -1,0 +1,87 @@
+/**
+ * The results-page scenario of pipeline.bench.ts alone, for profiling and A/B runs of the read
+ * path (test/bench/README.md "Results pages alone"): one job of PAGE_DRIVER_ROWS rows (default
+ * 100,000) on one deployment (PAGE_DRIVER_DEPLOYMENT=embedded|distributed), then PAGE_DRIVER_ROUNDS
+ * rounds (default 3) of paging every result with limit 10,000, each page timed alone as the bench
+ * times it (request to the last byte read as text), beside JSON.stringify of its own results.
+ * Each round also times the parts of a page: the store's read (readResultsBytes, as the route reads it) and a GET of the
+ * job record (authentication and the job look-up every page makes too).
+ *
+ * Not a bench of its own (no goal, no report): it prints one JSON line per round. Run:
+ * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
+ */
+import { encodeCursor } from '../../services/platform/store/job-results.ts';
+import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
+import { startDistributed, startEmbedded } from '../support/deployments.ts';
+
+const ROWS = Number(process.env.PAGE_DRIVER_ROWS ?? 100_000);
+const ROUNDS = Number(process.env.PAGE_DRIVER_ROUNDS ?? 3);
+const DEPLOYMENT = process.env.PAGE_DRIVER_DEPLOYMENT ?? 'distributed';
+const LIMIT = 10_000;
+const SEED = 11;
+
+function jobBody(): string {
+  const members = [...generateListEntries(Math.round(ROWS * 0.2), SEED)].map(({ previous: _previous, ...person }, i) => ({ id: `r${i}`, ...person }));
+  const others = generatePeople(ROWS - members.length, `${SEED}-0`).map((p, i) => ({ ...p, id: `r${members.length + i}` }));
+  return JSON.stringify({ people: [...members, ...others] });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const listEntries = [...generateListEntries(50_000, SEED)];
+const d = DEPLOYMENT === 'embedded'
+  ? await startEmbedded(null, { listEntries, jobChunkRows: 2000, workers: true })
+  : await startDistributed(null, { matchers: 1, listEntries, jobChunkRows: 2000, env: { PROJECTION_COUNT_INTERVAL_MS: '1000' } });
+try {
+  const auth = { Authorization: `Bearer ${d.liveKey}` };
+  const created = await fetch(new URL('/v2/check-jobs', d.baseUrl), { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: jobBody() });
+  const { id } = (await created.json()) as { id: string };
+  const deadline = Date.now() + 30 * 60_000;
+  for (;;) {
+    const job = (await (await fetch(new URL(`/v2/check-jobs/${id}`, d.baseUrl), { headers: auth })).json()) as { status: string };
+    if (job.status === 'done') break;
+    if (job.status === 'failed' || Date.now() > deadline) throw new Error(`job ${job.status}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    const pageMs: number[] = [];
+    const stringifyMs: number[] = [];
+    const storeMs: number[] = [];
+    const jobGetMs: number[] = [];
+    let cursor: string | null = null;
+    let rows = 0;
+    for (let page = 0; ; page++) {
+      const started = performance.now();
+      const response = await fetch(new URL(`/v2/check-jobs/${id}/results?limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, d.baseUrl), { headers: auth });
+      const text = await response.text();
+      pageMs.push(performance.now() - started);
+      if (response.status !== 200) throw new Error(`page ${page}: ${response.status} ${text.slice(0, 200)}`);
+      const json = JSON.parse(text) as { results: unknown[]; next_cursor: string | null };
+      const s = performance.now();
+      JSON.stringify(json.results);
+      stringifyMs.push(performance.now() - s);
+      const st = performance.now();
+      await d.platform.jobs.readResultsBytes(id, { cursor: rows === 0 ? null : encodeCursor(id, rows - 1), limit: LIMIT });
+      storeMs.push(performance.now() - st);
+      const g = performance.now();
+      await (await fetch(new URL(`/v2/check-jobs/${id}`, d.baseUrl), { headers: auth })).text();
+      jobGetMs.push(performance.now() - g);
+      rows += json.results.length;
+      if (json.next_cursor === null) break;
+      cursor = json.next_cursor;
+    }
+    if (rows !== ROWS) throw new Error(`paged ${rows} rows of ${ROWS}`);
+    const sum = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0));
+    console.log(JSON.stringify({
+      deployment: DEPLOYMENT, round, pages: pageMs.length, load: (await import('node:os')).loadavg()[0].toFixed(2),
+      page_median_ms: Math.round(median(pageMs)), stringify_median_ms: Math.round(median(stringifyMs) * 10) / 10,
+      ratio: Math.round((median(pageMs) / median(stringifyMs)) * 100) / 100, all_pages_ms: sum(pageMs),
+      store_read_median_ms: Math.round(median(storeMs)), job_get_median_ms: Math.round(median(jobGetMs)),
+    }));
+  }
+} finally {
+  await d.stop();
+}
