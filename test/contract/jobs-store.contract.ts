@@ -197,7 +197,7 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(json.next_cursor).toBeNull();
     });
 
-    it('gives each row\'s stored cells beside its JSON result, as readResults reads them', async () => {
+    it('gives each row\'s stored cells beside its JSON result, as readResults reads them, and the results as binary strings', async () => {
       // docs/architecture.md "Result files": the file reads results and cells as text.
       const job = makeJob();
       await store().createJob(job);
@@ -208,6 +208,11 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       do {
         const json = await store().readResultsJson(job.id, { cursor, limit: 1000 });
         expect(json.cells).toHaveLength(json.results.length);
+        // The same page with each result's UTF-8 bytes as a binary string.
+        const binary = await store().readResultsBinary(job.id, { cursor, limit: 1000 });
+        expect(binary.next_cursor).toBe(json.next_cursor);
+        expect(binary.cells).toEqual(json.cells);
+        expect(binary.results.map((r) => Buffer.from(r, 'latin1').toString('utf8'))).toEqual(json.results);
         json.results.forEach((r, i) => seen.push({ result: JSON.parse(r), cells: JSON.parse(json.cells[i]) }));
         cursor = json.next_cursor;
       } while (cursor !== null);

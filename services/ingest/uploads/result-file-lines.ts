@@ -36,20 +36,33 @@ const MAX_CACHED_VERDICTS = 4096;
 const ID_START = '{"id":';
 const ADDRESS_KEY = ',"address":';
 const PHONE_KEY = ',"phone_lookup":';
+/** A quoted id that is its own value: no escape, nothing but ASCII (a binary string's other bytes need decoding). */
+const PLAIN_ID = /^"[^\\\u0080-\uffff]*"$/;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const OPEN_BRACE = 0x7b;
 
-/** A reader of stored result lines with its own verdict cache (one per result file). */
-export function createResultLineReader(): (line: string) => ResultFileLine {
+/**
+ * A reader of stored result lines with its own verdict cache (one per result file). `binary`: the
+ * lines are their UTF-8 bytes as binary strings (JobStore.readResultsBinary); every character the
+ * cut looks for is ASCII, and UTF-8 writes no ASCII byte inside a longer character, so the cut is
+ * the same, and only what is parsed is decoded.
+ */
+export function createResultLineReader(options: { binary?: boolean } = {}): (line: string) => ResultFileLine {
+  const decode = options.binary === true ? (text: string) => Buffer.from(text, 'latin1').toString('utf8') : (text: string) => text;
+  const idOf = (raw: string): string | null => (raw.charCodeAt(0) === QUOTE && PLAIN_ID.test(raw) ? raw.slice(1, -1) : (JSON.parse(decode(raw)) as string | null));
   // Keyed by the members before the address, then by those after it: two look-ups of slices of
   // the line cost less than joining them into one key. null: they did not parse as an object,
   // so lines with them are read whole.
   const verdicts = new Map<string, Map<string, CheckResult | null>>();
   let cached = 0;
+  // The previous row's verdict: rows in a run often share it, and comparing text is cheaper than
+  // hashing it for a look-up.
+  let last: { before: string; after: string; result: CheckResult } | null = null;
   return (line) => {
     const cut = cutLine(line);
+    if (cut !== null && last !== null && cut.before === last.before && cut.after === last.after) return { id: idOf(cut.id), result: last.result };
     if (cut !== null) {
       let after = verdicts.get(cut.before);
       if (after === undefined) {
@@ -62,13 +75,16 @@ export function createResultLineReader(): (line: string) => ResultFileLine {
       }
       let result = after.get(cut.after);
       if (result === undefined) {
-        result = restOf(cut.before + cut.after);
+        result = restOf(decode(cut.before + cut.after));
         after.set(cut.after, result);
         cached++;
       }
-      if (result !== null) return { id: idOf(cut.id), result };
+      if (result !== null) {
+        last = { before: cut.before, after: cut.after, result };
+        return { id: idOf(cut.id), result };
+      }
     }
-    const whole = JSON.parse(line) as CheckResult;
+    const whole = JSON.parse(decode(line)) as CheckResult;
     return { id: whole.id, result: whole };
   };
 }
@@ -81,12 +97,6 @@ function restOf(rest: string): CheckResult | null {
   } catch {
     return null;
   }
-}
-
-/** The id's JSON text as a value. */
-function idOf(raw: string): string | null {
-  if (raw.charCodeAt(0) === QUOTE && raw.indexOf('\\') === -1) return raw.slice(1, -1);
-  return JSON.parse(raw) as string | null;
 }
 
 /**

@@ -61,7 +61,7 @@ export const OWN_LIST = { da: 'egen liste', en: 'own list' } as const;
 
 /** Writes the result file of a done job to `out` (the caller checks the job is done). */
 export async function streamResultFile(
-  jobs: Pick<JobStore, 'readResultsJson'>,
+  jobs: Pick<JobStore, 'readResultsBinary'>,
   job: JobRecord,
   options: { format?: ResultFileFormat; locale: Locale; rows?: ResultFileRows; change?: ResultFileChange },
   out: NodeJS.WritableStream,
@@ -73,12 +73,12 @@ export async function streamResultFile(
   const listVersion = job.list_version?.published_on ?? '';
   const json = job.file_format === null;
   // The stored lines read only for what the file shows (docs/architecture.md "Result files").
-  const readLine = createResultLineReader();
+  const readLine = createResultLineReader({ binary: true });
   // A page of rows at a time: one await per page (docs/architecture.md "Result files").
   async function* rows(): AsyncIterable<ResultFileRow[]> {
     let cursor: string | null = null;
     do {
-      const page = await jobs.readResultsJson(job.id, { cursor, limit: PAGE_ROWS });
+      const page = await jobs.readResultsBinary(job.id, { cursor, limit: PAGE_ROWS });
       const batch: ResultFileRow[] = [];
       for (let i = 0; i < page.results.length; i++) {
         const { id, result } = readLine(page.results[i]);

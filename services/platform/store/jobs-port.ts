@@ -224,6 +224,13 @@ export interface JobStore {
   /** The same page as readResults, each result as stored JSON text (no parse): for serving pages. */
   readResultsJson(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultJsonPage>;
   /**
+   * readResultsJson's page with each result as a binary string: its stored UTF-8 bytes, one
+   * character per byte (Buffer `latin1`), so that a reader that only looks for ASCII (the result
+   * file's cut, docs/architecture.md "Result files") skips decoding; decode with
+   * `Buffer.from(text, 'latin1').toString('utf8')`. Cells as in readResultsJson.
+   */
+  readResultsBinary(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultJsonPage>;
+  /**
    * The same page again, as the bytes of readResultsJson's results joined with commas (the same
    * bytes, not a re-serialisation): for serving pages without decoding stored text.
    */

@@ -16,38 +16,47 @@ function expected(line: string) {
   return { id: whole.id, verdict: Object.fromEntries(VERDICT_FIELDS.filter((f) => f in whole).map((f) => [f, whole[f]])) };
 }
 
-function actual(read: ReturnType<typeof createResultLineReader>, line: string) {
-  const { id, result } = read(line);
+/** A line as JobStore.readResultsBinary gives it: its UTF-8 bytes, one character each. */
+const binaryOf = (line: string) => Buffer.from(line, 'utf8').toString('latin1');
+
+function actual(read: ReturnType<typeof createResultLineReader>, line: string, binary: boolean) {
+  const { id, result } = read(binary ? binaryOf(line) : line);
   const picked = result as unknown as Record<string, unknown>;
   return { id, verdict: Object.fromEntries(VERDICT_FIELDS.filter((f) => f in picked).map((f) => [f, picked[f]])) };
 }
 
-describe('stored result lines read for a result file', () => {
+describe.each([false, true])('stored result lines read for a result file (binary strings: %s)', (binary) => {
   const results = resultShapeRows(60).map((r) => r.result);
 
   it('gives the id and verdict fields JSON.parse gives, on every shape, cached or not', () => {
-    const read = createResultLineReader();
+    const read = createResultLineReader({ binary });
     for (const pass of [1, 2]) {
       for (const result of results) {
         const line = JSON.stringify(result);
-        expect(actual(read, line), `pass ${pass}: ${line}`).toEqual(expected(line));
+        expect(actual(read, line, binary), `pass ${pass}: ${line}`).toEqual(expected(line));
       }
     }
   });
 
   it('shares one result object between rows with the same verdict, on every stored shape', () => {
-    const read = createResultLineReader();
+    const read = createResultLineReader({ binary });
     for (const result of results) {
       const other = { ...result, id: `${result.id ?? ''}-other`, address: result.address === null ? null : { ...result.address, formatted: 'elsewhere' } };
-      expect(read(JSON.stringify(other)).result, JSON.stringify(result)).toBe(read(JSON.stringify(result)).result);
+      const as = (r: unknown) => (binary ? binaryOf(JSON.stringify(r)) : JSON.stringify(r));
+      expect(read(as(other)).result, JSON.stringify(result)).toBe(read(as(result)).result);
     }
     const [a, b] = [results[0], { ...results[0], id: 'another', address: null }];
-    expect(read(JSON.stringify(a)).result).toBe(read(JSON.stringify(b)).result);
-    expect(read(JSON.stringify({ ...a, status: 'manual' })).result).not.toBe(read(JSON.stringify(a)).result);
+    const line = (r: unknown) => (binary ? binaryOf(JSON.stringify(r)) : JSON.stringify(r));
+    expect(read(line(a)).result).toBe(read(line(b)).result);
+    expect(read(line({ ...a, status: 'manual' })).result).not.toBe(read(line(a)).result);
+    // Right after a row with the same members before the address, one that differs after it.
+    expect(read(line({ ...a, change: 'released' })).result.change).toBe('released');
+    expect(read(line({ ...a, change: 'released' })).result.change).toBe('released');
+    expect(read(line(a)).result.change).toBeUndefined();
   });
 
   it('reads text JSON.stringify does not write through JSON.parse: whitespace, escaped keys, repeated keys, no id', () => {
-    const read = createResultLineReader();
+    const read = createResultLineReader({ binary });
     const [result] = results;
     const lines = [
       JSON.stringify(result, null, 2),
@@ -56,6 +65,7 @@ describe('stored result lines read for a result file', () => {
       JSON.stringify(result).replace('{', '{"status":"allowed","id":"first",'),
       JSON.stringify({ ...result, id: undefined }),
       JSON.stringify({ ...result, id: 'quote " and \\ back\\\\' }),
+      JSON.stringify({ ...result, id: 'Søren Åbø 😀 \u2028' }),
       JSON.stringify({ ...result, id: null }),
       '{}',
       // Members between the address and the phone look-up, nested values in the address, braces in its text.
@@ -67,18 +77,18 @@ describe('stored result lines read for a result file', () => {
       '{"id":"x","address":null,"phone_lookup":null,"status":"manual"}',
       '{"id":"x","phone_lookup":{"outcome":"found","address":null},"address":null,"status":"manual"}',
     ];
-    for (const line of lines) expect(actual(read, line), line).toEqual(expected(line));
+    for (const line of lines) expect(actual(read, line, binary), line).toEqual(expected(line));
   });
 
   it('gives what JSON.parse gives for any object in any key order (property)', () => {
-    const read = createResultLineReader();
+    const read = createResultLineReader({ binary });
     const value = fc.jsonValue({ maxDepth: 3 });
     fc.assert(fc.property(
       fc.dictionary(fc.oneof(fc.constantFrom(...VERDICT_FIELDS, 'id', 'address'), fc.string()), value),
       fc.shuffledSubarray(results, { minLength: 1, maxLength: 1 }),
       (extra, [base]) => {
         const line = JSON.stringify({ ...extra, ...base, ...extra });
-        expect(actual(read, line)).toEqual(expected(line));
+        expect(actual(read, line, binary)).toEqual(expected(line));
       },
     ), { numRuns: 500 });
   });

@@ -267,6 +267,15 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     return readRowPage(jobId, page);
   }
 
+  async function readResultsJson(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultJsonPage> {
+    if (await storedAsRecords(jobId)) {
+      const { rows, next_cursor } = await recordPage(jobId, page);
+      return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
+    }
+    const { rows, next_cursor } = await readRowPage(jobId, page);
+    return { results: rows.map((r) => JSON.stringify(r.result)), cells: rows.map((r) => JSON.stringify(r.cells)), next_cursor };
+  }
+
   /** A page of a job stored one row per result (before migration 016). */
   async function readRowPage(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultPage> {
     checkPageLimit(page.limit);
@@ -394,13 +403,12 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     readResults,
 
-    async readResultsJson(jobId, page): Promise<ResultJsonPage> {
-      if (await storedAsRecords(jobId)) {
-        const { rows, next_cursor } = await recordPage(jobId, page);
-        return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
-      }
-      const { rows, next_cursor } = await readRowPage(jobId, page);
-      return { results: rows.map((r) => JSON.stringify(r.result)), cells: rows.map((r) => JSON.stringify(r.cells)), next_cursor };
+    readResultsJson,
+
+    /** readResultsJson's page with each result as a binary string: here re-encoded, not read so (docs/architecture.md "Result files"). */
+    async readResultsBinary(jobId, page): Promise<ResultJsonPage> {
+      const json = await readResultsJson(jobId, page);
+      return { ...json, results: json.results.map((r) => Buffer.from(r, 'utf8').toString('latin1')) };
     },
 
     readResultsBytes: bytesPage,

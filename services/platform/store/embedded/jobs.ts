@@ -117,7 +117,15 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   const deleteResults = resultsDb.prepare('DELETE FROM check_result_records WHERE job_id = ?');
   const deleteResultsBefore = resultsDb.prepare('DELETE FROM check_result_records WHERE delete_on < ?');
 
-  function pageOf(jobId: string, page: { cursor?: string | null; limit: number }) {
+  // The same records for a result file: results as their UTF-8 bytes in a binary string (one
+  // character per byte: copied, not decoded), cells as text (docs/architecture.md "Result files").
+  const selectBinaryIn = resultsDb.prepare(`SELECT first_row, record_format, CAST(results AS BLOB) AS results, cells FROM check_result_records
+    WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
+  const binaryRecords = (rows: unknown[]): StoredRecord[] => (rows as Array<Omit<StoredRecord, 'results'> & { results: Uint8Array }>).map((r) => ({
+    ...r, results: Buffer.from(r.results.buffer, r.results.byteOffset, r.results.byteLength).toString('latin1'),
+  }));
+
+  function pageOf(jobId: string, page: { cursor?: string | null; limit: number }, binary = false) {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
     // Rows are 0..n-1 in records of at most RESULT_RECORD_ROWS, so the page lies in this window
@@ -126,10 +134,13 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     // and keep a purge's checkpoint from emptying the WAL.
     const windowEnd = after + page.limit + 1;
     // last_row > after: every record read holds a row of the page, so limit + 1 records suffice.
-    const found = selectRecordsIn.all(jobId, after - RESULT_RECORD_ROWS, after, windowEnd, page.limit + 1) as StoredRecord[];
+    const records = (from: number, to: number) => (binary
+      ? binaryRecords(selectBinaryIn.all(jobId, from, after, to, page.limit + 1))
+      : (selectRecordsIn.all(jobId, from, after, to, page.limit + 1) as StoredRecord[]));
+    const found = records(after - RESULT_RECORD_ROWS, windowEnd);
     let { rows, more } = pageOfRecords(found, after, page.limit);
     if (!more) {
-      const beyond = selectRecordsIn.all(jobId, windowEnd, windowEnd, 0xffffffff, page.limit + 1) as StoredRecord[];
+      const beyond = records(windowEnd, 0xffffffff);
       if (beyond.length > 0) ({ rows, more } = pageOfRecords([...found, ...beyond], after, page.limit));
     }
     const last = rows.at(-1);
@@ -261,6 +272,11 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
 
     async readResultsJson(jobId, page) {
       const { rows, next_cursor } = pageOf(jobId, page);
+      return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
+    },
+
+    async readResultsBinary(jobId, page) {
+      const { rows, next_cursor } = pageOf(jobId, page, true);
       return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
     },
 
