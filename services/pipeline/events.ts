@@ -212,25 +212,39 @@ function rowsChunkKey(jobId: string, chunk: number): string {
   return `${jobId}:${chunk}`;
 }
 
-const PERSON_FIELDS = [
-  'id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door',
-  'postal_code', 'city', 'kvhx', 'phone', 'cvr', 'company_name',
-] as const satisfies ReadonlyArray<keyof JobRowInput>;
-
 /** A job row (PersonInput + company fields) → the Avro record (absent fields null). */
 export function toAvroPerson(person: JobRowInput): AvroPerson {
-  const out = {} as AvroPerson;
-  for (const field of PERSON_FIELDS) out[field] = person[field] ?? null;
-  return out;
+  // Written out field by field in the schema's order, not in a loop over the field names: one
+  // object shape and no keyed stores on the intake's hot path (docs/architecture.md
+  // "Performance"). The AvroPerson type makes the compiler hold it to every field.
+  return {
+    id: person.id ?? null, name: person.name ?? null, first_name: person.first_name ?? null, last_name: person.last_name ?? null,
+    address: person.address ?? null, street: person.street ?? null, house_number: person.house_number ?? null, floor: person.floor ?? null,
+    door: person.door ?? null, postal_code: person.postal_code ?? null, city: person.city ?? null, kvhx: person.kvhx ?? null,
+    phone: person.phone ?? null, cvr: person.cvr ?? null, company_name: person.company_name ?? null,
+  };
 }
 
 /** The Avro record → the job row (null fields dropped), as the domain's checkJobRow takes it. */
 export function fromAvroPerson(person: AvroPerson): JobRowInput {
+  // Field by field in the schema's order, as toAvroPerson (named stores, not keyed ones: this
+  // runs for every row the matcher reads).
   const out: JobRowInput = {};
-  for (const field of PERSON_FIELDS) {
-    const value = person[field];
-    if (value !== null && value !== undefined) out[field] = value;
-  }
+  if (person.id != null) out.id = person.id;
+  if (person.name != null) out.name = person.name;
+  if (person.first_name != null) out.first_name = person.first_name;
+  if (person.last_name != null) out.last_name = person.last_name;
+  if (person.address != null) out.address = person.address;
+  if (person.street != null) out.street = person.street;
+  if (person.house_number != null) out.house_number = person.house_number;
+  if (person.floor != null) out.floor = person.floor;
+  if (person.door != null) out.door = person.door;
+  if (person.postal_code != null) out.postal_code = person.postal_code;
+  if (person.city != null) out.city = person.city;
+  if (person.kvhx != null) out.kvhx = person.kvhx;
+  if (person.phone != null) out.phone = person.phone;
+  if (person.cvr != null) out.cvr = person.cvr;
+  if (person.company_name != null) out.company_name = person.company_name;
   return out;
 }
 

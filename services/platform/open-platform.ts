@@ -198,7 +198,10 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
     if (dbs) {
       // The clock dates messages and expires them (retention); tests move it past retention.
       const clock = options.clock;
-      const log = createEmbeddedEventLog({ db: dbs.log, logger, pollIntervalMs: 200, ...(clock ? { now: () => clock().getTime() } : {}) });
+      const log = createEmbeddedEventLog({
+        db: dbs.log, logger, pollIntervalMs: 200, wakeChannel: `robinson-event-log:${eventLogDatabasePath(config.DATA_DIR)}`,
+        ...(clock ? { now: () => clock().getTime() } : {}),
+      });
       closers.push(() => log.close());
       const stores = embeddedStores(dbs);
       const jobKeys = createJobDataKeys({ store: stores.dataKeys, keyring: stores.keys, configured: config.DATA_MASTER_KEYS });

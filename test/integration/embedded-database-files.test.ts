@@ -134,4 +134,44 @@ describe('the embedded database files', () => {
       dbs.close();
     }
   });
+  it('a new results file has 64 KB pages and records in a rowid table; a file made earlier keeps its pages and layout, and both store and read alike', async () => {
+    const pageSize = (db: DatabaseSync) => (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+    const recordsSql = (db: DatabaseSync) =>
+      (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'check_result_records'").get() as { sql: string }).sql;
+    const messagesSql = (db: DatabaseSync) =>
+      (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'log_messages'").get() as { sql: string }).sql;
+
+    const fresh = openEmbeddedDatabases(dataDir());
+    const older = dataDir();
+    // A results file as an earlier version made it: 4 KB pages, records WITHOUT ROWID.
+    const old = openEmbeddedDatabase(resultsDatabasePath(older));
+    old.exec(`CREATE TABLE check_result_records (job_id TEXT NOT NULL, first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,
+      delete_on TEXT NOT NULL, counts TEXT NOT NULL, results TEXT NOT NULL, cells TEXT, record_format INTEGER NOT NULL DEFAULT 1,
+      PRIMARY KEY (job_id, first_row)) WITHOUT ROWID`);
+    old.close();
+    const earlier = openEmbeddedDatabases(older);
+    try {
+      for (const dbs of [fresh, earlier]) {
+        createEmbeddedEventLog({ db: dbs.log, logger: silentLogger() });
+        const store = createEmbeddedJobStore(dbs.main, dbs.results);
+        const id = crypto.randomUUID();
+        await store.createJob(job(id));
+        await store.putResults(id, job(id).delete_after, results(2500));
+        expect((await store.countResults(id)).processed).toBe(2500);
+        const page = await store.readResultsJson(id, { limit: 3, cursor: null });
+        expect(page.results.map((r) => JSON.parse(r).id)).toEqual(['r0', 'r1', 'r2']);
+      }
+      expect(pageSize(fresh.results)).toBe(65536);
+      expect(recordsSql(fresh.results)).not.toMatch(/WITHOUT ROWID/);
+      expect(messagesSql(fresh.log)).not.toMatch(/WITHOUT ROWID/);
+      // The main file and the log keep SQLite's default pages (small rows, rewritten often).
+      expect(pageSize(fresh.main)).toBe(4096);
+      expect(pageSize(fresh.log)).toBe(4096);
+      expect(pageSize(earlier.results)).toBe(4096);
+      expect(recordsSql(earlier.results)).toMatch(/WITHOUT ROWID/);
+    } finally {
+      fresh.close();
+      earlier.close();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbeddedEventLog } from '../../services/platform/log/embedded.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
@@ -22,4 +22,38 @@ eventLogContract('embedded', async () => {
       db.close();
     },
   };
+});
+
+describe('the embedded event log across threads of one process', () => {
+  it('wakes a consumer of another log on the same file at once, not at its next poll', async () => {
+    // Two logs on their own connections to one file, as the API thread and a worker have. The
+    // consumer polls only every 10 minutes: without the wake-up the message would wait that long.
+    const wakeChannel = `event-log-test:${crypto.randomUUID()}`;
+    const consumerDb = openEmbeddedDatabase(path);
+    const producerDb = openEmbeddedDatabase(path);
+    const consumer = createEmbeddedEventLog({ db: consumerDb, logger: silentLogger(), pollIntervalMs: 600_000, wakeChannel });
+    const producer = createEmbeddedEventLog({ db: producerDb, logger: silentLogger(), pollIntervalMs: 600_000, wakeChannel });
+    const topic = `wake-${crypto.randomUUID()}`;
+    await producer.createTopics([{ name: topic, partitions: 1, retentionMs: null, compacted: false }]);
+    let resolveSeen: (value: string) => void = () => undefined;
+    const seen = new Promise<string>((resolve) => { resolveSeen = resolve; });
+    const subscription = await consumer.subscribe({
+      group: `g-${crypto.randomUUID()}`, topics: [topic], startAt: 'earliest',
+      async handleBatch(batch) {
+        for (const m of batch.messages) resolveSeen(String(m.value));
+      },
+    });
+    try {
+      await producer.publish(topic, [{ key: 'k', value: 'hello', headers: {} }]);
+      // A generous deadline for a busy machine, far below the consumer's poll interval.
+      const deadline = new Promise<string>((_, reject) => setTimeout(() => reject(new Error('not woken within 60 s')), 60_000).unref());
+      expect(await Promise.race([seen, deadline])).toBe('hello');
+    } finally {
+      await subscription.close();
+      await consumer.close();
+      await producer.close();
+      consumerDb.close();
+      producerDb.close();
+    }
+  }, 120_000);
 });

@@ -52,6 +52,9 @@ interface MessageRow {
 }
 
 export function createEmbeddedLogStorage(db: DatabaseSync): EmbeddedLogStorage {
+  // log_messages is a rowid table: a row chunk is ~150 KB, far past the row size WITHOUT ROWID is
+  // made for (appending and reading cost more; docs/embedded-and-admin.md "Three database files").
+  // A table created earlier WITHOUT ROWID keeps it; the statements are the same.
   db.exec(`
     CREATE TABLE IF NOT EXISTS log_topics (
       name TEXT PRIMARY KEY,
@@ -74,7 +77,7 @@ export function createEmbeddedLogStorage(db: DatabaseSync): EmbeddedLogStorage {
       headers TEXT,
       timestamp INTEGER NOT NULL,
       PRIMARY KEY (topic, partition, offset)
-    ) WITHOUT ROWID;
+    );
     CREATE INDEX IF NOT EXISTS log_messages_by_time ON log_messages (topic, timestamp);
     CREATE TABLE IF NOT EXISTS log_group_offsets (
       group_id TEXT NOT NULL,

@@ -60,4 +60,33 @@ describe('result records', () => {
       },
     ), { numRuns: 200 });
   });
+  it('rows given in order (the projection\'s case, no sort) make the same records as the same rows shuffled, counts by status and level exact', () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 0, max: 2 * RESULT_RECORD_ROWS }), fc.integer({ min: 1, max: 2500 }), fc.integer(),
+      (start, length, seed) => {
+        const inOrder = Array.from({ length }, (_, i) => rowOf(start + i));
+        const shuffled = [...inOrder];
+        let state = seed >>> 0;
+        for (let i = shuffled.length - 1; i > 0; i--) {
+          state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+          const j = state % (i + 1);
+          [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+        }
+        const records = resultRecords(inOrder, () => false);
+        expect(resultRecords(shuffled, () => false)).toEqual(records);
+        const counts = sumCounts(records.map((r) => r.counts));
+        for (const status of statuses) expect(counts[status]).toBe(inOrder.filter((r) => r.result.status === status).length);
+        for (const level of [0, 1, 2, 3, 4, 5] as const) {
+          expect(counts.level_counts[level]).toBe(inOrder.filter((r) => r.result.match.level === level).length);
+        }
+        // A record whose first rows have no cells and later ones do: one line per row all the same.
+        for (const r of records) {
+          const lines = r.cells === null ? null : r.cells.split('\n');
+          for (let row = r.first_row; row <= r.last_row; row++) {
+            expect(lines === null ? null : JSON.parse(lines[row - r.first_row])).toEqual(lines === null ? null : rowOf(row).cells);
+          }
+        }
+      },
+    ), { numRuns: 100 });
+  });
 });

@@ -56,6 +56,9 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   resultsDb.exec(`
     -- Result records (job-results.ts resultRecords): contiguous rows, one JSON line per row;
     -- record_format says how results and cells are laid out (job-results.ts RESULT_RECORD_FORMAT).
+    -- A rowid table, not WITHOUT ROWID: a record is ~230 KB, far past the row size WITHOUT ROWID
+    -- is made for, and storing one cost about twice the CPU (docs/embedded-and-admin.md "Three
+    -- database files"). Tables created earlier WITHOUT ROWID keep it; the statements are the same.
     CREATE TABLE IF NOT EXISTS check_result_records (
       job_id TEXT NOT NULL,
       first_row INTEGER NOT NULL,
@@ -66,7 +69,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
       cells TEXT,
       record_format INTEGER NOT NULL DEFAULT 1,
       PRIMARY KEY (job_id, first_row)
-    ) WITHOUT ROWID;
+    );
     CREATE INDEX IF NOT EXISTS check_result_records_delete_on ON check_result_records (delete_on);
   `);
   addRecordFormat(resultsDb);
