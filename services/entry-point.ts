@@ -44,10 +44,12 @@ export async function runEntryPoint(options: {
   // Decided once, on the main thread: a worker thread's stdout is never a terminal.
   config = { ...config, LOG_FORMAT: logFormatFor(config.LOG_FORMAT, process.stdout) };
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, ...(options.loggerName ? { name: options.loggerName } : {}) });
+  const shutdown = installShutdown(logger);
   try {
     const { platform, running } = await startOnPlatform(config, logger, options.start, options.clientId ? { clientId: options.clientId } : {});
-    installShutdown(() => running, () => platform.close(), logger);
+    shutdown.started(running, () => platform.close());
   } catch (error) {
+    shutdown.failed();
     // Port in use, unreadable database, ...: one clear line, no stack trace for the operator.
     logger.error(errorFields(error), 'process.start_failed');
     process.stderr.write(`start failed: ${errorName(error)}\n`);

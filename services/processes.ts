@@ -492,21 +492,25 @@ export function startServiceInWorker(name: 'matcher' | 'projection', config: Con
 
 /**
  * SIGTERM/SIGINT: stop every service (in reverse start order), then `release` (close the
- * platform). A second signal exits at once.
+ * platform). A second signal exits at once. Installed before the services start: a signal while
+ * they start (the banner is already out, a supervisor may stop the process at any moment) waits
+ * for the start to end, then stops what started, instead of the signal's default that kills the
+ * process with nothing closed.
  */
-export function installShutdown(services: () => RunningService[], release: () => Promise<void>, logger: Logger): void {
+export interface Shutdown {
+  /** The start ended: stop these on a signal, or now when one came during the start. */
+  started(services: RunningService[], release: () => Promise<void>): void;
+  /** The start failed (its services are already stopped): a signal that came meanwhile has nothing left to stop. */
+  failed(): void;
+}
+
+export function installShutdown(logger: Logger): Shutdown {
   let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) {
-      logger.warn({ signal }, 'process.forced_exit');
-      process.exit(1);
-    }
-    closing = true;
+  let requested: string | null = null;
+  let stopAll: (() => Promise<void>) | null = null;
+  const stop = (signal: string, run: () => Promise<void>) => {
     logger.info({ signal }, 'process.stopping');
-    (async () => {
-      for (const service of [...services()].reverse()) await service.stop();
-      await release();
-    })()
+    run()
       .then(() => {
         logger.info({}, 'process.stopped');
         process.exitCode = 0;
@@ -516,8 +520,31 @@ export function installShutdown(services: () => RunningService[], release: () =>
         process.exit(1);
       });
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  const onSignal = (signal: string) => {
+    if (closing) {
+      logger.warn({ signal }, 'process.forced_exit');
+      process.exit(1);
+    }
+    closing = true;
+    if (stopAll) stop(signal, stopAll);
+    else requested = signal; // still starting: stopped as soon as the start ends
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  return {
+    started(services, release) {
+      stopAll = async () => {
+        for (const service of [...services].reverse()) await service.stop();
+        await release();
+      };
+      if (requested) stop(requested, stopAll);
+    },
+    failed() {
+      // The process ends with the start's exit code once nothing is left running.
+      process.removeAllListeners('SIGTERM');
+      process.removeAllListeners('SIGINT');
+    },
+  };
 }
 
 export function errorName(error: unknown): string {

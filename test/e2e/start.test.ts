@@ -1,4 +1,4 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,36 @@ describe('npm start (embedded default)', () => {
       .then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }));
     expect(await exitOf({ KAFKA_BROKERS: '127.0.0.1:1' })).toEqual({ code: 78, stderr: expect.stringMatching(/needs both KAFKA_BROKERS and CLICKHOUSE_URL \(only KAFKA_BROKERS is set\)/) });
     expect(await exitOf({ CLICKHOUSE_URL: 'http://127.0.0.1:1' })).toEqual({ code: 78, stderr: expect.stringMatching(/only CLICKHOUSE_URL is set/) });
+  });
+
+  it('a SIGTERM while it starts (at the demo seed, before the banner) stops it once started: exit 0, nothing killed', async () => {
+    // The process's own log line says it is inside its start; the signal's default would kill it
+    // there with nothing closed (docs/architecture.md "Processes and configuration").
+    const dir = mkdtempSync(join(tmpdir(), 'start-signal-'));
+    try {
+      const child = spawn(process.execPath, [MAIN], {
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      let output = '';
+      let signalled = false;
+      const onData = (d: Buffer) => {
+        output += d.toString();
+        if (!signalled && output.includes('"msg":"demo.list_seeded"')) {
+          signalled = true;
+          child.kill('SIGTERM');
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+      expect(signalled, output).toBe(true);
+      expect({ code, signal }, output).toEqual({ code: 0, signal: null });
+      expect(output).toContain('"msg":"process.stopped"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('seeds a demo org, keys and list, serves checks over HTTP, and keeps everything across a restart', async () => {
