@@ -123,20 +123,34 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   }
 
   /** A page from the job's records, each row's result and cells as stored JSON text. */
-  async function recordPage(jobId: string, page: { cursor?: string | null; limit: number }) {
+  /**
+   * A page of a job stored as records. `binary`: the records read as RowBinary and each result
+   * line given as a binary string (its UTF-8 bytes, one character per byte: readResultsBinary),
+   * the cells decoded; otherwise read as JSON text.
+   */
+  async function recordPage(jobId: string, page: { cursor?: string | null; limit: number }, binary = false) {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
     // Rows are 0..n-1 in records of ≤ RESULT_RECORD_ROWS, so the page lies in this window; a job
     // with gaps reads on from where the window ended.
-    const read = (from: number, to: number) => conn.rows<StoredRecord>(sql`
+    const query = (from: number, to: number) => sql`
       SELECT first_row, record_format, results, cells FROM ${records} FINAL
-      WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`);
+      WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`;
+    const read = async (from: number, to: number): Promise<StoredRecord[]> => {
+      if (!binary) return (await conn.rows<StoredRecord>(query(from, to))).map(numbered);
+      const reader = new RowBinaryReader(await conn.rowBinary(query(from, to)));
+      const found: StoredRecord[] = [];
+      while (!reader.done) {
+        found.push({ first_row: reader.uint32(), record_format: reader.uint8(), results: reader.string().toString('latin1'), cells: reader.nullableString()?.toString('utf8') ?? null });
+      }
+      return found;
+    };
     const windowEnd = after + page.limit + 1;
-    const found = (await read(after - RESULT_RECORD_ROWS, windowEnd)).map(numbered);
+    const found = await read(after - RESULT_RECORD_ROWS, windowEnd);
     let cut = pageOfRecords(found, after, page.limit);
     if (!cut.more) {
       // At most limit + 1 records: each holds at least one row.
-      const more = (await read(windowEnd, 0xffffffff)).map(numbered);
+      const more = await read(windowEnd, 0xffffffff);
       if (more.length > 0) cut = pageOfRecords([...found, ...more], after, page.limit);
     }
     const last = cut.rows.at(-1);
@@ -405,8 +419,12 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     readResultsJson,
 
-    /** readResultsJson's page with each result as a binary string: here re-encoded, not read so (docs/architecture.md "Result files"). */
+    /** readResultsJson's page with each result as a binary string, read as RowBinary (docs/architecture.md "Result files"). */
     async readResultsBinary(jobId, page): Promise<ResultJsonPage> {
+      if (await storedAsRecords(jobId)) {
+        const { rows, next_cursor } = await recordPage(jobId, page, true);
+        return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
+      }
       const json = await readResultsJson(jobId, page);
       return { ...json, results: json.results.map((r) => Buffer.from(r, 'utf8').toString('latin1')) };
     },

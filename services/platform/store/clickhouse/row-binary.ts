@@ -41,6 +41,11 @@ export class RowBinaryReader {
     return value;
   }
 
+  /** A Nullable(String): a byte saying null (1) or not (0), then the string. */
+  nullableString(): Buffer | null {
+    return this.uint8() === 1 ? null : this.string();
+  }
+
   private need(n: number): void {
     if (this.at + n > this.bytes.length) throw new RangeError('RowBinary: the answer ends inside a value');
   }
