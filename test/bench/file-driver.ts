@@ -1,7 +1,7 @@
 /**
  * The result-file scenario alone, for profiling and A/B runs of the file path (test/bench/README.md
  * "Result files alone"): one JSON job of FILE_DRIVER_ROWS rows (default 100,000; the body of
- * page-driver.ts) on one deployment (FILE_DRIVER_DEPLOYMENT=embedded|distributed, default
+ * driver-job.ts) on one deployment (FILE_DRIVER_DEPLOYMENT=embedded|distributed, default
  * embedded), then FILE_DRIVER_ROUNDS rounds (default 3) of its result file in FILE_DRIVER_FORMAT
  * (csv, the default, or xlsx), each timing:
  * - the job's floor (floor.ts: JSON.parse of the very body + one compact result line per row + one
@@ -17,23 +17,15 @@
 import { loadavg } from 'node:os';
 import { Writable } from 'node:stream';
 import { streamResultFile } from '../../services/ingest/uploads/result-file.ts';
-import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
-import { startDistributed, startEmbedded } from '../support/deployments.ts';
+import { driverJobBody, startWithDoneJob } from './driver-job.ts';
 import { jobFloor } from './floor.ts';
 
 const ROWS = Number(process.env.FILE_DRIVER_ROWS ?? 100_000);
 const ROUNDS = Number(process.env.FILE_DRIVER_ROUNDS ?? 3);
 const DEPLOYMENT = process.env.FILE_DRIVER_DEPLOYMENT ?? 'embedded';
 const FORMAT = process.env.FILE_DRIVER_FORMAT ?? 'csv';
-const SEED = 11;
 if (FORMAT !== 'csv' && FORMAT !== 'xlsx') throw new Error(`FILE_DRIVER_FORMAT must be csv or xlsx, not ${FORMAT}`);
 if (DEPLOYMENT !== 'embedded' && DEPLOYMENT !== 'distributed') throw new Error(`FILE_DRIVER_DEPLOYMENT must be embedded or distributed, not ${DEPLOYMENT}`);
-
-function jobBody(): string {
-  const members = [...generateListEntries(Math.round(ROWS * 0.2), SEED)].map(({ previous: _previous, ...person }, i) => ({ id: `r${i}`, ...person }));
-  const others = generatePeople(ROWS - members.length, `${SEED}-0`).map((p, i) => ({ ...p, id: `r${members.length + i}` }));
-  return JSON.stringify({ people: [...members, ...others] });
-}
 
 /** A sink that counts bytes and lines (a line per row and the header). */
 class Count extends Writable {
@@ -46,22 +38,10 @@ class Count extends Writable {
   }
 }
 
-const body = jobBody();
-const listEntries = [...generateListEntries(50_000, SEED)];
-const d = DEPLOYMENT === 'embedded'
-  ? await startEmbedded(null, { listEntries, jobChunkRows: 2000, workers: true })
-  : await startDistributed(null, { matchers: 1, listEntries, jobChunkRows: 2000, env: { PROJECTION_COUNT_INTERVAL_MS: '1000' } });
+const body = driverJobBody(ROWS);
+const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
 try {
   const auth = { Authorization: `Bearer ${d.liveKey}` };
-  const created = await fetch(new URL('/v2/check-jobs', d.baseUrl), { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body });
-  const { id } = (await created.json()) as { id: string };
-  const deadline = Date.now() + 30 * 60_000;
-  for (;;) {
-    const job = (await (await fetch(new URL(`/v2/check-jobs/${id}`, d.baseUrl), { headers: auth })).json()) as { status: string };
-    if (job.status === 'done') break;
-    if (job.status === 'failed' || Date.now() > deadline) throw new Error(`job ${job.status}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
   const record = await d.platform.jobs.getJobById(id);
   if (!record) throw new Error('the job is gone');
   const bodyBytes = Buffer.from(body, 'utf8');

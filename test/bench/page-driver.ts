@@ -11,41 +11,22 @@
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
 import { encodeCursor } from '../../services/platform/store/job-results.ts';
-import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
-import { startDistributed, startEmbedded } from '../support/deployments.ts';
+import { driverJobBody, startWithDoneJob } from './driver-job.ts';
 
 const ROWS = Number(process.env.PAGE_DRIVER_ROWS ?? 100_000);
 const ROUNDS = Number(process.env.PAGE_DRIVER_ROUNDS ?? 3);
 const DEPLOYMENT = process.env.PAGE_DRIVER_DEPLOYMENT ?? 'distributed';
 const LIMIT = 10_000;
-const SEED = 11;
-
-function jobBody(): string {
-  const members = [...generateListEntries(Math.round(ROWS * 0.2), SEED)].map(({ previous: _previous, ...person }, i) => ({ id: `r${i}`, ...person }));
-  const others = generatePeople(ROWS - members.length, `${SEED}-0`).map((p, i) => ({ ...p, id: `r${members.length + i}` }));
-  return JSON.stringify({ people: [...members, ...others] });
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-const listEntries = [...generateListEntries(50_000, SEED)];
-const d = DEPLOYMENT === 'embedded'
-  ? await startEmbedded(null, { listEntries, jobChunkRows: 2000, workers: true })
-  : await startDistributed(null, { matchers: 1, listEntries, jobChunkRows: 2000, env: { PROJECTION_COUNT_INTERVAL_MS: '1000' } });
+const body = driverJobBody(ROWS);
+const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
 try {
   const auth = { Authorization: `Bearer ${d.liveKey}` };
-  const created = await fetch(new URL('/v2/check-jobs', d.baseUrl), { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: jobBody() });
-  const { id } = (await created.json()) as { id: string };
-  const deadline = Date.now() + 30 * 60_000;
-  for (;;) {
-    const job = (await (await fetch(new URL(`/v2/check-jobs/${id}`, d.baseUrl), { headers: auth })).json()) as { status: string };
-    if (job.status === 'done') break;
-    if (job.status === 'failed' || Date.now() > deadline) throw new Error(`job ${job.status}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
   for (let round = 0; round < ROUNDS; round++) {
     const pageMs: number[] = [];
     const stringifyMs: number[] = [];

@@ -66,6 +66,22 @@ function numbered(record: StoredRecord): StoredRecord {
   return { ...record, first_row: Number(record.first_row), record_format: Number(record.record_format) };
 }
 
+/**
+ * The page after row `after` cut from the records that hold it. Rows are 0..n-1 in records of
+ * ≤ RESULT_RECORD_ROWS, so the page lies in the window read first; a job with gaps reads on from
+ * where the window ended (at most limit + 1 records: each holds at least one row).
+ */
+async function cutRecordWindow<R, C extends { more: boolean }>(
+  after: number, limit: number, read: (from: number, to: number) => Promise<R[]>, cutOf: (records: R[]) => C,
+): Promise<C> {
+  const windowEnd = after + limit + 1;
+  const found = await read(after - RESULT_RECORD_ROWS, windowEnd);
+  const cut = cutOf(found);
+  if (cut.more) return cut;
+  const more = await read(windowEnd, 0xffffffff);
+  return more.length > 0 ? cutOf([...found, ...more]) : cut;
+}
+
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   const jobs = conn.table('check_jobs');
   const results = conn.table('check_results');
@@ -131,8 +147,6 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   async function recordPage(jobId: string, page: { cursor?: string | null; limit: number }, binary = false) {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
-    // Rows are 0..n-1 in records of ≤ RESULT_RECORD_ROWS, so the page lies in this window; a job
-    // with gaps reads on from where the window ended.
     const query = (from: number, to: number) => sql`
       SELECT first_row, record_format, results, cells FROM ${records} FINAL
       WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`;
@@ -145,14 +159,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       }
       return found;
     };
-    const windowEnd = after + page.limit + 1;
-    const found = await read(after - RESULT_RECORD_ROWS, windowEnd);
-    let cut = pageOfRecords(found, after, page.limit);
-    if (!cut.more) {
-      // At most limit + 1 records: each holds at least one row.
-      const more = await read(windowEnd, 0xffffffff);
-      if (more.length > 0) cut = pageOfRecords([...found, ...more], after, page.limit);
-    }
+    const cut = await cutRecordWindow(after, page.limit, read, (found) => pageOfRecords(found, after, page.limit));
     const last = cut.rows.at(-1);
     return { rows: cut.rows, next_cursor: cut.more && last ? encodeCursor(jobId, last.row) : null };
   }
@@ -173,13 +180,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       while (!reader.done) found.push({ first_row: reader.uint32(), record_format: reader.uint8(), results: reader.string() });
       return found;
     };
-    const windowEnd = after + page.limit + 1;
-    const found = await read(after - RESULT_RECORD_ROWS, windowEnd);
-    let cut = pageBytesOfRecords(found, after, page.limit);
-    if (!cut.more) {
-      const more = await read(windowEnd, 0xffffffff);
-      if (more.length > 0) cut = pageBytesOfRecords([...found, ...more], after, page.limit);
-    }
+    const cut = await cutRecordWindow(after, page.limit, read, (found) => pageBytesOfRecords(found, after, page.limit));
     if (cut.count === 0 && !(await storedAsRecords(jobId))) {
       const { rows, next_cursor } = await readRowPage(jobId, page);
       return { pieces: [Buffer.from(rows.map((r) => JSON.stringify(r.result)).join(','), 'utf8')], count: rows.length, next_cursor };
