@@ -33,10 +33,10 @@ import { ratioMetric, relativeTo, timed, type Reference } from './reference.ts';
 import type { Bench, BenchMetric, BenchSection } from './types.ts';
 
 /** PIPELINE_BENCH_ROWS: a smaller job for profiling runs; the report uses 1,000,000. */
-const ROWS = Number(process.env.PIPELINE_BENCH_ROWS ?? 1_000_000);
-const LIST_ENTRIES = 200_000;
-const CHUNK_ROWS = 2000;
-const SEED = 11;
+export const ROWS = Number(process.env.PIPELINE_BENCH_ROWS ?? 1_000_000);
+export const LIST_ENTRIES = 200_000;
+export const CHUNK_ROWS = 2000;
+export const SEED = 11;
 const MEMBER_SHARE = 0.2;
 /**
  * How long the job may take before the bench gives up (PIPELINE_BENCH_DONE_MINUTES, default 40): a
@@ -48,7 +48,7 @@ const EMBEDDED_GOAL = 4;
 const DISTRIBUTED_GOAL = 6;
 
 /** The JSON body of ROWS people: a fifth of them list members, the rest synthetic people. */
-function jobBody(): Buffer {
+export function jobBody(): Buffer {
   const parts: string[] = [];
   let id = 0;
   const members = Math.round(ROWS * MEMBER_SHARE);
@@ -72,7 +72,7 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
-async function call(d: Deployment, method: string, path: string, body?: Buffer | string): Promise<{ status: number; json: any }> {
+export async function call(d: Deployment, method: string, path: string, body?: Buffer | string): Promise<{ status: number; json: any }> {
   const response = await fetch(new URL(path, d.baseUrl), {
     method,
     headers: { Authorization: `Bearer ${d.liveKey}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
@@ -82,7 +82,7 @@ async function call(d: Deployment, method: string, path: string, body?: Buffer |
   return { status: response.status, json: text ? JSON.parse(text) : null };
 }
 
-async function waitDone(d: Deployment, id: string, timeoutMs: number): Promise<any> {
+export async function waitDone(d: Deployment, id: string, timeoutMs: number): Promise<any> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const { json } = await call(d, 'GET', `/v2/check-jobs/${id}`);
@@ -93,7 +93,7 @@ async function waitDone(d: Deployment, id: string, timeoutMs: number): Promise<a
 }
 
 /** Counts ResultsChunk messages per job key as they reach the log, noting when each count was reached. */
-async function watchResults(platform: Platform) {
+export async function watchResults(platform: Platform) {
   const counts = new Map<string, number>();
   const waiters: Array<{ key: string; chunks: number; resolve: (at: number) => void }> = [];
   const subscription = await platform.log.subscribe({
@@ -121,7 +121,7 @@ async function watchResults(platform: Platform) {
 }
 
 /** CPU seconds (user + system) of a child process so far, from /proc (Linux). */
-function childCpuSeconds(pid: number): number {
+export function childCpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -166,7 +166,7 @@ interface PagedResults {
 }
 
 /** Pages through every result with limit 10,000, timing each request alone. */
-async function pageAll(d: Deployment, id: string): Promise<PagedResults> {
+export async function pageAll(d: Deployment, id: string): Promise<PagedResults> {
   const firstPagesMs: number[] = [];
   const stringifyMs: number[] = [];
   const hash = createHash('sha256');

@@ -69,6 +69,31 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLog>)
       expect(seen.deliveries.every((m) => partitionOf.get(m.key) === m.partition)).toBe(true);
     });
 
+    it('keeps the call order of each key when publishes overlap (several in flight, as the job intake sends)', async () => {
+      const log = await client();
+      const name = await topic(log, 4);
+      const keys = ['a', 'b', 'c'];
+      // 40 publishes started without waiting for each other: each holds one key of `keys` twice
+      // and a key of its own (as a job's row chunks have), so some share keys and some do not.
+      const calls = Array.from({ length: 40 }, (_, call) => {
+        const key = keys[call % keys.length];
+        return log.publish(name, [
+          { key, value: `${key}:${call}:0` },
+          { key: `own-${call}`, value: `own-${call}` },
+          { key, value: `${key}:${call}:1` },
+        ]);
+      });
+      await Promise.all(calls);
+      const seen = recorder();
+      await log.subscribe({ group: uniqueName('g'), topics: [name], handleBatch: seen.handleBatch, maxBatchSize: 50 });
+      await waitFor('120 messages', () => seen.distinctValues().length === 120);
+      for (const [k, key] of keys.entries()) {
+        const values = seen.distinctValues().filter((v) => v.startsWith(`${key}:`));
+        const expected = Array.from({ length: 40 }, (_, call) => call).filter((call) => call % keys.length === k).flatMap((call) => [`${key}:${call}:0`, `${key}:${call}:1`]);
+        expect(values).toEqual(expected);
+      }
+    });
+
     it('redelivers a batch whose handler threw, and keeps the key order through the retry', async () => {
       const log = await client();
       const name = await topic(log, 1);

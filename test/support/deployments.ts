@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+// Before kafkajs loads, as in every service process (services/platform/log/kafka.ts imports it first).
+import '../../services/platform/log/kafkajs-crc32c.ts';
 import { Kafka, logLevel } from 'kafkajs';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { issueApiKey } from '../../services/admin/keys.ts';

@@ -6,6 +6,14 @@
  * travel as one batch; 200-character values in every field would make a 2,000-row chunk ~5 MB.
  * Used from the spool (a job published after its input was read) and while the input is still
  * being read (the overlapped intake).
+ *
+ * Appends of rows go out several at a time (MAX_APPENDS_IN_FLIGHT), so reading, encoding and
+ * sealing the next rows overlap the log's acknowledgement of the previous ones instead of waiting
+ * for it (docs/architecture.md "Job intake", "Appends in flight"). Every chunk has a key of its own
+ * (`<job_id>:<chunk>`), so no order among them is promised or needed; what the consumers rely on
+ * holds: JobCreated is on the log before the first RowsChunk is sent, and RowsComplete is sent
+ * only once every RowsChunk is durable. The first failed append fails the next `add` or
+ * `complete`; `drain` waits for the appends in flight before a job is given up.
  */
 import type { JobRowInput } from '../../domain/job-row.ts';
 import type { Locale } from '../../domain/types.ts';
@@ -15,6 +23,12 @@ import { toAvroPerson, type PipelineEvent } from '../../pipeline/events.ts';
 export const MAX_CHUNK_BYTES = 256 * 1024;
 const MAX_APPEND_BYTES = 768 * 1024;
 const MAX_CHUNKS_PER_APPEND = 8;
+/**
+ * Row appends awaiting the log's acknowledgement at once: enough to keep encoding busy while one
+ * round trip is out (measured in docs/architecture.md "Performance"), few enough that what waits
+ * in memory stays a few MB (each append ≤ MAX_APPEND_BYTES of row JSON).
+ */
+export const MAX_APPENDS_IN_FLIGHT = 4;
 
 type Cells = Array<string | null> | null;
 
@@ -22,8 +36,10 @@ export interface ChunkPublisher {
   created(): Promise<void>;
   /** Adds rows (each with its cells and JSON size); publishes whole appends as they fill. */
   add(people: JobRowInput[], cells: Cells[], sizes: number[]): Promise<void>;
-  /** Publishes what is left, then RowsComplete; returns the counts. */
+  /** Publishes what is left, waits until every row is durable, then RowsComplete; returns the counts. */
   complete(inputSha256: string, completedAt: string): Promise<{ rows: number; chunks: number }>;
+  /** Waits until no append is in flight (their failures are kept for `add`/`complete`). */
+  drain(): Promise<void>;
   readonly rows: number;
 }
 
@@ -68,12 +84,36 @@ export function createChunkPublisher(options: {
   let pending: PipelineEvent[] = [];
   let pendingBytes = 0;
 
+  const inFlight = new Set<Promise<void>>();
+  let failed: { error: unknown } | null = null;
+
+  /** After a failed append: the others in flight end first, so nothing of the job is still being sealed or sent when the error is handled. */
+  async function throwIfFailed(): Promise<void> {
+    if (!failed) return;
+    await drain();
+    throw failed.error;
+  }
+
+  /** Starts an append once fewer than MAX_APPENDS_IN_FLIGHT are out; its failure is kept, not thrown here. */
   async function flush(): Promise<void> {
     if (pending.length === 0) return;
     const events = pending;
     pending = [];
     pendingBytes = 0;
-    await publish(events);
+    while (inFlight.size >= MAX_APPENDS_IN_FLIGHT) await Promise.race(inFlight);
+    await throwIfFailed();
+    const append: Promise<void> = publish(events).then(
+      () => { inFlight.delete(append); },
+      (error: unknown) => {
+        inFlight.delete(append);
+        failed ??= { error };
+      },
+    );
+    inFlight.add(append);
+  }
+
+  async function drain(): Promise<void> {
+    while (inFlight.size > 0) await Promise.all(inFlight);
   }
 
   async function closeChunk(): Promise<void> {
@@ -110,6 +150,7 @@ export function createChunkPublisher(options: {
       });
     },
     async add(people, cells, sizes) {
+      await throwIfFailed();
       for (let i = 0; i < people.length; i++) {
         if (rows.length > 0 && chunkBytes + sizes[i] > MAX_CHUNK_BYTES) await closeChunk();
         rows.push({ row: row++, person: toAvroPerson(people[i]), cells: cells[i] });
@@ -120,8 +161,11 @@ export function createChunkPublisher(options: {
     async complete(inputSha256, completedAt) {
       await closeChunk();
       await flush();
+      await drain();
+      await throwIfFailed();
       await publish({ type: 'RowsComplete', value: { job_id: job.id, row_count: row, chunk_count: chunk, input_sha256: inputSha256, completed_at: completedAt } });
       return { rows: row, chunks: chunk };
     },
+    drain,
   };
 }

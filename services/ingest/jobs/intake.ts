@@ -307,27 +307,33 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   /**
-   * A sign of life after each append, at most every touchIntervalMs. Best effort: a store that
-   * fails here fails the closing touch too, and that one is not ignored.
+   * A sign of life after each append, at most every touchIntervalMs and one at a time. Best
+   * effort: a store that fails here fails the closing touch too, and that one is not ignored.
+   * Not awaited by the publishing (a store round trip per second is not on the 202's path): a
+   * touch that lands after the closing one changes nothing (JobStore.touchIntake: closed is
+   * final, an earlier `at` does not move the sign of life back).
    */
   function heartbeat(jobId: string): () => Promise<void> {
     let last = clock().getTime();
-    return async () => {
+    let touching: Promise<void> | null = null;
+    return () => {
+      if (touching) return touching;
       const now = clock();
-      if (now.getTime() - last < touchIntervalMs) return;
+      if (now.getTime() - last < touchIntervalMs) return Promise.resolve();
       last = now.getTime();
-      await deps.jobs.touchIntake(jobId, { at: now.toISOString(), closed: false }).catch((error: unknown) => {
-        logger.warn({ job_id: jobId, ...errorFields(error) }, 'intake.touch_failed');
-      });
+      touching = deps.jobs.touchIntake(jobId, { at: now.toISOString(), closed: false })
+        .catch((error: unknown) => logger.warn({ job_id: jobId, ...errorFields(error) }, 'intake.touch_failed'))
+        .finally(() => { touching = null; });
+      return touching;
     };
   }
 
-  /** A publish that also gives a sign of life (at most every touchIntervalMs). */
+  /** A publish that also gives a sign of life (at most every touchIntervalMs, not waited for). */
   function livePublish(jobId: string) {
     const alive = heartbeat(jobId);
     return async (events: PipelineEvent | PipelineEvent[]) => {
       await deps.events.publish(events);
-      await alive();
+      void alive();
     };
   }
 
@@ -387,7 +393,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
         if (holder.opened) {
           await holder.opened.publisher.add(batch.people, batch.cells, batch.sizes);
           // A slow body is not a dead intake: every batch read is a sign of life (throttled).
-          await holder.opened.alive();
+          void holder.opened.alive();
         }
       });
       return Object.assign(spooled, { early: holder.opened });
@@ -404,6 +410,9 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   async function abandonEarly(early: StreamedPeople['early']): Promise<void> {
     if (!early || early.state !== 'open') return;
     early.state = 'abandoned';
+    // Appends still in flight end first: one sealing rows after the purge below would make the
+    // job a new data key (platform/keys/data-keys.ts writerKey) after its keys were forgotten.
+    await early.publisher.drain();
     const at = clock().toISOString();
     // Never visible to the customer (no answer named it): deleted at once, its results are never
     // kept (JobStore: a deleted job stores no results), and the sweep leaves a closed intake alone.

@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+// Before kafkajs loads: it takes its checksum function when it does.
+import './kafkajs-crc32c.ts';
 import {
   Kafka,
   Partitioners,
@@ -13,6 +15,7 @@ import {
 } from 'kafkajs';
 import { errorFields, type Logger } from '../logger.ts';
 import './kafkajs-negative-timeout.ts';
+import './kafkajs-encoder-buffers.ts';
 import { createBackoff, deliverBatch, type PublishOne } from './dead-letter.ts';
 import {
   DEFAULT_MAX_BATCH_SIZE,
@@ -68,6 +71,45 @@ export interface KafkaEventLogOptions {
  */
 const NOT_SERVED_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION', 'NOT_LEADER_OR_FOLLOWER']);
 
+/** Produce requests the producer keeps unacknowledged per broker connection (Kafka's own default). */
+const MAX_IN_FLIGHT_REQUESTS = 5;
+
+/**
+ * Per-key order with several requests in flight (port.ts: same key, publish order): a publish
+ * waits until every earlier publish that holds one of its keys on the same topic has settled, so
+ * two messages of one key are never in flight at once and a retried request cannot overtake a
+ * later one of the same key. Publishes of disjoint keys go out side by side. Null keys promise no
+ * order and are not tracked.
+ */
+export function createKeyOrder() {
+  const last = new Map<string, Promise<void>>();
+  return {
+    take(topic: string, messages: readonly { key: string | null }[]): { ready: Promise<void>; done: () => void } {
+      const ids = new Set<string>();
+      for (const message of messages) if (message.key !== null) ids.add(`${topic}\u0000${message.key}`);
+      const earlier = new Set<Promise<void>>();
+      for (const id of ids) {
+        const previous = last.get(id);
+        if (previous) earlier.add(previous);
+      }
+      let done!: () => void;
+      const settled = new Promise<void>((resolve) => { done = resolve; });
+      for (const id of ids) last.set(id, settled);
+      return {
+        ready: earlier.size === 0 ? Promise.resolve() : Promise.all(earlier).then(() => undefined),
+        done: () => {
+          done();
+          for (const id of ids) if (last.get(id) === settled) last.delete(id);
+        },
+      };
+    },
+    /** Keys with a publish in flight or waiting (for tests: nothing is kept once all settled). */
+    get size() {
+      return last.size;
+    },
+  };
+}
+
 /** Largest record batch a topic accepts (topic config max.message.bytes). */
 export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
@@ -95,9 +137,12 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     producer ??= connected(() =>
       kafka.producer({
         allowAutoTopicCreation: false,
-        // One request in flight per broker: a retried request cannot overtake a later one, so
-        // per-key order holds without the (experimental in kafkajs) idempotent producer.
-        maxInFlightRequests: 1,
+        // Several requests in flight per broker, so publishes of different keys (a job's row
+        // appends) do not wait for each other's acknowledgement. Per-key order is kept by
+        // `publish` instead (no two publishes of one key are in flight at once), not by the
+        // idempotent producer, which kafkajs marks experimental and whose concurrent sends fail
+        // with OUT_OF_ORDER_SEQUENCE_NUMBER.
+        maxInFlightRequests: MAX_IN_FLIGHT_REQUESTS,
         createPartitioner: Partitioners.DefaultPartitioner,
       }),
     ).catch((error: unknown) => {
@@ -115,14 +160,21 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     return admin;
   }
 
+  const keyOrder = createKeyOrder();
+
   async function publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const client = await producerClient();
+    // Taken before the first await, so the order of calls is the order of the keys' turns.
+    const turn = keyOrder.take(topic, messages);
     try {
+      await turn.ready;
+      const client = await producerClient();
       await client.send({ topic, acks: -1, messages: messages.map(toKafkaMessage) });
     } catch (error) {
       if (errorType(error) === 'UNKNOWN_TOPIC_OR_PARTITION') throw new UnknownTopicError(topic);
       throw error;
+    } finally {
+      turn.done();
     }
   }
   const publishOne: PublishOne = (topic, message) => publish(topic, [message]);

@@ -13,7 +13,9 @@ import { ClassifiedError, PermanentError } from '../errors.ts';
  *   with a retriable error, e.g. one it does not serve yet, or that restarted mid-request): the
  *   log may then hold a message twice, at two offsets. Consumers see both (handlers are
  *   idempotent anyway).
- * - Messages with the same key land in the same partition and are delivered in publish order.
+ * - Messages with the same key land in the same partition and are delivered in publish order:
+ *   the order of the `publish` calls, also of calls made before the previous one resolved (the
+ *   Kafka adapter keeps several publishes of different keys in flight, never two of one key).
  *   There is no order between different keys, nor between topics.
  * - Consumer groups: each partition of a subscribed topic is owned by one member of a group at a
  *   time; every group gets every message. Delivery is at-least-once: a batch's offsets are

@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
 import { AddonRequiredError, JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
+import { MAX_APPENDS_IN_FLIGHT } from '../../../services/ingest/jobs/chunk-publisher.ts';
 import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
 import { removeStaleSpoolFiles, spoolFileName, spoolHost, spoolPeople } from '../../../services/ingest/jobs/spool.ts';
 import { utimesSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { silentLogger } from '../../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
 import { until } from '../../support/until.ts';
+import { setImmediate as turnOver } from 'node:timers/promises';
 
 const LIVE = { id: '11111111-1111-4111-8111-111111111111', source: 'cpr' as const, published_on: '2026-10-01' };
 const NOW = new Date('2026-03-01T10:00:00.000Z');
@@ -202,6 +204,91 @@ describe('job intake', () => {
     const [job] = await jobs.listJobsDueForDeletion('9999-01-01T00:00:00.000Z', 100);
     expect(job).toMatchObject({ status: 'failed', error: 'intake_failed', finished_at: NOW.toISOString() });
     expect(await jobs.listStalledIntakes('9999-01-01T00:00:00.000Z', 100)).toEqual([]);
+  });
+
+  it('keeps several appends in flight, never more than MAX_APPENDS_IN_FLIGHT, and sends RowsComplete only once every row append is durable', async () => {
+    const { jobs } = setup();
+    // Each append is acknowledged only when the test says so: what waits is what is in flight.
+    const waiting: Array<{ events: PipelineEvent[]; ack: () => void }> = [];
+    const acknowledged: PipelineEvent[] = [];
+    let mostInFlight = 0;
+    const intake = createJobIntake({
+      jobs,
+      events: {
+        publish: (e) => new Promise<void>((resolve) => {
+          const events = Array.isArray(e) ? e : [e];
+          waiting.push({ events, ack: () => { acknowledged.push(...events); resolve(); } });
+          mostInFlight = Math.max(mostInFlight, waiting.length);
+        }),
+      },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: tempDir(),
+      chunkRows: 1, clock: () => NOW,
+    });
+    // 100 one-row chunks: 13 appends of at most 8 chunks.
+    const many = Array.from({ length: 100 }, (_, i) => ({ ...people[i % people.length], id: `r${i}` }));
+    const created = intake.createJob({ ...spec(), people: batches(many, 10) });
+    let ended = false;
+    void created.finally(() => { ended = true; });
+    const chunksIn = (list: Array<{ events: PipelineEvent[] }>) => list.flatMap((w) => w.events).filter((e) => e.type === 'RowsChunk').length;
+    for (;;) {
+      await until('an append in flight or the job answered', () => waiting.length > 0 || ended, 60_000, 0);
+      if (waiting.length === 0) break;
+      // The publisher runs on until it must wait: its window is full, every row is sent, or it
+      // waits for a JobCreated or RowsComplete (never sent beside row appends).
+      await until('the publisher waiting', () => waiting.length >= MAX_APPENDS_IN_FLIGHT
+        || chunksIn(waiting) + acknowledged.filter((e) => e.type === 'RowsChunk').length === 100
+        || waiting.some((w) => w.events.some((e) => e.type !== 'RowsChunk')), 60_000, 0);
+      const next = waiting.shift()!;
+      if (next.events.some((e) => e.type === 'RowsComplete')) {
+        expect(acknowledged.filter((e) => e.type === 'RowsChunk'), 'every chunk durable before RowsComplete is sent').toHaveLength(100);
+      }
+      next.ack();
+    }
+    const job = await created;
+    expect(mostInFlight, 'appends overlap, up to the bound and no further').toBe(MAX_APPENDS_IN_FLIGHT);
+    expect(acknowledged.map((e) => e.type)).toEqual(['JobCreated', ...Array(100).fill('RowsChunk'), 'RowsComplete']);
+    expect(acknowledged.filter((e) => e.type === 'RowsChunk').flatMap((e) => (e.value as { rows: Array<{ row: number }> }).rows.map((r) => r.row)))
+      .toEqual(many.map((_, i) => i));
+    expect(await jobs.listStalledIntakes('9999-01-01T00:00:00.000Z', 100), 'intake closed').toEqual([]);
+    expect(job.row_count).toBe(100);
+  });
+
+  it('an append that fails while others are in flight fails the job once those ended, and RowsComplete is never sent', async () => {
+    const { jobs } = setup();
+    const sent: PipelineEvent[][] = [];
+    let appends = 0;
+    let inFlight = 0;
+    let inFlightAtFailure = -1;
+    const intake = createJobIntake({
+      jobs,
+      events: {
+        publish: async (e) => {
+          const events = Array.isArray(e) ? e : [e];
+          sent.push(events);
+          if (!events.some((event) => event.type === 'RowsChunk')) return;
+          const append = ++appends;
+          inFlight += 1;
+          try {
+            await turnOver();
+            if (append === 3) throw new Error('log down');
+          } finally {
+            inFlight -= 1;
+          }
+        },
+      },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: tempDir(),
+      chunkRows: 1, clock: () => NOW,
+    });
+    const many = Array.from({ length: 100 }, (_, i) => ({ ...people[i % people.length], id: `r${i}` }));
+    await expect(intake.createJob({ ...spec(), people: batches(many, 10) }).catch((error: unknown) => {
+      inFlightAtFailure = inFlight;
+      throw error;
+    })).rejects.toThrow('log down');
+    expect(inFlightAtFailure, 'no append still in flight when the error is handled').toBe(0);
+    expect(appends, 'appends went on while the third was in flight, none after its failure was seen').toBeLessThan(13);
+    expect(sent.flat().filter((e) => e.type === 'RowsComplete')).toEqual([]);
+    const [job] = await jobs.listJobsDueForDeletion('9999-01-01T00:00:00.000Z', 100);
+    expect(job).toMatchObject({ status: 'failed', error: 'intake_failed' });
   });
 
   it('touches the intake while publishing and closes it once RowsComplete is on the log', async () => {
