@@ -10,12 +10,14 @@
  *
  * Not a bench of its own (no goal, no report). Run: `node test/bench/intake-driver.ts` (add
  * --cpu-prof to profile the API, which runs in this process; INTAKE_DRIVER_CHILD_NODE_OPTIONS for
- * the service processes).
+ * the service processes). Each round also measures the bench's floor (floor.ts) right after its job
+ * and gives the intake and the whole job as multiples of it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { generateListEntries } from '../../services/synthetic/index.ts';
 import { startDistributed } from '../support/deployments.ts';
+import { jobFloor } from './floor.ts';
 import { call, CHUNK_ROWS, childCpuSeconds, jobBody, LIST_ENTRIES, pageAll, ROWS, SEED, waitDone, watchResults } from './pipeline.bench.ts';
 
 const ROUNDS = Number(process.env.INTAKE_DRIVER_ROUNDS ?? 2);
@@ -82,7 +84,10 @@ try {
       const done = snapshot();
       if (job.status !== 'done' || job.processed_count !== ROWS) throw new Error(`job ended ${job.status} with ${job.processed_count} rows`);
       lastId = job.id;
+      // The bench's floor, measured right after the job: the same-run reference the figures are judged by.
+      const floorS = jobFloor(body, ROWS).totalMs / 1000;
       console.log(JSON.stringify({
+        floor_s: round(floorS), intake_x_floor: round((accepted.at - start.at) / 1000 / floorS), total_x_floor: round((done.at - start.at) / 1000 / floorS),
         round: round_, rows: ROWS, load_before: round(load), load_after: round(loadavg()[0]),
         intake: between(start, accepted), matching_after_202: between(accepted, matched), projection_after_matching: between(matched, done),
         total_s: round((done.at - start.at) / 1000),
