@@ -190,10 +190,10 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     const after = decodeCursor(jobId, page.cursor);
     const read = async (from: number, to: number): Promise<ByteRecord[]> => {
       const reader = new RowBinaryReader(await conn.rowBinary(sql`
-        SELECT first_row, record_format, results FROM ${records} FINAL
+        SELECT first_row, last_row, record_format, results FROM ${records} FINAL
         WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`));
       const found: ByteRecord[] = [];
-      while (!reader.done) found.push({ first_row: reader.uint32(), record_format: reader.uint8(), results: reader.string() });
+      while (!reader.done) found.push({ first_row: reader.uint32(), last_row: reader.uint32(), record_format: reader.uint8(), results: reader.string() });
       return found;
     };
     const cut = await cutRecordWindow(after, page.limit, read, (found) => pageBytesOfRecords(found, after, page.limit));

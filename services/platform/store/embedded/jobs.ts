@@ -120,7 +120,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
   // The same records for a served page: results only, as a BLOB, so they come back as the stored
   // UTF-8 bytes and are never decoded into a string (docs/architecture.md "Results pages").
-  const selectBytesIn = resultsDb.prepare(`SELECT first_row, record_format, CAST(results AS BLOB) AS results FROM check_result_records
+  const selectBytesIn = resultsDb.prepare(`SELECT first_row, last_row, record_format, CAST(results AS BLOB) AS results FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
   const selectCounts = resultsDb.prepare('SELECT counts FROM check_result_records WHERE job_id = ?');
   const deleteResults = resultsDb.prepare('DELETE FROM check_result_records WHERE job_id = ?');
