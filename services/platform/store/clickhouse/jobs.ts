@@ -154,24 +154,36 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
   /**
    * recordPage's page as a result file reads it (job-results.ts verdictPageOfRecords): the verdict
-   * columns and cells as RowBinary, and the lines only of a record stored without those columns
-   * (docs/architecture.md "Result files"), so the ~230 KB of lines a record holds stay on the server.
+   * columns and cells as RowBinary, so the ~230 KB of lines a record holds stay on the server
+   * (docs/architecture.md "Result files"). Only records stored without those columns have their
+   * lines read, in a second query: naming `results` in the first, even behind an `if`, read the
+   * column for every record (a 10,000-row page 70-120 ms instead of 13-35 ms on the test front).
    */
   async function verdictRecordPage(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultVerdictPage> {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
+    const text = (bytes: Buffer | null) => bytes?.toString('utf8') ?? null;
     const read = async (from: number, to: number): Promise<VerdictRecord[]> => {
       const reader = new RowBinaryReader(await conn.rowBinary(sql`
-        SELECT first_row, record_format, ids, verdicts, verdict_rows, cells,
-          if(isNull(ids) OR isNull(verdicts) OR isNull(verdict_rows), results, '') AS results FROM ${records} FINAL
+        SELECT first_row, record_format, ids, verdicts, verdict_rows, cells FROM ${records} FINAL
         WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`));
       const found: VerdictRecord[] = [];
-      const text = (bytes: Buffer | null) => bytes?.toString('utf8') ?? null;
       while (!reader.done) {
         found.push({
           first_row: reader.uint32(), record_format: reader.uint8(), ids: text(reader.nullableString()), verdicts: text(reader.nullableString()),
-          verdict_rows: text(reader.nullableString()), cells: text(reader.nullableString()), results: reader.string().toString('utf8'),
+          verdict_rows: text(reader.nullableString()), cells: text(reader.nullableString()), results: '',
         });
+      }
+      const older = found.filter((r) => r.ids === null || r.verdicts === null || r.verdict_rows === null);
+      if (older.length > 0) {
+        const lines = new RowBinaryReader(await conn.rowBinary(sql`SELECT first_row, results FROM ${records} FINAL
+          WHERE job_id = ${jobId} AND has(${older.map((r) => r.first_row)}, first_row)`));
+        const byRow = new Map(older.map((r) => [r.first_row, r]));
+        while (!lines.done) {
+          const record = byRow.get(lines.uint32());
+          const results = lines.string().toString('utf8');
+          if (record) record.results = results;
+        }
       }
       return found;
     };
