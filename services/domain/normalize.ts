@@ -111,6 +111,12 @@ export interface Tokens {
    * of its own (docs/matching.md "Speed of the check path").
    */
   careOf: boolean;
+  /**
+   * Token i is written as a capitalised word of Latin-1 letters (a capital, then small letters:
+   * "Kongevej", "Ø"): what the address echo shows as written (address.ts `isDisplayedAsWritten`),
+   * known from this pass instead of a scan of its own (docs/matching.md "Speed of the check path").
+   */
+  cased: boolean[];
 }
 
 const scratch: Tokens = newTokens();
@@ -127,6 +133,7 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
   // A token of ASCII letters and digits only is sliced and lower-cased in one go; any other
   // character switches the token to folding character by character.
   let ascii = true;
+  let cased = false;
   let wide = false;
   let careOf = false;
   let lineStart = true; // at a line's start (care-of.ts isLineEnd), before its first visible character
@@ -134,22 +141,27 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
   for (let i = 0; i <= length; i++) {
     const c = i < length ? s.charCodeAt(i) : 32;
     let letter: boolean;
+    let lower: boolean; // a Latin-1 small letter (address.ts isLowerLatin1)
     if (c < 128) {
-      letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+      lower = c >= 97 && c <= 122;
+      letter = lower || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
     } else {
       if (c >= 0x300) wide = true;
       letter = foldChar(c) !== SEPARATOR;
+      lower = c >= 0xdf && c <= 0xff && c !== 0xf7;
     }
     if (letter) {
       if (start < 0) {
         start = i;
         ascii = c < 128;
+        cased = (c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7);
         if (lineStart) {
           lineStart = false;
           if (mayStartCareOf(s, i, c)) careOf = true;
         }
-      } else if (c >= 128) {
-        ascii = false;
+      } else {
+        if (c >= 128) ascii = false;
+        if (!lower) cased = false;
       }
       continue;
     }
@@ -162,6 +174,7 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
       into.norm[count] = ascii ? s.slice(start, i).toLowerCase() : foldRange(s, start, i);
       into.start[count] = start;
       into.end[count] = i;
+      into.cased[count] = cased;
       count++;
       start = -1;
       if (count === MAX_TOKENS) {
@@ -192,7 +205,7 @@ function foldRange(s: string, from: number, to: number): string {
 }
 
 export function newTokens(): Tokens {
-  return { count: 0, norm: [], start: [], end: [], wide: false, careOf: false };
+  return { count: 0, norm: [], start: [], end: [], wide: false, careOf: false, cased: [] };
 }
 
 /**
