@@ -127,6 +127,21 @@ const scratch: Tokens = newTokens();
  */
 const MAX_TOKENS = 40;
 
+/**
+ * Classes of the code units below TABLE_SIZE for tokenize: one load per character instead of
+ * range tests and a compare of the folded string (docs/matching.md "Speed of the check path").
+ */
+const LETTER = 1;
+const LOWER = 2; // a Latin-1 small letter (address.ts isLowerLatin1)
+const UPPER = 4; // a Latin-1 capital (address.ts isUpperLatin1)
+const classes = new Uint8Array(TABLE_SIZE);
+for (let c = 0; c < TABLE_SIZE; c++) {
+  let k = table[c] !== SEPARATOR ? LETTER : 0;
+  if ((c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7)) k |= LOWER;
+  if ((c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7)) k |= UPPER;
+  classes[c] = k;
+}
+
 export function tokenize(s: string, into: Tokens = scratch): Tokens {
   let count = 0;
   let start = -1;
@@ -140,28 +155,24 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
   const length = s.length;
   for (let i = 0; i <= length; i++) {
     const c = i < length ? s.charCodeAt(i) : 32;
-    let letter: boolean;
-    let lower: boolean; // a Latin-1 small letter (address.ts isLowerLatin1)
-    if (c < 128) {
-      lower = c >= 97 && c <= 122;
-      letter = lower || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-    } else {
+    let k: number;
+    if (c < TABLE_SIZE) k = classes[c];
+    else {
       if (c >= 0x300) wide = true;
-      letter = foldChar(c) !== SEPARATOR;
-      lower = c >= 0xdf && c <= 0xff && c !== 0xf7;
+      k = foldChar(c) !== SEPARATOR ? LETTER : 0;
     }
-    if (letter) {
+    if (k !== 0) {
       if (start < 0) {
         start = i;
         ascii = c < 128;
-        cased = (c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7);
+        cased = (k & UPPER) !== 0;
         if (lineStart) {
           lineStart = false;
           if (mayStartCareOf(s, i, c)) careOf = true;
         }
       } else {
         if (c >= 128) ascii = false;
-        if (!lower) cased = false;
+        if ((k & LOWER) === 0) cased = false;
       }
       continue;
     }
