@@ -467,9 +467,23 @@ export function streetDisplayOf(a: ParsedAddress): string | null {
   return a.streetAsWritten ? a.streetWritten : displayOfWritten(a.streetWritten, true);
 }
 
+/**
+ * The displays of the cities not shown as written ("KØBENHAVN Ø", "odense c"), by their text:
+ * as cityFields, a few hundred towns, each cased once per process instead of once per row.
+ */
+const cityDisplays = new Map<string, string | null>();
+
 /** The city as ResolvedAddress shows it: the writer's spelling, cased. */
 export function cityDisplayOf(a: ParsedAddress): string | null {
-  return a.cityAsWritten ? a.cityWritten : displayOfWritten(a.cityWritten, false);
+  const written = a.cityWritten;
+  if (a.cityAsWritten || written === null) return written;
+  let display = cityDisplays.get(written);
+  if (display === undefined) {
+    display = displayOfWritten(written, false);
+    if (cityDisplays.size >= CITY_FIELDS_MAX) cityDisplays.clear();
+    cityDisplays.set(written, display);
+  }
+  return display;
 }
 
 /**
@@ -477,9 +491,33 @@ export function cityDisplayOf(a: ParsedAddress): string | null {
  * (no code), also the code behind the town ("Odense C 5000"). The town is the words other than
  * the code and its "DK" prefix; null when there are none.
  */
-function codeAndTown(
-  raw: string,
-): { code: string | null; town: string | null; townWritten: string | null; townAsWritten: boolean } {
+interface CodeAndTown {
+  readonly code: string | null;
+  readonly town: string | null;
+  readonly townWritten: string | null;
+  readonly townAsWritten: boolean;
+}
+
+/**
+ * The city fields read so far, by their text. A city column holds a few hundred towns written a
+ * few ways, and codeAndTown is a function of the text alone: most rows' city is read once per
+ * process instead of once per row (docs/matching.md "Speed of the check path"). Emptied when
+ * full, so a file of odd city texts cannot grow it.
+ */
+const cityFields = new Map<string, CodeAndTown>();
+const CITY_FIELDS_MAX = 4096;
+
+function cityFieldOf(raw: string): CodeAndTown {
+  let read = cityFields.get(raw);
+  if (read === undefined) {
+    read = codeAndTown(raw);
+    if (cityFields.size >= CITY_FIELDS_MAX) cityFields.clear();
+    cityFields.set(raw, read);
+  }
+  return read;
+}
+
+function codeAndTown(raw: string): CodeAndTown {
   // The postal code field of most rows is its four digits and nothing else: no tokens to read.
   if (raw.length === 4 && isDigits(raw)) return { code: raw, town: null, townWritten: null, townAsWritten: false };
   let field = raw;
@@ -527,7 +565,7 @@ function postalAndCityOf(
   let cityAsWritten = postalCode !== null && postal.townAsWritten;
   const cityText = rawText(a.city);
   if (cityText.trim() !== '') {
-    const fromCity = codeAndTown(cityText);
+    const fromCity = cityFieldOf(cityText);
     postalCode ??= fromCity.code;
     if (fromCity.town !== null) {
       city = fromCity.town;
