@@ -310,11 +310,15 @@ function parseLine(s: string, t: Tokens, from: number): Line | null {
     if (t.norm[i].length === 4 && isDigits(t.norm[i])) { p = i; break; }
   }
   // The town ends with the postal code's line: what follows ("Danmark", "c/o …", "att. …") is set aside.
+  // Without a postal code in the line (most rows: it is in its own field) there is no town here;
+  // the scan would start by reading t.end[-1], a slow property look-up on every such row.
   let cityTo = p + 1;
-  while (cityTo < n && !hasLineEnd(s, t.end[cityTo - 1], t.start[cityTo])) cityTo++;
   let setAside = streetFrom > from;
-  for (let i = cityTo; i < n && p >= 0 && !setAside; i++) setAside = !isCountry(t.norm[i]);
-  while (cityTo > p + 1 && isCountry(t.norm[cityTo - 1])) cityTo--;
+  if (p >= 0) {
+    while (cityTo < n && !hasLineEnd(s, t.end[cityTo - 1], t.start[cityTo])) cityTo++;
+    for (let i = cityTo; i < n && !setAside; i++) setAside = !isCountry(t.norm[i]);
+    while (cityTo > p + 1 && isCountry(t.norm[cityTo - 1])) cityTo--;
+  }
   // "DK-5000 Odense C": the country prefix of the postal code is no door.
   const unitTo = p < 0 ? n : p > k && t.norm[p - 1] === 'dk' ? p - 1 : p;
   const townFrom = townStart(s, t, k, unitTo);
