@@ -483,9 +483,10 @@ export function cityDisplayOf(a: ParsedAddress): string | null {
   if (a.cityAsWritten || written === null) return written;
   let display = cityDisplays.get(written);
   if (display === undefined) {
-    display = displayOfWritten(written, false);
+    const text = copyOf(written);
+    display = displayOfWritten(text, false);
     if (cityDisplays.size >= CITY_FIELDS_MAX) cityDisplays.clear();
-    cityDisplays.set(written, display);
+    cityDisplays.set(text, display);
   }
   return display;
 }
@@ -514,11 +515,21 @@ const CITY_FIELDS_MAX = 4096;
 function cityFieldOf(raw: string): CodeAndTown {
   let read = cityFields.get(raw);
   if (read === undefined) {
-    read = codeAndTown(raw);
+    const text = copyOf(raw);
+    read = codeAndTown(text);
     if (cityFields.size >= CITY_FIELDS_MAX) cityFields.clear();
-    cityFields.set(raw, read);
+    cityFields.set(text, read);
   }
   return read;
+}
+
+/**
+ * A string with the text of `s` that holds none of the text `s` may have been cut from. V8 keeps a
+ * longer cut ("Frederiksberg C" sliced from a file's chunk) as a view of the whole chunk; a table
+ * that outlives the row (cityFields, cityDisplays) must not keep the chunk alive with it.
+ */
+function copyOf(s: string): string {
+  return (' ' + s).slice(1);
 }
 
 function codeAndTown(raw: string): CodeAndTown {
