@@ -15,6 +15,8 @@ import { loadavg } from 'node:os';
 import { issueApiKey } from '../../services/admin/keys.ts';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { buildApp } from '../../services/api/app.ts';
+import { cachedAccounts } from '../../services/api/cached-accounts.ts';
+import { loadConfig } from '../../services/platform/config.ts';
 import type { PersonInput } from '../../services/domain/types.ts';
 import { createActiveListIndex } from '../../services/registers/lists/active-index.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
@@ -96,7 +98,8 @@ export async function startBenchApi() {
   const app = buildApp({
     config: { RATE_LIMIT_PER_SECOND: 1_000_000, RATE_LIMIT_BURST: 1_000_000 },
     logger,
-    accounts,
+    // As services/processes.ts builds it: the key and organisation read through the cache.
+    accounts: cachedAccounts(accounts, { maxStaleMs: loadConfig({}).AUTH_CACHE_MS, now: () => Date.now() }),
     lists,
     activeIndex,
     idempotency: createEmbeddedIdempotencyStore(db),

@@ -3,13 +3,14 @@
  * "The synchronous check alone"): on http.bench.ts's API and 1,000-person body, each stage of the
  * request timed on its own, in this process, median and best of STAGES_PASSES (default 50):
  * the floor (JSON.parse of the body + JSON.stringify of the answer), the body's decoding and
- * parsing as the API does them, the request schema, the domain check of every person, the answer's
+ * parsing as the API does them, the request schema and its shortcut, the domain check of every person, the answer's
  * serialisation and its UTF-8 bytes, and the whole request through `app.inject` (no socket).
  *
  * Not a bench of its own (no goal, no report): it prints one JSON object with the load average.
  * Run: `node test/bench/sync-check-stages.ts`.
  */
 import { loadavg } from 'node:os';
+import { plainChecksRequest } from '../../services/api/checks-body.ts';
 import { wellFormedEverywhere } from '../../services/api/json-body.ts';
 import { CreateChecksRequestSchema, CreateChecksResponseSchema, type CreateChecksResponse } from '../../services/api/schemas/checks.ts';
 import { checkPerson } from '../../services/domain/index.ts';
@@ -53,6 +54,7 @@ try {
     'decode the body (strict UTF-8)': stage(() => strict.decode(bytes)),
     'well-formed strings check': stage(() => wellFormedEverywhere(parsed)),
     'request schema (zod)': stage(() => CreateChecksRequestSchema.parse(parsed)),
+    'request shortcut (checks-body.ts)': stage(() => plainChecksRequest(parsed)),
     'domain check, 1,000 people': stage(() => parsed.people.map((p) => checkPerson(active.index, p, options))),
     'response schema (zod)': stage(() => CreateChecksResponseSchema.parse(checked)),
     'JSON.stringify of the checked answer': stage(() => JSON.stringify(checked)),

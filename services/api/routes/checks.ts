@@ -4,6 +4,7 @@ import { jobInputIssue } from '../../ingest/jobs/errors.ts';
 import type { CheckOptions } from '../../domain/types.ts';
 import { toListVersionRef } from '../../registers/lists/active-index.ts';
 import type { PrivateList } from '../../matcher/match-chunk.ts';
+import { plainChecksRequest } from '../checks-body.ts';
 import { listNotReady, validationFailed } from '../errors.ts';
 import { idempotencyKeyHeader } from '../idempotency.ts';
 import {
@@ -30,6 +31,7 @@ export const createChecksSpec: RouteSpec = {
   authenticated: true,
   requestHeaders: [idempotencyKeyHeader],
   body: CreateChecksRequestSchema,
+  plainBody: plainChecksRequest,
   bodyLimit: CHECKS_BODY_LIMIT,
   success: {
     status: 200,

@@ -88,6 +88,11 @@ export interface RouteSpec {
   /** Path parameters named `{name}` in `url` (documented; routes validate them). */
   pathParams?: Record<string, { description: string; schema: z.ZodType }>;
   bodyLimit?: number;
+  /**
+   * The body as it is when the schema would give it back unchanged, else null (then zod parses
+   * it): a route whose bodies are large and checked on every request (checks-body.ts).
+   */
+  plainBody?: (body: unknown) => unknown;
   /** The success response; errors are listed by status in `errors`. */
   success: {
     status: number;

@@ -84,6 +84,25 @@ describe('POST /v2/checks answers against their schema', () => {
     expect(seen.previous).toBeGreaterThan(0);
   });
 
+  it('the same answer whatever order a person\'s fields come in (the body is taken as sent, not re-ordered by zod)', async () => {
+    const { app, orgA } = await build({ liveEntries: [...LIVE_ENTRIES, ...CORPUS_LIST, ...members], registerAddresses: CORPUS_REGISTER });
+    const reversed = PEOPLE.map((person) => Object.fromEntries(Object.entries(person).reverse()));
+    expect(JSON.stringify(reversed)).not.toBe(JSON.stringify(PEOPLE));
+    for (const key of [orgA.liveKey, orgA.testKey]) {
+      const answers = [];
+      for (const people of [PEOPLE, reversed]) {
+        const bodies = [];
+        for (const chunk of chunks(people, 1000)) {
+          const response = await app.inject({ method: 'POST', url: '/v2/checks', headers: bearer(key), payload: { people: chunk } });
+          expect(response.statusCode, response.body).toBe(200);
+          bodies.push(response.body);
+        }
+        answers.push(bodies);
+      }
+      expect(answers[1]).toEqual(answers[0]);
+    }
+  });
+
   it('a 500, not a different answer, when an answer breaks its schema or would be written differently by it', () => {
     const listVersion = { id: '00000000-0000-4000-8000-000000000001', source: 'cpr', published_on: '2026-10-01' };
     const answer = { list_version: listVersion, results: [] };
