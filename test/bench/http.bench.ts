@@ -8,16 +8,24 @@
  * single-person requests/s. The rate limit is raised for the bench through config.
  * Run alone (also to profile, the API runs in this process: add --cpu-prof):
  * `node test/bench/http.bench.ts`; HTTP_BENCH_REQUESTS (default 400) sets the requests per
- * measurement.
+ * measurement. HTTP_BENCH_DEPLOYMENT=embedded|distributed drives that deployment's API instead, as
+ * test/support/deployments.ts starts it (npm start's wiring; the API of the Kafka + ClickHouse
+ * deployment), on the same list; unset (the bench's section), the bench's own API.
  */
 import { randomUUID } from 'node:crypto';
-import { loadavg } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipelineTopics } from '../../infra/topics.ts';
 import { issueApiKey } from '../../services/admin/keys.ts';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { buildApp } from '../../services/api/app.ts';
 import { cachedAccounts } from '../../services/api/cached-accounts.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import type { PersonInput } from '../../services/domain/types.ts';
+import { createPipelineEvents } from '../../services/pipeline/events.ts';
+import { createEmbeddedEventLog } from '../../services/platform/log/embedded.ts';
+import { createStaticSchemaRegistry } from '../../services/platform/schema-registry/static.ts';
 import { createActiveListIndex } from '../../services/registers/lists/active-index.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
@@ -25,6 +33,7 @@ import { openEmbeddedDatabase } from '../../services/platform/store/embedded/dat
 import { createEmbeddedIdempotencyStore } from '../../services/platform/store/embedded/idempotency.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
 import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
+import { startDistributed, startEmbedded } from '../support/deployments.ts';
 import { driveLoad, percentile, type LoadRun } from './http-load.ts';
 import { ratioMetric, type Reference } from './reference.ts';
 import type { Bench, BenchSection } from './types.ts';
@@ -34,6 +43,10 @@ const SEED = 7;
 const REQUESTS = Number(process.env.HTTP_BENCH_REQUESTS ?? 400);
 if (!(REQUESTS >= 100)) throw new Error('HTTP_BENCH_REQUESTS must be at least 100 (a p99 needs them)');
 const WARM_UP_REQUESTS = 50;
+const DEPLOYMENT = process.env.HTTP_BENCH_DEPLOYMENT;
+if (DEPLOYMENT !== undefined && DEPLOYMENT !== 'embedded' && DEPLOYMENT !== 'distributed') {
+  throw new Error(`HTTP_BENCH_DEPLOYMENT must be embedded or distributed, not ${DEPLOYMENT}`);
+}
 const FLOOR_PASSES = 30;
 
 /** 1,000 people: half of them on the list (exact copies of list entries), half not. */
@@ -68,12 +81,18 @@ function requestFloorMs(requestBody: string, responseBody: string, passes: numbe
 
 /**
  * The API of the bench on a loopback port: embedded stores in memory, LIST_ENTRIES synthetic list
- * entries active, one organisation with a live key, the rate limit raised. Also used by
- * sync-check-stages.ts.
+ * entries active, one organisation with a live key, the rate limit raised, and the usage events
+ * every live check publishes before it answers going to an embedded event log in a database file
+ * of its own, as `npm start` has them. Also used by sync-check-stages.ts.
  */
 export async function startBenchApi() {
   const db = openEmbeddedDatabase(':memory:');
   const logger = silentLogger();
+  const logDir = mkdtempSync(join(tmpdir(), 'http-bench-'));
+  const logDb = openEmbeddedDatabase(join(logDir, 'log.sqlite'));
+  const eventLog = createEmbeddedEventLog({ db: logDb, logger });
+  await eventLog.createTopics(pipelineTopics());
+  const events = createPipelineEvents({ log: eventLog, registry: createStaticSchemaRegistry() });
   const accounts = createEmbeddedAccountStore(db);
   const lists = createEmbeddedListStore(db);
   const versionId = randomUUID();
@@ -103,17 +122,31 @@ export async function startBenchApi() {
     lists,
     activeIndex,
     idempotency: createEmbeddedIdempotencyStore(db),
+    events,
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const close = async () => {
     await app.close();
+    await eventLog.close();
+    logDb.close();
     db.close();
+    rmSync(logDir, { recursive: true, force: true });
   };
-  return { app, url: `${address}/v2/checks`, key, activeIndex, close };
+  return { app, url: `${address}/v2/checks`, key, orgId: org.id, activeIndex, events, close };
+}
+
+/** A deployment's API (test/support/deployments.ts) on the bench's list, its rate limit raised. */
+async function startDeploymentApi(deployment: 'embedded' | 'distributed') {
+  const env = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' };
+  const listEntries = generateListEntries(LIST_ENTRIES, SEED);
+  const d = deployment === 'embedded'
+    ? await startEmbedded(null, { listEntries, env, workers: true })
+    : await startDistributed(null, { listEntries, env, matchers: 1 });
+  return { url: new URL('/v2/checks', d.baseUrl).href, key: d.liveKey, close: () => d.stop() };
 }
 
 const bench: Bench = async (): Promise<BenchSection> => {
-  const { url, key, close } = await startBenchApi();
+  const { url, key, close } = DEPLOYMENT ? await startDeploymentApi(DEPLOYMENT) : await startBenchApi();
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   try {
     const people = batchOfPeople();
@@ -130,7 +163,12 @@ const bench: Bench = async (): Promise<BenchSection> => {
     const loadBefore = loadavg()[0];
     const floorBefore = requestFloorMs(bigBody, responseBody, FLOOR_PASSES);
     await load(bigBody, 1, WARM_UP_REQUESTS);
+    // The server's CPU per request (this thread; the client runs in its own): what the machine's
+    // load does not stretch, unlike wall time. Only with the API in this process.
+    const cpuBefore = process.threadCpuUsage();
     const sequential = await load(bigBody, 1, REQUESTS);
+    const cpu = process.threadCpuUsage(cpuBefore);
+    const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / sequential.latenciesMs.length;
     const concurrent = await load(bigBody, 4, REQUESTS);
     const single = await load(JSON.stringify({ people: [people[0]] }), 16, REQUESTS * 10);
     const floorMs = Math.min(floorBefore, requestFloorMs(bigBody, responseBody, FLOOR_PASSES));
@@ -143,11 +181,12 @@ const bench: Bench = async (): Promise<BenchSection> => {
     const concurrentPerSecond = concurrent.latenciesMs.length / (concurrent.wallMs / 1000);
     const singlePerSecond = single.latenciesMs.length / (single.wallMs / 1000);
     return {
-      title: 'HTTP API (fastify on loopback, embedded stores)',
+      title: DEPLOYMENT ? `HTTP API (the ${DEPLOYMENT} deployment's API on loopback)` : 'HTTP API (fastify on loopback, embedded stores)',
       metrics: [
         ratioMetric('POST /v2/checks, 1,000 people: p99 latency (1 connection), as a multiple of its floor', round(p99, 2), floor, { op: '<=', value: 3 }),
         ratioMetric('POST /v2/checks, 1,000 people: p50 latency (1 connection), as a multiple of its floor', round(p50, 2), floor),
         ratioMetric('POST /v2/checks, 1,000 people: p99 latency (4 connections), as a multiple of its floor', round(concurrentP99, 2), floor),
+        ratioMetric('POST /v2/checks, 1,000 people: API thread CPU per request (1 connection), as a multiple of the floor', round(cpuMsPerRequest, 2), floor),
         { name: 'POST /v2/checks, 1,000 people: p99 latency (1 connection)', value: round(p99, 2), unit: 'ms', note: `p50 ${round(p50, 2)} ms` },
         { name: 'POST /v2/checks, 1,000 people: p99 latency (4 connections)', value: round(concurrentP99, 2), unit: 'ms', note: `p50 ${round(concurrentP50, 2)} ms, ${round(concurrentPerSecond)} requests/s` },
         { name: 'the floor: JSON.parse of the request body + JSON.stringify of the response', value: floor.value, unit: 'ms', note: `best of ${FLOOR_PASSES} before and ${FLOOR_PASSES} after the load` },
@@ -158,6 +197,8 @@ const bench: Bench = async (): Promise<BenchSection> => {
         `list of ${LIST_ENTRIES.toLocaleString('en')} synthetic entries; the 1,000-person body (${Math.round(bigBody.length / 1024)} KiB, answer ${Math.round(responseBody.length / 1024)} KiB) is half list members, half not; ${blocked} blocked`,
         `${REQUESTS} requests per 1,000-person measurement (after ${WARM_UP_REQUESTS} to warm up), ${REQUESTS * 10} single-person requests; the client (http-load.ts) in a worker thread on the same 2-core machine as the server; load average ${loadBefore.toFixed(2)} → ${loadavg()[0].toFixed(2)}; rate limit raised through config`,
         'with 4 connections on 2 cores a request also waits for the others: that ratio is information, the goal is the 1-connection p99',
+        'API thread CPU per request: user + system CPU of the thread that runs the API (process.threadCpuUsage) over the 1-connection requests; in the distributed deployment the API runs in this process too',
+        'each live check publishes its usage event to the embedded event log (a database file) before it answers, as npm start does',
       ],
     };
   } finally {
