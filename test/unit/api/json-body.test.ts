@@ -17,7 +17,7 @@ async function echo() {
   onTestFinished(() => app.close());
   return async (payload: string | Buffer) => {
     const response = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload });
-    return { status: response.statusCode, body: response.json() as { body?: unknown; error?: { details?: { reason?: string } } } };
+    return { status: response.statusCode, body: response.json<{ body?: unknown; error?: { details?: { reason?: string } } }>() };
   };
 }
 
