@@ -198,7 +198,9 @@ const bench: Bench = async (): Promise<BenchSection> => {
         `${REQUESTS} requests per 1,000-person measurement (after ${WARM_UP_REQUESTS} to warm up), ${REQUESTS * 10} single-person requests; the client (http-load.ts) in a worker thread on the same 2-core machine as the server; load average ${loadBefore.toFixed(2)} → ${loadavg()[0].toFixed(2)}; rate limit raised through config`,
         'with 4 connections on 2 cores a request also waits for the others: that ratio is information, the goal is the 1-connection p99',
         'API thread CPU per request: user + system CPU of the thread that runs the API (process.threadCpuUsage) over the 1-connection requests; in the distributed deployment the API runs in this process too',
-        'each live check publishes its usage event to the embedded event log (a database file) before it answers, as npm start does',
+        DEPLOYMENT === 'distributed'
+          ? 'each live check publishes its usage event to Kafka (infra/local) before it answers; key and organisation read through the account cache over ClickHouse'
+          : 'each live check publishes its usage event to the embedded event log (a database file, synchronous=FULL) before it answers, as npm start does',
       ],
     };
   } finally {
