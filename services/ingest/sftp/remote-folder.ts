@@ -84,6 +84,7 @@ export async function connectRemoteFolder(
     if (keyMismatch) throw new HostKeyMismatchError();
     throw new SftpConnectError((error as Error).message);
   }
+  (client as unknown as { client: { setNoDelay(on: boolean): void } }).client.setNoDelay(true);
   const at = (path: string) => posix.join(folder.path, path);
   return {
     async list(sub) {
