@@ -1,5 +1,5 @@
 /**
- * Inbound channels. The goal (issue 21): BENCH_INBOUND_FILES files (100) × BENCH_INBOUND_ROWS rows
+ * Inbound channels. The goal (docs/inbound.md "Bench"): BENCH_INBOUND_FILES files (100) × BENCH_INBOUND_ROWS rows
  * (10,000) dropped at once into one SFTP drop folder → every result in outbox/, ≤ 3× the
  * customer's own SFTP upload of the files measured in the same run (sftp-rounds.ts: real OpenSSH of
  * infra/local, the embedded deployment in this process as npm start runs it), twice.

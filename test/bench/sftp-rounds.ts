@@ -1,5 +1,5 @@
 /**
- * The SFTP goal of issue 21 ("100 SFTP files of 10,000 rows → all results in outbox/: ≤ 3× the
+ * The SFTP goal (docs/inbound.md "Bench": "100 SFTP files of 10,000 rows → all results in outbox/: ≤ 3× the
  * client's upload"), measured the same way by the inbound bench and its driver (inbound.bench.ts,
  * sftp-driver.ts): one drop folder of a fresh account on the test OpenSSH server (infra/local),
  * the embedded deployment in this process as npm start runs it (matcher and projection in worker

@@ -1,5 +1,5 @@
 /**
- * The CSV upload goal of issue 21 ("1,000,000-row CSV upload → done, embedded: ≤ 5× the floor"),
+ * The CSV upload goal (docs/uploads.md "Bench": "1,000,000-row CSV upload → done, embedded: ≤ 5× the floor"),
  * measured the same way by the uploads bench and its driver (uploads.bench.ts, upload-driver.ts):
  * the embedded deployment as npm start runs it (API in this process, matcher and projection in
  * worker threads, the uploads bench's 200,000-entry list), one small job first so the list index

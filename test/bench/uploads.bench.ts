@@ -1,9 +1,9 @@
 /**
- * File uploads. The goal (issue 21, the default run): a 1,000,000-row CSV upload
+ * File uploads. The goal (docs/uploads.md "Bench", the default run): a 1,000,000-row CSV upload
  * (`options.start: true`) → done on the embedded deployment, ≤ 5× its floor, twice
  * (upload-rounds.ts: the floor is that of the same people as a JSON body, floor.ts).
  *
- * More, each behind UPLOADS_BENCH_ONLY (none of it is a goal of issue 21; `all` runs everything):
+ * More, each behind UPLOADS_BENCH_ONLY (none of it is a goal of the speed work; `all` runs everything):
  * - `api-process`: the API's own peak RSS (goal ≤ 400 MB) with the API in a process of its own,
  *   through a 1,000,000-row CSV and a 200,000-row xlsx upload up to the 202;
  * - `embedded` | `distributed` | `deployments` (both): on embedded and on Kafka + ClickHouse (API in
