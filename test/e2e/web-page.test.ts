@@ -139,6 +139,29 @@ async function tabTo(page: Page, selector: string, text?: string): Promise<void>
   throw new Error(`Tab never reached ${selector} ${text ?? ''}`);
 }
 
+/**
+ * Tab to the file input and press Space: the browser's file chooser. A picker that does not open
+ * fails with where the focus was and what the alert region said, so a late redraw or an error
+ * that took the focus is named rather than a bare time-out.
+ */
+async function openFilePickerByKeyboard(page: Page) {
+  await tabTo(page, '#file');
+  const chooser = page.waitForEvent('filechooser', { timeout: 90_000 });
+  await page.keyboard.press('Space');
+  try {
+    return await chooser;
+  } catch (error) {
+    const where = await page.evaluate(`(() => {
+      const active = document.activeElement;
+      const alert = document.querySelector('[role=alert]');
+      return 'focus on ' + (active ? active.outerHTML.slice(0, 200) : 'nothing')
+        + '; #file in the page: ' + !!document.querySelector('#file')
+        + '; alert: ' + (alert ? alert.textContent.trim().slice(0, 200) : 'none');
+    })()`);
+    throw new Error(`No file chooser after Space on #file (${where}): ${(error as Error).message}`);
+  }
+}
+
 /** What the API itself answers (same key, same language): the page must show exactly this. */
 async function api(path: string, init: RequestInit & { locale?: string } = {}) {
   const response = await fetch(server.baseUrl + path, {
@@ -238,10 +261,7 @@ describe('the web page (Playwright driving Debian Chromium against npm start)', 
     await expectAccessible(page, 'upload');
 
     // The file picker, opened from the keyboard.
-    await tabTo(page, '#file');
-    const chooser = page.waitForEvent('filechooser');
-    await page.keyboard.press('Space');
-    await (await chooser).setFiles(files.xlsx);
+    await (await openFilePickerByKeyboard(page)).setFiles(files.xlsx);
     await page.getByTestId('draft').waitFor();
     const firstDraft = jobIdOf(page)!;
     expect(firstDraft).toBeTruthy();
