@@ -101,7 +101,11 @@ const bench: Bench = async (): Promise<BenchSection> => {
     metrics.push(...figures.metrics);
     notes.push(...figures.notes);
   }
-  return { title: `Inbound channels: ${FILES} files × ${ROWS.toLocaleString('en')} rows by SFTP${ONLY === 'sftp' ? '' : `, ${EMAILS} emails`} (embedded)`, metrics, notes };
+  const parts = [
+    ...(ONLY !== 'email' ? [`${FILES} files × ${ROWS.toLocaleString('en')} rows by SFTP`] : []),
+    ...(ONLY !== 'sftp' ? [`${EMAILS} emails × ${ROWS.toLocaleString('en')} rows`] : []),
+  ];
+  return { title: `Inbound channels: ${parts.join(', ')} (embedded)`, metrics, notes };
 };
 
 function withLoad(metric: BenchMetric, load: string): BenchMetric {
