@@ -31,6 +31,7 @@ import { createAuthenticator } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { createClientErrorHandler } from './client-errors.ts';
 import { createErrorHandler } from './error-handler.ts';
+import { answerJson, checkedAnswerJson } from './answer-json.ts';
 import { useStrictJsonBodies } from './json-body.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
@@ -97,6 +98,12 @@ export interface ApiDeps {
    * without it the limit holds per process. `process` names this one, `intervalMs` the exchange period.
    */
   rateSharing?: { store: RateUsageStore; process: string; intervalMs: number };
+  /**
+   * Tests: check every synchronous check's answer against its schema (answer-json.ts
+   * `checkedAnswerJson`); off, the answer is written as the check made it (docs/architecture.md
+   * "Synchronous checks").
+   */
+  checkResponses?: boolean;
 }
 
 export interface CheckJobsDeps {
@@ -248,6 +255,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
       logger,
     }),
     activeIndex: deps.activeIndex,
+    answerJson: deps.checkResponses ? checkedAnswerJson : answerJson,
     privateLists: deps.privateLists ?? createPrivateListIndexes({ listStore: deps.lists, logger, maxEntries: DEFAULT_PRIVATE_LIST_CACHE_ENTRIES }),
     logger,
     clock,

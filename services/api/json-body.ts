@@ -15,11 +15,28 @@ export function wellFormedEverywhere(value: unknown): boolean {
   if (typeof value === 'string') return value.isWellFormed();
   if (Array.isArray(value)) return value.every(wellFormedEverywhere);
   if (value !== null && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      if (!key.isWellFormed() || !wellFormedEverywhere(inner)) return false;
+    // for…in, not Object.entries: no array per object (a parsed JSON object inherits nothing enumerable).
+    for (const key in value) {
+      if (!key.isWellFormed() || !wellFormedEverywhere((value as Record<string, unknown>)[key])) return false;
     }
   }
   return true;
+}
+
+/**
+ * JSON.parse alone, where fastify's parser could find nothing to refuse; null: let fastify's
+ * parser read the text (and word its errors). Text without a `\u` escape spells "__proto__" and
+ * "constructor" only as themselves, so when neither word is in it either, the guarded parser's
+ * two scans of the whole text have nothing to find (they took a 1,000-person body's parse from
+ * 0.38 to 0.64 ms: docs/architecture.md "Synchronous checks").
+ */
+function plainJson(text: string): { value: unknown } | null {
+  if (text.includes('__proto__') || text.includes('constructor')) return null;
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return null;
+  }
 }
 
 const invalidUtf8 = () => new ApiError({ code: 'invalid_request', messageKey: 'invalid_utf8', status: 400, details: { reason: 'invalid_utf8' } });
@@ -37,10 +54,17 @@ export function useStrictJsonBodies(app: FastifyInstance): void {
       done(invalidUtf8(), undefined);
       return;
     }
+    // Only a `\u` escape can make a lone surrogate: the text itself was decoded strictly.
+    const escaped = text.includes('\\u');
+    const plain = escaped ? null : plainJson(text);
+    if (plain) {
+      done(null, plain.value);
+      return;
+    }
     // The default parser answers through `done` and returns nothing worth awaiting.
     void parseJson(request, text, (error, value) => {
       if (error) done(error, undefined);
-      else if (!wellFormedEverywhere(value)) done(invalidJson(), undefined);
+      else if (escaped && !wellFormedEverywhere(value)) done(invalidJson(), undefined);
       else done(null, value);
     });
   });

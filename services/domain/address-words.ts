@@ -217,8 +217,12 @@ export function houseNumberOf(token: string): string | null {
 
 /** A floor token → canonical floor, or null when the token is not a floor. */
 export function floorOf(token: string): string | null {
-  const word = FLOOR_WORDS.get(token);
-  if (word !== undefined) return word;
+  // Every floor word starts with a letter: a number ("3", the common floor) skips the look-up.
+  const first = token.charCodeAt(0);
+  if (!(first >= 48 && first <= 57)) {
+    const word = FLOOR_WORDS.get(token);
+    if (word !== undefined) return word;
+  }
   if (token.length <= 2 && isDigits(token)) {
     const n = dropLeadingZeros(token);
     return n === '0' ? 'st' : n;
@@ -228,6 +232,10 @@ export function floorOf(token: string): string | null {
 
 /** A door token → canonical door ("tv", "th", "mf", a number, letters), or null for filler. */
 export function doorOf(token: string): string | null {
+  if (token.length === 2) { // "tv", "th", "mf" (the common doors) without a look-up
+    const door = doorAtEnd(token);
+    if (door !== null) return door;
+  }
   const word = DOOR_WORDS.get(token);
   if (word !== undefined) return word;
   if (FILLER_WORDS.has(token)) return null;
@@ -250,7 +258,9 @@ export function isFloorOrDoorWord(token: string): boolean {
 }
 
 export function isFiller(token: string): boolean {
-  return FILLER_WORDS.has(token);
+  // Every filler word has two or more letters: a number ("3") or a one-letter door skips the look-up.
+  const first = token.charCodeAt(0);
+  return token.length >= 2 && first >= 97 && first <= 122 && FILLER_WORDS.has(token);
 }
 
 const DOOR_FILLERS: ReadonlySet<string> = new Set(['lejl', 'lejlighed', 'doer', 'nr']);

@@ -44,6 +44,12 @@ export interface ParsedAddress {
   streetWritten: string | null;
   cityWritten: string | null;
   /**
+   * The echo shows `streetWritten` / `cityWritten` unchanged (isDisplayedAsWritten), known from
+   * the reading's tokens (shownAsWritten); false when not known so, and the display decides.
+   */
+  streetAsWritten: boolean;
+  cityAsWritten: boolean;
+  /**
    * Folded supplementary town name written between the unit and the postal code ("skee"); in a
    * line without a postal code (parseAddressLine), the words after the unit (the town, or the
    * postal district's name). Null when none.
@@ -304,11 +310,15 @@ function parseLine(s: string, t: Tokens, from: number): Line | null {
     if (t.norm[i].length === 4 && isDigits(t.norm[i])) { p = i; break; }
   }
   // The town ends with the postal code's line: what follows ("Danmark", "c/o …", "att. …") is set aside.
+  // Without a postal code in the line (most rows: it is in its own field) there is no town here;
+  // the scan would start by reading t.end[-1], a slow property look-up on every such row.
   let cityTo = p + 1;
-  while (cityTo < n && !hasLineEnd(s, t.end[cityTo - 1], t.start[cityTo])) cityTo++;
   let setAside = streetFrom > from;
-  for (let i = cityTo; i < n && p >= 0 && !setAside; i++) setAside = !isCountry(t.norm[i]);
-  while (cityTo > p + 1 && isCountry(t.norm[cityTo - 1])) cityTo--;
+  if (p >= 0) {
+    while (cityTo < n && !hasLineEnd(s, t.end[cityTo - 1], t.start[cityTo])) cityTo++;
+    for (let i = cityTo; i < n && !setAside; i++) setAside = !isCountry(t.norm[i]);
+    while (cityTo > p + 1 && isCountry(t.norm[cityTo - 1])) cityTo--;
+  }
   // "DK-5000 Odense C": the country prefix of the postal code is no door.
   const unitTo = p < 0 ? n : p > k && t.norm[p - 1] === 'dk' ? p - 1 : p;
   const townFrom = townStart(s, t, k, unitTo);
@@ -338,7 +348,7 @@ function build(
   street: { words: string; key: string; spelling: string } | null, streetWritten: string | null,
   houseNumber: string | null, floor: string | null, door: string | null,
   postalCode: string | null, city: string | null, cityWritten: string | null, kvhx: string | null,
-  town: string | null = null, loose = false, setAside = false,
+  town: string | null = null, loose = false, setAside = false, streetAsWritten = false, cityAsWritten = false,
 ): ParsedAddress | null {
   const hasText = street !== null && street.key !== '' && houseNumber !== null && postalCode !== null;
   if (!hasText && kvhx === null && !(loose && street !== null && street.key !== '' && houseNumber !== null)) return null;
@@ -346,7 +356,7 @@ function build(
     street: street === null || street.words === '' ? null : street.words,
     streetKey: street === null || street.key === '' ? null : street.key,
     streetSpelling: street === null || street.key === '' ? null : street.spelling,
-    houseNumber, floor, door, postalCode, city, streetWritten, cityWritten, town,
+    houseNumber, floor, door, postalCode, city, streetWritten, cityWritten, streetAsWritten, cityAsWritten, town,
     buildingKey: hasText ? street.key + '|' + houseNumber + '|' + postalCode : null,
     unitKey: unitKeyOf(floor, door),
     setAside,
@@ -431,14 +441,54 @@ function keepsItsSpelling(written: string, from: number, to: number): boolean {
   return abbreviationOf(written.slice(from, to).toLowerCase())?.display == null;
 }
 
+/**
+ * isDisplayedAsWritten of the text of tokens [from, to) of s, from the tokenizer's case flags
+ * (normalize.ts Tokens.cased) and the gaps instead of a scan of the written text: every word
+ * capitalised, one space between words, no lone "S" and (`expand`) no word displayOf writes out
+ * (keepsItsSpelling, asked of the token's fold). True only where that scan says true.
+ */
+function shownAsWritten(s: string, t: Tokens, from: number, to: number, expand: boolean): boolean {
+  if (from >= to) return false;
+  for (let i = from; i < to; i++) {
+    if (!t.cased[i]) return false;
+    const start = t.start[i];
+    const end = t.end[i];
+    if (i > from && (start - t.end[i - 1] !== 1 || s.charCodeAt(start - 1) !== 32)) return false;
+    if (end - start === 1 && s.charCodeAt(start) === 83) return false; // "S": perhaps a king's "IX S"
+    if (expand) {
+      if (s.charCodeAt(end - 2) === 118 && s.charCodeAt(end - 1) === 106) return false; // "…vj"
+      if (end - start <= 4) {
+        for (let k = start; k < end; k++) if (s.charCodeAt(k) > 127) return false;
+        if (abbreviationOf(t.norm[i])?.display != null) return false; // the fold of ASCII is its lower case
+      }
+    }
+  }
+  return true;
+}
+
 /** The street as ResolvedAddress shows it: the writer's spelling, cased, abbreviations expanded. */
 export function streetDisplayOf(a: ParsedAddress): string | null {
-  return displayOfWritten(a.streetWritten, true);
+  return a.streetAsWritten ? a.streetWritten : displayOfWritten(a.streetWritten, true);
 }
+
+/**
+ * The displays of the cities not shown as written ("KØBENHAVN Ø", "odense c"), by their text:
+ * as cityFields, a few hundred towns, each cased once per process instead of once per row.
+ */
+const cityDisplays = new Map<string, string | null>();
 
 /** The city as ResolvedAddress shows it: the writer's spelling, cased. */
 export function cityDisplayOf(a: ParsedAddress): string | null {
-  return displayOfWritten(a.cityWritten, false);
+  const written = a.cityWritten;
+  if (a.cityAsWritten || written === null) return written;
+  let display = cityDisplays.get(written);
+  if (display === undefined) {
+    const text = copyOf(written);
+    display = displayOfWritten(text, false);
+    if (cityDisplays.size >= CITY_FIELDS_MAX) cityDisplays.clear();
+    cityDisplays.set(text, display);
+  }
+  return display;
 }
 
 /**
@@ -446,9 +496,45 @@ export function cityDisplayOf(a: ParsedAddress): string | null {
  * (no code), also the code behind the town ("Odense C 5000"). The town is the words other than
  * the code and its "DK" prefix; null when there are none.
  */
-function codeAndTown(raw: string): { code: string | null; town: string | null; townWritten: string | null } {
+interface CodeAndTown {
+  readonly code: string | null;
+  readonly town: string | null;
+  readonly townWritten: string | null;
+  readonly townAsWritten: boolean;
+}
+
+/**
+ * The city fields read so far, by their text. A city column holds a few hundred towns written a
+ * few ways, and codeAndTown is a function of the text alone: most rows' city is read once per
+ * process instead of once per row (docs/matching.md "Speed of the check path"). Emptied when
+ * full, so a file of odd city texts cannot grow it.
+ */
+const cityFields = new Map<string, CodeAndTown>();
+const CITY_FIELDS_MAX = 4096;
+
+function cityFieldOf(raw: string): CodeAndTown {
+  let read = cityFields.get(raw);
+  if (read === undefined) {
+    const text = copyOf(raw);
+    read = codeAndTown(text);
+    if (cityFields.size >= CITY_FIELDS_MAX) cityFields.clear();
+    cityFields.set(text, read);
+  }
+  return read;
+}
+
+/**
+ * A string with the text of `s` that holds none of the text `s` may have been cut from. V8 keeps a
+ * longer cut ("Frederiksberg C" sliced from a file's chunk) as a view of the whole chunk; a table
+ * that outlives the row (cityFields, cityDisplays) must not keep the chunk alive with it.
+ */
+function copyOf(s: string): string {
+  return (' ' + s).slice(1);
+}
+
+function codeAndTown(raw: string): CodeAndTown {
   // The postal code field of most rows is its four digits and nothing else: no tokens to read.
-  if (raw.length === 4 && isDigits(raw)) return { code: raw, town: null, townWritten: null };
+  if (raw.length === 4 && isDigits(raw)) return { code: raw, town: null, townWritten: null, townAsWritten: false };
   let field = raw;
   let t = tokenize(field, tokens);
   if (t.wide) { // NFC only when it may change something (normalize.ts Tokens.wide)
@@ -459,14 +545,22 @@ function codeAndTown(raw: string): { code: string | null; town: string | null; t
   for (let i = 0; i < t.count; i++) {
     if (t.norm[i].length === 4 && isDigits(t.norm[i])) { code = i; break; }
   }
-  if (code < 0) return { code: null, town: cityOf(t, 0, t.count), townWritten: writtenOf(field, t, 0, t.count) };
+  if (code < 0) {
+    return {
+      code: null, town: cityOf(t, 0, t.count), townWritten: writtenOf(field, t, 0, t.count),
+      townAsWritten: shownAsWritten(field, t, 0, t.count, false),
+    };
+  }
   let from = code + 1;
   let to = t.count;
   if (from >= to) { // the town in front of the code, or none
     from = 0;
     to = code > 0 && t.norm[code - 1] === 'dk' ? code - 1 : code;
   }
-  return { code: t.norm[code], town: cityOf(t, from, to), townWritten: writtenOf(field, t, from, to) };
+  return {
+    code: t.norm[code], town: cityOf(t, from, to), townWritten: writtenOf(field, t, from, to),
+    townAsWritten: shownAsWritten(field, t, from, to, false),
+  };
 }
 
 /**
@@ -477,19 +571,21 @@ function codeAndTown(raw: string): { code: string | null; town: string | null; t
  */
 function postalAndCityOf(
   a: AddressSource, line: string | null,
-): { postalCode: string | null; city: string | null; cityWritten: string | null } {
+): { postalCode: string | null; city: string | null; cityWritten: string | null; cityAsWritten: boolean } {
   // Raw field texts: codeAndTown makes them NFC when they need it.
   const postal = codeAndTown(rawText(a.postal_code));
   let postalCode = postal.code;
   let city = postalCode === null ? null : postal.town;
   let cityWritten = postalCode === null ? null : postal.townWritten;
+  let cityAsWritten = postalCode !== null && postal.townAsWritten;
   const cityText = rawText(a.city);
   if (cityText.trim() !== '') {
-    const fromCity = codeAndTown(cityText);
+    const fromCity = cityFieldOf(cityText);
     postalCode ??= fromCity.code;
     if (fromCity.town !== null) {
       city = fromCity.town;
       cityWritten = fromCity.townWritten;
+      cityAsWritten = fromCity.townAsWritten;
     }
   }
   if (postalCode === null && line !== null && line.trim() !== '') {
@@ -499,10 +595,11 @@ function postalAndCityOf(
       if (city === null) {
         city = fromLineField.town;
         cityWritten = fromLineField.townWritten;
+        cityAsWritten = fromLineField.townAsWritten;
       }
     }
   }
-  return { postalCode, city, cityWritten };
+  return { postalCode, city, cityWritten, cityAsWritten };
 }
 
 /**
@@ -534,16 +631,18 @@ function fromLine(raw: string, kvhx: string | null, rest: AddressSource | null, 
   }
   const street = streetOf(t, line.streetFrom, line.streetTo);
   const streetWritten = writtenOf(s, t, line.streetFrom, line.streetTo);
+  const streetAsWritten = shownAsWritten(s, t, line.streetFrom, line.streetTo, true);
   const setAside = line.setAside || s !== written;
   if (line.postalCode === null && rest !== null) {
     const { houseNumber, floor, door } = line;
     const pc = postalAndCityOf(rest, null); // reuses the token buffer: read the line first
     return build(street, streetWritten, houseNumber, floor, door, pc.postalCode, pc.city, pc.cityWritten, kvhx,
-      null, false, setAside);
+      null, false, setAside, streetAsWritten, pc.cityAsWritten);
   }
   return build(street, streetWritten, line.houseNumber, line.floor, line.door, line.postalCode,
     cityOf(t, line.cityFrom, line.cityTo), writtenOf(s, t, line.cityFrom, line.cityTo), kvhx,
-    cityOf(t, line.townFrom, line.townTo), loose, setAside);
+    cityOf(t, line.townFrom, line.townTo), loose, setAside, streetAsWritten,
+    shownAsWritten(s, t, line.cityFrom, line.cityTo, false));
 }
 
 /** Address given in parts (street, house_number, floor, door, postal_code, city). */
@@ -562,6 +661,7 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   while (streetFrom > 0 && !hasLineEnd(streetText, t.end[streetFrom - 1], t.start[streetFrom])) streetFrom--;
   const street = streetOf(t, Math.max(streetFrom, 0), t.count);
   const streetWritten = writtenOf(streetText, t, Math.max(streetFrom, 0), t.count);
+  const streetAsWritten = shownAsWritten(streetText, t, Math.max(streetFrom, 0), t.count, true);
 
   t = tokenize(numberText, tokens);
   let houseNumber = t.count > 0 ? houseNumberOf(t.norm[0]) : null;
@@ -576,7 +676,8 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
 
   const pc = postalAndCityOf(a, text(a.address));
   return build(street, streetWritten, houseNumber, floorUnit.floor, door ?? floorUnit.door, pc.postalCode,
-    pc.city, pc.cityWritten, kvhx, null, false, streetFrom > 0 || streetText !== text(a.street));
+    pc.city, pc.cityWritten, kvhx, null, false, streetFrom > 0 || streetText !== text(a.street), streetAsWritten,
+    pc.cityAsWritten);
 }
 
 /** Only a kvhx: the house number, floor and door it holds, no street. */

@@ -113,6 +113,52 @@ export function parseKvhx(s: string): KvhxParts | null {
 
 /** The canonical form of a key, or null: the form every index and comparison uses. */
 export function canonicalKvhx(s: string): string | null {
+  if (isCanonical(s)) return s; // most keys come as the register and lists write them
   const parts = parseKvhx(s);
   return parts === null ? null : write(parts);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * Whether `s` is already a key `write` makes, so canonicalKvhx may answer it as given instead
+ * of taking it apart and writing it again (every check of an input with a kvhx asks;
+ * docs/matching.md "Speed of the check path"). Asks only the plain form: each field `_`
+ * padding, then a value without a leading zero; anything else (spaces, dots, "0" floors, leading
+ * zeros) goes the long way, which gives the same answer for this form.
+ */
+function isCanonical(s: string): boolean {
+  if (s.length !== KVHX_LENGTH) return false;
+  for (let i = 0; i < 8; i++) if (!isDigit(s.charCodeAt(i))) return false;
+  return paddedValue(s, 8, 12, HOUSE) && paddedValue(s, 12, 15, UNIT) && paddedValue(s, 15, 19, UNIT);
+}
+
+/** The house number field: 1–3 digits, then an optional capital letter. */
+const HOUSE = 0;
+/** Floor and door fields: small letters and digits (at most 3 / 4, the field's width). */
+const UNIT = 1;
+
+/** s[from, to) is `_` padding and then a value of `kind` not starting with "0" (or, for UNIT, only padding). */
+function paddedValue(s: string, from: number, to: number, kind: number): boolean {
+  let i = from;
+  while (i < to && s.charCodeAt(i) === 95 /* _ */) i++;
+  if (i === to) return kind === UNIT;
+  if (s.charCodeAt(i) === 48 /* 0 */) return false;
+  if (kind === HOUSE) {
+    let digits = 0;
+    while (i < to && isDigit(s.charCodeAt(i))) { i++; digits++; }
+    if (digits === 0 || digits > 3) return false;
+    if (i < to) {
+      const c = s.charCodeAt(i++);
+      if (c < 65 || c > 90) return false;
+    }
+    return i === to;
+  }
+  for (; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (!isDigit(c) && (c < 97 || c > 122)) return false;
+  }
+  return true;
 }

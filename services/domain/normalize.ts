@@ -111,6 +111,12 @@ export interface Tokens {
    * of its own (docs/matching.md "Speed of the check path").
    */
   careOf: boolean;
+  /**
+   * Token i is written as a capitalised word of Latin-1 letters (a capital, then small letters:
+   * "Kongevej", "Ø"): what the address echo shows as written (address.ts `isDisplayedAsWritten`),
+   * known from this pass instead of a scan of its own (docs/matching.md "Speed of the check path").
+   */
+  cased: boolean[];
 }
 
 const scratch: Tokens = newTokens();
@@ -121,35 +127,52 @@ const scratch: Tokens = newTokens();
  */
 const MAX_TOKENS = 40;
 
+/**
+ * Classes of the code units below TABLE_SIZE for tokenize: one load per character instead of
+ * range tests and a compare of the folded string (docs/matching.md "Speed of the check path").
+ */
+const LETTER = 1;
+const LOWER = 2; // a Latin-1 small letter (address.ts isLowerLatin1)
+const UPPER = 4; // a Latin-1 capital (address.ts isUpperLatin1)
+const classes = new Uint8Array(TABLE_SIZE);
+for (let c = 0; c < TABLE_SIZE; c++) {
+  let k = table[c] !== SEPARATOR ? LETTER : 0;
+  if ((c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7)) k |= LOWER;
+  if ((c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7)) k |= UPPER;
+  classes[c] = k;
+}
+
 export function tokenize(s: string, into: Tokens = scratch): Tokens {
   let count = 0;
   let start = -1;
   // A token of ASCII letters and digits only is sliced and lower-cased in one go; any other
   // character switches the token to folding character by character.
   let ascii = true;
+  let cased = false;
   let wide = false;
   let careOf = false;
   let lineStart = true; // at a line's start (care-of.ts isLineEnd), before its first visible character
   const length = s.length;
   for (let i = 0; i <= length; i++) {
     const c = i < length ? s.charCodeAt(i) : 32;
-    let letter: boolean;
-    if (c < 128) {
-      letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-    } else {
+    let k: number;
+    if (c < TABLE_SIZE) k = classes[c];
+    else {
       if (c >= 0x300) wide = true;
-      letter = foldChar(c) !== SEPARATOR;
+      k = foldChar(c) !== SEPARATOR ? LETTER : 0;
     }
-    if (letter) {
+    if (k !== 0) {
       if (start < 0) {
         start = i;
         ascii = c < 128;
+        cased = (k & UPPER) !== 0;
         if (lineStart) {
           lineStart = false;
           if (mayStartCareOf(s, i, c)) careOf = true;
         }
-      } else if (c >= 128) {
-        ascii = false;
+      } else {
+        if (c >= 128) ascii = false;
+        if ((k & LOWER) === 0) cased = false;
       }
       continue;
     }
@@ -162,6 +185,7 @@ export function tokenize(s: string, into: Tokens = scratch): Tokens {
       into.norm[count] = ascii ? s.slice(start, i).toLowerCase() : foldRange(s, start, i);
       into.start[count] = start;
       into.end[count] = i;
+      into.cased[count] = cased;
       count++;
       start = -1;
       if (count === MAX_TOKENS) {
@@ -192,7 +216,7 @@ function foldRange(s: string, from: number, to: number): string {
 }
 
 export function newTokens(): Tokens {
-  return { count: 0, norm: [], start: [], end: [], wide: false, careOf: false };
+  return { count: 0, norm: [], start: [], end: [], wide: false, careOf: false, cased: [] };
 }
 
 /**

@@ -5,13 +5,16 @@
  * rounds (default 3) of paging every result with limit 10,000, each page timed alone as the bench
  * times it (request to the last byte read as text), beside JSON.stringify of its own results.
  * Each round also times the parts of a page: the store's read (readResultsBytes, as the route reads it) and a GET of the
- * job record (authentication and the job look-up every page makes too).
+ * job record (authentication and the job look-up every page makes too), and, right before its
+ * pages, the job's floor (floor.ts, best of 3), so that all pages read as a multiple of it as
+ * pipeline.bench.ts reports them.
  *
  * Not a bench of its own (no goal, no report): it prints one JSON line per round. Run:
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
 import { encodeCursor } from '../../services/platform/store/job-results.ts';
 import { driverJobBody, startWithDoneJob } from './driver-job.ts';
+import { jobFloor } from './floor.ts';
 
 const ROWS = Number(process.env.PAGE_DRIVER_ROWS ?? 100_000);
 const ROUNDS = Number(process.env.PAGE_DRIVER_ROUNDS ?? 3);
@@ -27,7 +30,9 @@ const body = driverJobBody(ROWS);
 const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
 try {
   const auth = { Authorization: `Bearer ${d.liveKey}` };
+  const bodyBytes = Buffer.from(body, 'utf8');
   for (let round = 0; round < ROUNDS; round++) {
+    const floor = jobFloor(bodyBytes, ROWS);
     const pageMs: number[] = [];
     const stringifyMs: number[] = [];
     const storeMs: number[] = [];
@@ -60,6 +65,7 @@ try {
       deployment: DEPLOYMENT, round, pages: pageMs.length, load: (await import('node:os')).loadavg()[0].toFixed(2),
       page_median_ms: Math.round(median(pageMs)), stringify_median_ms: Math.round(median(stringifyMs) * 10) / 10,
       ratio: Math.round((median(pageMs) / median(stringifyMs)) * 100) / 100, all_pages_ms: sum(pageMs),
+      floor_ms: Math.round(floor.totalMs), all_pages_ratio: Math.round((sum(pageMs) / floor.totalMs) * 100) / 100,
       store_read_median_ms: Math.round(median(storeMs)), job_get_median_ms: Math.round(median(jobGetMs)),
     }));
   }

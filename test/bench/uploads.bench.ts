@@ -1,75 +1,73 @@
 /**
- * File uploads and the overlapped intake end to end, on the embedded default (API in
- * this process, matcher and projection in worker threads, as npm start runs them) and on Kafka +
- * ClickHouse (API in this process, two matcher processes, one projection process):
- * - a 1,000,000-row CSV upload (`options.start: true`) → done, and a 200,000-row xlsx (exceljs)
- *   upload → done, with the RSS growth of this process during each (it also holds the inputs and
- *   the list, so not the API's own RSS: see the notes);
- * - the 1,000,000-row result file (GET …/file: time, RSS), against paging the same results as
- *   JSON (10,000 per page) in the same run;
- * - the 1,000,000-row JSON job with the overlapped intake, stage by stage, against the same job
- *   spooled whole first (a second API on the same deployment with the overlap off).
- * Every figure also as a ratio to something measured in the same run.
- * - the API's own peak RSS (goal ≤ 400 MB) with the API in a process of its own.
- * UPLOADS_BENCH_ROWS: a smaller run (the report uses 1,000,000);
- * UPLOADS_BENCH_ONLY=embedded|distributed|api-process|deployments (deployments: both, no API process).
+ * File uploads. The goal (docs/uploads.md "Bench", the default run): a 1,000,000-row CSV upload
+ * (`options.start: true`) → done on the embedded deployment, ≤ 5× its floor, twice
+ * (upload-rounds.ts: the floor is that of the same people as a JSON body, floor.ts).
+ *
+ * More, each behind UPLOADS_BENCH_ONLY (none of it is a goal of the speed work; `all` runs everything):
+ * - `api-process`: the API's own peak RSS (goal ≤ 400 MB) with the API in a process of its own,
+ *   through a 1,000,000-row CSV and a 200,000-row xlsx upload up to the 202;
+ * - `embedded` | `distributed` | `deployments` (both): on embedded and on Kafka + ClickHouse (API in
+ *   this process, two matcher processes, one projection process) the CSV and xlsx (exceljs)
+ *   uploads → done with this process's RSS growth, the result file against paging the same results,
+ *   and the JSON job with the overlapped intake against the same job spooled whole first.
+ * UPLOADS_BENCH_ROWS: a smaller run (the report uses 1,000,000).
  */
 import { spawn } from 'node:child_process';
+import { loadavg, tmpdir } from 'node:os';
 import { once } from 'node:events';
-import ExcelJS from 'exceljs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { PersonInput } from '../../services/domain/types.ts';
 import { loadConfig, type Config } from '../../services/platform/config.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
 import type { Platform } from '../../services/platform/open-platform.ts';
 import { createServiceContext, startApi } from '../../services/processes.ts';
-import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
+import { generateListEntries } from '../../services/synthetic/index.ts';
 import { startDistributed, startEmbedded, TEST_ENV } from '../support/deployments.ts';
 import { multipartBody } from '../support/multipart.ts';
 import { jobFloor } from './floor.ts';
 import { ratioMetric, relativeTo, timed, type Reference } from './reference.ts';
 import type { Bench, BenchMetric, BenchSection } from './types.ts';
+import { csvOf, jsonBodyOf, UPLOAD_SEED, uploadPeople, xlsxOf } from './upload-inputs.ts';
+import { startCsvUploads, UPLOAD_LIST_ENTRIES } from './upload-rounds.ts';
 
 const ROWS = Number(process.env.UPLOADS_BENCH_ROWS ?? 1_000_000);
 const XLSX_ROWS = Math.round(ROWS / 5);
-const LIST_ENTRIES = 200_000;
+const LIST_ENTRIES = UPLOAD_LIST_ENTRIES;
 const CHUNK_ROWS = 2000;
-const SEED = 13;
-const FIELDS = ['id', 'name', 'first_name', 'last_name', 'address', 'street', 'house_number', 'floor', 'door', 'postal_code', 'city'] as const;
-const HEADER = ['Kundenr.', 'Navn', 'Fornavn', 'Efternavn', 'Adresse', 'Vejnavn', 'Husnr.', 'Etage', 'Dør', 'Postnr.', 'By'];
+const SEED = UPLOAD_SEED;
+const ONLY = process.env.UPLOADS_BENCH_ONLY ?? 'goal';
+const PARTS = ['goal', 'api-process', 'embedded', 'distributed', 'deployments', 'all'];
+if (!PARTS.includes(ONLY)) throw new Error(`UPLOADS_BENCH_ONLY must be one of ${PARTS.join(', ')}, not ${ONLY}`);
+const ROUNDS = 2;
 
-function people(): PersonInput[] {
-  const out: PersonInput[] = [];
-  let id = 0;
-  for (const entry of generateListEntries(Math.round(ROWS * 0.2), SEED)) {
-    const { previous: _previous, ...person } = entry;
-    out.push({ id: `r${id++}`, ...person });
+/** The goal: the CSV upload → done (embedded) as a multiple of its floor, twice. */
+async function goalFigures(): Promise<{ metrics: BenchMetric[]; notes: string[] }> {
+  const uploads = await startCsvUploads(ROWS);
+  const metrics: BenchMetric[] = [];
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const r = await uploads.round();
+      const load = loadavg()[0].toFixed(1);
+      const floor: Reference = { name: 'the floor', value: Math.round(r.floorMs) / 1000, unit: 's' };
+      const label = `embedded, round ${round + 1}`;
+      const ratio = ratioMetric(`${label}: ${ROWS.toLocaleString('en')}-row CSV upload → done, as a multiple of its floor`, Math.round(r.doneMs) / 1000, floor, { op: '<=', value: 5 });
+      metrics.push(
+        { ...ratio, note: `${ratio.note}; load ${load}` },
+        { name: `${label}: floor = JSON.parse of the same people as a JSON body + one compact result line per row + one fsync`, value: floor.value, unit: 's' },
+        relativeTo({ name: `${label}: CSV upload, POST → 202 (every row on the log)`, value: Math.round(r.acceptedMs) / 1000, unit: 's', note: `load ${load}` }, floor),
+      );
+    }
+    return {
+      metrics,
+      notes: [
+        `CSV upload goal: ${ROWS.toLocaleString('en')} people (20% list members; CSV UTF-8 BOM ; ${Math.round(uploads.csvBytes / 2 ** 20)} MB; the same people as a JSON body ${Math.round(uploads.jsonBytes / 2 ** 20)} MB are its floor), ${LIST_ENTRIES.toLocaleString('en')}-entry list, embedded as npm start runs it (matcher and projection in worker threads), one small job first so the list index is built; upload with options.start true, POST to done.`,
+      ],
+    };
+  } finally {
+    await uploads.stop();
   }
-  for (let batch = 0; out.length < ROWS; batch++) {
-    for (const p of generatePeople(Math.min(100_000, ROWS - out.length), `${SEED}-${batch}`)) out.push({ ...p, id: `r${id++}` });
-  }
-  return out;
-}
-
-const cellsOf = (p: PersonInput) => FIELDS.map((f) => p[f] ?? null);
-
-function csvOf(all: PersonInput[]): Buffer {
-  const quote = (v: string | null) => (v === null ? '' : /[;"\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  const lines = [HEADER.join(';')];
-  for (const p of all) lines.push(cellsOf(p).map(quote).join(';'));
-  return Buffer.from(`\ufeff${lines.join('\r\n')}\r\n`);
-}
-
-async function xlsxOf(all: PersonInput[]): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
-  const sheet = workbook.addWorksheet('Kunder');
-  sheet.addRow(HEADER);
-  for (const p of all) sheet.addRow(cellsOf(p).map((c) => c ?? undefined));
-  return Buffer.from(await workbook.xlsx.writeBuffer());
 }
 
 interface Target {
@@ -149,7 +147,7 @@ async function measure(label: string, t: Target, spoolFirst: Target, inputs: { j
   const csvBody = await upload(inputs.csv, 'kunder.csv');
   const csv = await withPeakRss(() => jobToDone(t, csvBody.body, csvBody.contentType, ROWS));
   metrics.push(
-    { name: `${label}: ${ROWS.toLocaleString('en')}-row CSV upload → done`, value: r(csv.value.done), unit: 's', note: `${ratio(csv.value.done, json.value.done)} of the JSON job; upload → 202 (file read twice, spooled, rows on the log) ${r(csv.value.accepted)} s` },
+    { name: `${label}: ${ROWS.toLocaleString('en')}-row CSV upload → done`, value: r(csv.value.done), unit: 's', note: `${ratio(csv.value.done, json.value.done)} of the JSON job; upload → 202 (file read once, spooled, rows on the log) ${r(csv.value.accepted)} s` },
     { name: `${label}: RSS growth during the CSV upload job`, value: csv.peakMb - csv.beforeMb, unit: 'MB', ratio: { value: Math.round(((csv.peakMb - csv.beforeMb) / csv.beforeMb) * 100) / 100, of: "this process's RSS before it" }, note: `peak ${csv.peakMb} MB, ${ratio(csv.peakMb, csv.beforeMb)} of the RSS before it (${csv.beforeMb} MB)` },
   );
 
@@ -194,7 +192,7 @@ function memoryOf(pid: number): { peakMb: number; rssMb: number } {
 /**
  * The API in a process of its own (api-intake-server.ts: embedded stores, test key, no matcher),
  * so its peak RSS is the API's alone (goal ≤ 400 MB): the CSV upload, then the xlsx upload, each
- * up to the 202 (file received, read twice, spooled, job created, every row on the log).
+ * up to the 202 (file received, read once, spooled, job created, every row on the log).
  */
 async function apiProcessFigures(inputs: { csv: Buffer; xlsx: Buffer }): Promise<BenchMetric[]> {
   const dir = mkdtempSync(join(tmpdir(), 'uploads-bench-api-'));
@@ -218,7 +216,7 @@ async function apiProcessFigures(inputs: { csv: Buffer; xlsx: Buffer }): Promise
     const r = (n: number) => Math.round(n * 10) / 10;
     const csvAccept: Reference = { name: 'the CSV upload → 202', value: r(csvSeconds), unit: 's' };
     return [
-      { name: `API process of its own: ${ROWS.toLocaleString('en')}-row CSV upload → 202`, value: r(csvSeconds), unit: 's', note: `${Math.round(inputs.csv.length / 2 ** 20)} MB received, read twice, spooled, every row on the log (embedded, test key, no matcher)` },
+      { name: `API process of its own: ${ROWS.toLocaleString('en')}-row CSV upload → 202`, value: r(csvSeconds), unit: 's', note: `${Math.round(inputs.csv.length / 2 ** 20)} MB received, read once, spooled, every row on the log (embedded, test key, no matcher)` },
       relativeTo({ name: `API process of its own: ${XLSX_ROWS.toLocaleString('en')}-row xlsx upload → 202`, value: r(xlsxSeconds), unit: 's', note: 'per row, the xlsx costs this ratio × 5 of the CSV' }, csvAccept),
       relativeTo({ name: 'API process of its own: idle RSS', value: idle.rssMb, unit: 'MB' }, idleRss),
       relativeTo({ name: 'API process of its own: peak RSS (VmHWM) through the CSV upload', value: afterCsv.peakMb, unit: 'MB', goal: { op: '<=', value: 400 } }, idleRss),
@@ -237,18 +235,25 @@ async function spoolFirstApi(platform: Platform, config: Config) {
 }
 
 const bench: Bench = async (): Promise<BenchSection> => {
-  const only = process.env.UPLOADS_BENCH_ONLY;
-  const listEntries = [...generateListEntries(LIST_ENTRIES, SEED)];
-  const all = people();
-  const inputs = { json: Buffer.from(JSON.stringify({ people: all })), csv: csvOf(all), xlsx: await xlsxOf(all.slice(0, XLSX_ROWS)) };
   const metrics: BenchMetric[] = [];
-  const notes = [
+  const notes: string[] = [];
+  const wants = (part: string) => ONLY === 'all' || ONLY === part || (ONLY === 'deployments' && (part === 'embedded' || part === 'distributed'));
+  if (wants('goal')) {
+    const goal = await goalFigures();
+    metrics.push(...goal.metrics);
+    notes.push(...goal.notes);
+  }
+  if (!wants('api-process') && !wants('embedded') && !wants('distributed')) return { title: 'Uploads: CSV upload → done', metrics, notes };
+  const listEntries = [...generateListEntries(LIST_ENTRIES, SEED)];
+  const all = uploadPeople(ROWS);
+  const inputs = { json: jsonBodyOf(all), csv: csvOf(all), xlsx: await xlsxOf(all.slice(0, XLSX_ROWS)) };
+  notes.push(
     `${ROWS.toLocaleString('en')} people (20% list members; JSON ${Math.round(inputs.json.length / 2 ** 20)} MB, CSV UTF-8 BOM ; ${Math.round(inputs.csv.length / 2 ** 20)} MB), xlsx of the first ${XLSX_ROWS.toLocaleString('en')} by exceljs (${Math.round(inputs.xlsx.length / 2 ** 20)} MB); ${LIST_ENTRIES.toLocaleString('en')}-entry list; uploads with options.start true`,
     'RSS "growth": this process, sampled every 50 ms; it also holds the inputs, the generated list and (embedded) the matcher/projection workers, so it is the growth during each job. The API\'s own peak RSS (goal ≤ 400 MB) is measured with the API in a process of its own (test/bench/api-intake-server.ts, embedded stores, test key, no matcher), up to the 202',
-  ];
-  if (!only || only === 'api-process') metrics.push(...(await apiProcessFigures(inputs)));
+  );
+  if (wants('api-process')) metrics.push(...(await apiProcessFigures(inputs)));
   const env = { PROJECTION_COUNT_INTERVAL_MS: '1000' };
-  if (!only || only === 'embedded' || only === 'deployments') {
+  if (wants('embedded')) {
     const d = await startEmbedded(null, { listEntries, jobChunkRows: CHUNK_ROWS, env, workers: true });
     const floor = await spoolFirstApi(d.platform, loadConfig({ ...TEST_ENV, ...env, PORT: '0', DATA_DIR: d.dataDir }));
     try {
@@ -258,7 +263,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
       await d.stop();
     }
   }
-  if (!only || only === 'distributed' || only === 'deployments') {
+  if (wants('distributed')) {
     const d = await startDistributed(null, { matchers: 2, listEntries, jobChunkRows: CHUNK_ROWS, env });
     const floor = await spoolFirstApi(d.platform, d.config);
     try {
@@ -268,7 +273,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
       await d.stop();
     }
   }
-  return { title: 'Uploads: CSV/xlsx upload → done, result file, overlapped JSON intake', metrics, notes };
+  return { title: 'Uploads: CSV upload → done; CSV/xlsx upload, result file, overlapped JSON intake', metrics, notes };
 };
 
 export default bench;

@@ -4,8 +4,9 @@ import { emptyLevelCounts } from '../../services/domain/check-job.ts';
 import type { CheckResult, Status } from '../../services/domain/types.ts';
 import type { JobRecord, JobStore, ResultRow } from '../../services/platform/store/jobs-port.ts';
 import {
-  InvalidCursorError, JobExistsError, RESULT_RECORD_FORMAT, resultRecords, UnknownRecordFormatError, type ResultRecord,
+  decodeCursor, encodeCursor, InvalidCursorError, JobExistsError, RESULT_RECORD_FORMAT, resultRecords, UnknownRecordFormatError, type ResultRecord,
 } from '../../services/platform/store/job-results.ts';
+import type { VerdictColumns } from '../../services/platform/store/result-verdicts.ts';
 import { resultShapeRows } from '../fixtures/result-shapes.ts';
 import { useHarness } from './harness.ts';
 
@@ -19,9 +20,24 @@ export interface JobStoreHarness {
    */
   records: {
     formats(jobId: string): Promise<Array<{ first_row: number; record_format: number }>>;
-    write(jobId: string, deleteAfter: string, record: ResultRecord): Promise<void>;
+    /** Stores the record as given; verdict columns null as a writer from before them stored it. */
+    write(jobId: string, deleteAfter: string, record: WrittenRecord): Promise<void>;
   };
   close(): Promise<void>;
+}
+
+/** A result record as some writer stored it: the verdict columns NULL where it came before them. */
+export type WrittenRecord = Omit<ResultRecord, keyof VerdictColumns> & { [K in keyof VerdictColumns]: string | null };
+
+/** A result record as a writer from before the verdict columns stored it. */
+export function withoutVerdicts(record: ResultRecord): WrittenRecord {
+  return { ...record, ids: null, verdicts: null, verdict_rows: null };
+}
+
+/** What a result file must read for a stored result line: its id and its verdict (all but id and address). */
+export function verdictOfJson(line: string): { id: unknown; verdict: unknown } {
+  const { id = null, address: _address, ...verdict } = JSON.parse(line) as Record<string, unknown>;
+  return { id, verdict };
 }
 
 /** The JobStore conformance suite: every adapter passes it unchanged. */
@@ -197,8 +213,8 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect(json.next_cursor).toBeNull();
     });
 
-    it('gives each row\'s stored cells beside its JSON result, as readResults reads them, and the results as binary strings', async () => {
-      // docs/architecture.md "Result files": the file reads results and cells as text.
+    it('gives each row\'s stored cells beside its JSON result, as readResults reads them, and its id and verdict as a result file reads them', async () => {
+      // docs/architecture.md "Result files": the file reads ids, verdicts and cells as text.
       const job = makeJob();
       await store().createJob(job);
       const stored = resultShapeRows(1500);
@@ -208,15 +224,38 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       do {
         const json = await store().readResultsJson(job.id, { cursor, limit: 1000 });
         expect(json.cells).toHaveLength(json.results.length);
-        // The same page with each result's UTF-8 bytes as a binary string.
-        const binary = await store().readResultsBinary(job.id, { cursor, limit: 1000 });
-        expect(binary.next_cursor).toBe(json.next_cursor);
-        expect(binary.cells).toEqual(json.cells);
-        expect(binary.results.map((r) => Buffer.from(r, 'latin1').toString('utf8'))).toEqual(json.results);
+        // The same page as ids and verdicts: what JSON.parse of each line gives, but the address.
+        const verdicts = await store().readResultVerdicts(job.id, { cursor, limit: 1000 });
+        expect(verdicts.next_cursor).toBe(json.next_cursor);
+        expect(verdicts.cells).toEqual(json.cells);
+        expect(verdicts.ids.map((id, i) => ({ id: JSON.parse(id) as unknown, verdict: JSON.parse(verdicts.verdicts[i]) as unknown }))).toEqual(json.results.map(verdictOfJson));
         json.results.forEach((r, i) => seen.push({ result: JSON.parse(r), cells: JSON.parse(json.cells[i]) }));
         cursor = json.next_cursor;
       } while (cursor !== null);
       expect(seen).toEqual(stored.map((r) => ({ result: r.result, cells: r.cells })));
+    });
+
+    it('reads the verdicts of records stored before the verdict columns from their lines, as the same texts', async () => {
+      // docs/platform-clickhouse-registry.md "Result records": NULL verdict columns, lines cut at read time.
+      const job = makeJob();
+      const old = makeJob();
+      await store().createJob(job);
+      await store().createJob(old);
+      const stored = resultShapeRows(2100);
+      await store().putResults(job.id, job.delete_after, stored);
+      // The same rows on another job, every other record as a writer from before the columns left it.
+      const records = resultRecords(stored, () => false);
+      for (const [i, record] of records.entries()) await harness().records.write(old.id, old.delete_after, i % 2 === 0 ? withoutVerdicts(record) : record);
+      for (const limit of [7, 1000, 10_000]) {
+        let cursor: string | null = null;
+        for (let page = 0; limit > 7 || page < 20; page++) {
+          const expected = await store().readResultVerdicts(job.id, { cursor, limit });
+          const read = await store().readResultVerdicts(old.id, { cursor: cursor === null ? null : encodeCursor(old.id, decodeCursor(job.id, cursor)), limit });
+          expect({ ...read, next_cursor: read.next_cursor === null ? null : encodeCursor(job.id, decodeCursor(old.id, read.next_cursor)) }).toEqual(expected);
+          cursor = expected.next_cursor;
+          if (cursor === null) break;
+        }
+      }
     });
 
     it('serves a page as bytes equal to its JSON results joined with commas, on every result shape and cursor', async () => {
@@ -499,6 +538,10 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       const [later] = resultRecords(rows(20, 30), () => false);
       const unknownFormat = RESULT_RECORD_FORMAT + 98;
       await harness().records.write(job.id, job.delete_after, { ...later, record_format: unknownFormat, results: 'a layout of its own' });
+      // A result file refuses it too, though its verdict columns look readable.
+      const verdictPage = await store().readResultVerdicts(job.id, { limit: 20 });
+      expect(verdictPage.ids).toHaveLength(20);
+      await expect(store().readResultVerdicts(job.id, { cursor: verdictPage.next_cursor, limit: 20 })).rejects.toThrow(UnknownRecordFormatError);
 
       const first = await store().readResults(job.id, { limit: 20 });
       expect(first.rows).toEqual(rows(0, 20));

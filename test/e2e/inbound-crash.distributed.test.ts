@@ -1,13 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { chmod, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type SftpClient from 'ssh2-sftp-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
 import { sql } from '../../services/platform/store/clickhouse/sql.ts';
-import { parseProcessingName } from '../../services/ingest/sftp/names.ts';
+import { parseProcessingName, processingName } from '../../services/ingest/sftp/names.ts';
 import { startDistributed, type DistributedDeployment, type ServiceProcess } from '../support/deployments.ts';
 import { makeSpreadsheets, scratchDir } from '../support/files/spreadsheets.ts';
 import { addDropFolder, INBOUND_TEST_ENV, seededOrgId } from '../support/inbound.ts';
-import { createSftpAccount, namesIn, type SftpAccount, dropFile } from '../support/sftp.ts';
+import { createSftpAccount, namesIn, type SftpAccount } from '../support/sftp.ts';
 import { servers } from '../support/servers.ts';
 import { readResultFile, uploadRows } from './uploads-scenarios.ts';
 
@@ -54,10 +55,19 @@ describe('SFTP ingest killed with SIGKILL (distributed deployment)', () => {
     return Number(row.n) > 0;
   }
 
-  async function dropBigFile(name: string): Promise<{ levels: Array<number | null> }> {
+  /**
+   * `unreadable`: the file's mode is 000 on the server's disk (root, this machine) before it is
+   * renamed into inbox/, so the poller can claim it (a rename needs only the folder) but not
+   * download it until the test gives it back its mode: the kill then surely comes before the job
+   * exists, however fast the poller and however loaded the machine.
+   */
+  async function dropBigFile(name: string, options: { unreadable?: boolean } = {}): Promise<{ levels: Array<number | null> }> {
     const { rows, levels } = uploadRows(ROWS);
     const [path] = await makeSpreadsheets(dir, [{ name, rows, via: 'utf8-comma' }]);
-    await dropFile(customer, await readFile(path), `/inbox/${name}`);
+    const hidden = `/inbox/.${name}.part`;
+    await customer.put(await readFile(path), hidden);
+    if (options.unreadable) await chmod(join(account.localDir, hidden), 0o000);
+    await customer.rename(hidden, `/inbox/${name}`);
     return { levels };
   }
 
@@ -101,10 +111,11 @@ describe('SFTP ingest killed with SIGKILL (distributed deployment)', () => {
 
   it('killed after the claim, before the job exists: one job, one result', async () => {
     const sftp = await d.spawnService('sftp');
-    const { levels } = await dropBigFile('first.csv');
+    const { levels } = await dropBigFile('first.csv', { unreadable: true });
     const claimId = await waitForClaim('first.csv');
     await kill(sftp);
     expect(await d.platform.jobs.getJobById(claimId), 'the kill came before the job existed').toBeNull();
+    await chmod(join(account.localDir, 'inbox', processingName('first.csv', claimId)), 0o644);
 
     await d.spawnService('sftp');
     await expectOneResult('first.csv', 'first.result.csv', levels);

@@ -158,7 +158,7 @@ async function openFilePickerByKeyboard(page: Page) {
         + '; #file in the page: ' + !!document.querySelector('#file')
         + '; alert: ' + (alert ? alert.textContent.trim().slice(0, 200) : 'none');
     })()`);
-    throw new Error(`No file chooser after Space on #file (${where}): ${(error as Error).message}`);
+    throw new Error(`No file chooser after Space on #file (${String(where)}): ${(error as Error).message}`);
   }
 }
 

@@ -160,6 +160,8 @@ describe('the embedded database files', () => {
         expect((await store.countResults(id)).processed).toBe(2500);
         const page = await store.readResultsJson(id, { limit: 3, cursor: null });
         expect(page.results.map((r) => JSON.parse(r).id)).toEqual(['r0', 'r1', 'r2']);
+        // The verdict columns: the new layout's, and the earlier one's with them added at the end.
+        expect((await store.readResultVerdicts(id, { limit: 3, cursor: null })).ids).toEqual(['"r0"', '"r1"', '"r2"']);
       }
       expect(pageSize(fresh.results)).toBe(65536);
       expect(recordsSql(fresh.results)).not.toMatch(/WITHOUT ROWID/);

@@ -12,7 +12,7 @@ import { loadMigrations, migrate, splitStatements } from '../../services/platfor
 import { sql, statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
-import { jobsStoreContract, makeJob, rows } from '../contract/jobs-store.contract.ts';
+import { jobsStoreContract, makeJob, rows, verdictOfJson } from '../contract/jobs-store.contract.ts';
 import { RESULT_RECORD_FORMAT, resultRecords } from '../../services/platform/store/job-results.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
@@ -70,6 +70,7 @@ jobsStoreContract('clickhouse', async () => {
         await conn.insert('check_result_records', [{
           job_id: jobId, first_row: r.first_row, last_row: r.last_row, delete_on: deleteAfter.slice(0, 10),
           counts: JSON.stringify(r.counts), results: r.results, cells: r.cells, record_format: r.record_format,
+          ids: r.ids, verdicts: r.verdicts, verdict_rows: r.verdict_rows,
         }]);
       },
     },
@@ -299,6 +300,36 @@ describe('ClickHouse migration 030: result records carry their format', () => {
       expect(formats.map((r) => [Number(r.first_row), Number(r.record_format)])).toEqual([[0, 1], [10, RESULT_RECORD_FORMAT], [20, 1]]);
       expect((await store.readResults(job.id, { limit: 100 })).rows).toEqual(rows(0, 25));
       expect((await store.countResults(job.id)).processed).toBe(25);
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe('ClickHouse migration 031: result records carry their verdicts', () => {
+  it('records stored before it, and by a writer not yet upgraded, give their verdicts from their lines', async () => {
+    const { conn, migrateRest, drop } = await openTestClickHouseBefore('verdicts', 31);
+    try {
+      const job = makeJob({ status: 'running', row_count: 25 });
+      await createClickHouseJobStore(conn).createJob(job);
+      // A record as the store wrote it before 031: no verdict columns to name.
+      const asBefore = (from: number, to: number) => resultRecords(rows(from, to), () => false).map((r) => ({
+        job_id: job.id, first_row: r.first_row, last_row: r.last_row, delete_on: job.delete_after.slice(0, 10),
+        counts: JSON.stringify(r.counts), results: r.results, cells: r.cells, record_format: r.record_format,
+      }));
+      await conn.insert('check_result_records', asBefore(0, 10));
+      expect(await migrateRest()).toContain(31);
+      const store = createClickHouseJobStore(conn);
+      await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
+      await conn.insert('check_result_records', asBefore(20, 25)); // an API or projection process not yet upgraded
+      const stored = await conn.rows<{ first_row: number; none: number }>(sql`SELECT first_row, isNull(verdicts) AS none
+        FROM ${conn.table('check_result_records')} FINAL WHERE job_id = ${job.id} ORDER BY first_row`);
+      expect(stored.map((r) => [Number(r.first_row), Number(r.none)])).toEqual([[0, 1], [10, 0], [20, 1]]);
+      const json = await store.readResultsJson(job.id, { limit: 100 });
+      const verdicts = await store.readResultVerdicts(job.id, { limit: 100 });
+      expect(verdicts.ids.map((id, i) => ({ id: JSON.parse(id) as unknown, verdict: JSON.parse(verdicts.verdicts[i]) as unknown }))).toEqual(json.results.map(verdictOfJson));
+      expect(verdicts.cells).toEqual(json.cells);
+      expect(json.results.map((r) => JSON.parse(r) as unknown)).toEqual(rows(0, 25).map((r) => r.result));
     } finally {
       await drop();
     }

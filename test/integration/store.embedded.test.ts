@@ -13,7 +13,7 @@ import { addressesStoreContract } from '../contract/addresses-store.contract.ts'
 import { createEmbeddedRegisterStore } from '../../services/platform/store/embedded/registers.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
-import { jobsStoreContract, makeJob, rows, type JobStoreHarness } from '../contract/jobs-store.contract.ts';
+import { jobsStoreContract, makeJob, rows, verdictOfJson, type JobStoreHarness } from '../contract/jobs-store.contract.ts';
 import { RESULT_RECORD_FORMAT, resultRecords } from '../../services/platform/store/job-results.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
@@ -61,8 +61,10 @@ function resultRecordsOf(db: DatabaseSync): JobStoreHarness['records'] {
         .all(jobId) as Array<{ first_row: number; record_format: number }>;
     },
     async write(jobId, deleteAfter, r) {
-      db.prepare(`INSERT INTO check_result_records (job_id, first_row, last_row, delete_on, counts, results, cells, record_format)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(jobId, r.first_row, r.last_row, deleteAfter.slice(0, 10), JSON.stringify(r.counts), r.results, r.cells, r.record_format);
+      db.prepare(`INSERT INTO check_result_records (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        jobId, r.first_row, r.last_row, deleteAfter.slice(0, 10), JSON.stringify(r.counts), r.results, r.cells, r.record_format, r.ids, r.verdicts, r.verdict_rows,
+      );
     },
   };
 }
@@ -80,6 +82,35 @@ jobsStoreContract('embedded, results in their own file', async () => {
     store: createEmbeddedJobStore(main.db, results.db), records: resultRecordsOf(results.db),
     close: async () => { await main.close(); await results.close(); },
   };
+});
+
+describe('JobStore (embedded): result records written before the verdict columns', () => {
+  it('gain the columns at open (NULL) and give their verdicts from their lines, beside records written after', async () => {
+    const { db, reopen, close } = freshDatabase();
+    try {
+      // The results table as a database written before the verdict columns holds it, with one record.
+      db.exec(`CREATE TABLE check_result_records (job_id TEXT NOT NULL, first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,
+        delete_on TEXT NOT NULL, counts TEXT NOT NULL, results TEXT NOT NULL, cells TEXT, record_format INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (job_id, first_row))`);
+      const job = makeJob({ status: 'running', row_count: 20 });
+      const [old] = resultRecords(rows(0, 10), () => false);
+      db.prepare('INSERT INTO check_result_records (job_id, first_row, last_row, delete_on, counts, results, cells, record_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(job.id, old.first_row, old.last_row, job.delete_after.slice(0, 10), JSON.stringify(old.counts), old.results, old.cells, old.record_format);
+      const opened = reopen();
+      const store = createEmbeddedJobStore(opened);
+      await store.createJob(job);
+      await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
+      const stored = opened.prepare('SELECT first_row, verdicts IS NULL AS none FROM check_result_records WHERE job_id = ? ORDER BY first_row').all(job.id);
+      expect(stored.map((r) => [r.first_row, r.none])).toEqual([[0, 1], [10, 0]]);
+      const json = await store.readResultsJson(job.id, { limit: 100 });
+      const verdicts = await store.readResultVerdicts(job.id, { limit: 100 });
+      expect(verdicts.ids.map((id, i) => ({ id: JSON.parse(id) as unknown, verdict: JSON.parse(verdicts.verdicts[i]) as unknown }))).toEqual(json.results.map(verdictOfJson));
+      expect(verdicts.cells).toEqual(json.cells);
+      createEmbeddedJobStore(reopen()); // opened again: the columns are there, nothing is added twice
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe('JobStore (embedded): result records written before the format column', () => {

@@ -8,7 +8,7 @@ import { loadConfig } from '../../services/platform/config.ts';
 import { silentLogger, type Logger } from '../../services/platform/logger.ts';
 import type { Platform } from '../../services/platform/open-platform.ts';
 import { createServiceContext, startInbound, type RunningService } from '../../services/processes.ts';
-import { startEmbedded, TEST_ENV, type EmbeddedDeployment } from './deployments.ts';
+import { startEmbedded, TEST_ENV, type EmbeddedDeployment, type EmbeddedOptions } from './deployments.ts';
 import type SftpClient from 'ssh2-sftp-client';
 import { createSftpAccount, type SftpAccount } from './sftp.ts';
 
@@ -60,8 +60,10 @@ export interface InboundEmbedded extends EmbeddedDeployment {
  * The embedded deployment (in this process) with the inbound channels available. `clock` (also
  * the event log's and the projection's) lets a test move time past delete_after.
  */
-export async function startInboundEmbedded(env: Record<string, string> = {}, clock?: () => Date): Promise<InboundEmbedded> {
-  const deployment = await startEmbedded(null, { env: { ...INBOUND_TEST_ENV, ...env }, ...(clock ? { clock } : {}) });
+export async function startInboundEmbedded(
+  env: Record<string, string> = {}, clock?: () => Date, options: Pick<EmbeddedOptions, 'workers' | 'jobChunkRows' | 'listEntries'> = {},
+): Promise<InboundEmbedded> {
+  const deployment = await startEmbedded(null, { env: { ...INBOUND_TEST_ENV, ...env }, ...(clock ? { clock } : {}), ...options });
   const started: RunningService[] = [];
   return {
     ...deployment,

@@ -133,7 +133,7 @@ export function createCheckJobFileHandlers(ctx: RouteContext, jobsCtx: CheckJobs
           else await quotas.requireDraftRoom(scope);
           try {
             const job = await ingest.createJobFromFile({
-              source: 'upload', org, mode, keyHash: key.key_hash, filename: upload.filename, path: upload.path, takeFile: true,
+              source: 'upload', org, mode, keyHash: key.key_hash, filename: upload.filename, path: upload.path, sha256: upload.sha256, takeFile: true,
               column_mapping: upload.column_mapping, ...(upload.options ? { options } : {}),
               callback_url: upload.callback_url, external_ref: upload.external_ref, locale, start: start === true, confirmWarnings: confirmWarnings === true,
               beforeQueue: (rows) => quotas.requireRowRoom(scope, rows),

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { ErrorSchema } from '../schemas/error.ts';
+import { withPlainBody } from '../zod-compilers.ts';
 import type { RouteSpec } from './route-spec.ts';
 
 /** Registers `spec` with fastify: its zod schemas validate the body and check every response. */
@@ -13,6 +14,7 @@ export function registerRoute(
   // A file response is a stream: nothing for the serializer to check.
   const response: Record<number, unknown> = spec.success.media ? {} : { [spec.success.status]: spec.success.schema };
   for (const status of spec.errors) response[status] = ErrorSchema;
+  if (spec.body && spec.plainBody) withPlainBody(spec.body, spec.plainBody);
   app.route({
     method: spec.method,
     // `{id}` in the documented path is fastify's `:id`.

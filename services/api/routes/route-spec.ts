@@ -10,6 +10,7 @@ import type { Ingest } from '../../ingest/index.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
 import type { CursorSeal } from '../../platform/keys/cursor-seal.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
+import type { AnswerJson } from '../answer-json.ts';
 import type { Idempotency } from '../idempotency.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
 import type { Quotas } from '../quotas.ts';
@@ -21,6 +22,8 @@ export interface RouteContext {
   /** What the RateLimit headers announce (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST). */
   rateLimitPolicy: { ratePerSecond: number; burst: number };
   idempotency: Idempotency;
+  /** Writes a synchronous check's answer (answer-json.ts): as it is, or checked against its schema in tests. */
+  answerJson: AnswerJson;
   /** `addressRegister` is optional: without it, addresses are parsed only. */
   activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
   /** Organisations' private list indexes (use_private_list, docs/decisions.md §16). */
@@ -85,6 +88,11 @@ export interface RouteSpec {
   /** Path parameters named `{name}` in `url` (documented; routes validate them). */
   pathParams?: Record<string, { description: string; schema: z.ZodType }>;
   bodyLimit?: number;
+  /**
+   * The body as it is when the schema would give it back unchanged, else null (then zod parses
+   * it): a route whose bodies are large and checked on every request (checks-body.ts).
+   */
+  plainBody?: (body: unknown) => unknown;
   /** The success response; errors are listed by status in `errors`. */
   success: {
     status: number;

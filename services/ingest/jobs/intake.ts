@@ -152,7 +152,7 @@ export interface JobIntake {
    * done before `seal`: the record has no final row count until RowsComplete. If the input then
    * fails, the job is abandoned (deleted, its results never kept) and the error passes on.
    */
-  spoolAndPublish(people: AsyncIterable<PersonInput[]>, early: () => JobSpec | null): Promise<StreamedPeople>;
+  spoolAndPublish(people: AsyncIterable<PersonInput[] | SpoolRow[]>, early: () => JobSpec | null): Promise<StreamedPeople>;
   /**
    * Ends an intake of spoolAndPublish with the job's final fields: RowsComplete when the rows are
    * on the log under the same fields, else (no early job, or a field came after the people) the
@@ -358,7 +358,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     return publishQueued(job, spooled, spec.locale, pins);
   }
 
-  async function spoolAndPublish(people: AsyncIterable<PersonInput[]>, early: () => JobSpec | null): Promise<StreamedPeople> {
+  async function spoolAndPublish(people: AsyncIterable<PersonInput[] | SpoolRow[]>, early: () => JobSpec | null): Promise<StreamedPeople> {
     const holder: { opened: StreamedPeople['early'] } = { opened: null };
     let decided = false;
     // Rows validated before the overlap starts wait here (at most overlapAfterRows, a few MB).

@@ -12,7 +12,7 @@ import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { InboundRefusal, type FileJobs } from '../inbound/file-jobs.ts';
 import { inboundTexts, monitorReceiptText, refusalText, resultSummaryText, unchangedContacts } from '../inbound/messages.ts';
 import type { MonitorContactsFeed } from '../inbound/monitor-contacts.ts';
-import { archiveName, errorName, isClaimable, parseProcessingName, processingName, receiptName, resultName, summaryNameOf } from './names.ts';
+import { archiveName, errorName, parseProcessingName, processingName, receiptName, resultName, summaryNameOf } from './names.ts';
 import { partialUploadName, type RemoteFolder } from './remote-folder.ts';
 import type { StabilityTracker } from './stability.ts';
 
@@ -61,6 +61,8 @@ export interface VisitOutcome {
  * the next visit, a poll interval later.
  */
 export const CLAIMS_PER_VISIT = 10;
+/** Open claims a visit looks at (oldest first), waiting ones included: a bound on its store reads. */
+const OPEN_CLAIMS_LOOKED_AT = 100;
 
 export async function visitDropFolder(ctx: VisitContext, due: InboundClaim[]): Promise<VisitOutcome> {
   const outcome: VisitOutcome = { claimed: 0, delivered: 0, deleted: 0 };
@@ -72,13 +74,20 @@ export async function visitDropFolder(ctx: VisitContext, due: InboundClaim[]): P
   const inbox = await ctx.remote.list('inbox');
   await adoptProcessingFiles(ctx, inbox.map((e) => e.name));
   if (ctx.org && !ctx.org.suspended) {
-    const ready = ctx.tracker.observe(ctx.folder.id, inbox.filter((e) => isClaimable(e.name)), ctx.now().getTime());
+    // Hidden names too: a claimable name renamed from one is complete at once (stability.ts).
+    const ready = ctx.tracker.observe(ctx.folder.id, inbox, ctx.now().getTime());
     for (const name of ready.slice(0, CLAIMS_PER_VISIT)) {
       if (await claimFile(ctx, name)) outcome.claimed++;
     }
   }
-  for (const claim of (await ctx.inbound.listOpenClaims('sftp', ctx.folder.id)).slice(0, CLAIMS_PER_VISIT)) {
-    if (await advanceClaim(ctx, claim)) outcome.delivered++;
+  // Claims whose job is still running cost a store read and are passed over, so the files claimed
+  // after them get their jobs now, while those are checked; only work done counts.
+  let moved = 0;
+  for (const claim of (await ctx.inbound.listOpenClaims('sftp', ctx.folder.id)).slice(0, OPEN_CLAIMS_LOOKED_AT)) {
+    if (moved >= CLAIMS_PER_VISIT) break;
+    const step = await advanceClaim(ctx, claim);
+    if (step !== 'waiting') moved++;
+    if (step === 'delivered') outcome.delivered++;
   }
   return outcome;
 }
@@ -115,21 +124,25 @@ async function claimFile(ctx: VisitContext, name: string): Promise<boolean> {
   return true;
 }
 
-/** Moves one claim on; true when it was delivered by this call. */
-async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boolean> {
+/** What advancing a claim did: delivered it (result, error file or refusal), made its job, or nothing (its job runs). */
+type ClaimStep = 'delivered' | 'started' | 'waiting';
+
+/** Moves one claim on. */
+async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<ClaimStep> {
   const parsed = parseProcessingName(claim.item);
-  if (!parsed) return false;
+  if (!parsed) return 'waiting';
   const original = parsed.original;
-  if (ctx.folder.monitor_id) return advanceMonitorClaim(ctx, claim, original, ctx.folder.monitor_id);
+  if (ctx.folder.monitor_id) return (await advanceMonitorClaim(ctx, claim, original, ctx.folder.monitor_id)) ? 'delivered' : 'started';
   const processingPath = `inbox/${claim.item}`;
   let job = await ctx.fileJobs.get(claim.id);
+  let made = false;
   if (!job) {
     if (!(await ctx.remote.exists(processingPath))) {
       // The file left the inbox without a job (removed by the customer): nothing to deliver.
       await ctx.inbound.updateClaim(claim.id, { state: 'deleted', updated_at: ctx.now().toISOString() });
-      return false;
+      return 'started';
     }
-    if (!ctx.org) return refuse(ctx, claim, original, new InboundRefusal('organisation_missing', inboundTexts('job_failed')));
+    if (!ctx.org) return refusedStep(refuse(ctx, claim, original, new InboundRefusal('organisation_missing', inboundTexts('job_failed'))));
     const local = join(ctx.workDir, `${claim.id}.in`);
     try {
       await ctx.remote.download(processingPath, local);
@@ -138,15 +151,16 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
         column_mapping: ctx.folder.column_mapping, options: ctx.folder.options, locale: ctx.folder.locale,
       });
     } catch (error) {
-      if (error instanceof InboundRefusal) return await refuse(ctx, claim, original, error);
+      if (error instanceof InboundRefusal) return await refusedStep(refuse(ctx, claim, original, error));
       throw error;
     } finally {
       await rm(local, { force: true });
     }
     ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, rows: job.row_count }, 'sftp.job_created');
+    made = true;
   }
   const planned = await planOutputs(ctx, claim, original, ctx.fileJobs.resultExtension(job), job.delete_after);
-  if (!isTerminal(job.status)) return false;
+  if (!isTerminal(job.status)) return made ? 'started' : 'waiting';
   const [result, , archived, errorFile, , summary] = planned.outputs;
   if (job.status === 'done') {
     const local = join(ctx.workDir, `${claim.id}.result`);
@@ -171,7 +185,12 @@ async function advanceClaim(ctx: VisitContext, claim: InboundClaim): Promise<boo
   if (await ctx.remote.exists(processingPath)) await ctx.remote.rename(processingPath, archived);
   await ctx.inbound.updateClaim(claim.id, { state: 'delivered', updated_at: ctx.now().toISOString() });
   ctx.logger.info({ folder_id: ctx.folder.id, claim_id: claim.id, job_id: job.id, status: job.status }, 'sftp.result_delivered');
-  return true;
+  return 'delivered';
+}
+
+async function refusedStep(refused: Promise<boolean>): Promise<ClaimStep> {
+  await refused;
+  return 'delivered';
 }
 
 /**

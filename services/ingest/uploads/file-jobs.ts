@@ -18,14 +18,14 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Organisation } from '../../platform/store/accounts-port.ts';
 import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import {
-  FileRefusedError, isUnreadableResult, type MappingWarning, mappingWarnings, MappingWarningsError, openTable, resolveColumnMapping,
+  ColumnMappingError, FileRefusedError, isUnreadableResult, type MappingWarning, mappingWarnings, MappingWarningsError, openTable, resolveColumnMapping,
   type ResolvedColumnMapping, type TableSource,
 } from '../files/index.ts';
 import { JobInputError, jobInputIssue, JobNotDraftError } from '../jobs/errors.ts';
 import { requireAddons, type JobIntake, type JobSpec } from '../jobs/intake.ts';
 import { createDraftFiles, type DraftFiles } from './draft-files.ts';
-import { personOfRow, spoolRowsOf, unreadableRows } from './file-rows.ts';
-import { headerRowOf, PREVIEW_ROWS, summariseTable, type Cells } from './table-summary.ts';
+import { personOfRow, spoolBatchesOf, spoolRowsOf, unreadableRows } from './file-rows.ts';
+import { headerRowOf, PREVIEW_ROWS, startTablePass, summariseTable, type Cells, type TableSummary } from './table-summary.ts';
 import { plainFileName } from './file-name.ts';
 import { createParseSlots, type ParseSlots } from './parse-slots.ts';
 import { withheldVerdict } from '../../domain/withheld-verdict.ts';
@@ -55,6 +55,8 @@ export interface FileJobSpec {
   filename: string | null;
   /** The file on local disk. Never changed; copied for a draft unless `takeFile`. */
   path: string;
+  /** Hex SHA-256 of the file when the caller hashed it while receiving it (an upload); else it is hashed here. */
+  sha256?: string;
   /** The file is the caller's temp file: a draft may move it instead of copying. */
   takeFile?: boolean;
   column_mapping?: ColumnMapping | null;
@@ -138,12 +140,9 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
     return cells.map((row, i) => ({ cells: row, result: withhold ? withheldVerdict(results[i], spec.locale) : results[i] }));
   }
 
-  async function createJobFromFile(spec: FileJobSpec): Promise<JobRecord> {
-    const table = await openTable(spec.path, { filename: spec.filename });
-    const summary = await summariseTable(table, spec.column_mapping ?? null, spec.savedMapping);
-    if (summary.rowCount === 0) throw new FileRefusedError('file_no_data');
-    const resolved = summary.mapping ? resolveColumnMapping(summary.mapping, summary.header, summary.columnCount) : null;
-    const jobSpec: JobSpec = {
+  /** The job's fields from the file's summary (what every job made of a file stores). */
+  function jobSpecOf(spec: FileJobSpec, table: TableSource, summary: TableSummary, inputSha256: string): JobSpec {
+    return {
       source: spec.source,
       org: spec.org,
       mode: spec.mode,
@@ -152,7 +151,7 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
       callback_url: spec.callback_url ?? null,
       external_ref: spec.external_ref ?? null,
       locale: spec.locale,
-      inputSha256: await sha256OfFile(spec.path),
+      inputSha256,
       // Every channel's name (upload, SFTP, email, connector) is made plain here, once.
       filename: plainFileName(spec.filename),
       file_format: table.format,
@@ -160,22 +159,27 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
       column_mapping: summary.mapping,
       csv_dialect: table.csv,
     };
-    if (spec.start) {
-      if (!resolved) throw new JobInputError([jobInputIssue('column_mapping', 'column_mapping_required')]);
-      requireAddons(spec.options, spec.org);
-      if (spec.confirmWarnings !== true) {
-        // No list index here (SFTP, email, connectors have none): the rows are read as the check would.
-        const warnings = mappingWarnings(summary.mapping, spec.options ?? {}, unreadableRows(summary.preview, resolved));
-        if (warnings.length > 0) throw new MappingWarningsError(warnings);
-      }
-      const spooled = await deps.intake.spoolRows(spoolRowsOf(await openTable(spec.path, { filename: spec.filename }), resolved, summary.headerRow));
-      try {
-        await spec.beforeQueue?.(spooled.rowCount);
-        return await deps.intake.commit(spooled, jobSpec);
-      } finally {
-        await spooled.discard();
-      }
+  }
+
+  /** A start's checks before any row is spooled: a mapping, the add-ons, the warnings unless confirmed. */
+  function checkStart(spec: FileJobSpec, summary: TableSummary, resolved: ResolvedColumnMapping | null): ResolvedColumnMapping {
+    if (!resolved) throw new JobInputError([jobInputIssue('column_mapping', 'column_mapping_required')]);
+    requireAddons(spec.options, spec.org);
+    if (spec.confirmWarnings !== true) {
+      // No list index here (SFTP, email, connectors have none): the rows are read as the check would.
+      const warnings = mappingWarnings(summary.mapping, spec.options ?? {}, unreadableRows(summary.preview, resolved));
+      if (warnings.length > 0) throw new MappingWarningsError(warnings);
     }
+    return resolved;
+  }
+
+  async function createJobFromFile(spec: FileJobSpec): Promise<JobRecord> {
+    if (spec.start) return startFile(spec);
+    const table = await openTable(spec.path, { filename: spec.filename });
+    const summary = await summariseTable(table, spec.column_mapping ?? null, spec.savedMapping);
+    if (summary.rowCount === 0) throw new FileRefusedError('file_no_data');
+    const resolved = summary.mapping ? resolveColumnMapping(summary.mapping, summary.header, summary.columnCount) : null;
+    const jobSpec = jobSpecOf(spec, table, summary, spec.sha256 ?? await sha256OfFile(spec.path));
     const preview = previewOf(summary.preview, resolved, jobSpec);
     // The file is kept before the record exists: killed in between, the sweep removes a file
     // without a job; the other way round a draft could never be started.
@@ -186,6 +190,65 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
     } catch (error) {
       await draftFiles.remove(jobId);
       throw error;
+    }
+  }
+
+  /**
+   * A file job that starts at once, its file read once (docs/uploads.md "Flow"): the head decides
+   * the mapping and is checked (mapping, add-ons, warnings) before anything exists; then every
+   * row is spooled and, past the overlapped intake's first 10,000, published while the rest is
+   * read (docs/architecture.md "Overlapped intake": a refusal later in the file abandons the job,
+   * which no answer has named). A mapping that names a column the head does not reach (a wider
+   * row further down) is read the old way: summarised whole first, then spooled.
+   */
+  async function startFile(spec: FileJobSpec): Promise<JobRecord> {
+    const hashed = spec.sha256 ? Promise.resolve(spec.sha256) : sha256OfFile(spec.path);
+    hashed.catch(() => undefined);
+    const table = await openTable(spec.path, { filename: spec.filename });
+    const pass = startTablePass(table, spec.column_mapping ?? null, spec.savedMapping);
+    const head = await pass.head();
+    if (head.ended && head.rowCount === 0) throw new FileRefusedError('file_no_data');
+    let resolved: ResolvedColumnMapping | null = null;
+    try {
+      resolved = head.mapping ? resolveColumnMapping(head.mapping, head.header, head.columnCount) : null;
+    } catch (error) {
+      if (error instanceof ColumnMappingError && !head.ended) return startFileReadTwice(spec, await hashed);
+      throw error;
+    }
+    const mapping = checkStart(spec, head, resolved);
+    const early = jobSpecOf(spec, table, head, '');
+    const streamed = await deps.intake.spoolAndPublish(spoolBatchesOf(pass.dataBatches(), mapping), () => early);
+    try {
+      const final = jobSpecOf(spec, table, pass.summary(), await hashed);
+      await spec.beforeQueue?.(streamed.rowCount);
+      // Read past the head, a row wider than the header's or a windows-1252 byte after a UTF-8
+      // start changes the columns or the dialect: the early record gets the final ones before the
+      // seal, so the result file is written as the file was read.
+      const changed = JSON.stringify([early.columns, early.csv_dialect]) !== JSON.stringify([final.columns, final.csv_dialect]);
+      if (changed && streamed.early) await deps.jobs.updateJob(streamed.early.job.id, { columns: final.columns ?? [], csv_dialect: final.csv_dialect ?? null });
+      const job = await deps.intake.seal(streamed, final);
+      return changed ? { ...job, columns: final.columns ?? [], csv_dialect: final.csv_dialect ?? null } : job;
+    } catch (error) {
+      await deps.intake.abandon(streamed);
+      throw error;
+    } finally {
+      await streamed.discard();
+    }
+  }
+
+  /** The file summarised whole, then read again into the spool: for a mapping only the whole file can resolve. */
+  async function startFileReadTwice(spec: FileJobSpec, inputSha256: string): Promise<JobRecord> {
+    const table = await openTable(spec.path, { filename: spec.filename });
+    const summary = await summariseTable(table, spec.column_mapping ?? null, spec.savedMapping);
+    if (summary.rowCount === 0) throw new FileRefusedError('file_no_data');
+    const resolved = summary.mapping ? resolveColumnMapping(summary.mapping, summary.header, summary.columnCount) : null;
+    const mapping = checkStart(spec, summary, resolved);
+    const spooled = await deps.intake.spoolRows(spoolRowsOf(await openTable(spec.path, { filename: spec.filename }), mapping, summary.headerRow));
+    try {
+      await spec.beforeQueue?.(spooled.rowCount);
+      return await deps.intake.commit(spooled, jobSpecOf(spec, table, summary, inputSha256));
+    } finally {
+      await spooled.discard();
     }
   }
 

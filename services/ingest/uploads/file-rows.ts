@@ -47,19 +47,31 @@ export function personOfRow(cells: Cells, mapping: ResolvedColumnMapping, row: n
 }
 
 /** Every data row after `headerRow` (openTable yields no blank rows), in batches for spoolRows. */
-export async function* spoolRowsOf(table: TableSource, mapping: ResolvedColumnMapping, headerRow: number): AsyncGenerator<SpoolRow[]> {
+export function spoolRowsOf(table: TableSource, mapping: ResolvedColumnMapping, headerRow: number): AsyncGenerator<SpoolRow[]> {
+  return spoolBatchesOf(dataBatchesAfter(table, headerRow), mapping);
+}
+
+/** A table's data rows (the rows after `headerRow`) in the reader's batches. */
+async function* dataBatchesAfter(table: TableSource, headerRow: number): AsyncGenerator<Cells[]> {
   let index = 0;
+  for await (const batch of table.batches()) {
+    const first = Math.max(0, headerRow + 1 - index);
+    index += batch.length;
+    if (first < batch.length) yield first === 0 ? batch : batch.slice(first);
+  }
+}
+
+/**
+ * Data rows (in batches, as a TablePass or dataBatchesAfter gives them) as spool rows: each row's
+ * person by the mapping, its cells as read; the row number of an error counts from the first.
+ */
+export async function* spoolBatchesOf(dataBatches: AsyncIterable<Cells[]>, mapping: ResolvedColumnMapping): AsyncGenerator<SpoolRow[]> {
   let row = 0;
-  let batch: SpoolRow[] = [];
-  for await (const cells of table.rows()) {
-    const at = index++;
-    if (at <= headerRow) continue;
-    batch.push({ person: personOfRow(cells, mapping, row), cells });
-    row += 1;
-    if (batch.length >= BATCH_ROWS) {
+  for await (const cells of dataBatches) {
+    for (let start = 0; start < cells.length; start += BATCH_ROWS) {
+      const batch: SpoolRow[] = [];
+      for (const rowCells of cells.slice(start, start + BATCH_ROWS)) batch.push({ person: personOfRow(rowCells, mapping, row++), cells: rowCells });
       yield batch;
-      batch = [];
     }
   }
-  if (batch.length > 0) yield batch;
 }

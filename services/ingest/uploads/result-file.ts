@@ -14,7 +14,7 @@ import type { JobRecord, JobStore } from '../../platform/store/jobs-port.ts';
 import type { Locale, Status } from '../../domain/types.ts';
 import { writeResultFile, type CsvDialect, type ResultFileRow } from '../files/index.ts';
 import { headerRowOf } from './table-summary.ts';
-import { createResultLineReader } from './result-file-lines.ts';
+import { createResultFileVerdicts } from './result-file-lines.ts';
 
 export type ResultFileFormat = 'csv' | 'xlsx';
 /** Which rows a result file holds: all, or those of one status (docs/files.md "Result files"). */
@@ -61,7 +61,7 @@ export const OWN_LIST = { da: 'egen liste', en: 'own list' } as const;
 
 /** Writes the result file of a done job to `out` (the caller checks the job is done). */
 export async function streamResultFile(
-  jobs: Pick<JobStore, 'readResultsBinary'>,
+  jobs: Pick<JobStore, 'readResultVerdicts'>,
   job: JobRecord,
   options: { format?: ResultFileFormat; locale: Locale; rows?: ResultFileRows; change?: ResultFileChange },
   out: NodeJS.WritableStream,
@@ -72,21 +72,21 @@ export async function streamResultFile(
   // People read the list version by its publication date; the id stays in the API and certificate.
   const listVersion = job.list_version?.published_on ?? '';
   const json = job.file_format === null;
-  // The stored lines read only for what the file shows (docs/architecture.md "Result files").
-  const readLine = createResultLineReader({ binary: true });
+  // The stored verdicts, each parsed once (docs/architecture.md "Result files").
+  const read = createResultFileVerdicts();
   // A page of rows at a time: one await per page (docs/architecture.md "Result files").
   async function* rows(): AsyncIterable<ResultFileRow[]> {
     let cursor: string | null = null;
     do {
-      const page = await jobs.readResultsBinary(job.id, { cursor, limit: PAGE_ROWS });
+      const page = await jobs.readResultVerdicts(job.id, { cursor, limit: PAGE_ROWS });
       const batch: ResultFileRow[] = [];
-      for (let i = 0; i < page.results.length; i++) {
-        const { id, result } = readLine(page.results[i]);
+      for (let i = 0; i < page.verdicts.length; i++) {
+        const result = read.verdict(page.verdicts[i]);
         if (only !== 'all' && result.status !== only) continue;
         if (change !== undefined && (change === 'any' ? result.change == null : result.change !== change)) continue;
         // A person found on the organisation's own list names that list (docs/matching.md "Private lists").
         const own = result.list_version;
-        const cells = json ? [id as string | null] : cellsOf(page.cells[i]);
+        const cells = json ? [read.id(page.ids[i])] : cellsOf(page.cells[i]);
         batch.push({ cells, result, list_version: own ? `${OWN_LIST[options.locale]} ${own.published_on}` : listVersion });
       }
       yield batch;

@@ -2,6 +2,7 @@ import { emptyLevelCounts, levelKey } from '../../domain/check-job.ts';
 import type { Status } from '../../domain/types.ts';
 import { MAX_RESULTS_PAGE, type JobPatch, type JobRecord, type ResultCounts, type ResultRow } from './jobs-port.ts';
 import { ClassifiedError, PermanentError } from '../errors.ts';
+import { verdictColumnsOf, verdictRowsOf, type VerdictColumns } from './result-verdicts.ts';
 
 /**
  * What every JobStore adapter shares: errors, the opaque results cursor, the patch rule for
@@ -154,7 +155,7 @@ export function linesOfRecord(record: StoredRecord): { results: string[]; cells:
   return read(record);
 }
 
-export interface ResultRecord {
+export interface ResultRecord extends VerdictColumns {
   /** RESULT_RECORD_FORMAT: how `results` and `cells` are laid out. */
   record_format: number;
   first_row: number;
@@ -223,6 +224,8 @@ function recordOf(run: readonly ResultRow[]): ResultRecord {
     counts: countsFromGroups(groups),
     results: results.join('\n'),
     cells: cells === null ? null : cells.join('\n'),
+    // What a result file reads instead of the lines (result-verdicts.ts).
+    ...verdictColumnsOf(results),
   };
 }
 
@@ -256,6 +259,32 @@ export function sumCounts(all: Iterable<ResultCounts>): ResultCounts {
 }
 
 /**
+ * The rows of a page cut from records read in row order: rows after `after`, at most `limit`.
+ * `rowsOf` reads a record's rows (any array-like of them); `take` is handed each record's rows
+ * with the range of them on the page. `records` may be a lazy iterator: it is read only as far
+ * as the page needs. Gives whether a row follows the page and the page's last row (-1: none).
+ */
+function cutPage<R extends { first_row: number }, T extends { length: number }>(
+  records: Iterable<R>, after: number, limit: number, rowsOf: (record: R) => T, take: (rows: T, from: number, to: number, record: R) => void,
+): { more: boolean; last_row: number } {
+  let count = 0;
+  let last = -1;
+  for (const record of records) {
+    if (count === limit) return { more: true, last_row: last };
+    const rows = rowsOf(record);
+    const from = Math.max(0, after + 1 - record.first_row);
+    const to = Math.min(rows.length, from + limit - count);
+    if (to > from) {
+      take(rows, from, to, record);
+      count += to - from;
+      last = record.first_row + to - 1;
+    }
+    if (to < rows.length) return { more: true, last_row: last };
+  }
+  return { more: false, last_row: last };
+}
+
+/**
  * A page cut from records read in row order: rows after `after`, at most `limit`, each as its
  * stored JSON line; `more` tells whether a row follows. `records` may be a lazy iterator: it is
  * read only as far as the page needs. Each record is read as its own format says, so records of
@@ -265,15 +294,50 @@ export function pageOfRecords(
   records: Iterable<StoredRecord>, after: number, limit: number,
 ): { rows: Array<{ row: number; result: string; cells: string }>; more: boolean } {
   const rows: Array<{ row: number; result: string; cells: string }> = [];
-  for (const record of records) {
-    if (rows.length === limit) return { rows, more: true };
-    const { results: lines, cells: cellLines } = linesOfRecord(record);
-    for (let i = Math.max(0, after + 1 - record.first_row); i < lines.length; i++) {
-      if (rows.length === limit) return { rows, more: true };
-      rows.push({ row: record.first_row + i, result: lines[i], cells: cellLines ? cellLines[i] : 'null' });
+  const { more } = cutPage(records, after, limit, (record) => {
+    const lines = linesOfRecord(record);
+    return { length: lines.results.length, ...lines };
+  }, (lines, from, to, record) => {
+    for (let i = from; i < to; i++) rows.push({ row: record.first_row + i, result: lines.results[i], cells: lines.cells ? lines.cells[i] : 'null' });
+  });
+  return { rows, more };
+}
+
+/**
+ * A stored record as a result file reads it (docs/architecture.md "Result files"): its verdict
+ * columns (result-verdicts.ts), NULL in records stored before them; `results`, its lines, read
+ * only for those (the adapters read '' where the columns are there).
+ */
+export type VerdictRecord = StoredRecord & { [K in keyof VerdictColumns]: string | null };
+
+/** A page of verdicts: each row's id and verdict as JSON text, its cells as stored. */
+export interface VerdictPage {
+  ids: string[];
+  verdicts: string[];
+  cells: string[];
+}
+
+/**
+ * pageOfRecords' page as a result file reads it: each row's id, verdict and cells. A record
+ * without verdict columns gets them from its lines, as the writer would have made them, so old
+ * and new records give the same texts.
+ */
+export function verdictPageOfRecords(records: Iterable<VerdictRecord>, after: number, limit: number): VerdictPage & { more: boolean; last_row: number } {
+  const page: VerdictPage = { ids: [], verdicts: [], cells: [] };
+  const cut = cutPage(records, after, limit, (record) => {
+    // Read as its format says (an unknown one is refused), whether its verdicts are stored or not.
+    const { results, cells } = linesOfRecord(record);
+    const stored = record.ids !== null && record.verdicts !== null && record.verdict_rows !== null;
+    const rows = verdictRowsOf(stored ? (record as VerdictColumns) : verdictColumnsOf(results));
+    return { length: rows.ids.length, ...rows, cells };
+  }, (rows, from, to) => {
+    for (let i = from; i < to; i++) {
+      page.ids.push(rows.ids[i]);
+      page.verdicts.push(rows.verdicts[i]);
+      page.cells.push(rows.cells ? rows.cells[i] : 'null');
     }
-  }
-  return { rows, more: false };
+  });
+  return { ...page, ...cut };
 }
 
 /**

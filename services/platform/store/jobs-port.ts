@@ -143,6 +143,20 @@ export interface ResultJsonPage {
 }
 
 /**
+ * A page as a result file reads it (readResultVerdicts; docs/architecture.md "Result files"): per
+ * row the result's `id` as JSON text (`"…"` or `null`; a result without one reads as `null`), its
+ * verdict as JSON text (the result without `id` and `address`: one object; rows of a record
+ * with the same verdict share one string), and its cells as in readResultsJson.
+ */
+export interface ResultVerdictPage {
+  ids: string[];
+  verdicts: string[];
+  cells: string[];
+  /** Null when no row follows this page. */
+  next_cursor: string | null;
+}
+
+/**
  * A page as a results response carries it (readResultsBytes): the results' stored JSON, UTF-8,
  * separated by commas, the inside of the response's `results` array (docs/architecture.md
  * "Results pages").
@@ -224,12 +238,10 @@ export interface JobStore {
   /** The same page as readResults, each result as stored JSON text (no parse): for serving pages. */
   readResultsJson(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultJsonPage>;
   /**
-   * readResultsJson's page with each result as a binary string: its stored UTF-8 bytes, one
-   * character per byte (Buffer `latin1`), so that a reader that only looks for ASCII (the result
-   * file's cut, docs/architecture.md "Result files") skips decoding; decode with
-   * `Buffer.from(text, 'latin1').toString('utf8')`. Cells as in readResultsJson.
+   * readResultsJson's page with each result as its id and verdict (ResultVerdictPage): what a
+   * result file shows, read from the verdicts stored beside the records, not from their lines.
    */
-  readResultsBinary(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultJsonPage>;
+  readResultVerdicts(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultVerdictPage>;
   /**
    * The same page again, as the bytes of readResultsJson's results joined with commas (the same
    * bytes, not a re-serialisation): for serving pages without decoding stored text.

@@ -16,6 +16,8 @@ import { linesOfRecord, type StoredRecord } from './job-results.ts';
  */
 export type ByteRecord = {
   first_row: number;
+  /** The record's last row: its rows are first_row..last_row, one line each (job-results.ts resultRecords). */
+  last_row: number;
   record_format: number;
   /** The record's `results` column, UTF-8. */
   results: Uint8Array;
@@ -51,7 +53,7 @@ export function pageBytesOfRecords(records: Iterable<ByteRecord>, after: number,
   for (const record of records) {
     if (count === limit) return cut(true);
     const skip = Math.max(0, after + 1 - record.first_row);
-    const lines = record.record_format === 1 ? cutLines(record.results, skip, limit - count) : cutOtherFormat(record, skip, limit - count);
+    const lines = record.record_format === 1 ? cutLines(record, skip, limit - count) : cutOtherFormat(record, skip, limit - count);
     if (lines.taken > 0) {
       slices.push(lines.slice);
       count += lines.taken;
@@ -62,9 +64,15 @@ export function pageBytesOfRecords(records: Iterable<ByteRecord>, after: number,
   return cut(false);
 }
 
-/** Lines skip..skip+wanted-1 of a format-1 record; `rest` when lines are left after them. */
-function cutLines(bytes: Uint8Array, skip: number, wanted: number): { slice: Buffer; taken: number; rest: boolean } {
+/**
+ * Lines skip..skip+wanted-1 of a format-1 record; `rest` when lines are left after them. A record
+ * the page takes whole (most of a page's) is not searched for its lines: it has one per row.
+ */
+function cutLines(record: ByteRecord, skip: number, wanted: number): { slice: Buffer; taken: number; rest: boolean } {
+  const bytes = record.results;
   const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const rows = record.last_row - record.first_row + 1;
+  if (skip === 0 && rows <= wanted) return { slice: all, taken: rows, rest: false };
   const none = { slice: all.subarray(0, 0), taken: 0, rest: false };
   let start = 0;
   for (let i = 0; i < skip; i++) {

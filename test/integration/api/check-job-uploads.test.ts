@@ -115,6 +115,48 @@ describe('multipart POST /v2/check-jobs → draft', () => {
     expect(filesIn(draftDir)).toEqual([]);
   });
 
+  it('options.start with more rows than the overlap: rows published while the file is read; a wider row and a Windows-1252 byte past the head end up on the record', async () => {
+    const { upload, orgA, log, jobs, spoolDir, filesIn } = await uploadsApi();
+    const rows = rowsOf(12_000);
+    rows[11_500].push('extra');
+    const text = [HEADER, ...rows].map((r) => r.join(',')).join('\r\n') + '\r\n';
+    // UTF-8 up to here (the first 64 KiB decide the encoding), then one byte that only Windows-1252 reads: "ø".
+    const bytes = Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from('K-x,Bo,Jensen,N\xf8rregade 1,8000,Aarhus C,n\r\n', 'latin1')]);
+    const response = await upload(orgA.testKey, [csvFile(bytes), { name: 'options', value: JSON.stringify({ start: true }) }]);
+    expect(response.statusCode, response.body).toBe(202);
+    const job = response.json<Json>();
+    expect(job).toMatchObject({ status: 'queued', row_count: 12_001, columns: [...HEADER, ''] });
+    const record = await jobs.getJobById(job.id);
+    expect(record).toMatchObject({ row_count: 12_001, columns: [...HEADER, ''], csv_dialect: { encoding: 'windows-1252', delimiter: ',' } });
+    expect(record?.input_sha256).toMatch(/^[0-9a-f]{64}$/);
+    const events = eventsOf(await log.decoded(), job.id);
+    expect(events.created).toHaveLength(1);
+    const published = events.chunks.flatMap((c) => c.rows);
+    expect(published).toHaveLength(12_001);
+    expect(published.at(-1)).toMatchObject({ cells: ['K-x', 'Bo', 'Jensen', 'Nørregade 1', '8000', 'Aarhus C', 'n'] });
+    expect(events.complete).toHaveLength(1);
+    expect(filesIn(spoolDir)).toEqual([]);
+  });
+
+  it('options.start: a refusal after the overlap began abandons the job it published to; no job is left to see', async () => {
+    const { app, upload, orgA, log, jobs, spoolDir, filesIn } = await uploadsApi();
+    const rows = rowsOf(12_000);
+    rows[11_000][1] = 'x'.repeat(201);
+    const response = await upload(orgA.testKey, [csvFile(csvOf(rows)), { name: 'options', value: JSON.stringify({ start: true }) }], { 'accept-language': 'en' });
+    expect(response.statusCode).toBe(422);
+    expect(errorOf(response).details?.issues).toEqual([{ path: 'rows[11000].first_name', message: expect.stringContaining('200') }]);
+    // The overlap had begun: a job was created and rows were published, then it was given up.
+    const created = (await log.decoded()).filter((e) => e.type === 'JobCreated');
+    expect(created).toHaveLength(1);
+    const jobId = (created[0].value as { job_id: string }).job_id;
+    expect(await jobs.getJobById(jobId)).toMatchObject({ status: 'deleted', error: 'intake_refused' });
+    expect((await log.decoded()).filter((e) => e.type === 'RowsChunk').length).toBeGreaterThan(0);
+    expect((await log.decoded()).filter((e) => e.type === 'RowsComplete')).toEqual([]);
+    const list = await app.inject({ method: 'GET', url: '/v2/check-jobs', headers: bearer(orgA.testKey) });
+    expect(list.json<Json>().data).toEqual([]);
+    expect(filesIn(spoolDir)).toEqual([]);
+  });
+
   it('a file whose columns cannot be told is a draft without a mapping; start asks for one, then takes one by index', async () => {
     const { app, upload, orgA } = await uploadsApi();
     const bytes = Buffer.from('1;2;3\n4;5;6\n7;8;9\n');

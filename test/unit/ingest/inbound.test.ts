@@ -69,6 +69,26 @@ describe('stability tracker', () => {
     tracker.forget('f', 'a.csv');
     expect(tracker.observe('f', file(20, 6), 20_000)).toEqual([]);
   });
+
+  it('reports a file renamed from a hidden name of the same size and mtime at once; anything else waits the interval', () => {
+    const tracker = createStabilityTracker(1000);
+    const entry = (name: string, size: number, mtimeMs = 5000) => ({ name, size, mtimeMs });
+    // Listed while still being written under its hidden name, then complete, then renamed.
+    expect(tracker.observe('f', [entry('.a.csv.part', 10)], 0)).toEqual([]);
+    expect(tracker.observe('f', [entry('.a.csv.part', 20, 6000)], 100)).toEqual([]);
+    expect(tracker.observe('f', [entry('a.csv', 20, 6000)], 200)).toEqual(['a.csv']);
+    // Renamed right after a listing that saw it shorter: not the same file as seen, so the interval.
+    expect(tracker.observe('f', [entry('.b.csv.part', 10, 7000)], 300)).toEqual([]);
+    expect(tracker.observe('f', [entry('b.csv', 30, 8000)], 400)).toEqual([]);
+    expect(tracker.observe('f', [entry('b.csv', 30, 8000)], 1400)).toEqual(['b.csv']);
+    // A hidden name still there is no rename, whatever another file's size; nor is a hidden target.
+    expect(tracker.observe('f', [entry('.c.part', 40), entry('.d.part', 50)], 2000)).toEqual([]);
+    expect(tracker.observe('f', [entry('.c.part', 40), entry('c.csv', 40), entry('.e', 50)], 2100)).toEqual([]);
+    // A file written straight under its own name waits the interval.
+    expect(tracker.observe('g', [entry('d.csv', 40)], 0)).toEqual([]);
+    expect(tracker.observe('g', [entry('d.csv', 40)], 999)).toEqual([]);
+    expect(tracker.observe('g', [entry('d.csv', 40)], 1000)).toEqual(['d.csv']);
+  });
 });
 
 describe('secret box', () => {

@@ -11,7 +11,7 @@ import { resultShapeRows } from '../../fixtures/result-shapes.ts';
  * for every cursor and limit, records of one row to a thousand, with gaps between rows.
  */
 function asBytes(records: readonly ResultRecord[]): ByteRecord[] {
-  return records.map((r) => ({ first_row: r.first_row, record_format: r.record_format, results: Buffer.from(r.results, 'utf8') }));
+  return records.map((r) => ({ first_row: r.first_row, last_row: r.last_row, record_format: r.record_format, results: Buffer.from(r.results, 'utf8') }));
 }
 
 function textPage(records: readonly ResultRecord[], after: number, limit: number) {

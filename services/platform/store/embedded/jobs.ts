@@ -1,10 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { CheckResult } from '../../../domain/types.ts';
-import type { JobRecord, JobStore, ResultBytesPage, ResultCounts, ResultRow } from '../jobs-port.ts';
+import type { JobRecord, JobStore, ResultBytesPage, ResultCounts, ResultRow, ResultVerdictPage } from '../jobs-port.ts';
 import { flushDeleted, inTransaction } from './database.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, coveredBy, decodeCursor, encodeCursor, JobExistsError,
-  pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedResultRow, sumCounts, timestampMs, utcDay, type StoredRecord,
+  pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedResultRow, sumCounts, timestampMs, utcDay, verdictPageOfRecords,
+  type StoredRecord, type VerdictRecord,
 } from '../job-results.ts';
 import { pageBytesOfRecords, type ByteRecord } from '../result-page-bytes.ts';
 
@@ -55,24 +56,32 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   `);
   resultsDb.exec(`
     -- Result records (job-results.ts resultRecords): contiguous rows, one JSON line per row;
-    -- record_format says how results and cells are laid out (job-results.ts RESULT_RECORD_FORMAT).
+    -- record_format says how results and cells are laid out (job-results.ts RESULT_RECORD_FORMAT);
+    -- ids, verdicts and verdict_rows are what a result file reads (result-verdicts.ts).
     -- A rowid table, not WITHOUT ROWID: a record is ~230 KB, far past the row size WITHOUT ROWID
     -- is made for, and storing one cost about twice the CPU (docs/embedded-and-admin.md "Three
     -- database files"). Tables created earlier WITHOUT ROWID keep it; the statements are the same.
+    -- results last: a column after it is reached by following its overflow pages, so the small
+    -- columns a result file reads come first (tables created earlier have the verdict columns
+    -- added at the end: read all the same, at the cost of those pages).
     CREATE TABLE IF NOT EXISTS check_result_records (
       job_id TEXT NOT NULL,
       first_row INTEGER NOT NULL,
       last_row INTEGER NOT NULL,
       delete_on TEXT NOT NULL,
       counts TEXT NOT NULL,
-      results TEXT NOT NULL,
-      cells TEXT,
       record_format INTEGER NOT NULL DEFAULT 1,
+      ids TEXT,
+      verdicts TEXT,
+      verdict_rows TEXT,
+      cells TEXT,
+      results TEXT NOT NULL,
       PRIMARY KEY (job_id, first_row)
     );
     CREATE INDEX IF NOT EXISTS check_result_records_delete_on ON check_result_records (delete_on);
   `);
   addRecordFormat(resultsDb);
+  addVerdictColumns(resultsDb);
   convertRowResults(resultsDb);
 
   const insertJob = db.prepare(`INSERT OR IGNORE INTO check_jobs
@@ -102,7 +111,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     ORDER BY i.last_seen_ms, i.job_id LIMIT ?`);
   const selectIntake = db.prepare('SELECT last_seen_ms, closed FROM check_job_intakes WHERE job_id = ?');
   const insertRecord = resultsDb.prepare(`INSERT OR IGNORE INTO check_result_records
-    (job_id, first_row, last_row, delete_on, counts, results, cells, record_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // Records are at most RESULT_RECORD_ROWS long, so one starting that far before `from` is the
   // earliest that can reach it: the primary key serves the range.
   const selectRanges = resultsDb.prepare(`SELECT first_row, last_row FROM check_result_records
@@ -111,21 +120,20 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
   // The same records for a served page: results only, as a BLOB, so they come back as the stored
   // UTF-8 bytes and are never decoded into a string (docs/architecture.md "Results pages").
-  const selectBytesIn = resultsDb.prepare(`SELECT first_row, record_format, CAST(results AS BLOB) AS results FROM check_result_records
+  const selectBytesIn = resultsDb.prepare(`SELECT first_row, last_row, record_format, CAST(results AS BLOB) AS results FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
   const selectCounts = resultsDb.prepare('SELECT counts FROM check_result_records WHERE job_id = ?');
   const deleteResults = resultsDb.prepare('DELETE FROM check_result_records WHERE job_id = ?');
   const deleteResultsBefore = resultsDb.prepare('DELETE FROM check_result_records WHERE delete_on < ?');
 
-  // The same records for a result file: results as their UTF-8 bytes in a binary string (one
-  // character per byte: copied, not decoded), cells as text (docs/architecture.md "Result files").
-  const selectBinaryIn = resultsDb.prepare(`SELECT first_row, record_format, CAST(results AS BLOB) AS results, cells FROM check_result_records
+  // The same records for a result file: the verdict columns and cells, and the lines only of a
+  // record stored without those columns (docs/architecture.md "Result files"); SQLite reads a
+  // CASE's column only when the CASE needs it.
+  const selectVerdictsIn = resultsDb.prepare(`SELECT first_row, record_format, ids, verdicts, verdict_rows, cells,
+    CASE WHEN verdicts IS NULL OR ids IS NULL OR verdict_rows IS NULL THEN results ELSE '' END AS results FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
-  const binaryRecords = (rows: unknown[]): StoredRecord[] => (rows as Array<Omit<StoredRecord, 'results'> & { results: Uint8Array }>).map((r) => ({
-    ...r, results: Buffer.from(r.results.buffer, r.results.byteOffset, r.results.byteLength).toString('latin1'),
-  }));
 
-  function pageOf(jobId: string, page: { cursor?: string | null; limit: number }, binary = false) {
+  function pageOf(jobId: string, page: { cursor?: string | null; limit: number }) {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
     // Rows are 0..n-1 in records of at most RESULT_RECORD_ROWS, so the page lies in this window
@@ -134,9 +142,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     // and keep a purge's checkpoint from emptying the WAL.
     const windowEnd = after + page.limit + 1;
     // last_row > after: every record read holds a row of the page, so limit + 1 records suffice.
-    const records = (from: number, to: number) => (binary
-      ? binaryRecords(selectBinaryIn.all(jobId, from, after, to, page.limit + 1))
-      : (selectRecordsIn.all(jobId, from, after, to, page.limit + 1) as StoredRecord[]));
+    const records = (from: number, to: number) => selectRecordsIn.all(jobId, from, after, to, page.limit + 1) as StoredRecord[];
     const found = records(after - RESULT_RECORD_ROWS, windowEnd);
     let { rows, more } = pageOfRecords(found, after, page.limit);
     if (!more) {
@@ -145,6 +151,20 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     }
     const last = rows.at(-1);
     return { rows, next_cursor: more && last ? encodeCursor(jobId, last.row) : null };
+  }
+
+  /** pageOf's page as verdicts (job-results.ts verdictPageOfRecords), read the same way. */
+  function verdictPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultVerdictPage {
+    checkPageLimit(page.limit);
+    const after = decodeCursor(jobId, page.cursor);
+    const windowEnd = after + page.limit + 1;
+    const found = selectVerdictsIn.all(jobId, after - RESULT_RECORD_ROWS, after, windowEnd, page.limit + 1) as VerdictRecord[];
+    let cut = verdictPageOfRecords(found, after, page.limit);
+    if (!cut.more) {
+      const beyond = selectVerdictsIn.all(jobId, windowEnd, after, 0xffffffff, page.limit + 1) as VerdictRecord[];
+      if (beyond.length > 0) cut = verdictPageOfRecords([...found, ...beyond], after, page.limit);
+    }
+    return { ids: cut.ids, verdicts: cut.verdicts, cells: cut.cells, next_cursor: cut.more && cut.last_row >= 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
   /** pageOf's page as bytes (result-page-bytes.ts), read the same way. */
@@ -257,6 +277,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
         for (const record of resultRecords(rows, coveredBy(stored))) {
           insertRecord.run(
             jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format,
+            record.ids, record.verdicts, record.verdict_rows,
           );
         }
       });
@@ -275,9 +296,8 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
       return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
     },
 
-    async readResultsBinary(jobId, page) {
-      const { rows, next_cursor } = pageOf(jobId, page, true);
-      return { results: rows.map((r) => r.result), cells: rows.map((r) => r.cells), next_cursor };
+    async readResultVerdicts(jobId, page) {
+      return verdictPageOf(jobId, page);
     },
 
     async readResultsBytes(jobId, page) {
@@ -325,6 +345,18 @@ function addRecordFormat(resultsDb: DatabaseSync): void {
 }
 
 /**
+ * Result records written before the verdict columns (result-verdicts.ts) have them NULL, and a
+ * result file reads those records' lines instead; added at open, at the end of the table (SQLite
+ * adds a column only there), without rewriting stored rows.
+ */
+function addVerdictColumns(resultsDb: DatabaseSync): void {
+  const columns = new Set(resultsDb.prepare('PRAGMA table_info(check_result_records)').all().map((c) => String(c.name)));
+  for (const column of ['ids', 'verdicts', 'verdict_rows']) {
+    if (!columns.has(column)) resultsDb.exec(`ALTER TABLE check_result_records ADD COLUMN ${column} TEXT`);
+  }
+}
+
+/**
  * Databases written before result records kept one row per result (`check_results`): converted
  * to records once, in one transaction, then the old table is dropped (its personal data zeroed by
  * secure_delete and flushed out of the WAL).
@@ -333,7 +365,7 @@ function convertRowResults(resultsDb: DatabaseSync): void {
   const old = resultsDb.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'check_results'").get();
   if (!old) return;
   const insert = resultsDb.prepare(`INSERT OR IGNORE INTO check_result_records
-    (job_id, first_row, last_row, delete_on, counts, results, cells, record_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   inTransaction(resultsDb, () => {
     let jobId: string | null = null;
     let deleteOn = '';
@@ -341,7 +373,10 @@ function convertRowResults(resultsDb: DatabaseSync): void {
     const flush = () => {
       if (jobId === null) return;
       for (const record of resultRecords(rows, () => false)) {
-        insert.run(jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format);
+        insert.run(
+          jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format,
+          record.ids, record.verdicts, record.verdict_rows,
+        );
       }
       rows = [];
     };
