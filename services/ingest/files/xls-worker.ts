@@ -1,12 +1,11 @@
 /**
- * Runs in a worker thread (xls-reader.ts): parses an xls (BIFF8/BIFF5 in an OLE2 compound file)
+ * Runs in a child process (xls-reader.ts): parses an xls (BIFF8/BIFF5 in an OLE2 compound file)
  * with SheetJS (`@e965/xlsx` 0.20.3, the build with the 2023/2024 CVE fixes) and posts the rows of
  * the first sheet that holds data back in batches. A crafted file that makes the parser loop or
- * balloon only costs this thread: the parent terminates it at the time limit, and the memory
- * limit (resourceLimits) ends it with an out-of-memory error the parent turns into a refusal.
+ * balloon only costs this process: the parent kills it at the time limit, and V8 aborts it at its
+ * heap limit (--max-old-space-size), which the parent turns into a refusal.
  */
 import { readFileSync } from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
 import * as XLSX from '@e965/xlsx';
 
 export type XlsWorkerMessage =
@@ -15,8 +14,9 @@ export type XlsWorkerMessage =
   | { type: 'refused'; code: 'file_encrypted' | 'file_macro_enabled' | 'file_corrupt' | 'file_format_mismatch'; detail: string };
 
 const BATCH = 2000;
-const port = parentPort!;
-const post = (message: XlsWorkerMessage) => port.postMessage(message);
+const post = (message: XlsWorkerMessage): void => {
+  process.send!(message);
+};
 
 function run(path: string): void {
   const bytes = readFileSync(path);
@@ -57,4 +57,5 @@ function run(path: string): void {
   post({ type: 'done' });
 }
 
-run((workerData as { path: string }).path);
+// The process ends when its sends are written (pending writes keep it alive; the channel does not).
+run(process.argv[2]);
