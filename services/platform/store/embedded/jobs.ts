@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { CheckResult } from '../../../domain/types.ts';
 import type { JobRecord, JobStore, ResultBytesPage, ResultCounts, ResultRow, ResultVerdictPage } from '../jobs-port.ts';
 import { flushDeleted, inTransaction } from './database.ts';
@@ -133,22 +133,30 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     CASE WHEN verdicts IS NULL OR ids IS NULL OR verdict_rows IS NULL THEN results ELSE '' END AS results FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
 
+  /**
+   * The records of the page after `after`, cut by `cutOf`. Rows are 0..n-1 in records of at most
+   * RESULT_RECORD_ROWS, so the page lies in the window up to after + limit + 1 (about limit /
+   * RESULT_RECORD_ROWS records); a job with gaps reads on past it. `last_row > after`: every record
+   * read holds a row of the page, so limit + 1 records suffice. All rows read at once (not a lazy
+   * iterator): a statement left open would hold a read snapshot of the file and keep a purge's
+   * checkpoint from emptying the WAL. The ClickHouse store's cutRecordWindow reads the same way.
+   */
+  function cutRecordWindow<R, C extends { more: boolean }>(
+    select: StatementSync, jobId: string, after: number, limit: number, cutOf: (records: R[]) => C,
+  ): C {
+    const read = (from: number, to: number) => select.all(jobId, from, after, to, limit + 1) as R[];
+    const windowEnd = after + limit + 1;
+    const found = read(after - RESULT_RECORD_ROWS, windowEnd);
+    const cut = cutOf(found);
+    if (cut.more) return cut;
+    const beyond = read(windowEnd, 0xffffffff);
+    return beyond.length > 0 ? cutOf([...found, ...beyond]) : cut;
+  }
+
   function pageOf(jobId: string, page: { cursor?: string | null; limit: number }) {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
-    // Rows are 0..n-1 in records of at most RESULT_RECORD_ROWS, so the page lies in this window
-    // (about limit / RESULT_RECORD_ROWS records); a job with gaps reads on past it. All rows read
-    // at once (not a lazy iterator): a statement left open would hold a read snapshot of the file
-    // and keep a purge's checkpoint from emptying the WAL.
-    const windowEnd = after + page.limit + 1;
-    // last_row > after: every record read holds a row of the page, so limit + 1 records suffice.
-    const records = (from: number, to: number) => selectRecordsIn.all(jobId, from, after, to, page.limit + 1) as StoredRecord[];
-    const found = records(after - RESULT_RECORD_ROWS, windowEnd);
-    let { rows, more } = pageOfRecords(found, after, page.limit);
-    if (!more) {
-      const beyond = records(windowEnd, 0xffffffff);
-      if (beyond.length > 0) ({ rows, more } = pageOfRecords([...found, ...beyond], after, page.limit));
-    }
+    const { rows, more } = cutRecordWindow(selectRecordsIn, jobId, after, page.limit, (found: StoredRecord[]) => pageOfRecords(found, after, page.limit));
     const last = rows.at(-1);
     return { rows, next_cursor: more && last ? encodeCursor(jobId, last.row) : null };
   }
@@ -157,13 +165,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   function verdictPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultVerdictPage {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
-    const windowEnd = after + page.limit + 1;
-    const found = selectVerdictsIn.all(jobId, after - RESULT_RECORD_ROWS, after, windowEnd, page.limit + 1) as VerdictRecord[];
-    let cut = verdictPageOfRecords(found, after, page.limit);
-    if (!cut.more) {
-      const beyond = selectVerdictsIn.all(jobId, windowEnd, after, 0xffffffff, page.limit + 1) as VerdictRecord[];
-      if (beyond.length > 0) cut = verdictPageOfRecords([...found, ...beyond], after, page.limit);
-    }
+    const cut = cutRecordWindow(selectVerdictsIn, jobId, after, page.limit, (found: VerdictRecord[]) => verdictPageOfRecords(found, after, page.limit));
     return { ids: cut.ids, verdicts: cut.verdicts, cells: cut.cells, next_cursor: cut.more && cut.last_row >= 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
@@ -171,13 +173,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   function bytesPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultBytesPage {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
-    const windowEnd = after + page.limit + 1;
-    const found = selectBytesIn.all(jobId, after - RESULT_RECORD_ROWS, after, windowEnd, page.limit + 1) as ByteRecord[];
-    let cut = pageBytesOfRecords(found, after, page.limit);
-    if (!cut.more) {
-      const beyond = selectBytesIn.all(jobId, windowEnd, windowEnd, 0xffffffff, page.limit + 1) as ByteRecord[];
-      if (beyond.length > 0) cut = pageBytesOfRecords([...found, ...beyond], after, page.limit);
-    }
+    const cut = cutRecordWindow(selectBytesIn, jobId, after, page.limit, (found: ByteRecord[]) => pageBytesOfRecords(found, after, page.limit));
     return { pieces: cut.pieces(), count: cut.count, next_cursor: cut.more && cut.count > 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
