@@ -353,7 +353,8 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     const version = pinnedVersion(spec.mode);
     const pins = pinnedRegisters(spec);
     const ready = readyState(spec, spooled.rowCount);
-    const job = { ...newRecord(spooled, spec, version, ready.status, ready.price), private_list_version_id: privateList };
+    const rows = { rowCount: spooled.rowCount, sha256: spec.inputSha256 ?? await spooled.rowsSha256() };
+    const job = { ...newRecord(rows, spec, version, ready.status, ready.price), private_list_version_id: privateList };
     await deps.jobs.createJob(job);
     return publishQueued(job, spooled, spec.locale, pins);
   }
@@ -395,7 +396,9 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
           // A slow body is not a dead intake: every batch read is a sign of life (throttled).
           void holder.opened.alive();
         }
-      });
+        // Both callers (the API's body, an upload's file) give the input's own hash at seal: the
+        // rows are hashed only if one does not (SpooledPeople.rowsSha256).
+      }, { hashRows: false });
       return Object.assign(spooled, { early: holder.opened });
     } catch (error) {
       await abandonEarly(holder.opened);
@@ -439,7 +442,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
       return commit(streamed, spec);
     }
     early.state = 'sealed';
-    const job: JobRecord = { ...early.job, row_count: streamed.rowCount, input_sha256: spec.inputSha256 ?? streamed.sha256 };
+    const job: JobRecord = { ...early.job, row_count: streamed.rowCount, input_sha256: spec.inputSha256 ?? await streamed.rowsSha256() };
     await queueOrFail(job, async () => {
       // The final count and hash go on the record before RowsComplete is on the log, so the
       // projection's completion (which needs RowsComplete) never races this write, and GET shows

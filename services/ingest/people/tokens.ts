@@ -23,6 +23,18 @@ export const PERSON_FIELDS: ReadonlySet<string> = new Set([
   'postal_code', 'city', 'kvhx', 'phone', 'cvr', 'company_name',
 ]);
 
+/**
+ * The field names by length, for `knownKeyAt`: a key is matched against these constants in place,
+ * so a row's keys are neither sliced out of the body nor hashed, and the person's properties are
+ * set with the same (internalised) strings every time (docs/architecture.md "Performance").
+ */
+const FIELDS_BY_LENGTH: ReadonlyArray<readonly string[]> = (() => {
+  const byLength: string[][] = [];
+  for (const name of PERSON_FIELDS) (byLength[name.length] ??= []).push(name);
+  return byLength;
+})();
+const LONGEST_FIELD = Math.max(...[...PERSON_FIELDS].map((name) => name.length));
+
 const QUOTE = 34;
 const BACKSLASH = 92;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
@@ -147,6 +159,55 @@ export interface PersonPlace {
   line?: number;
 }
 
+/**
+ * The known field name whose key starts with the quote at `start`, written plainly (no escape):
+ * the constant from PERSON_FIELDS, with the index after the closing quote in `knownKeyEnd`. Null
+ * for anything else (an escape, an unknown or over-long key, the buffer ending first): the caller
+ * then reads the key with scanString, which decides every such case as before.
+ */
+function knownKeyAt(buf: string, start: number): string | null {
+  const first = start + 1;
+  const limit = Math.min(buf.length, first + LONGEST_FIELD + 1);
+  let end = first;
+  while (end < limit && buf.charCodeAt(end) !== QUOTE) end += 1;
+  if (end >= limit) return null;
+  const candidates = FIELDS_BY_LENGTH[end - first];
+  if (candidates === undefined) return null;
+  for (const name of candidates) {
+    let k = 0;
+    while (k < name.length && buf.charCodeAt(first + k) === name.charCodeAt(k)) k += 1;
+    if (k === name.length) {
+      knownKeyEnd = end + 1;
+      return name;
+    }
+  }
+  return null;
+}
+let knownKeyEnd = 0;
+
+/**
+ * `person[key] = value` with a named store per field: one keyed store site seeing fifteen names
+ * and every object shape on the way goes megamorphic, and the person is built once per row.
+ */
+function setField(person: PersonInput, key: string, value: string): void {
+  switch (key) {
+    case 'id': person.id = value; break;
+    case 'name': person.name = value; break;
+    case 'first_name': person.first_name = value; break;
+    case 'last_name': person.last_name = value; break;
+    case 'address': person.address = value; break;
+    case 'street': person.street = value; break;
+    case 'house_number': person.house_number = value; break;
+    case 'floor': person.floor = value; break;
+    case 'door': person.door = value; break;
+    case 'postal_code': person.postal_code = value; break;
+    case 'city': person.city = value; break;
+    case 'kvhx': person.kvhx = value; break;
+    case 'phone': person.phone = value; break;
+    default: (person as Record<string, string>)[key] = value;
+  }
+}
+
 /** The person read last by `parsePerson`. */
 export let parsedPerson: PersonInput = {};
 
@@ -161,7 +222,7 @@ function fail(code: ConstructorParameters<typeof IntakeError>[0], place: PersonP
  */
 export function parsePerson(buf: string, start: number, rules: PersonRules, place: PersonPlace): number {
   const len = buf.length;
-  const person: Record<string, string> = {};
+  const person: PersonInput = {};
   let j = start + 1;
   let first = true;
   for (;;) {
@@ -171,11 +232,15 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
     let c = buf.charCodeAt(j);
     if (c === 125 && first) break;
     if (c !== QUOTE) fail('invalid_json', place);
-    const keyEnd = scanString(buf, j, rules.maxStringLength);
-    if (keyEnd === INCOMPLETE) return INCOMPLETE;
-    if (keyEnd === TOO_LONG) fail('unknown_field', place);
-    if (keyEnd === INVALID) fail('invalid_json', place);
-    const key = scannedString;
+    let key = knownKeyAt(buf, j);
+    let keyEnd = knownKeyEnd;
+    if (key === null) {
+      keyEnd = scanString(buf, j, rules.maxStringLength);
+      if (keyEnd === INCOMPLETE) return INCOMPLETE;
+      if (keyEnd === TOO_LONG) fail('unknown_field', place);
+      if (keyEnd === INVALID) fail('invalid_json', place);
+      key = scannedString;
+    }
     const known = PERSON_FIELDS.has(key);
     if (!known && rules.unknownFields === 'reject') fail('unknown_field', place, safeFieldName(key));
     const field = known ? key : safeFieldName(key);
@@ -198,7 +263,7 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
     if (valueEnd === INCOMPLETE) return INCOMPLETE;
     if (valueEnd === TOO_LONG) fail('string_too_long', place, field, rules.maxStringLength);
     if (valueEnd === INVALID) fail('invalid_json', place, field);
-    if (known) person[key] = scannedString;
+    if (known) setField(person, key, scannedString);
 
     j = skipWhitespace(buf, valueEnd, rules.allowNewlines);
     if (j - start > MAX_PERSON_CHARS) fail('value_too_large', place, null, MAX_PERSON_CHARS);

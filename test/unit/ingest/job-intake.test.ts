@@ -7,7 +7,7 @@ import type { PersonInput } from '../../../services/domain/types.ts';
 import { AddonRequiredError, JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
 import { MAX_APPENDS_IN_FLIGHT } from '../../../services/ingest/jobs/chunk-publisher.ts';
 import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
-import { removeStaleSpoolFiles, spoolFileName, spoolHost, spoolPeople } from '../../../services/ingest/jobs/spool.ts';
+import { removeStaleSpoolFiles, spoolFileName, spoolHost, spoolPeople, spoolRows } from '../../../services/ingest/jobs/spool.ts';
 import { utimesSync, writeFileSync } from 'node:fs';
 import type { PipelineEvent } from '../../../services/pipeline/events.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
@@ -512,6 +512,20 @@ describe('spool', () => {
     await spooled.discard();
     await spooled.discard();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('spooled without hashing, gives the same rows hash from the file when asked', async () => {
+    const dir = tempDir();
+    const hashed = await spoolPeople(batches(people, 2), dir);
+    const unhashed = await spoolRows(batches(people, 3), dir, undefined, { hashRows: false });
+    expect(unhashed.sha256).toBe('');
+    expect(await unhashed.rowsSha256()).toBe(hashed.sha256);
+    expect(await hashed.rowsSha256()).toBe(hashed.sha256);
+    const read: PersonInput[] = [];
+    for await (const batch of unhashed.read({ maxRows: 10 })) read.push(...batch.people);
+    expect(read).toEqual(people);
+    await hashed.discard();
+    await unhashed.discard();
   });
 });
 
