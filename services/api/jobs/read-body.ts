@@ -139,17 +139,19 @@ export async function readJobBody(options: {
 
   let jsonFields: Record<string, unknown> = {};
   const fieldsSoFar: Record<string, unknown> = {};
-  async function* people(): AsyncGenerator<PersonInput[]> {
+  // `chunks`: the body as it arrives, or (the overlapped intake's spool read back) its bytes from
+  // the spool file, which give the same people and fields again.
+  async function* people(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<PersonInput[]> {
     try {
       if (options.mediaType === 'json') {
         const onField = (name: string, value: unknown) => {
           checkJsonField(name, value);
           fieldsSoFar[name] = value;
         };
-        const summary = yield* readPeopleFromJson(counted(), { maxPeople: MAX_PEOPLE_PER_JOB, onField });
+        const summary = yield* readPeopleFromJson(chunks, { maxPeople: MAX_PEOPLE_PER_JOB, onField });
         jsonFields = summary.fields;
       } else {
-        yield* readPeopleFromNdjson(counted(), { maxPeople: MAX_PEOPLE_PER_JOB });
+        yield* readPeopleFromNdjson(chunks, { maxPeople: MAX_PEOPLE_PER_JOB });
       }
     } catch (error) {
       if (!(error instanceof IntakeError)) throw error;
@@ -163,13 +165,13 @@ export async function readJobBody(options: {
   let spooled: StreamedPeople;
   try {
     spooled = early
-      ? await options.intake.spoolAndPublish(people(), () => {
+      ? await options.intake.spoolBodyAndPublish(counted(), people, () => {
         const known = options.mediaType === 'json'
           ? mergeQueryFields(parseOrThrow(CheckJobFieldsSchema, fieldsSoFar), options.queryFields)
           : options.queryFields;
         return early(known);
       })
-      : Object.assign(await options.intake.spool(people()), { early: null });
+      : Object.assign(await options.intake.spool(people(counted())), { early: null });
   } catch (error) {
     throw apiErrorOfIngest(error);
   }

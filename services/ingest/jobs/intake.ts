@@ -26,7 +26,7 @@ import { createChunkPublisher, MAX_CHUNK_BYTES, NO_REGISTER_PINS, type ChunkPubl
 import {
   AddonRequiredError, JobInputError, jobInputIssue, ListNotReadyError, RegisterNotReadyError, type JobInputIssue,
 } from './errors.ts';
-import { spoolPeople, spoolRows, type SpoolBatch, type SpooledPeople, type SpoolRow } from './spool.ts';
+import { spoolBody, spoolPeople, spoolRows, type SpoolBatch, type SpooledPeople, type SpoolRow } from './spool.ts';
 
 export const DEFAULT_CHUNK_ROWS = 2000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -153,6 +153,14 @@ export interface JobIntake {
    * fails, the job is abandoned (deleted, its results never kept) and the error passes on.
    */
   spoolAndPublish(people: AsyncIterable<PersonInput[] | SpoolRow[]>, early: () => JobSpec | null): Promise<StreamedPeople>;
+  /**
+   * spoolAndPublish for a JSON or NDJSON body: its bytes are spooled as received and `readPeople`
+   * reads the people from them (and, should the job be committed from the spool, from the file
+   * again: spool.ts spoolBody).
+   */
+  spoolBodyAndPublish(
+    body: AsyncIterable<Uint8Array>, readPeople: (chunks: AsyncIterable<Uint8Array>) => AsyncIterable<PersonInput[]>, early: () => JobSpec | null,
+  ): Promise<StreamedPeople>;
   /**
    * Ends an intake of spoolAndPublish with the job's final fields: RowsComplete when the rows are
    * on the log under the same fields, else (no early job, or a field came after the people) the
@@ -360,13 +368,26 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   async function spoolAndPublish(people: AsyncIterable<PersonInput[] | SpoolRow[]>, early: () => JobSpec | null): Promise<StreamedPeople> {
+    // Both callers (the API's body, an upload's file) give the input's own hash at seal: the
+    // rows are hashed only if one does not (SpooledPeople.rowsSha256).
+    return overlapped((onBatch) => spoolRows(people, spoolDir, onBatch, { hashRows: false }), early);
+  }
+
+  function spoolBodyAndPublish(
+    body: AsyncIterable<Uint8Array>, readPeople: (chunks: AsyncIterable<Uint8Array>) => AsyncIterable<PersonInput[]>, early: () => JobSpec | null,
+  ): Promise<StreamedPeople> {
+    return overlapped((onBatch) => spoolBody(body, readPeople, spoolDir, onBatch), early);
+  }
+
+  /** The overlapped intake around a spool that hands each batch on disk to `onBatch`. */
+  async function overlapped(spool: (onBatch: (batch: SpoolBatch) => Promise<void>) => Promise<SpooledPeople>, early: () => JobSpec | null): Promise<StreamedPeople> {
     const holder: { opened: StreamedPeople['early'] } = { opened: null };
     let decided = false;
     // Rows validated before the overlap starts wait here (at most overlapAfterRows, a few MB).
     let waiting: SpoolBatch[] = [];
     let waitingRows = 0;
     try {
-      const spooled = await spoolRows(people, spoolDir, async (batch) => {
+      const spooled = await spool(async (batch) => {
         if (!decided) {
           waiting.push(batch);
           waitingRows += batch.people.length;
@@ -396,9 +417,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
           // A slow body is not a dead intake: every batch read is a sign of life (throttled).
           void holder.opened.alive();
         }
-        // Both callers (the API's body, an upload's file) give the input's own hash at seal: the
-        // rows are hashed only if one does not (SpooledPeople.rowsSha256).
-      }, { hashRows: false });
+      });
       return Object.assign(spooled, { early: holder.opened });
     } catch (error) {
       await abandonEarly(holder.opened);
@@ -536,6 +555,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     spool: (people) => spoolPeople(people, spoolDir),
     spoolRows: (rows) => spoolRows(rows, spoolDir),
     spoolAndPublish,
+    spoolBodyAndPublish,
     seal,
     abandon,
     commit,

@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { PersonInput } from '../../domain/types.ts';
 import { modifiedAtMs, sweepFolder } from '../../platform/folder-sweep.ts';
+import { PERSON_FIELDS } from '../people/tokens.ts';
 import { spoolFullIfDiskFull } from './errors.ts';
 
 /**
@@ -81,28 +82,10 @@ export async function spoolRows(
   const people = rows;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, spoolFileName(randomUUID()));
-  const out = createWriteStream(path, { mode: 0o600 });
-  // A write error (a full disk) can come while the batch is being published, when nothing waits
-  // on the stream: kept here and thrown at the next write, never an unhandled 'error' event.
-  const failed: { error: Error | null } = { error: null };
-  out.on('error', (error) => {
-    failed.error ??= error;
-  });
+  const file = spoolFile(path);
   const hash = hashRows ? createHash('sha256') : null;
   let rowCount = 0;
-  let discarded = false;
-  const discard = async () => {
-    if (discarded) return;
-    discarded = true;
-    // The file is opened asynchronously: wait until the stream has closed, or an open still in
-    // flight would create the file again after it was removed.
-    if (!out.closed) {
-      const closed = once(out, 'close');
-      out.destroy();
-      await closed.catch(() => undefined);
-    }
-    await rm(path, { force: true });
-  };
+  const discard = file.discard;
   try {
     for await (const batch of people) {
       if (batch.length === 0) continue;
@@ -117,8 +100,7 @@ export async function spoolRows(
       const bytes = Buffer.from(text, 'utf8');
       hash?.update(bytes);
       rowCount += batch.length;
-      if (failed.error) throw failed.error;
-      if (!out.write(bytes)) await once(out, 'drain');
+      await file.write(bytes);
       if (onBatch) {
         const items = batch as Array<PersonInput | SpoolRow>;
         await onBatch({
@@ -129,9 +111,7 @@ export async function spoolRows(
         });
       }
     }
-    if (failed.error) throw failed.error;
-    out.end();
-    await finished(out);
+    await file.end();
   } catch (error) {
     await discard();
     throw spoolFullIfDiskFull(error);
@@ -183,6 +163,148 @@ export async function spoolRows(
         }
       }
       if (people.length > 0) yield { people, cells, sizes, bytes };
+    },
+  };
+}
+
+/**
+ * A JSON or NDJSON body spooled as it arrives, for the overlapped intake: its bytes go to the file
+ * as received (one write per chunk, nothing made per row) while `readPeople` validates them, and
+ * each batch is handed to `onBatch` with the sizes a line of the row spool would have had. Read
+ * back (only when the job has to be committed from the spool: docs/architecture.md "Overlapped
+ * intake") by reading the file with `readPeople` again, which gives the same people: the body was
+ * validated whole on the way in. Writing every person's JSON line and encoding it was most of the
+ * spool's ~0.7 CPU s of the API thread per 1,000,000 rows (docs/architecture.md "Performance").
+ */
+export async function spoolBody(
+  body: AsyncIterable<Uint8Array>,
+  readPeople: (chunks: AsyncIterable<Uint8Array>) => AsyncIterable<PersonInput[]>,
+  dir: string,
+  onBatch: (batch: SpoolBatch) => Promise<void>,
+): Promise<SpooledPeople> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, spoolFileName(randomUUID()));
+  const file = spoolFile(path);
+  let rowCount = 0;
+  async function* written(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of body) {
+      await file.write(chunk);
+      yield chunk;
+    }
+  }
+  try {
+    for await (const people of readPeople(written())) {
+      if (people.length === 0) continue;
+      const sizes: number[] = new Array(people.length);
+      let bytes = 0;
+      for (let i = 0; i < people.length; i++) {
+        sizes[i] = jsonTextLength(people[i]);
+        bytes += sizes[i];
+      }
+      rowCount += people.length;
+      await onBatch({ people, cells: new Array(people.length).fill(null), sizes, bytes });
+    }
+    await file.end();
+  } catch (error) {
+    await file.discard();
+    throw spoolFullIfDiskFull(error);
+  }
+  const read = (limits: { maxRows: number; maxBytes?: number }) => rebatched(readPeople(createReadStream(path)), limits);
+  return {
+    rowCount,
+    sha256: '',
+    async rowsSha256() {
+      // The row spool's hash: one JSON line per person.
+      const hash = createHash('sha256');
+      for await (const batch of read({ maxRows: 10_000 })) for (const person of batch.people) hash.update(spoolLine(person));
+      return hash.digest('hex');
+    },
+    discard: file.discard,
+    read,
+  };
+}
+
+/** The people of `batches` again in batches of at most `maxRows` and about `maxBytes` (as SpooledPeople.read). */
+async function* rebatched(batches: AsyncIterable<PersonInput[]>, { maxRows, maxBytes = Infinity }: { maxRows: number; maxBytes?: number }): AsyncGenerator<SpoolBatch> {
+  let people: PersonInput[] = [];
+  let sizes: number[] = [];
+  let bytes = 0;
+  const batch = (): SpoolBatch => ({ people, cells: new Array(people.length).fill(null), sizes, bytes });
+  for await (const read of batches) {
+    for (const person of read) {
+      const size = jsonTextLength(person);
+      if (people.length > 0 && bytes + size > maxBytes) {
+        yield batch();
+        people = [];
+        sizes = [];
+        bytes = 0;
+      }
+      people.push(person);
+      sizes.push(size);
+      bytes += size;
+      if (people.length >= maxRows) {
+        yield batch();
+        people = [];
+        sizes = [];
+        bytes = 0;
+      }
+    }
+  }
+  if (people.length > 0) yield batch();
+}
+
+/** A string JSON.stringify writes with an escape: a quote, a backslash, a control character or a surrogate. */
+const ESCAPED_IN_JSON = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * `JSON.stringify(person).length` (a row spool line's length without its newline, the chunk
+ * publisher's size estimate) without making the string: `{"key":"value",…}`, each string's
+ * length plus its quotes, or its JSON's length when it needs an escape.
+ */
+export function jsonTextLength(person: PersonInput): number {
+  let length = 1;
+  for (const key in person) {
+    const value = (person as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') return JSON.stringify(person).length;
+    length += (PERSON_FIELDS.has(key) || !ESCAPED_IN_JSON.test(key) ? key.length + 2 : JSON.stringify(key).length) + 2
+      + (ESCAPED_IN_JSON.test(value) ? JSON.stringify(value).length : value.length + 2);
+  }
+  return length === 1 ? 2 : length;
+}
+
+/** A spool file written in order. */
+function spoolFile(path: string) {
+  const out = createWriteStream(path, { mode: 0o600 });
+  // A write error (a full disk) can come while a batch is being published, when nothing waits
+  // on the stream: kept here and thrown at the next write or the end, never an unhandled 'error' event.
+  const failed: { error: Error | null } = { error: null };
+  out.on('error', (error) => {
+    failed.error ??= error;
+  });
+  let discarded = false;
+  return {
+    async write(bytes: Uint8Array): Promise<void> {
+      if (failed.error) throw failed.error;
+      if (!out.write(bytes)) await once(out, 'drain');
+    },
+    async end(): Promise<void> {
+      if (failed.error) throw failed.error;
+      out.end();
+      await finished(out);
+    },
+    /** Deletes the file; safe to call more than once. */
+    async discard(): Promise<void> {
+      if (discarded) return;
+      discarded = true;
+      // The file is opened asynchronously: wait until the stream has closed, or an open still in
+      // flight would create the file again after it was removed.
+      if (!out.closed) {
+        const closed = once(out, 'close');
+        out.destroy();
+        await closed.catch(() => undefined);
+      }
+      await rm(path, { force: true });
     },
   };
 }

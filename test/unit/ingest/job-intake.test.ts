@@ -7,7 +7,8 @@ import type { PersonInput } from '../../../services/domain/types.ts';
 import { AddonRequiredError, JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
 import { MAX_APPENDS_IN_FLIGHT } from '../../../services/ingest/jobs/chunk-publisher.ts';
 import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
-import { removeStaleSpoolFiles, spoolFileName, spoolHost, spoolPeople, spoolRows } from '../../../services/ingest/jobs/spool.ts';
+import { jsonTextLength, removeStaleSpoolFiles, spoolBody, spoolFileName, spoolHost, spoolPeople, spoolRows, type SpoolBatch } from '../../../services/ingest/jobs/spool.ts';
+import { readPeopleFromJson } from '../../../services/ingest/people/index.ts';
 import { utimesSync, writeFileSync } from 'node:fs';
 import type { PipelineEvent } from '../../../services/pipeline/events.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
@@ -526,6 +527,72 @@ describe('spool', () => {
     expect(read).toEqual(people);
     await hashed.discard();
     await unhashed.discard();
+  });
+});
+
+describe('body spool (spoolBodyAndPublish)', () => {
+  const odd: PersonInput[] = [
+    { id: 'a', name: 'Søren "Q" Ærø', address: 'Vej\\1\n2\u0001, 8000 Aarhus C' },
+    {},
+    { name: '\u{1F600} smile', city: 'Nærum' },
+    ...Array.from({ length: 9 }, (_, i) => ({ ...people[i % 5], id: `b${i}` })),
+  ];
+  const body = (list: PersonInput[], after = '') => Buffer.from(`{"people":${JSON.stringify(list)}${after}}`);
+  async function* chunked(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
+    for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+  }
+  const readJson = (chunks: AsyncIterable<Uint8Array>) => readPeopleFromJson(chunks, { maxPeople: 1000 });
+
+  it('jsonTextLength is JSON.stringify(person).length without making the string', () => {
+    for (const person of [...odd, { id: 'x', floor: undefined }, { n: 'lone \ud800' } as PersonInput]) {
+      expect(jsonTextLength(person)).toBe(JSON.stringify(person).length);
+    }
+  });
+
+  it('hands on the rows and sizes the row spool would, and reads the same people back from the body file', async () => {
+    const dir = tempDir();
+    const handed: SpoolBatch[] = [];
+    const spooled = await spoolBody(chunked(body(odd), 7), readJson, dir, async (batch) => void handed.push(batch));
+    expect(spooled.rowCount).toBe(odd.length);
+    expect(handed.flatMap((b) => b.people)).toEqual(odd);
+    expect(handed.flatMap((b) => b.sizes)).toEqual(odd.map((p) => JSON.stringify(p).length));
+    const rowSpool = await spoolPeople(batches(odd, 4), dir);
+    const fromRows: SpoolBatch[] = [];
+    for await (const batch of rowSpool.read({ maxRows: 5, maxBytes: 150 })) fromRows.push(batch);
+    const fromBody: SpoolBatch[] = [];
+    for await (const batch of spooled.read({ maxRows: 5, maxBytes: 150 })) fromBody.push(batch);
+    expect(fromBody).toEqual(fromRows);
+    expect(await spooled.rowsSha256()).toBe(rowSpool.sha256);
+    await rowSpool.discard();
+    await spooled.discard();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a field after the people: the early job is abandoned and the job committed from the body file', async () => {
+    const base = setup();
+    const intake = createJobIntake({
+      jobs: base.jobs, events: { publish: async (e) => void base.published.push(...(Array.isArray(e) ? e : [e])) },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: base.spoolDir,
+      chunkRows: 2, clock: () => NOW, overlapAfterRows: 2,
+    });
+    const streamed = await intake.spoolBodyAndPublish(chunked(body(odd, ',"external_ref":"late"'), 5), readJson, () => spec());
+    expect(streamed.early?.state).toBe('open');
+    const job = await intake.seal(streamed, spec({ external_ref: 'late', inputSha256: 'ef'.repeat(32) }));
+    await streamed.discard();
+    expect(job.id).not.toBe(streamed.early!.job.id);
+    expect(job).toMatchObject({ row_count: odd.length, external_ref: 'late', input_sha256: 'ef'.repeat(32) });
+    const chunks = base.published.filter((e) => e.type === 'RowsChunk' && (e.value as { job_id: string }).job_id === job.id);
+    const rows = chunks.flatMap((e) => (e.value as { rows: Array<{ row: number; person: { id: string | null } }> }).rows);
+    expect(rows.map((r) => r.row)).toEqual(odd.map((_, i) => i));
+    expect(rows.map((r) => r.person.id)).toEqual(odd.map((p) => p.id ?? null));
+    expect(readdirSync(base.spoolDir)).toEqual([]);
+  });
+
+  it('a bad row: nothing is kept, the spool file is gone and the reader\'s error passes on', async () => {
+    const dir = tempDir();
+    const bad = Buffer.from(`{"people":[${JSON.stringify(people[0])},{"name":7}]}`);
+    await expect(spoolBody(chunked(bad, 9), readJson, dir, async () => undefined)).rejects.toMatchObject({ code: 'not_a_string' });
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
 
