@@ -79,6 +79,17 @@ export class SpoolFullError extends ClassifiedError {
   }
 }
 
+/**
+ * A spool whose rows were handed on but not kept (spool.ts spoolRows `keep`) was asked for them: a
+ * bug in the caller, never the input's fault, and the same again on every try.
+ */
+export class SpoolNotKeptError extends PermanentError {
+  override name = 'SpoolNotKeptError';
+  constructor() {
+    super('the spool did not keep its rows past the overlapped intake\'s opening');
+  }
+}
+
 /** A write error in the spool's terms: a full disk or quota is SpoolFullError, anything else passes on as it was. */
 export function spoolFullIfDiskFull(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;

@@ -152,7 +152,16 @@ export interface JobIntake {
    * done before `seal`: the record has no final row count until RowsComplete. If the input then
    * fails, the job is abandoned (deleted, its results never kept) and the error passes on.
    */
-  spoolAndPublish(people: AsyncIterable<PersonInput[] | SpoolRow[]>, early: () => JobSpec | null): Promise<StreamedPeople>;
+  spoolAndPublish(
+    people: AsyncIterable<PersonInput[] | SpoolRow[]>, early: () => JobSpec | null,
+    /**
+     * fixedSpec: every field `seal` compares with the early job's (options, policy, callback,
+     * reference, locale, mode, organisation) is the same at seal as `early()` gave it (a file job,
+     * whose fields all come before its rows), so once the job is open its rows are handed on and
+     * not spooled; a seal that still found them different fails with SpoolNotKeptError.
+     */
+    options?: { fixedSpec?: boolean },
+  ): Promise<StreamedPeople>;
   /**
    * spoolAndPublish for a JSON or NDJSON body: its bytes are spooled as received and `readPeople`
    * reads the people from them (and, should the job be committed from the spool, from the file
@@ -367,10 +376,16 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
     return publishQueued(job, spooled, spec.locale, pins);
   }
 
-  async function spoolAndPublish(people: AsyncIterable<PersonInput[] | SpoolRow[]>, early: () => JobSpec | null): Promise<StreamedPeople> {
+  async function spoolAndPublish(
+    people: AsyncIterable<PersonInput[] | SpoolRow[]>, early: () => JobSpec | null, options: { fixedSpec?: boolean } = {},
+  ): Promise<StreamedPeople> {
     // Both callers (the API's body, an upload's file) give the input's own hash at seal: the
-    // rows are hashed only if one does not (SpooledPeople.rowsSha256).
-    return overlapped((onBatch) => spoolRows(people, spoolDir, onBatch, { hashRows: false }), early);
+    // rows are hashed only if one does not (SpooledPeople.rowsSha256). With a fixed spec, seal
+    // never commits from the spool once the job is open: the rows after that are not written.
+    return overlapped((onBatch, opened) => spoolRows(people, spoolDir, onBatch, {
+      hashRows: false,
+      ...(options.fixedSpec ? { keep: () => !opened() } : {}),
+    }), early);
   }
 
   function spoolBodyAndPublish(
@@ -380,7 +395,9 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   /** The overlapped intake around a spool that hands each batch on disk to `onBatch`. */
-  async function overlapped(spool: (onBatch: (batch: SpoolBatch) => Promise<void>) => Promise<SpooledPeople>, early: () => JobSpec | null): Promise<StreamedPeople> {
+  async function overlapped(
+    spool: (onBatch: (batch: SpoolBatch) => Promise<void>, opened: () => boolean) => Promise<SpooledPeople>, early: () => JobSpec | null,
+  ): Promise<StreamedPeople> {
     const holder: { opened: StreamedPeople['early'] } = { opened: null };
     let decided = false;
     // Rows validated before the overlap starts wait here (at most overlapAfterRows, a few MB).
@@ -417,7 +434,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
           // A slow body is not a dead intake: every batch read is a sign of life (throttled).
           void holder.opened.alive();
         }
-      });
+      }, () => holder.opened !== null);
       return Object.assign(spooled, { early: holder.opened });
     } catch (error) {
       await abandonEarly(holder.opened);

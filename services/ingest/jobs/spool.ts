@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { PersonInput } from '../../domain/types.ts';
 import { modifiedAtMs, sweepFolder } from '../../platform/folder-sweep.ts';
 import { PERSON_FIELDS } from '../people/tokens.ts';
-import { spoolFullIfDiskFull } from './errors.ts';
+import { SpoolNotKeptError, spoolFullIfDiskFull } from './errors.ts';
 
 /**
  * One input row: the person, and for file input the row's cells as read (kept with the result so
@@ -77,9 +77,18 @@ export async function spoolRows(
    * an upload's file): hashing 130 MB of rows text was ~0.3 CPU s of the API thread per
    * 1,000,000 rows (docs/architecture.md "Performance").
    */
-  { hashRows = true }: { hashRows?: boolean } = {},
+  { hashRows = true, keep }: {
+    hashRows?: boolean;
+    /**
+     * Asked before each batch: false once the caller will never read the rows back (the overlapped
+     * intake of a file, whose job is open under its final fields); from then on rows are counted
+     * and handed on, not written, and reading back or hashing the spool throws.
+     */
+    keep?: () => boolean;
+  } = {},
 ): Promise<SpooledPeople> {
   const people = rows;
+  let partial = false;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, spoolFileName(randomUUID()));
   const file = spoolFile(path);
@@ -89,6 +98,12 @@ export async function spoolRows(
   try {
     for await (const batch of people) {
       if (batch.length === 0) continue;
+      if (onBatch && keep && (partial || !keep())) {
+        partial = true;
+        rowCount += batch.length;
+        await onBatch(unspooledBatch(batch));
+        continue;
+      }
       let text = '';
       const sizes: number[] = onBatch ? new Array(batch.length) : [];
       for (let i = 0; i < batch.length; i++) {
@@ -121,6 +136,7 @@ export async function spoolRows(
     rowCount,
     sha256,
     async rowsSha256() {
+      if (partial) throw new SpoolNotKeptError();
       if (sha256 !== '') return sha256;
       const fileHash = createHash('sha256');
       for await (const chunk of createReadStream(path)) fileHash.update(chunk as Buffer);
@@ -128,6 +144,7 @@ export async function spoolRows(
     },
     discard,
     async *read({ maxRows, maxBytes = Infinity }) {
+      if (partial) throw new SpoolNotKeptError();
       let people: PersonInput[] = [];
       let cells: Array<Array<string | null> | null> = [];
       let sizes: number[] = [];
@@ -199,7 +216,7 @@ export async function spoolBody(
       let bytes = 0;
       for (let i = 0; i < people.length; i++) {
         sizes[i] = jsonTextLength(people[i]);
-        bytes += sizes[i];
+        bytes += sizes[i] + 1; // as the row spool's lines with their newlines
       }
       rowCount += people.length;
       await onBatch({ people, cells: new Array(people.length).fill(null), sizes, bytes });
@@ -251,6 +268,36 @@ async function* rebatched(batches: AsyncIterable<PersonInput[]>, { maxRows, maxB
     }
   }
   if (people.length > 0) yield batch();
+}
+
+/** A batch handed on without being spooled: the sizes its lines would have had. */
+function unspooledBatch(batch: PersonInput[] | SpoolRow[]): SpoolBatch {
+  const items = batch as Array<PersonInput | SpoolRow>;
+  const people: PersonInput[] = new Array(items.length);
+  const cells: Array<Array<string | null> | null> = new Array(items.length);
+  const sizes: number[] = new Array(items.length);
+  let bytes = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const row = isSpoolRow(item);
+    people[i] = row ? item.person : item;
+    cells[i] = row ? item.cells : null;
+    // spoolLine's length without its newline: the person's JSON, or `[person,cells]`.
+    sizes[i] = cells[i] === null ? jsonTextLength(people[i]) : 3 + jsonTextLength(people[i]) + cellsTextLength(cells[i] as Array<string | null>);
+    bytes += sizes[i] + 1; // and the newline, as a written batch counts its text
+  }
+  return { people, cells, sizes, bytes };
+}
+
+/** `JSON.stringify(cells).length` without making the string. */
+export function cellsTextLength(cells: ReadonlyArray<string | null>): number {
+  let length = cells.length === 0 ? 2 : 1 + cells.length;
+  for (const cell of cells) {
+    if (cell === null) length += 4;
+    else if (typeof cell !== 'string') return JSON.stringify(cells).length;
+    else length += ESCAPED_IN_JSON.test(cell) ? JSON.stringify(cell).length : cell.length + 2;
+  }
+  return length;
 }
 
 /** A string JSON.stringify writes with an escape: a quote, a backslash, a control character or a surrogate. */

@@ -217,7 +217,8 @@ export function createFileIngest(deps: FileIngestDeps): FileIngest {
     }
     const mapping = checkStart(spec, head, resolved);
     const early = jobSpecOf(spec, table, head, '');
-    const streamed = await deps.intake.spoolAndPublish(spoolBatchesOf(pass.dataBatches(), mapping), () => early);
+    // `early` and the seal's spec differ only where seal does not compare (hash, columns, dialect).
+    const streamed = await deps.intake.spoolAndPublish(spoolBatchesOf(pass.dataBatches(), mapping), () => early, { fixedSpec: true });
     try {
       const final = jobSpecOf(spec, table, pass.summary(), await hashed);
       await spec.beforeQueue?.(streamed.rowCount);

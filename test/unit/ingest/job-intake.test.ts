@@ -1,13 +1,13 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
-import { AddonRequiredError, JobInputError, ListNotReadyError } from '../../../services/ingest/jobs/errors.ts';
+import { AddonRequiredError, JobInputError, ListNotReadyError, SpoolNotKeptError } from '../../../services/ingest/jobs/errors.ts';
 import { MAX_APPENDS_IN_FLIGHT } from '../../../services/ingest/jobs/chunk-publisher.ts';
 import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
-import { jsonTextLength, removeStaleSpoolFiles, spoolBody, spoolFileName, spoolHost, spoolPeople, spoolRows, type SpoolBatch } from '../../../services/ingest/jobs/spool.ts';
+import { cellsTextLength, jsonTextLength, removeStaleSpoolFiles, spoolBody, spoolFileName, spoolHost, spoolPeople, spoolRows, type SpoolBatch, type SpoolRow } from '../../../services/ingest/jobs/spool.ts';
 import { readPeopleFromJson } from '../../../services/ingest/people/index.ts';
 import { utimesSync, writeFileSync } from 'node:fs';
 import type { PipelineEvent } from '../../../services/pipeline/events.ts';
@@ -556,6 +556,7 @@ describe('body spool (spoolBodyAndPublish)', () => {
     expect(spooled.rowCount).toBe(odd.length);
     expect(handed.flatMap((b) => b.people)).toEqual(odd);
     expect(handed.flatMap((b) => b.sizes)).toEqual(odd.map((p) => JSON.stringify(p).length));
+    expect(handed.reduce((n, b) => n + b.bytes, 0)).toBe(odd.reduce((n, p) => n + JSON.stringify(p).length + 1, 0));
     const rowSpool = await spoolPeople(batches(odd, 4), dir);
     const fromRows: SpoolBatch[] = [];
     for await (const batch of rowSpool.read({ maxRows: 5, maxBytes: 150 })) fromRows.push(batch);
@@ -593,6 +594,71 @@ describe('body spool (spoolBodyAndPublish)', () => {
     const bad = Buffer.from(`{"people":[${JSON.stringify(people[0])},{"name":7}]}`);
     await expect(spoolBody(chunked(bad, 9), readJson, dir, async () => undefined)).rejects.toMatchObject({ code: 'not_a_string' });
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('file rows not spooled once the job is open (spoolAndPublish fixedSpec)', () => {
+  const fileRows: SpoolRow[] = Array.from({ length: 12 }, (_, i) => ({
+    person: { ...people[i % 5], id: `f${i}` },
+    cells: i % 4 === 3 ? null : [`f${i}`, 'Søren "Q"', null, 'a\\b\u0002', ''],
+  }));
+  async function* rowBatches(size: number): AsyncGenerator<SpoolRow[]> {
+    for (let i = 0; i < fileRows.length; i += size) yield fileRows.slice(i, i + size);
+  }
+  function intakeOf(base: ReturnType<typeof setup>) {
+    return createJobIntake({
+      jobs: base.jobs, events: { publish: async (e) => void base.published.push(...(Array.isArray(e) ? e : [e])) },
+      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: base.spoolDir,
+      chunkRows: 2, clock: () => NOW, overlapAfterRows: 4,
+    });
+  }
+  const rowsOf = (published: PipelineEvent[]) => published.filter((e) => e.type === 'RowsChunk')
+    .map((e) => (e.value as { rows: Array<{ row: number; person: { id: string }; cells: unknown }> }).rows.map((r) => [r.row, r.person.id, r.cells]));
+
+  it('cellsTextLength is JSON.stringify(cells).length', () => {
+    for (const row of fileRows) if (row.cells) expect(cellsTextLength(row.cells)).toBe(JSON.stringify(row.cells).length);
+    expect(cellsTextLength([])).toBe(2);
+  });
+
+  it('publishes the same chunks as a spool that keeps every row, and keeps only the rows before the opening', async () => {
+    const kept = setup();
+    const keptStream = await intakeOf(kept).spoolAndPublish(rowBatches(2), () => spec());
+    const unkept = setup();
+    const streamed = await intakeOf(unkept).spoolAndPublish(rowBatches(2), () => spec(), { fixedSpec: true });
+    expect(streamed.rowCount).toBe(fileRows.length);
+    await expect(streamed.read({ maxRows: 100 }).next()).rejects.toBeInstanceOf(SpoolNotKeptError);
+    const spoolFile = readdirSync(unkept.spoolDir)[0];
+    const lines = readFileSync(join(unkept.spoolDir, spoolFile), 'utf8').split('\n').filter(Boolean);
+    expect(lines, 'the rows up to the opening (overlapAfterRows) only').toHaveLength(4);
+    await intakeOf(kept).seal(keptStream, spec({ inputSha256: 'ef'.repeat(32) }));
+    const job = await intakeOf(unkept).seal(streamed, spec({ inputSha256: 'ef'.repeat(32) }));
+    expect(job.row_count).toBe(fileRows.length);
+    expect(rowsOf(unkept.published)).toEqual(rowsOf(kept.published));
+    expect(rowsOf(unkept.published).flat().map((r) => r[2])).toEqual(fileRows.map((r) => r.cells));
+    await keptStream.discard();
+    await streamed.discard();
+  });
+
+  it('hands on the batches (people, cells, sizes, bytes) a spool that writes them does', async () => {
+    const dir = tempDir();
+    const written: SpoolBatch[] = [];
+    const handed: SpoolBatch[] = [];
+    const all = await spoolRows(rowBatches(3), dir, async (b) => void written.push(b));
+    const none = await spoolRows(rowBatches(3), dir, async (b) => void handed.push(b), { keep: () => false });
+    expect(handed).toEqual(written);
+    expect(none.rowCount).toBe(all.rowCount);
+    await expect(none.rowsSha256()).rejects.toBeInstanceOf(SpoolNotKeptError);
+    await all.discard();
+    await none.discard();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a seal under other fields cannot commit from rows that were not kept: it fails loudly', async () => {
+    const base = setup();
+    const intake = intakeOf(base);
+    const streamed = await intake.spoolAndPublish(rowBatches(2), () => spec(), { fixedSpec: true });
+    await expect(intake.seal(streamed, spec({ external_ref: 'other', inputSha256: 'ef'.repeat(32) }))).rejects.toBeInstanceOf(SpoolNotKeptError);
+    await streamed.discard();
   });
 });
 
