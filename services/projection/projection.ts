@@ -145,7 +145,8 @@ export function createProjection(deps: ProjectionDeps): Projection {
         if (event.value.forgotten) continue; // its job was deleted: nothing of it is stored again
         if (event.value.job_id !== jobId) await flush();
         jobId = event.value.job_id;
-        for (const r of event.value.results) rows.push({ row: r.row, result: r.result, cells: r.cells });
+        // A decoded RowResult is a ResultRow already (row, result, cells): no object made per row.
+        for (const r of event.value.results) rows.push(r);
         continue;
       }
       await flush();
