@@ -1,8 +1,9 @@
 /**
  * A job's validated people on local disk while its body is still being read, so that a body of
  * 1,000,000 people is never held in memory and nothing is published before the whole body has
- * been validated (bad input changes nothing). One NDJSON file per job, deleted once the rows are
- * on the event log or the job was refused. Personal data: the file lives for seconds to minutes,
+ * been validated (bad input changes nothing). One file per job, deleted once the rows are on the
+ * event log or the job was refused: the validated people as NDJSON lines (spoolRows), or, in the
+ * overlapped intake of a JSON/NDJSON body, the body as received (spoolBody). Personal data: the file lives for seconds to minutes,
  * mode 0600, in the spool directory (shared at most by the API processes of one machine); files
  * of a killed process are removed by the next one to start (removeStaleSpoolFiles).
  */
