@@ -321,9 +321,16 @@ export function jsonTextLength(person: PersonInput): number {
   return length === 1 ? 2 : length;
 }
 
+/**
+ * What the spool's write stream may hold before a write waits for the disk. The stream's default
+ * (16 KB) made every 64 KB body chunk wait for a thread-pool write, and on a busy machine that
+ * thread waits for a core: the intake then read its body slower than the disk writes it.
+ */
+const SPOOL_WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
+
 /** A spool file written in order. */
 function spoolFile(path: string) {
-  const out = createWriteStream(path, { mode: 0o600 });
+  const out = createWriteStream(path, { mode: 0o600, highWaterMark: SPOOL_WRITE_BUFFER_BYTES });
   // A write error (a full disk) can come while a batch is being published, when nothing waits
   // on the stream: kept here and thrown at the next write or the end, never an unhandled 'error' event.
   const failed: { error: Error | null } = { error: null };
