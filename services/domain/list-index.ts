@@ -1,4 +1,4 @@
-import { parseAddress, streetDisplayOf } from './address.ts';
+import { newCityFieldTable, parseAddress, streetDisplayOf, type CityFieldTable } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import { resolveParsed } from './register-resolve.ts';
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
@@ -177,6 +177,8 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
   let registerBuildingCount = 0;
   const registerBuilding = growableInt32();
   const registerUnit = growableInt32();
+  // The city fields read in this build, let go when it is built (address.ts CityFieldTable).
+  let cityFields: CityFieldTable | null = newCityFieldTable();
   let built = false;
 
   return {
@@ -189,7 +191,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       } else {
         wordRuns.push(0);
       }
-      const address = parseAddress(entry);
+      const address = parseAddress(entry, cityFields);
       let textId = -1;
       if (address?.buildingKey) {
         const before = buildings.size;
@@ -224,6 +226,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
     build(): ListIndex {
       if (built) throw new Error('list index already built');
       built = true;
+      cityFields = null;
       wordStart.push(wordPool.length());
       const size = wordRuns.length();
       const text = textBuilding.done();
