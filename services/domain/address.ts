@@ -3,6 +3,7 @@ import {
   ABBREVIATION_END, ABBREVIATION_MARK, ABBREVIATION_WORDS, ROMAN_NUMERALS, abbreviationOf, displayWord, streetKeyWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller,
   isFiller, isNumeralPossessive, isStreetOrdinal, isTownWord, postalFirstEnd,
 } from './address-words.ts';
+import type { FingerprintTable } from './fingerprint-table.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
 import { newTokens, nfc, tokenize, type Tokens } from './normalize.ts';
 import type { ListEntry, PersonInput } from './types.ts';
@@ -489,30 +490,50 @@ interface CodeAndTown {
 }
 
 /**
- * City fields read during one list index build, by their text (createListIndexBuilder makes one
- * and lets it go with the builder): a list's city column holds a few hundred towns written a few
- * ways, and codeAndTown is a function of the text alone, so most entries' city is read once per
- * build instead of once per entry (index build CPU 0.70 s instead of 0.79 s at 200,000 entries).
- * Never kept past the build, and no such table serves the check: a customer may put any text in
- * a city column, a name or a note among them, and a table living as long as the process would
- * keep those texts; for checks it paid nothing measurable (docs/matching.md "Speed of the check
- * path", docs/privacy-and-proof.md). Emptied when full, so odd city texts cannot grow it.
+ * City fields read, by their text: a city column holds a few hundred towns written a few ways, and
+ * codeAndTown is a function of the text alone, so most rows' city is read once per table instead of
+ * once per row (docs/matching.md "Speed of the check path"). A customer may put any text in a city
+ * column, a name or a note among them, so a table keeps only what is no personal data:
+ * - a list index build's table (`places` null, createListIndexBuilder) keeps the list's own city
+ *   texts for that build, and goes with the builder;
+ * - a list index's table for its checks (ListIndexData.cityFields) keeps a text only when it reads
+ *   as a town at a postal code where the list has an address with that town (`places`, the
+ *   list's postal code and town pairs as fingerprints): the name of a place, never a text that
+ *   reads as anything else; it goes with the index.
+ * Emptied when full, so odd city texts cannot grow it.
  */
-export type CityFieldTable = Map<string, CodeAndTown>;
+export interface CityFieldTable {
+  readonly readings: Map<string, CodeAndTown>;
+  /** The list's postal code and town pairs (`placeKeyOf`), or null: keep every text (a build). */
+  readonly places: FingerprintTable | null;
+}
 const CITY_FIELDS_MAX = 4096;
 
-export function newCityFieldTable(): CityFieldTable {
-  return new Map();
+export function newCityFieldTable(places: FingerprintTable | null = null): CityFieldTable {
+  return { readings: new Map(), places };
 }
 
-function cityFieldOf(raw: string, table: CityFieldTable | null): CodeAndTown {
+/**
+ * The key of a postal code and folded town in CityFieldTable.places: `placeKeyOf(code, town)` is
+ * what the builder interns, `places.getJoined(code, town, '')` what a check asks.
+ */
+export function placeKeyOf(code: string, town: string): string {
+  return code + '|' + town + '|';
+}
+
+/** The reading of city field `raw`, the postal code field's code `postalCode` (null: none) beside it. */
+function cityFieldOf(raw: string, table: CityFieldTable | null, postalCode: string | null): CodeAndTown {
   if (table === null) return codeAndTown(raw);
-  let read = table.get(raw);
+  let read = table.readings.get(raw);
   if (read === undefined) {
     const text = copyOf(raw);
     read = codeAndTown(text);
-    if (table.size >= CITY_FIELDS_MAX) table.clear();
-    table.set(text, read);
+    const code = postalCode ?? read.code;
+    const places = table.places;
+    if (places === null || (read.town !== null && code !== null && places.getJoined(code, read.town, '') >= 0)) {
+      if (table.readings.size >= CITY_FIELDS_MAX) table.readings.clear();
+      table.readings.set(text, read);
+    }
   }
   return read;
 }
@@ -574,7 +595,7 @@ function postalAndCityOf(
   let cityAsWritten = postalCode !== null && postal.townAsWritten;
   const cityText = rawText(a.city);
   if (cityText.trim() !== '') {
-    const fromCity = cityFieldOf(cityText, cityFields);
+    const fromCity = cityFieldOf(cityText, cityFields, postal.code);
     postalCode ??= fromCity.code;
     if (fromCity.town !== null) {
       city = fromCity.town;
@@ -698,8 +719,8 @@ export function parseAddressLine(line: string): ParsedAddress | null {
 /**
  * Reads the address of a person or list entry: the `address` string (completed by `postal_code`
  * and `city` when it holds no postal code), else the parts, else `kvhx` alone. Null when unreadable:
- * no street with a house number and a postal code, and no valid kvhx. `cityFields`: a list index
- * build's table of city fields read (CityFieldTable); a check passes none.
+ * no street with a house number and a postal code, and no valid kvhx. `cityFields`: the table of
+ * city fields read (CityFieldTable) of a list index build or of the index a check runs against.
  */
 export function parseAddress(person: AddressSource, cityFields: CityFieldTable | null = null): ParsedAddress | null {
   if (person === null || typeof person !== 'object') return null;

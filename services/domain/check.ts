@@ -1,4 +1,4 @@
-import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
+import { parseAddress, parseAddressLine, type CityFieldTable, type ParsedAddress } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import {
   FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_HEADER, R_MIDDLE_FROM, R_SURNAME_FROM, R_UNIT, R_WORD_COUNT,
@@ -121,7 +121,7 @@ export type ReadPerson =
 export function readPerson(
   person: PersonInput, options: CheckOptions, addressUnreadable?: (addressText: string) => boolean,
 ): ReadPerson {
-  const read = readPersonText(person, options, addressUnreadable, null, false);
+  const read = readPersonText(person, options, addressUnreadable, null, false, null);
   if (read.unread) return read;
   const { id, parsed, addressText } = read;
   return { unread: null, id, parsed, name: toParsedName(nameWords), address: toResolvedAddress(parsed, addressText) };
@@ -138,13 +138,13 @@ const nameHashes: NameHashes = newNameHashes();
  */
 function readPersonText(
   person: PersonInput, options: CheckOptions, addressUnreadable: ((addressText: string) => boolean) | undefined,
-  register: AddressRegister | null, hashed: boolean,
+  register: AddressRegister | null, hashed: boolean, cityFields: CityFieldTable | null,
 ): { unread: CheckResult } | { unread: null; id: string | null; parsed: ParsedAddress; addressText: string } {
   const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
   const idField = input.id; // read once (resolve.ts addressInputOf: inputs come in many shapes)
   const id = typeof idField === 'string' ? idField : null;
   const addressText = addressInputOf(input);
-  let parsed = addressUnreadable?.(addressText) ? null : parseAddress(input);
+  let parsed = addressUnreadable?.(addressText) ? null : parseAddress(input, cityFields);
   if (parsed === null && register !== null) {
     // The city field completes an address line the way the postal code field would (CSV layout).
     const city = typeof input.address === 'string' && input.address.trim() !== '' && typeof input.city === 'string'
@@ -270,7 +270,7 @@ const resolution: RegisterResolution = { access: -1, unit: -1, confidence: 'unre
 
 export function checkPerson(index: ListIndex, person: PersonInput, options: CheckOptions): CheckResult {
   const register = index.register;
-  const read = readPersonText(person, options, undefined, register, true);
+  const read = readPersonText(person, options, undefined, register, true, index.data.cityFields);
   if (read.unread) return read.unread;
   const { id, parsed, addressText } = read;
   let address: ResolvedAddress | null = null;

@@ -6,10 +6,11 @@ import { buildListIndex, checkPerson } from '../../../services/domain/index.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../../services/domain/types.ts';
 
 /**
- * A customer may put any text in a city column, a name or a note among them: no reading of a city
- * field is kept past the check that read it, nor past the list index build that read it
+ * A customer may put any text in a city column, a name or a note among them: a check keeps a city
+ * field's reading only when it reads as a town at a postal code where the list has an address with
+ * that town, in the table of the index it ran against; a build keeps none past the build
  * (services/domain/address.ts CityFieldTable, docs/privacy-and-proof.md). The check path once kept
- * up to 4,096 city texts for the life of the process; this fails on that code.
+ * up to 4,096 city texts of any kind for the life of the process; this fails on that code.
  */
 
 const OPTIONS: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'da' };
@@ -59,6 +60,20 @@ describe('city field texts are not kept', () => {
     })();
     expect(index.size).toBe(TEXTS);
     expect(heapAfterGc(gc) - before).toBeLessThan(8_000_000);
+  });
+
+  it('a check keeps the reading of a town of the list, and not of a town the list does not have there', () => {
+    const index = buildListIndex([{ name: 'Ida Hansen', address: 'Vestergade 2', postal_code: '5000', city: 'Odense C' }]);
+    const check = (postal_code: string, city: string): void => {
+      checkPerson(index, { name: 'Per Holm', address: 'Vej 1', postal_code, city }, OPTIONS);
+    };
+    check('5000', 'ODENSE C');
+    check('5000', 'Odense  C');
+    check('5000', 'Ida Frølich');
+    check('8000', 'Odense C');
+    check('', '5000 Odense C');
+    check('', '8000 Odense C');
+    expect([...index.data.cityFields.readings.keys()].sort()).toEqual(['5000 Odense C', 'ODENSE C', 'Odense  C']);
   });
 
   it('a check keeps no city text that is not a town, in the reading or in the echo', () => {
