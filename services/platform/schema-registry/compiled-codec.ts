@@ -198,6 +198,36 @@ class TruncatedError extends Error {
   }
 }
 
+/**
+ * Short strings read before, by their bytes: postal codes, towns, streets, floors and doors recur
+ * in every chunk, and comparing a few bytes in the JIT is cheaper than Node's call into C++ that
+ * makes a new string (utf8Slice). A direct-mapped table: a slot holds the last string whose bytes
+ * hashed to it; a miss costs the hash and the copy of at most SHORT_STRING bytes.
+ */
+const SHORT_STRING = 16;
+const SLOTS = 4096;
+const slotText: string[] = new Array<string>(SLOTS).fill('');
+const slotLength = new Int8Array(SLOTS).fill(-1);
+const slotBytes = new Uint8Array(SLOTS * SHORT_STRING);
+
+function shortString(buf: Utf8Buffer, start: number, end: number): string {
+  const len = end - start;
+  let h = len;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+  const slot = (h ^ (h >>> 15)) & (SLOTS - 1);
+  const at = slot * SHORT_STRING;
+  if (slotLength[slot] === len) {
+    let i = 0;
+    while (i < len && slotBytes[at + i] === buf[start + i]) i++;
+    if (i === len) return slotText[slot];
+  }
+  const text = buf.utf8Slice(start, end);
+  slotLength[slot] = len;
+  for (let i = 0; i < len; i++) slotBytes[at + i] = buf[start + i];
+  slotText[slot] = text;
+  return text;
+}
+
 /** Reads one value; bounds are checked where a length is read and once at the end. */
 class Reader {
   pos = 0;
@@ -244,7 +274,7 @@ class Reader {
     const end = start + len;
     if (len < 0 || end > this.end) throw new TruncatedError('cut inside a string');
     this.pos = end;
-    return this.buf.utf8Slice(start, end);
+    return len <= SHORT_STRING ? shortString(this.buf, start, end) : this.buf.utf8Slice(start, end);
   }
 
   /** A view of the input (avsc copies; the value is the same). */
