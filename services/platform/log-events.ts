@@ -28,6 +28,8 @@ export const LOG_EVENTS = {
   'rate_limit.sync_failed': 'exchanging rate-limit counts with the other API processes failed',
   'idempotency.purged': 'expired idempotency records removed',
   'idempotency.purge_failed': 'removing expired idempotency records failed; retried at the next sweep',
+  'usage.publish_failed': 'publishing a group of live checks\' usage events failed; retried, and checks are refused until it succeeds',
+  'usage.unwritten_at_close': 'usage events still unwritten when the API stopped (their count; the log refused them)',
   'payment.webhook': 'a payment provider webhook was handled (its outcome)',
   'phone_directory.unavailable': 'the phone directory did not answer; phone checks report it',
 

@@ -455,6 +455,8 @@ describe('usage events of POST /v2/checks', () => {
     const { app, orgA, log } = await setup({ liveEntries: LIVE_ENTRIES });
     const live = await app.inject({ method: 'POST', url: '/v2/checks', headers: bearer(orgA.liveKey), payload: { people } });
     expect(live.statusCode).toBe(200);
+    // Written after the answer, with the other events of its turn (services/api/billing/usage-writer.ts).
+    await app.usageWritten();
     const usage = (await log.decoded()).filter((e) => e.type === 'CheckUsage');
     expect(usage.map((e) => e.value)).toEqual([
       expect.objectContaining({ org_id: orgA.org.id, kind: 'person_check', count: 3, list_version_id: LIVE_VERSION_ID, request_id: live.headers['request-id'] }),
@@ -464,6 +466,7 @@ describe('usage events of POST /v2/checks', () => {
 
     const test = await app.inject({ method: 'POST', url: '/v2/checks', headers: bearer(orgA.testKey), payload: { people } });
     expect(test.statusCode).toBe(200);
+    await app.usageWritten();
     expect((await log.decoded()).filter((e) => e.type === 'CheckUsage')).toHaveLength(1);
   });
 });
