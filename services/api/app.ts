@@ -78,6 +78,8 @@ export interface ApiDeps {
    * writer (billing/usage-writer.ts; `app.usageWritten()` waits for them). Without it none are.
    */
   events?: Pick<PipelineEvents, 'publish'>;
+  /** Where the usage events go instead of `events` (the embedded deployment: a thread of their own, platform/log/append-thread.ts). */
+  usageEvents?: Pick<PipelineEvents, 'publish'>;
   /** The active company register; without it live company checks answer 503. */
   companyRegister?: Pick<ActiveRegister<CompanyIndex>, 'current'>;
   /** The phone directory (file or HTTP adapter); without it live phone checks answer 503. */
@@ -256,7 +258,8 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
       monitorUploads: createRateLimiter({ ratePerSecond: quotaLimits.monitorUploadsPerHour / 3600, burst: quotaLimits.monitorUploadBurst, now: () => clock().getTime() }),
     },
   ), deps, logger);
-  const usage = deps.events ? usageWriterOf(app, deps.events, logger) : undefined;
+  const usageEvents = deps.usageEvents ?? deps.events;
+  const usage = usageEvents ? usageWriterOf(app, usageEvents, logger) : undefined;
   app.decorate('usageWritten', () => usage?.written() ?? Promise.resolve());
   const context: RouteContext = {
     authenticate: createAuthenticator(deps.accounts, deps.people),

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { pipelineTopics } from '../../../infra/topics.ts';
+import { startAppendThread } from '../../../services/platform/log/append-thread.ts';
 import { createUsageWriter } from '../../../services/api/billing/usage-writer.ts';
-import { createPipelineEvents, type CheckUsageEvent, type PipelineEvent } from '../../../services/pipeline/events.ts';
+import { createPipelineEvents, type CheckUsageEvent, type EventAppender, type PipelineEvent } from '../../../services/pipeline/events.ts';
 import { createEmbeddedEventLog } from '../../../services/platform/log/embedded.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
+import { eventLogWakeChannel } from '../../../services/platform/open-platform.ts';
 import { createStaticSchemaRegistry } from '../../../services/platform/schema-registry/static.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { consumeEvents, countingLog } from './event-capture.ts';
@@ -28,8 +30,10 @@ const people = [
 /** The embedded event log on a database file, its topics created, and a consumer of everything published through it. */
 async function fileLog() {
   const dir = mkdtempSync(join(tmpdir(), 'usage-writer-'));
-  const db = openEmbeddedDatabase(join(dir, 'event-log.sqlite'));
-  const eventLog = countingLog(createEmbeddedEventLog({ db, logger: silentLogger(), pollIntervalMs: 20 }));
+  const logPath = join(dir, 'event-log.sqlite');
+  const db = openEmbeddedDatabase(logPath);
+  const rawLog = createEmbeddedEventLog({ db, logger: silentLogger(), pollIntervalMs: 20, wakeChannel: eventLogWakeChannel(logPath) });
+  const eventLog = countingLog(rawLog);
   await eventLog.createTopics(pipelineTopics());
   const log = await consumeEvents(eventLog, registry);
   onTestFinished(async () => {
@@ -38,8 +42,21 @@ async function fileLog() {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  /** The embedded deployment's append thread on the same file; what it appends is counted as published through the log. */
+  const appendThread = async () => {
+    // The fallback uncounted: the wrapper below counts every append once, wherever it went.
+    const appender = await startAppendThread({ logPath, wakeChannel: eventLogWakeChannel(logPath), fallback: rawLog, logger: silentLogger() });
+    onTestFinished(() => appender.close());
+    const counted: EventAppender = {
+      publish: async (topic, messages) => {
+        await appender.publish(topic, messages);
+        eventLog.published().set(topic, (eventLog.published().get(topic) ?? 0) + messages.length);
+      },
+    };
+    return { appender, pipeline: createPipelineEvents({ log: counted, registry }) };
+  };
   const usage = async () => (await log.decoded()).flatMap((e) => (e.type === 'CheckUsage' ? [e.value] : []));
-  return { eventLog, pipeline: createPipelineEvents({ log: eventLog, registry }), usage };
+  return { eventLog, pipeline: createPipelineEvents({ log: eventLog, registry }), appendThread, usage };
 }
 
 /** Pipeline events whose publishes the test watches: how many calls, and each call's events. */
@@ -59,9 +76,11 @@ function usageEvent(n: number): CheckUsageEvent {
 }
 
 describe('usage events of live synchronous checks', () => {
-  it('a burst of 40 concurrent live checks over a real port: exactly 40 CheckUsage events, one per answered request', async () => {
-    const { pipeline, usage } = await fileLog();
-    const { app, orgA } = await build({ liveEntries: LIVE_ENTRIES, withDeps: () => ({ events: pipeline }) });
+  it.each(['the API thread', 'the append thread of the embedded deployment'])('a burst of 40 concurrent live checks over a real port, appended by %s: exactly 40 CheckUsage events, one per answered request', async (by) => {
+    const written = await fileLog();
+    const { pipeline } = by === 'the API thread' ? written : await written.appendThread();
+    const { usage } = written;
+    const { app, orgA } = await build({ liveEntries: LIVE_ENTRIES, withDeps: () => ({ usageEvents: pipeline }) });
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const answers = await Promise.all(Array.from({ length: 40 }, async () => {
       const response = await fetch(`${base}/v2/checks`, {
@@ -76,10 +95,22 @@ describe('usage events of live synchronous checks', () => {
     expect(test.statusCode).toBe(200);
 
     await app.usageWritten();
-    const written = await usage();
-    expect(written).toHaveLength(40);
-    expect(new Set(written.map((e) => e.request_id))).toEqual(new Set(answers));
-    expect(written.every((e) => e.org_id === orgA.org.id && e.count === people.length && e.kind === 'person_check')).toBe(true);
+    const events = await usage();
+    expect(events).toHaveLength(40);
+    expect(new Set(events.map((e) => e.request_id))).toEqual(new Set(answers));
+    expect(events.every((e) => e.org_id === orgA.org.id && e.count === people.length && e.kind === 'person_check')).toBe(true);
+  });
+
+  it('once the append thread has ended, appends go to the API thread\'s log: nothing is lost', async () => {
+    const { usage, appendThread } = await fileLog();
+    const { appender, pipeline } = await appendThread();
+    const writer = createUsageWriter({ events: pipeline, logger: silentLogger() });
+    writer.record(usageEvent(1));
+    await writer.written();
+    await appender.close();
+    writer.record(usageEvent(2));
+    await writer.close();
+    expect((await usage()).map((e) => e.request_id)).toEqual(['request-1', 'request-2']);
   });
 
   it('events taken in one turn go out in one publish (one transaction), after the answers', async () => {
