@@ -247,6 +247,15 @@ export interface JobStore {
    * bytes, not a re-serialisation): for serving pages without decoding stored text.
    */
   readResultsBytes(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultBytesPage>;
+  /**
+   * getJob and, when the job is `done`, readResultsBytes of its page, read together: one round
+   * trip on ClickHouse where the two calls made two (docs/architecture.md "Results pages"). `page`
+   * is null when there is no such job in `scope` or it is not done (the caller answers from `job`);
+   * records of a job outside `scope` are not read.
+   */
+  readDoneResultsBytes(
+    scope: { org_id: string; mode: 'live' | 'test' }, id: string, page: { cursor?: string | null; limit: number },
+  ): Promise<{ job: JobRecord | null; page: ResultBytesPage | null }>;
   countResults(jobId: string): Promise<ResultCounts>;
 
   /** Marks the job deleted at `at` and removes its personal data; null when no such job. */

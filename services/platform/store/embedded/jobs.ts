@@ -300,6 +300,13 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
       return bytesPageOf(jobId, page);
     },
 
+    async readDoneResultsBytes(scope, id, page) {
+      // In process there is no round trip to save: the two reads one after the other.
+      const row = selectScoped.get(id, scope.org_id, scope.mode) as { doc: string } | undefined;
+      const job = row ? (JSON.parse(row.doc) as JobRecord) : null;
+      return { job, page: job?.status === 'done' ? bytesPageOf(id, page) : null };
+    },
+
     async countResults(jobId) {
       const records = selectCounts.all(jobId) as Array<{ counts: string }>;
       return sumCounts(records.map((r) => JSON.parse(r.counts) as ResultCounts));
