@@ -335,6 +335,11 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       for (const limit of [0, -1, 10_001, 1.5]) {
         await expect(store().readResults(a.id, { limit })).rejects.toBeInstanceOf(RangeError);
       }
+      // A result file's pages of verdicts may be ten times an API page (jobs-port.ts MAX_VERDICT_PAGE).
+      expect((await store().readResultVerdicts(a.id, { limit: 100_000 })).ids).toHaveLength(4);
+      for (const limit of [0, 100_001, 1.5]) {
+        await expect(store().readResultVerdicts(a.id, { limit })).rejects.toBeInstanceOf(RangeError);
+      }
     });
 
     it('serves a full page of 10,000 rows', async () => {

@@ -434,6 +434,9 @@ describe('ClickHouse job results written before result records (check_results, o
       expect(bytes.next_cursor).toBe(page.next_cursor);
       const rest = await later.readResults(job.id, { cursor: page.next_cursor, limit: 15 });
       expect(rest.rows.map((r) => r.row)).toEqual([15, 16, 17, 18, 19]);
+      // A result file's page larger than an API page is read in API pages here (the file follows the cursor).
+      const verdicts = await later.readResultVerdicts(job.id, { limit: 50_000 });
+      expect(verdicts.ids.map((id) => JSON.parse(id) as unknown)).toEqual(rows(0, 20).map((r) => r.result.id));
     } finally {
       await drop();
     }

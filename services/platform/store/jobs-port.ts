@@ -171,6 +171,12 @@ export interface ResultBytesPage {
 }
 
 export const MAX_RESULTS_PAGE = 10_000;
+/**
+ * The largest page of readResultVerdicts: a result file reads a few bytes a row there (ids and
+ * verdict numbers), so it takes pages ten times an API page and makes a tenth of the round trips
+ * (docs/architecture.md "Result files").
+ */
+export const MAX_VERDICT_PAGE = 100_000;
 
 /** An intake's progress (JobStore.touchIntake). */
 export interface IntakeState {
@@ -240,6 +246,7 @@ export interface JobStore {
   /**
    * readResultsJson's page with each result as its id and verdict (ResultVerdictPage): what a
    * result file shows, read from the verdicts stored beside the records, not from their lines.
+   * `limit` up to MAX_VERDICT_PAGE.
    */
   readResultVerdicts(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultVerdictPage>;
   /**
