@@ -78,10 +78,12 @@ function numbered(record: StoredRecord): StoredRecord {
  *
  * The window reads name no FINAL: `ORDER BY first_row, last_row DESC LIMIT 1 BY first_row` keeps
  * one record per key, which is all FINAL did for these reads at about twice the engine time
- * (docs/architecture.md "Performance", "Pages without FINAL"). A key stored twice is the same rows
+ * (docs/architecture.md "Results pages", "Performance"). A key stored twice is the same rows
  * cut the same way (putRecords stores only rows no stored record covers, so a second copy comes
- * only from an insert repeated before its first copy was readable, e.g. a retried insert); FINAL
- * kept the last inserted, this the longest, and both copies hold the same lines.
+ * only from an insert repeated before its first copy was readable, e.g. a retried insert), and
+ * both copies hold the same lines. Only two writers of one job (the known limit of
+ * docs/architecture.md "Several projection processes") could store copies of different lengths:
+ * FINAL kept the one inserted last, this keeps the longer.
  */
 async function cutRecordWindow<R, C extends { more: boolean }>(
   after: number, limit: number, read: (from: number, to: number) => Promise<R[]>, cutOf: (records: R[]) => C,
