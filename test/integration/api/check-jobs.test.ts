@@ -385,6 +385,14 @@ describe('GET, results and DELETE of a check job', () => {
     const response = await app.inject({ method: 'GET', url: `/v2/check-jobs/${job.id}/results`, headers: bearer(orgA.testKey) });
     expect(response.statusCode).toBe(409);
     expect(errorOf(response)).toMatchObject({ code: 'conflict', details: { reason: 'job_not_done', status: 'queued' } });
+    // The same order of answers whichever way the page is read (docs/architecture.md "Results
+    // pages"): an unknown job 404, then a bad query 422, then the job's state, then the cursor.
+    const url = `/v2/check-jobs/${job.id}/results`;
+    const answers = async (path: string) => (await app.inject({ method: 'GET', url: path, headers: bearer(orgA.testKey) })).statusCode;
+    expect(await answers(`/v2/check-jobs/${randomUUID()}/results?limit=ten`)).toBe(404);
+    expect(await answers(`${url}?limit=ten`)).toBe(422);
+    expect(await answers(`${url}?cursor=${encodeURIComponent(encodeCursor(job.id, 0))}`)).toBe(409);
+    expect(await answers(`${url}?limit=5`)).toBe(409);
   });
 
   it('pages the results of a done job with the list version, and refuses foreign and forged cursors', async () => {
