@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
+import { startAppendThread } from './platform/log/append-thread.ts';
 import { peopleServiceFromConfig } from './api/people/from-config.ts';
 import { cachedAccounts } from './api/cached-accounts.ts';
 import { buildWebPage } from './api/web/assets.ts';
@@ -25,7 +26,7 @@ import { createCertificateKeys, type CertificateKeys } from './platform/keys/cer
 import { createCursorSeal } from './platform/keys/cursor-seal.ts';
 import { errorFields, type Logger } from './platform/logger.ts';
 import { createRetentionSchedule, type RetentionSchedule, type RetentionSweepName } from './platform/retention.ts';
-import type { Platform } from './platform/open-platform.ts';
+import { eventLogWakeChannel, type Platform } from './platform/open-platform.ts';
 import { createPipelineEvents, type PipelineEvents } from './pipeline/events.ts';
 import { checkCallbackUrl, parseAllowHosts } from './platform/outbound-http/index.ts';
 import { createProjectionService } from './projection/index.ts';
@@ -168,6 +169,10 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   await activeIndex.refresh();
   await registers.refresh();
   const events = pipelineEventsOf(context);
+  // Embedded: the usage events' commits wait in a thread of their own, not on the API's (docs/privacy-and-proof.md "When a check's usage is written").
+  const usageAppender = platform.eventLogPath === null ? null : await startAppendThread({
+    logPath: platform.eventLogPath, wakeChannel: eventLogWakeChannel(platform.eventLogPath), fallback: platform.log, logger,
+  });
   // One cache for the authenticator and the people service, so a key revoked in the portal is refused at once.
   const accounts = cachedAccounts(platform.accounts, { maxStaleMs: config.AUTH_CACHE_MS, now: () => Date.now() });
   const app = buildApp({
@@ -182,6 +187,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       ? { rateSharing: { store: platform.rateUsage, process: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, intervalMs: config.RATE_LIMIT_SYNC_MS } }
       : {}),
     events,
+    ...(usageAppender ? { usageEvents: createPipelineEvents({ log: usageAppender, registry: platform.registry, topicPrefix: platform.topicPrefix }) } : {}),
     companyRegister: registers.companies,
     phoneDirectory: registers.directory,
     phoneDirectoryPin: registers.phoneDirectoryPin,
@@ -214,7 +220,10 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       monitors: platform.monitors,
     },
   });
-  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  const address = await app.listen({ port: config.PORT, host: config.HOST }).catch(async (error: unknown) => {
+    await usageAppender?.close();
+    throw error;
+  });
   // Refreshing picks up a version activated with the admin tool while the server runs.
   const refreshTimer = setInterval(() => {
     activeIndex.refresh().catch((error: unknown) => logger.error(errorFields(error), 'list.refresh_failed'));
@@ -231,7 +240,9 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     async stop() {
       clearInterval(refreshTimer);
       await retention.stop();
+      // The app's close writes the usage events still waiting (through the appender), then the thread ends.
       await app.close();
+      await usageAppender?.close();
     },
   };
 }

@@ -32,6 +32,7 @@ import { ApiError } from './errors.ts';
 import { createClientErrorHandler } from './client-errors.ts';
 import { createErrorHandler } from './error-handler.ts';
 import { answerJson, checkedAnswerJson } from './answer-json.ts';
+import { createUsageWriter, type UsageWriter } from './billing/usage-writer.ts';
 import { useStrictJsonBodies } from './json-body.ts';
 import { createIdempotency } from './idempotency.ts';
 import { DEFAULT_JOB_BODY_LIMIT } from './routes/check-jobs.ts';
@@ -53,6 +54,13 @@ import type { SavedMappingStore } from '../platform/store/saved-mappings-port.ts
 import { SELF_AUDITED_PREFIXES } from './routes/people.ts';
 import { registerDocsPage, type DocsPage } from './docs-page.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Resolves once the usage events of every live check answered so far are on the event log. */
+    usageWritten(): Promise<void>;
+  }
+}
+
 export interface ApiDeps {
   config: Pick<Config, 'RATE_LIMIT_PER_SECOND' | 'RATE_LIMIT_BURST'> & Partial<Pick<Config, ServerTimeoutName | QuotaConfigName>>;
   logger: Logger;
@@ -65,8 +73,13 @@ export interface ApiDeps {
   clock?: () => Date;
   /** Where Idempotency-Key responses are remembered: the platform's store, shared by every API process. */
   idempotency: IdempotencyStore;
-  /** The event log (pipeline events). Without it no usage events are published. */
+  /**
+   * The event log (pipeline events): live checks' usage events go there through the app's usage
+   * writer (billing/usage-writer.ts; `app.usageWritten()` waits for them). Without it none are.
+   */
   events?: Pick<PipelineEvents, 'publish'>;
+  /** Where the usage events go instead of `events` (the embedded deployment: a thread of their own, platform/log/append-thread.ts). */
+  usageEvents?: Pick<PipelineEvents, 'publish'>;
   /** The active company register; without it live company checks answer 503. */
   companyRegister?: Pick<ActiveRegister<CompanyIndex>, 'current'>;
   /** The phone directory (file or HTTP adapter); without it live phone checks answer 503. */
@@ -245,6 +258,9 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
       monitorUploads: createRateLimiter({ ratePerSecond: quotaLimits.monitorUploadsPerHour / 3600, burst: quotaLimits.monitorUploadBurst, now: () => clock().getTime() }),
     },
   ), deps, logger);
+  const usageEvents = deps.usageEvents ?? deps.events;
+  const usage = usageEvents ? usageWriterOf(app, usageEvents, logger) : undefined;
+  app.decorate('usageWritten', () => usage?.written() ?? Promise.resolve());
   const context: RouteContext = {
     authenticate: createAuthenticator(deps.accounts, deps.people),
     rateLimiter,
@@ -259,7 +275,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     privateLists: deps.privateLists ?? createPrivateListIndexes({ listStore: deps.lists, logger, maxEntries: DEFAULT_PRIVATE_LIST_CACHE_ENTRIES }),
     logger,
     clock,
-    ...(deps.events ? { events: deps.events } : {}),
+    ...(usage ? { usage } : {}),
     ...(deps.companyRegister ? { companyRegister: deps.companyRegister } : {}),
     ...(deps.phoneDirectory ? { phoneDirectory: deps.phoneDirectory } : {}),
   };
@@ -280,6 +296,17 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   if (deps.webPage) registerWebPage(app, deps.webPage);
   if (deps.docsPage) registerDocsPage(app, deps.docsPage);
   return app;
+}
+
+/**
+ * The live checks' usage writer (docs/privacy-and-proof.md "Billing"): its events are written once
+ * the API has stopped taking requests, as the app closes (fastify's onClose comes after every
+ * request in flight has been answered), before the caller closes the event log.
+ */
+function usageWriterOf(app: FastifyInstance, events: Pick<PipelineEvents, 'publish'>, logger: Logger): UsageWriter {
+  const usage = createUsageWriter({ events, logger });
+  app.addHook('onClose', () => usage.close());
+  return usage;
 }
 
 /** Routes whose successful changes go into the audit log by this hook: jobs, monitors and the inbound channels. */

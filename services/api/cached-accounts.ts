@@ -46,26 +46,58 @@ export function cachedAccounts(
   };
 }
 
+/**
+ * Entries read at most `maxStaleMs` ago. One used in the second half of its bound is read again
+ * in the background while it answers, so steady traffic never waits for a read (on the
+ * distributed deployment two ClickHouse round trips every AUTH_CACHE_MS, which landed in a
+ * request's p99: docs/api-decisions.md "Authentication cache"); the bound is unchanged, a value
+ * older than it is never used. A read that started before a `forget` is not kept: it may hold the
+ * record as it was before the write.
+ */
 function boundedCache<T>(options: { maxStaleMs: number; now: () => number; maxEntries?: number }) {
   const maxEntries = options.maxEntries ?? 10_000;
   const entries = new Map<string, { value: T; readAt: number }>();
+  const refreshing = new Set<string>();
+  /** Counts forgets: a read keeps its answer only if none happened while it ran. */
+  let forgets = 0;
+
+  async function readAndKeep(id: string, read: () => Promise<T | null>): Promise<T | null> {
+    const readAt = options.now();
+    const forgetsBefore = forgets;
+    const value = await read();
+    if (forgets !== forgetsBefore) return value;
+    if (value === null) {
+      entries.delete(id);
+      return null;
+    }
+    entries.delete(id);
+    entries.set(id, { value, readAt });
+    if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+    return value;
+  }
+
   return {
     async get(id: string, read: () => Promise<T | null>): Promise<T | null> {
-      const now = options.now();
       const kept = entries.get(id);
+      const age = kept ? options.now() - kept.readAt : Infinity;
       // Read at `readAt`, so the answer is at most now - readAt old: within the bound, it stands.
-      if (kept && now - kept.readAt < options.maxStaleMs) return kept.value;
+      if (kept && age < options.maxStaleMs) {
+        if (age >= options.maxStaleMs / 2 && !refreshing.has(id)) {
+          refreshing.add(id);
+          // A failed refresh changes nothing: the entry runs out at its bound and is read then.
+          readAndKeep(id, read).catch(() => undefined).finally(() => refreshing.delete(id));
+        }
+        return kept.value;
+      }
       entries.delete(id);
-      const value = await read();
-      if (value === null) return null;
-      entries.set(id, { value, readAt: now });
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-      return value;
+      return readAndKeep(id, read);
     },
     forget(id: string): void {
+      forgets += 1;
       entries.delete(id);
     },
     forgetWhere(matches: (value: T) => boolean): void {
+      forgets += 1;
       for (const [id, entry] of entries) if (matches(entry.value)) entries.delete(id);
     },
   };

@@ -3,6 +3,7 @@ import {
   ABBREVIATION_END, ABBREVIATION_MARK, ABBREVIATION_WORDS, ROMAN_NUMERALS, abbreviationOf, displayWord, streetKeyWord, doorOf, floorOf, gluedFloorDoor, houseNumberOf, isDigits, isDoorFiller,
   isFiller, isNumeralPossessive, isStreetOrdinal, isTownWord, postalFirstEnd,
 } from './address-words.ts';
+import type { FingerprintTable } from './fingerprint-table.ts';
 import { KVHX_BUILDING_LENGTH, canonicalKvhx } from './kvhx.ts';
 import { newTokens, nfc, tokenize, type Tokens } from './normalize.ts';
 import type { ListEntry, PersonInput } from './types.ts';
@@ -471,24 +472,9 @@ export function streetDisplayOf(a: ParsedAddress): string | null {
   return a.streetAsWritten ? a.streetWritten : displayOfWritten(a.streetWritten, true);
 }
 
-/**
- * The displays of the cities not shown as written ("KØBENHAVN Ø", "odense c"), by their text:
- * as cityFields, a few hundred towns, each cased once per process instead of once per row.
- */
-const cityDisplays = new Map<string, string | null>();
-
 /** The city as ResolvedAddress shows it: the writer's spelling, cased. */
 export function cityDisplayOf(a: ParsedAddress): string | null {
-  const written = a.cityWritten;
-  if (a.cityAsWritten || written === null) return written;
-  let display = cityDisplays.get(written);
-  if (display === undefined) {
-    const text = copyOf(written);
-    display = displayOfWritten(text, false);
-    if (cityDisplays.size >= CITY_FIELDS_MAX) cityDisplays.clear();
-    cityDisplays.set(text, display);
-  }
-  return display;
+  return a.cityAsWritten ? a.cityWritten : displayOfWritten(a.cityWritten, false);
 }
 
 /**
@@ -504,21 +490,50 @@ interface CodeAndTown {
 }
 
 /**
- * The city fields read so far, by their text. A city column holds a few hundred towns written a
- * few ways, and codeAndTown is a function of the text alone: most rows' city is read once per
- * process instead of once per row (docs/matching.md "Speed of the check path"). Emptied when
- * full, so a file of odd city texts cannot grow it.
+ * City fields read, by their text: a city column holds a few hundred towns written a few ways, and
+ * codeAndTown is a function of the text alone, so most rows' city is read once per table instead of
+ * once per row (docs/matching.md "Speed of the check path"). A customer may put any text in a city
+ * column, a name or a note among them, so a table keeps only what is no personal data:
+ * - a list index build's table (`places` null, createListIndexBuilder) keeps the list's own city
+ *   texts for that build, and goes with the builder;
+ * - a list index's table for its checks (ListIndexData.cityFields) keeps a text only when it reads
+ *   as a town at a postal code where the list has an address with that town (`places`, the
+ *   list's postal code and town pairs as fingerprints): the name of a place, never a text that
+ *   reads as anything else; it goes with the index.
+ * Emptied when full, so odd city texts cannot grow it.
  */
-const cityFields = new Map<string, CodeAndTown>();
+export interface CityFieldTable {
+  readonly readings: Map<string, CodeAndTown>;
+  /** The list's postal code and town pairs (`placeKeyOf`), or null: keep every text (a build). */
+  readonly places: FingerprintTable | null;
+}
 const CITY_FIELDS_MAX = 4096;
 
-function cityFieldOf(raw: string): CodeAndTown {
-  let read = cityFields.get(raw);
+export function newCityFieldTable(places: FingerprintTable | null = null): CityFieldTable {
+  return { readings: new Map(), places };
+}
+
+/**
+ * The key of a postal code and folded town in CityFieldTable.places: `placeKeyOf(code, town)` is
+ * what the builder interns, `places.getJoined(code, town, '')` what a check asks.
+ */
+export function placeKeyOf(code: string, town: string): string {
+  return code + '|' + town + '|';
+}
+
+/** The reading of city field `raw`, the postal code field's code `postalCode` (null: none) beside it. */
+function cityFieldOf(raw: string, table: CityFieldTable | null, postalCode: string | null): CodeAndTown {
+  if (table === null) return codeAndTown(raw);
+  let read = table.readings.get(raw);
   if (read === undefined) {
     const text = copyOf(raw);
     read = codeAndTown(text);
-    if (cityFields.size >= CITY_FIELDS_MAX) cityFields.clear();
-    cityFields.set(text, read);
+    const code = postalCode ?? read.code;
+    const places = table.places;
+    if (places === null || (read.town !== null && code !== null && places.getJoined(code, read.town, '') >= 0)) {
+      if (table.readings.size >= CITY_FIELDS_MAX) table.readings.clear();
+      table.readings.set(text, read);
+    }
   }
   return read;
 }
@@ -526,7 +541,7 @@ function cityFieldOf(raw: string): CodeAndTown {
 /**
  * A string with the text of `s` that holds none of the text `s` may have been cut from. V8 keeps a
  * longer cut ("Frederiksberg C" sliced from a file's chunk) as a view of the whole chunk; a table
- * that outlives the row (cityFields, cityDisplays) must not keep the chunk alive with it.
+ * that outlives the row (CityFieldTable) must not keep the chunk alive with it.
  */
 function copyOf(s: string): string {
   return (' ' + s).slice(1);
@@ -570,7 +585,7 @@ function codeAndTown(raw: string): CodeAndTown {
  * code wins, the `city` field's town.
  */
 function postalAndCityOf(
-  a: AddressSource, line: string | null,
+  a: AddressSource, line: string | null, cityFields: CityFieldTable | null,
 ): { postalCode: string | null; city: string | null; cityWritten: string | null; cityAsWritten: boolean } {
   // Raw field texts: codeAndTown makes them NFC when they need it.
   const postal = codeAndTown(rawText(a.postal_code));
@@ -580,7 +595,7 @@ function postalAndCityOf(
   let cityAsWritten = postalCode !== null && postal.townAsWritten;
   const cityText = rawText(a.city);
   if (cityText.trim() !== '') {
-    const fromCity = cityFieldOf(cityText);
+    const fromCity = cityFieldOf(cityText, cityFields, postal.code);
     postalCode ??= fromCity.code;
     if (fromCity.town !== null) {
       city = fromCity.town;
@@ -606,7 +621,9 @@ function postalAndCityOf(
  * Parses one address line; `kvhx` (canonical) is attached when given. A line without a postal code
  * takes it (and the city) from the `postal_code`/`city` fields of `rest`, the usual CSV layout.
  */
-function fromLine(raw: string, kvhx: string | null, rest: AddressSource | null, loose = false): ParsedAddress | null {
+function fromLine(
+  raw: string, kvhx: string | null, rest: AddressSource | null, loose = false, cityFields: CityFieldTable | null = null,
+): ParsedAddress | null {
   // One pass for the common line: tokenize tells whether NFC may change the text and whether a
   // line may be a care-of line; only then is the text made NFC or blanked, and read again.
   let written = raw;
@@ -635,7 +652,7 @@ function fromLine(raw: string, kvhx: string | null, rest: AddressSource | null, 
   const setAside = line.setAside || s !== written;
   if (line.postalCode === null && rest !== null) {
     const { houseNumber, floor, door } = line;
-    const pc = postalAndCityOf(rest, null); // reuses the token buffer: read the line first
+    const pc = postalAndCityOf(rest, null, cityFields); // reuses the token buffer: read the line first
     return build(street, streetWritten, houseNumber, floor, door, pc.postalCode, pc.city, pc.cityWritten, kvhx,
       null, false, setAside, streetAsWritten, pc.cityAsWritten);
   }
@@ -646,7 +663,7 @@ function fromLine(raw: string, kvhx: string | null, rest: AddressSource | null, 
 }
 
 /** Address given in parts (street, house_number, floor, door, postal_code, city). */
-function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null {
+function fromParts(a: AddressSource, kvhx: string | null, cityFields: CityFieldTable | null): ParsedAddress | null {
   const streetText = blankCareOfLines(text(a.street));
   const numberText = text(a.house_number);
   let t = tokenize(streetText, tokens);
@@ -654,7 +671,7 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
     // The street field holds the whole line ("Gl. Kongevej 12A, 3. tv"): read it as one.
     // A floor field of digits is a floor: written with its full stop so the line reads it as one.
     const floorText = text(a.floor).trim();
-    return fromLine([streetText, isDigits(floorText) ? floorText + '.' : floorText, text(a.door)].join(' '), kvhx, a);
+    return fromLine([streetText, isDigits(floorText) ? floorText + '.' : floorText, text(a.door)].join(' '), kvhx, a, false, cityFields);
   }
   // The street is the field's last line: a line in front of it ("Ida Frølich, Ridehusgade") is set aside.
   let streetFrom = t.count - 1;
@@ -674,7 +691,7 @@ function fromParts(a: AddressSource, kvhx: string | null): ParsedAddress | null 
   t = tokenize(text(a.door), tokens);
   const door = doorFrom(t, 0, t.count);
 
-  const pc = postalAndCityOf(a, text(a.address));
+  const pc = postalAndCityOf(a, text(a.address), cityFields);
   return build(street, streetWritten, houseNumber, floorUnit.floor, door ?? floorUnit.door, pc.postalCode,
     pc.city, pc.cityWritten, kvhx, null, false, streetFrom > 0 || streetText !== text(a.street), streetAsWritten,
     pc.cityAsWritten);
@@ -702,19 +719,20 @@ export function parseAddressLine(line: string): ParsedAddress | null {
 /**
  * Reads the address of a person or list entry: the `address` string (completed by `postal_code`
  * and `city` when it holds no postal code), else the parts, else `kvhx` alone. Null when unreadable:
- * no street with a house number and a postal code, and no valid kvhx.
+ * no street with a house number and a postal code, and no valid kvhx. `cityFields`: the table of
+ * city fields read (CityFieldTable) of a list index build or of the index a check runs against.
  */
-export function parseAddress(person: AddressSource): ParsedAddress | null {
+export function parseAddress(person: AddressSource, cityFields: CityFieldTable | null = null): ParsedAddress | null {
   if (person === null || typeof person !== 'object') return null;
   const kvhxText = person.kvhx; // read once (resolve.ts addressInputOf: inputs come in many shapes)
   const kvhx = typeof kvhxText === 'string' && kvhxText !== '' ? canonicalKvhx(kvhxText) : null;
   const line = rawText(person.address);
   if (line.trim() !== '') {
-    const parsed = fromLine(line, kvhx, person);
+    const parsed = fromLine(line, kvhx, person, false, cityFields);
     if (parsed !== null && parsed.buildingKey !== null) return parsed;
   }
   if (text(person.street).trim() !== '') {
-    const parsed = fromParts(person, kvhx);
+    const parsed = fromParts(person, kvhx, cityFields);
     if (parsed !== null) return parsed;
   }
   return kvhx === null ? null : fromKvhx(kvhx);

@@ -1,13 +1,15 @@
-import { parseAddress, parseAddressLine, type ParsedAddress } from './address.ts';
+import { parseAddress, parseAddressLine, type CityFieldTable, type ParsedAddress } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import {
   FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_HEADER, R_MIDDLE_FROM, R_SURNAME_FROM, R_UNIT, R_WORD_COUNT,
   registerBuildingOf, registerUnitIdOf, type ListIndex, type ListIndexData,
 } from './list-index.ts';
 import { registerAddress, resolveParsed, resolveParsedInto, type RegisterResolution } from './register-resolve.ts';
-import { newNameWords, readNameInto, toParsedName, type NameWords, type ParsedName } from './name.ts';
 import {
-  APPROXIMATE, givenAgreement, givenTolerant, NONE, readPersonName, surnameAgreement, surnameTolerant,
+  newNameHashes, newNameWords, readNameHashes, readNameInto, toParsedName, type NameHashes, type NameWords, type ParsedName,
+} from './name.ts';
+import {
+  APPROXIMATE, givenAgreement, givenTolerant, NONE, readPersonNameHashed, surnameAgreement, surnameTolerant,
 } from './name-agreement.ts';
 import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
 import { closestStreets } from './street-index.ts';
@@ -119,35 +121,37 @@ export type ReadPerson =
 export function readPerson(
   person: PersonInput, options: CheckOptions, addressUnreadable?: (addressText: string) => boolean,
 ): ReadPerson {
-  const read = readPersonText(person, options, addressUnreadable, null);
+  const read = readPersonText(person, options, addressUnreadable, null, false, null);
   if (read.unread) return read;
   const { id, parsed, addressText } = read;
   return { unread: null, id, parsed, name: toParsedName(nameWords), address: toResolvedAddress(parsed, addressText) };
 }
 
-/** The name of the person readPersonText read last. */
+/** The name of the person readPersonText read last: for readPerson as words, for checkPerson as hashes. */
 const nameWords: NameWords = newNameWords();
+const nameHashes: NameHashes = newNameHashes();
 
 /**
  * readPerson without the parse-only ResolvedAddress of a readable address (checkPerson makes it
- * only when the register does not answer with its own), the name in `nameWords`.
+ * only when the register does not answer with its own), the name in `nameHashes` (`hashed`) or
+ * `nameWords`.
  */
 function readPersonText(
   person: PersonInput, options: CheckOptions, addressUnreadable: ((addressText: string) => boolean) | undefined,
-  register: AddressRegister | null,
+  register: AddressRegister | null, hashed: boolean, cityFields: CityFieldTable | null,
 ): { unread: CheckResult } | { unread: null; id: string | null; parsed: ParsedAddress; addressText: string } {
   const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
   const idField = input.id; // read once (resolve.ts addressInputOf: inputs come in many shapes)
   const id = typeof idField === 'string' ? idField : null;
   const addressText = addressInputOf(input);
-  let parsed = addressUnreadable?.(addressText) ? null : parseAddress(input);
+  let parsed = addressUnreadable?.(addressText) ? null : parseAddress(input, cityFields);
   if (parsed === null && register !== null) {
     // The city field completes an address line the way the postal code field would (CSV layout).
     const city = typeof input.address === 'string' && input.address.trim() !== '' && typeof input.city === 'string'
       ? input.city.trim() : '';
     parsed = readWithoutPostalCode(register, city === '' ? addressText : addressText + ', ' + city);
   }
-  const named = readNameInto(input, nameWords);
+  const named = hashed ? readNameHashes(input, nameHashes) : readNameInto(input, nameWords);
   if (parsed === null || !named) {
     const reasons: Reason[] = [];
     if (parsed === null) reasons.push('address_unreadable');
@@ -188,7 +192,7 @@ const BEST_POSSIBLE = scoreOf(5, false, false, false);
 
 /**
  * Scans the records of building `b`, keeping the best match in `best` (see `scoreOf`). The
- * person's name is the one readPersonName prepared (name-agreement.ts).
+ * person's name is the one readPersonNameHashed prepared (name-agreement.ts).
  */
 function scanBuilding(d: ListIndexData, b: number, personUnit: number, floorId: number, best: Winner & { score: number }): void {
   const records = d.records;
@@ -266,13 +270,13 @@ const resolution: RegisterResolution = { access: -1, unit: -1, confidence: 'unre
 
 export function checkPerson(index: ListIndex, person: PersonInput, options: CheckOptions): CheckResult {
   const register = index.register;
-  const read = readPersonText(person, options, undefined, register);
+  const read = readPersonText(person, options, undefined, register, true, index.data.cityFields);
   if (read.unread) return read.unread;
   const { id, parsed, addressText } = read;
   let address: ResolvedAddress | null = null;
 
   const d = index.data;
-  readPersonName(nameWords, d.names);
+  readPersonNameHashed(nameHashes, d.names);
   const floorId = parsed.floor === null ? -2 : d.floors.get(parsed.floor) ?? -2;
   best.score = -1;
   best.level = 0;

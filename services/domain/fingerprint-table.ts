@@ -11,6 +11,11 @@ export interface FingerprintTable {
   get(key: string): number;
   /** get(first + '|' + second + '|' + third), without making that string. */
   getJoined(first: string, second: string, third: string): number;
+  /**
+   * get(key) for the key whose running hashes (HASH_A0, stepA, stepB over its characters, the
+   * skeleton rule applied) are `a` and `b`, without the key's string.
+   */
+  getHashed(a: number, b: number): number;
   /** The id of `key`, adding it with the next id (0, 1, 2, ...) when new. */
   intern(key: string): number;
   /**
@@ -25,18 +30,38 @@ export interface FingerprintTable {
 let hashA = 0;
 let hashB = 0;
 
+/**
+ * The fingerprint's two running hashes before a key's first character, and one character's step
+ * of each: `fingerprint` feeds a key's characters through them, normalize.ts `tokenizeHashed` the
+ * folded characters of each token as it reads them (docs/matching.md "Speed of the check path").
+ */
+export const HASH_A0 = 0x811c9dc5;
+export const HASH_B0 = 0x9747b28c;
+
+export function stepA(a: number, c: number): number {
+  return Math.imul(a ^ c, 0x01000193);
+}
+
+export function stepB(b: number, c: number): number {
+  const mixed = Math.imul(b ^ c, 0x5bd1e995);
+  return mixed ^ (mixed >>> 13);
+}
+
+/** The skeleton rule of normalize.ts while hashing: "oe" hashes as "o", "aa" as "a" (c is dropped). */
+export function dropsFromSkeleton(c: number, previous: number): boolean {
+  return (c === 101 && previous === 111) || (c === 97 && previous === 97);
+}
+
 function fingerprint(key: string): void {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
+  let a = HASH_A0;
+  let b = HASH_B0;
   let previous = -1;
   for (let i = 0; i < key.length; i++) {
     const c = key.charCodeAt(i);
-    // The skeleton rule of normalize.ts: "oe" hashes as "o", "aa" as "a".
-    if ((c === 101 && previous === 111) || (c === 97 && previous === 97)) continue;
+    if (dropsFromSkeleton(c, previous)) continue;
     previous = c;
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 13;
+    a = stepA(a, c);
+    b = stepB(b, c);
   }
   finish(a, b);
 }
@@ -94,6 +119,7 @@ const STRIDE = 3;
 function createSlots(initialCapacity: number): {
   find(key: string): number;
   findJoined(first: string, second: string, third: string): number;
+  findHashed(a: number, b: number): number;
   valueAt(o: number): number;
   /** Every stored value v becomes `valueOf[v]`. */
   replaceValues(valueOf: Int32Array): void;
@@ -137,6 +163,10 @@ function createSlots(initialCapacity: number): {
       fingerprintJoined(first, second, third);
       return slotOf(hashA, hashB);
     },
+    findHashed(a: number, b: number): number {
+      finish(a, b);
+      return slotOf(hashA, hashB);
+    },
     valueAt: (o: number): number => slots[o + 2] - 1,
     replaceValues(valueOf: Int32Array): void {
       for (let o = 0; o < slots.length; o += STRIDE) if (slots[o + 2] !== 0) slots[o + 2] = valueOf[slots[o + 2] - 1] + 1;
@@ -164,6 +194,7 @@ export function createFingerprintTable(initialCapacity = 1 << 12): FingerprintTa
   return {
     get: (key: string): number => slots.valueAt(slots.find(key)),
     getJoined: (first: string, second: string, third: string): number => slots.valueAt(slots.findJoined(first, second, third)),
+    getHashed: (a: number, b: number): number => slots.valueAt(slots.findHashed(a, b)),
     intern(key: string): number {
       if (replaced) throw new Error('fingerprint table: intern after replaceIds');
       const o = slots.find(key);

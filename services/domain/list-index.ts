@@ -1,4 +1,4 @@
-import { parseAddress, streetDisplayOf } from './address.ts';
+import { newCityFieldTable, parseAddress, placeKeyOf, streetDisplayOf, type CityFieldTable } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import { resolveParsed } from './register-resolve.ts';
 import { createFingerprintTable, type FingerprintTable } from './fingerprint-table.ts';
@@ -78,6 +78,11 @@ export interface ListIndexData {
   floors: Map<string, number>;
   /** The streets of each postal code, for the fuzzy street fallback (street-index.ts). */
   streets: StreetIndex;
+  /**
+   * The city fields checks against this index read, by text: only those that read as a postal code
+   * and town of the list's addresses (address.ts CityFieldTable); it goes with the index.
+   */
+  cityFields: CityFieldTable;
 }
 
 export const KVHX_PREFIX = '#';
@@ -177,6 +182,10 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
   let registerBuildingCount = 0;
   const registerBuilding = growableInt32();
   const registerUnit = growableInt32();
+  // The city fields read in this build, let go when it is built (address.ts CityFieldTable).
+  let cityFields: CityFieldTable | null = newCityFieldTable();
+  /** The list's postal code and town pairs (address.ts placeKeyOf), for the checks' CityFieldTable. */
+  const places = createFingerprintTable(1 << 10);
   let built = false;
 
   return {
@@ -189,7 +198,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       } else {
         wordRuns.push(0);
       }
-      const address = parseAddress(entry);
+      const address = parseAddress(entry, cityFields);
       let textId = -1;
       if (address?.buildingKey) {
         const before = buildings.size;
@@ -197,6 +206,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
         // A street is registered with its postal code once per new building, not per entry.
         if (buildings.size > before) streets.add(address.streetKey!, streetDisplayOf(address)!, address.postalCode!, address.street);
       }
+      if (address?.postalCode && address.city !== null) places.intern(placeKeyOf(address.postalCode, address.city));
       textBuilding.push(textId);
       kvhxBuilding.push(address?.kvhxBuilding ? buildings.intern(KVHX_PREFIX + address.kvhxBuilding) : -1);
       unit.push(address ? intern(unitIds, address.unitKey) : -1);
@@ -224,6 +234,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
     build(): ListIndex {
       if (built) throw new Error('list index already built');
       built = true;
+      cityFields = null;
       wordStart.push(wordPool.length());
       const size = wordRuns.length();
       const text = textBuilding.done();
@@ -287,6 +298,7 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
         register,
         data: {
           buildings, registerBuildings, records, names, nameTexts: nameTexts.build(), units: unitIds, floors: floorIds, streets: streets.build(),
+          cityFields: newCityFieldTable(places),
         },
       };
     },

@@ -1,7 +1,7 @@
 import { bitCount, editDistance, letterSet, MAX_KEY } from './edit-distance.ts';
 import type { FingerprintTable } from './fingerprint-table.ts';
 import type { NameTexts } from './name-texts.ts';
-import type { NameWords } from './name.ts';
+import { wordOf, type NameHashes, type NameWords } from './name.ts';
 import { skeleton } from './normalize.ts';
 
 /**
@@ -39,6 +39,8 @@ let middleFrom = 0;
 let surnameFrom = 0;
 /** The person's words themselves, made into skeleton codes only when a tolerant comparison runs. */
 let words: string[] = [];
+/** The person's name as checkPerson read it (readPersonNameHashed), or null: its words are made when asked. */
+let hashed: NameHashes | null = null;
 let textsReady = false;
 const chars = new Uint16Array(40 * MAX_KEY);
 const starts = new Int32Array(41);
@@ -50,6 +52,7 @@ export function readPersonName(name: NameWords, names: FingerprintTable): void {
   middleFrom = name.middleFrom;
   surnameFrom = name.surnameFrom;
   words = name.words;
+  hashed = null;
   givenIdCount = 0;
   surnameSideIdCount = 0;
   surnameOnlyIdCount = 0;
@@ -63,11 +66,34 @@ export function readPersonName(name: NameWords, names: FingerprintTable): void {
   textsReady = false;
 }
 
+/**
+ * readPersonName for a name read as NameHashes (name.ts readNameHashes, what checkPerson reads):
+ * each word's id looked up by its hashes, no string made; the words' strings only if a tolerant
+ * comparison runs (prepareTexts).
+ */
+export function readPersonNameHashed(name: NameHashes, names: FingerprintTable): void {
+  count = name.count;
+  middleFrom = name.middleFrom;
+  surnameFrom = name.surnameFrom;
+  hashed = name;
+  givenIdCount = 0;
+  surnameSideIdCount = 0;
+  surnameOnlyIdCount = 0;
+  for (let i = 0; i < count; i++) {
+    const id = names.getHashed(name.hashA[i], name.hashB[i]);
+    if (id < 0) continue;
+    if (i < surnameFrom) givenIds[givenIdCount++] = id;
+    if (i >= middleFrom) surnameSideIds[surnameSideIdCount++] = id;
+    if (i >= surnameFrom) surnameOnlyIds[surnameOnlyIdCount++] = id;
+  }
+  textsReady = false;
+}
+
 function prepareTexts(): void {
   let used = 0;
   for (let i = 0; i < count; i++) {
     starts[i] = used;
-    const key = skeleton(words[i]);
+    const key = skeleton(hashed !== null ? wordOf(hashed, i) : words[i]);
     const n = Math.min(key.length, MAX_KEY);
     for (let c = 0; c < n; c++) chars[used++] = key.charCodeAt(c);
     letters[i] = letterSet(key);

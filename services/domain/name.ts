@@ -1,4 +1,6 @@
-import { newTokens, nfc, tokenize, type Tokens } from './normalize.ts';
+import {
+  foldedToken, newHashedTokens, newTokens, nfc, tokenize, tokenizeHashed, type HashedTokens, type Tokens,
+} from './normalize.ts';
 import type { ListEntry, PersonInput } from './types.ts';
 
 /**
@@ -65,8 +67,14 @@ function putGiven(out: NameWords, given: Tokens, from: number, to: number): void
   out.surnameFrom = out.count;
 }
 
+/** Token places, of Tokens or HashedTokens. */
+interface Places {
+  start: ArrayLike<number>;
+  end: ArrayLike<number>;
+}
+
 /** True when the text between tokens i-1 and i of `text` is a hyphen alone ("Holm-Jensen"). */
-function hyphenBefore(text: string, tokens: Tokens, i: number): boolean {
+function hyphenBefore(text: string, tokens: Places, i: number): boolean {
   return tokens.end[i - 1] + 1 === tokens.start[i] && text.charCodeAt(tokens.end[i - 1]) === 45;
 }
 
@@ -148,4 +156,126 @@ export function parseNameWords(person: PersonInput | ListEntry): NameWords | nul
   if (!readNameInto(person, out)) return null;
   out.words.length = out.count;
   return out;
+}
+
+/**
+ * A name as checkPerson reads it: the words of NameWords in the same three runs, each as the
+ * hashes of its fold (normalize.ts `tokenizeHashed`) for the look-up of its id by fingerprint, and
+ * as its place in the field it came from; its string is made only when a tolerant comparison asks
+ * (`wordOf`). Storage the caller reuses (docs/matching.md "Speed of the check path").
+ */
+export interface NameHashes {
+  count: number;
+  middleFrom: number;
+  surnameFrom: number;
+  hashA: Int32Array;
+  hashB: Int32Array;
+  /** Word i is texts[field[i]] from start[i] to end[i]. */
+  field: Uint8Array;
+  start: Int32Array;
+  end: Int32Array;
+  texts: string[];
+}
+
+/** Two fields of at most 40 tokens each (normalize.ts MAX_TOKENS). */
+const MAX_WORDS = 80;
+
+export function newNameHashes(): NameHashes {
+  return {
+    count: 0, middleFrom: 0, surnameFrom: 0, hashA: new Int32Array(MAX_WORDS), hashB: new Int32Array(MAX_WORDS),
+    field: new Uint8Array(MAX_WORDS), start: new Int32Array(MAX_WORDS), end: new Int32Array(MAX_WORDS), texts: ['', ''],
+  };
+}
+
+/** The fold of word i of `name`: what readNameInto puts in NameWords.words for it. */
+export function wordOf(name: NameHashes, i: number): string {
+  return foldedToken(name.texts[name.field[i]], name.start[i], name.end[i]);
+}
+
+const firstHashed = newHashedTokens();
+const secondHashed = newHashedTokens();
+/** The text hashedWordsOf read last (the NFC form when it differs), as readText for wordsOf. */
+let hashedText = '';
+
+/** wordsOf without the words' strings. */
+function hashedWordsOf(text: unknown, into: HashedTokens): number {
+  if (typeof text !== 'string' || text.length === 0) return 0;
+  hashedText = text;
+  const t = tokenizeHashed(text, into);
+  if (!t.wide) return t.count;
+  hashedText = nfc(text);
+  return tokenizeHashed(hashedText, into).count;
+}
+
+/** append for NameHashes: tokens [from, to) of field `field` (0: `firstHashed`, 1: `secondHashed`). */
+function appendHashed(out: NameHashes, tokens: HashedTokens, field: number, from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const n = out.count++;
+    out.hashA[n] = tokens.hashA[i];
+    out.hashB[n] = tokens.hashB[i];
+    out.field[n] = field;
+    out.start[n] = tokens.start[i];
+    out.end[n] = tokens.end[i];
+  }
+}
+
+/** putGiven for NameHashes. */
+function putGivenHashed(out: NameHashes, given: HashedTokens, field: number, from: number, to: number): void {
+  out.count = 0;
+  appendHashed(out, given, field, from, Math.min(from + 1, to));
+  out.middleFrom = out.count;
+  appendHashed(out, given, field, from + 1, to);
+  out.surnameFrom = out.count;
+}
+
+/** putNameFirst for NameHashes. */
+function putNameFirstHashed(out: NameHashes, text: string, tokens: HashedTokens, count: number): void {
+  out.count = 0;
+  let surnameStart = count - 1;
+  while (surnameStart > 1 && hyphenBefore(text, tokens, surnameStart)) surnameStart--;
+  let givenEnd = 1;
+  while (givenEnd < surnameStart && hyphenBefore(text, tokens, givenEnd)) givenEnd++;
+  if (count === 1) givenEnd = 0;
+  appendHashed(out, tokens, 0, 0, givenEnd);
+  out.middleFrom = out.count;
+  appendHashed(out, tokens, 0, givenEnd, surnameStart);
+  out.surnameFrom = out.count;
+  appendHashed(out, tokens, 0, surnameStart, count);
+}
+
+/**
+ * readNameInto for checkPerson: the same words in the same runs (test/unit/domain/name-hashes.test.ts
+ * compares the two), as NameHashes. False when there is no name.
+ */
+export function readNameHashes(person: PersonInput | ListEntry, out: NameHashes): boolean {
+  if (person === null || typeof person !== 'object') return false;
+  const surnames = hashedWordsOf(person.last_name, firstHashed);
+  if (surnames > 0) {
+    out.texts[0] = hashedText;
+    const given = hashedWordsOf(person.first_name, secondHashed);
+    out.texts[1] = hashedText;
+    putGivenHashed(out, secondHashed, 1, 0, given);
+    appendHashed(out, firstHashed, 0, 0, surnames);
+    return true;
+  }
+  const count = hashedWordsOf(person.name, firstHashed);
+  if (count > 0) {
+    const read = hashedText;
+    out.texts[0] = read;
+    const comma = read.indexOf(',');
+    let beforeComma = 0;
+    if (comma >= 0) while (beforeComma < count && firstHashed.start[beforeComma] < comma) beforeComma++;
+    if (beforeComma > 0) {
+      putGivenHashed(out, firstHashed, 0, beforeComma, count);
+      appendHashed(out, firstHashed, 0, 0, beforeComma);
+    } else {
+      putNameFirstHashed(out, read, firstHashed, count);
+    }
+    return true;
+  }
+  const given = hashedWordsOf(person.first_name, secondHashed);
+  if (given === 0) return false;
+  out.texts[1] = hashedText;
+  putGivenHashed(out, secondHashed, 1, 0, given);
+  return true;
 }

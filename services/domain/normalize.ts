@@ -5,6 +5,7 @@
  * than a chain of regular expressions.
  */
 import { isLineEnd, mayStartCareOf } from './care-of.ts';
+import { HASH_A0, HASH_B0, dropsFromSkeleton, stepA, stepB } from './fingerprint-table.ts';
 
 /** ' ' marks a separator; anything else is the folded text of that character. */
 const SEPARATOR = ' ';
@@ -213,6 +214,104 @@ function foldRange(s: string, from: number, to: number): string {
     run = i + 1;
   }
   return to > run ? out + s.slice(run, to).toLowerCase() : out;
+}
+
+/**
+ * The tokens of a name as the check reads them (name.ts `readNameHashes`): each token's place and
+ * the running hashes of its fold (fingerprint-table.ts `getHashed`), not its string: a check looks
+ * a name's words up by fingerprint, and a word's string is made only when a tolerant comparison
+ * needs it (`foldedToken`; docs/matching.md "Speed of the check path").
+ */
+export interface HashedTokens {
+  count: number;
+  start: Int32Array;
+  end: Int32Array;
+  hashA: Int32Array;
+  hashB: Int32Array;
+  /** As Tokens.wide: the text may change under NFC, or was cut at MAX_TOKENS. */
+  wide: boolean;
+}
+
+export function newHashedTokens(): HashedTokens {
+  return {
+    count: 0, start: new Int32Array(MAX_TOKENS), end: new Int32Array(MAX_TOKENS), hashA: new Int32Array(MAX_TOKENS),
+    hashB: new Int32Array(MAX_TOKENS), wide: false,
+  };
+}
+
+/**
+ * `tokenize` of `s` (the same tokens, the same `wide`), each token's fold fed through the
+ * fingerprint's hashes as it is read: hashA/hashB are those `fingerprint(tokenize(s).norm[i])`
+ * starts its final mix from (fingerprint-table.ts). No string is made.
+ */
+export function tokenizeHashed(s: string, into: HashedTokens): HashedTokens {
+  let count = 0;
+  let start = -1;
+  let wide = false;
+  let a = 0;
+  let b = 0;
+  let previous = -1;
+  const length = s.length;
+  for (let i = 0; i <= length; i++) {
+    const c = i < length ? s.charCodeAt(i) : 32;
+    if (c < 128) {
+      if ((classes[c] & LETTER) !== 0) {
+        if (start < 0) {
+          start = i;
+          a = HASH_A0;
+          b = HASH_B0;
+          previous = -1;
+        }
+        const folded = c >= 65 && c <= 90 ? c + 32 : c;
+        if (!dropsFromSkeleton(folded, previous)) {
+          previous = folded;
+          a = stepA(a, folded);
+          b = stepB(b, folded);
+        }
+        continue;
+      }
+    } else {
+      if (c >= 0x300) wide = true;
+      const fold = foldChar(c);
+      if (fold !== SEPARATOR) {
+        if (start < 0) {
+          start = i;
+          a = HASH_A0;
+          b = HASH_B0;
+          previous = -1;
+        }
+        for (let k = 0; k < fold.length; k++) {
+          const f = fold.charCodeAt(k);
+          if (dropsFromSkeleton(f, previous)) continue;
+          previous = f;
+          a = stepA(a, f);
+          b = stepB(b, f);
+        }
+        continue;
+      }
+    }
+    if (start >= 0) {
+      into.start[count] = start;
+      into.end[count] = i;
+      into.hashA[count] = a;
+      into.hashB[count] = b;
+      count++;
+      start = -1;
+      if (count === MAX_TOKENS) {
+        wide = true;
+        break;
+      }
+    }
+  }
+  into.count = count;
+  into.wide = wide;
+  return into;
+}
+
+/** The fold of the token s[from, to) as `tokenize` makes it (its `norm`). */
+export function foldedToken(s: string, from: number, to: number): string {
+  for (let i = from; i < to; i++) if (s.charCodeAt(i) >= 128) return foldRange(s, from, to);
+  return s.slice(from, to).toLowerCase();
 }
 
 export function newTokens(): Tokens {

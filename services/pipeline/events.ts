@@ -13,6 +13,7 @@ import { TOPIC_NAMES } from '../../infra/topics.ts';
 import type { JobDataKeys } from '../platform/keys/data-keys.ts';
 import { open, seal, SealedPayloadError } from '../platform/keys/sealed-payload.ts';
 import { loadSchemaCatalog } from '../platform/schema-registry/catalog.ts';
+import { compileAvro, type CompiledAvro } from '../platform/schema-registry/compiled-codec.ts';
 import {
   SchemaValidationError, subjectOf, unframe, WireFormatError, type SchemaRegistry,
 } from '../platform/schema-registry/port.ts';
@@ -326,6 +327,8 @@ export function topicNames(prefix = ''): { [K in keyof typeof TOPICS]: string } 
 interface SealedField {
   field: 'rows' | 'results' | 'slim_results';
   type: avro.Type;
+  /** The field type's compiled codec (bytes identical to avsc's); null: avsc's generic path. */
+  codec: CompiledAvro | null;
 }
 
 type SealedKind = 'RowsChunk' | 'ResultsChunk' | 'SlimResults';
@@ -334,11 +337,12 @@ function sealedFieldsOf(): Record<SealedKind, SealedField> {
   if (!sealedFields) {
     const catalog = loadSchemaCatalog();
     const record = (type: PipelineEventType) => catalog.latest(EVENT_ROUTES[type].subject)!.type as avro.types.RecordType;
+    const sealed = (field: SealedField['field'], type: avro.Type): SealedField => ({ field, type, codec: compileAvro(type) });
     sealedFields = {
-      RowsChunk: { field: 'rows', type: record('RowsChunk').field('rows').type },
-      ResultsChunk: { field: 'results', type: record('ResultsChunk').field('results').type },
+      RowsChunk: sealed('rows', record('RowsChunk').field('rows').type),
+      ResultsChunk: sealed('results', record('ResultsChunk').field('results').type),
       // ResultsChunk v6: the SlimResults record itself (the non-null branch of slim_results).
-      SlimResults: { field: 'slim_results', type: slimResultsType(record('ResultsChunk')) },
+      SlimResults: sealed('slim_results', slimResultsType(record('ResultsChunk'))),
     };
   }
   return sealedFields;
@@ -433,15 +437,16 @@ export function createPipelineEvents(deps: {
 
   /** A chunk's personal-data field as Avro of its own type, sealed for this job and chunk (openSealed reads it back). */
   function sealField(kind: SealedKind, key: Buffer, fieldValue: unknown, chunk: { job_id: string; chunk: number }): Buffer {
-    const { field, type } = sealedFieldsOf()[kind];
+    const { field, type, codec } = sealedFieldsOf()[kind];
     const event = chunkEventOf(kind);
-    let plain: Uint8Array;
+    let plain: Uint8Array | null = null;
     try {
-      plain = avroView(type, fieldValue);
+      plain = codec?.encode(fieldValue) ?? null;
     } catch {
-      plain = toAvro(type, EVENT_ROUTES[event].subject, field, fieldValue);
+      // A value that does not fit: avsc's path names the paths (SchemaValidationError).
     }
-    // Sealed at once: `plain` may be the scratch buffer's view, valid until the next encode.
+    plain ??= toAvro(type, EVENT_ROUTES[event].subject, field, fieldValue);
+    // Sealed at once: `plain` may be the compiled writer's view, valid until the next encode.
     return seal(key, plain, sealAad(event, chunk.job_id, chunk.chunk));
   }
 
@@ -457,7 +462,7 @@ export function createPipelineEvents(deps: {
    * forgotten, its field left empty (docs/privacy-and-proof.md "Forgetting").
    */
   async function openSealed(kind: SealedKind, value: RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, writerId: number): Promise<void> {
-    const { field, type: fieldType } = sealedFieldsOf()[kind];
+    const { field, type: fieldType, codec } = sealedFieldsOf()[kind];
     const sealed = value[`sealed_${field}`] as Buffer | null | undefined;
     if (sealed == null) return;
     value[`sealed_${field}`] = null;
@@ -469,7 +474,9 @@ export function createPipelineEvents(deps: {
     }
     try {
       const plain = open(key.key, sealed, sealAad(chunkEventOf(kind), value.job_id, value.chunk));
-      value[field] = fieldType.fromBuffer(plain, sealedResolverOf(kind, writerId));
+      // The latest version reads through the compiled codec; an older writer's through avsc's resolver.
+      const resolver = sealedResolverOf(kind, writerId);
+      value[field] = resolver || !codec ? fieldType.fromBuffer(plain, resolver) : codec.decode(plain);
     } catch (error) {
       if (error instanceof SealedPayloadError) throw error;
       throw new WireFormatError(`sealed ${field} do not read with their schema (${(error as Error)?.name ?? 'error'})`);
@@ -508,8 +515,9 @@ export function createPipelineEvents(deps: {
       const type = TYPE_OF_SUBJECT.get(decoded.subject);
       if (!type) throw new UnknownEventError(decoded.subject);
       // Row and result chunks (thousands of rows each, the hot path of matcher and projection)
-      // keep avsc's record objects: fields are own enumerable properties, so reading, spreading
-      // and JSON work the same; copying them cost the projection a fifth of its time.
+      // are kept as decoded: plain objects of the compiled codec, or avsc's record objects for an
+      // older version (fields are own enumerable properties, so reading, spreading and JSON work
+      // the same); copying them cost the projection a fifth of its time.
       const value = type === 'RowsChunk' || type === 'ResultsChunk' ? decoded.value : normalise(decoded.value);
       if (type === 'RowsChunk' || type === 'ResultsChunk') {
         await openSealed(type, value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
@@ -530,28 +538,6 @@ export function createPipelineEvents(deps: {
       return { type, value } as PipelineEvent;
     },
   };
-}
-
-/**
- * Where sealed fields are written before they are sealed. avsc's `toBuffer` writes into a 1 KiB
- * buffer first and, when the value does not fit (every chunk of rows or results does: tens to
- * hundreds of KB), writes the whole value a second time; this buffer grows to the largest chunk
- * seen, so a chunk is written once, and sealing reads it from here (no copy of its own).
- */
-let scratch = Buffer.allocUnsafeSlow(1 << 20);
-
-/**
- * Avro binary of `value` (as `type.toBuffer`, which throws on a value that does not fit), as a
- * view of the scratch buffer: valid until the next call, so the caller seals it at once.
- */
-function avroView(type: avro.Type, value: unknown): Buffer {
-  let end = type.encode(value, scratch, 0);
-  if (end < 0) {
-    // encode answers minus the bytes missing.
-    scratch = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, scratch.length - end));
-    end = type.encode(value, scratch, 0);
-  }
-  return scratch.subarray(0, end);
 }
 
 /** Avro binary of a sealed field, or SchemaValidationError naming the paths that do not fit. */

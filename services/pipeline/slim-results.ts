@@ -75,10 +75,50 @@ export function composeFormatted(a: Pick<ResolvedAddress, 'street' | 'house_numb
   return out;
 }
 
+/**
+ * Whether `formatted` is exactly `composeFormatted(a)`, compared part by part in place: no string
+ * is built (this runs for every result the matcher writes; building and comparing the composition
+ * was a third of `toSlim`, docs/architecture.md "Performance").
+ */
+export function isComposition(formatted: string, a: Pick<ResolvedAddress, 'street' | 'house_number' | 'floor' | 'door' | 'postal_code' | 'city'>): boolean {
+  const { street, house_number, floor, door, postal_code, city } = a;
+  if (street === null || house_number === null || postal_code === null) return false;
+  // A part left undefined (not the domain's type) reads as composeFormatted would concatenate it.
+  if (street === undefined || house_number === undefined || floor === undefined || door === undefined || postal_code === undefined || city === undefined) {
+    return composeFormatted(a) === formatted;
+  }
+  let at = follows(formatted, 0, street);
+  at = follows(formatted, at, ' ');
+  at = follows(formatted, at, house_number);
+  if (floor !== null || door !== null) {
+    at = follows(formatted, at, ', ');
+    if (floor !== null) {
+      at = follows(formatted, at, floor);
+      at = follows(formatted, at, '.');
+    }
+    if (door !== null) {
+      if (floor !== null) at = follows(formatted, at, ' ');
+      at = follows(formatted, at, door);
+    }
+  }
+  at = follows(formatted, at, ', ');
+  at = follows(formatted, at, postal_code);
+  if (city !== null) {
+    at = follows(formatted, at, ' ');
+    at = follows(formatted, at, city);
+  }
+  return at === formatted.length;
+}
+
+/** The index after `part` when `text` holds it at `at`; -1 when not (or `at` is -1 already). */
+function follows(text: string, at: number, part: string): number {
+  return at !== -1 && text.startsWith(part, at) ? at + part.length : -1;
+}
+
 function slimAddress(a: ResolvedAddress): SlimAddress {
   const formatted = a.formatted ?? null;
-  // Composing costs a few concatenations; writing the text would cost its UTF-8 bytes on the log.
-  const composed = formatted !== null && composeFormatted(a) === formatted;
+  // Composing costs a few comparisons; writing the text would cost its UTF-8 bytes on the log.
+  const composed = formatted !== null && isComposition(formatted, a);
   return {
     input: a.input, ok: a.ok, street: a.street ?? null, house_number: a.house_number ?? null, floor: a.floor ?? null,
     door: a.door ?? null, postal_code: a.postal_code ?? null, city: a.city ?? null, composed,

@@ -28,6 +28,8 @@ export const LOG_EVENTS = {
   'rate_limit.sync_failed': 'exchanging rate-limit counts with the other API processes failed',
   'idempotency.purged': 'expired idempotency records removed',
   'idempotency.purge_failed': 'removing expired idempotency records failed; retried at the next sweep',
+  'usage.publish_failed': 'publishing a group of live checks\' usage events failed; retried, and checks are refused until it succeeds',
+  'usage.unwritten_at_close': 'usage events still unwritten when the API stopped (their count; the log refused them)',
   'payment.webhook': 'a payment provider webhook was handled (its outcome)',
   'phone_directory.unavailable': 'the phone directory did not answer; phone checks report it',
 
@@ -72,6 +74,7 @@ export const LOG_EVENTS = {
   'event_log.group_joined': 'a consumer joined its group (its partitions)',
   'event_log.consumer_stopped': 'a Kafka consumer stopped for good; the process must restart',
   'event_log.batch_failed': 'a batch handler failed; the batch is redelivered after a backoff',
+  'event_log.append_thread_failed': 'the thread appending to the embedded log (usage events) failed or ended; the calling thread appends from now on',
   'event_log.dead_lettered': 'unreadable messages went to the dead-letter topic',
   'event_log.partition_worker_failed': 'an embedded partition worker stopped on an error',
   'event_log.kafka_client': 'a line of the Kafka client itself (kafkajs): its text in `detail`',

@@ -178,6 +178,11 @@ function openDistributedStores(config: PlatformConfig, logger: Logger): Promise<
   return openClickHouseStores({ ...config, CLICKHOUSE_URL: config.CLICKHOUSE_URL as string }, { logger });
 }
 
+/** The wake channel of the embedded event log in `path`: every thread appending to that file posts to it. */
+export function eventLogWakeChannel(path: string): string {
+  return `robinson-event-log:${path}`;
+}
+
 export async function openPlatform(config: PlatformConfig, logger: Logger, options: { clientId?: string; clock?: () => Date } = {}): Promise<Platform> {
   const kind = platformKind(config);
   const topicPrefix = config.KAFKA_TOPIC_PREFIX;
@@ -199,7 +204,7 @@ export async function openPlatform(config: PlatformConfig, logger: Logger, optio
       // The clock dates messages and expires them (retention); tests move it past retention.
       const clock = options.clock;
       const log = createEmbeddedEventLog({
-        db: dbs.log, logger, pollIntervalMs: 200, wakeChannel: `robinson-event-log:${eventLogDatabasePath(config.DATA_DIR)}`,
+        db: dbs.log, logger, pollIntervalMs: 200, wakeChannel: eventLogWakeChannel(eventLogDatabasePath(config.DATA_DIR)),
         ...(clock ? { now: () => clock().getTime() } : {}),
       });
       closers.push(() => log.close());

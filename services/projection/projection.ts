@@ -120,7 +120,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
         }
         return;
       case 'CheckUsage': {
-        // Synchronous checks' usage (published by the API before it answers); idempotent on the request.
+        // Synchronous checks' usage (published by the API right after it answers); idempotent on the request.
         const { org_id, kind, count, at, request_id, job_id } = event.value;
         const ref = request_id ?? job_id;
         if (deps.usage && ref) await deps.usage.record({ org_id, month: at.slice(0, 7), kind, count, ref });

@@ -20,11 +20,13 @@ import { pipelineTopics } from '../../infra/topics.ts';
 import { issueApiKey } from '../../services/admin/keys.ts';
 import { createOrganisation } from '../../services/admin/organisations.ts';
 import { buildApp } from '../../services/api/app.ts';
+import { startAppendThread } from '../../services/platform/log/append-thread.ts';
 import { cachedAccounts } from '../../services/api/cached-accounts.ts';
 import { loadConfig } from '../../services/platform/config.ts';
 import type { PersonInput } from '../../services/domain/types.ts';
 import { createPipelineEvents } from '../../services/pipeline/events.ts';
 import { createEmbeddedEventLog } from '../../services/platform/log/embedded.ts';
+import { eventLogWakeChannel } from '../../services/platform/open-platform.ts';
 import { createStaticSchemaRegistry } from '../../services/platform/schema-registry/static.ts';
 import { createActiveListIndex } from '../../services/registers/lists/active-index.ts';
 import { silentLogger } from '../../services/platform/logger.ts';
@@ -82,17 +84,21 @@ function requestFloorMs(requestBody: string, responseBody: string, passes: numbe
 /**
  * The API of the bench on a loopback port: embedded stores in memory, LIST_ENTRIES synthetic list
  * entries active, one organisation with a live key, the rate limit raised, and the usage events
- * every live check publishes before it answers going to an embedded event log in a database file
- * of its own, as `npm start` has them. Also used by sync-check-stages.ts.
+ * of live checks going to an embedded event log in a database file of its own, appended by a
+ * thread of their own after the answers, as `npm start` has them. Also used by sync-check-stages.ts.
  */
 export async function startBenchApi() {
   const db = openEmbeddedDatabase(':memory:');
   const logger = silentLogger();
   const logDir = mkdtempSync(join(tmpdir(), 'http-bench-'));
-  const logDb = openEmbeddedDatabase(join(logDir, 'log.sqlite'));
-  const eventLog = createEmbeddedEventLog({ db: logDb, logger });
+  const logPath = join(logDir, 'log.sqlite');
+  const logDb = openEmbeddedDatabase(logPath);
+  const eventLog = createEmbeddedEventLog({ db: logDb, logger, wakeChannel: eventLogWakeChannel(logPath) });
   await eventLog.createTopics(pipelineTopics());
-  const events = createPipelineEvents({ log: eventLog, registry: createStaticSchemaRegistry() });
+  const registry = createStaticSchemaRegistry();
+  const events = createPipelineEvents({ log: eventLog, registry });
+  // As services/processes.ts startApi has it: the usage events appended by a thread of their own.
+  const usageAppender = await startAppendThread({ logPath, wakeChannel: eventLogWakeChannel(logPath), fallback: eventLog, logger });
   const accounts = createEmbeddedAccountStore(db);
   const lists = createEmbeddedListStore(db);
   const versionId = randomUUID();
@@ -123,10 +129,12 @@ export async function startBenchApi() {
     activeIndex,
     idempotency: createEmbeddedIdempotencyStore(db),
     events,
+    usageEvents: createPipelineEvents({ log: usageAppender, registry }),
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const close = async () => {
     await app.close();
+    await usageAppender.close();
     await eventLog.close();
     logDb.close();
     db.close();
@@ -199,8 +207,8 @@ const bench: Bench = async (): Promise<BenchSection> => {
         'with 4 connections on 2 cores a request also waits for the others: that ratio is information, the goal is the 1-connection p99',
         'API thread CPU per request: user + system CPU of the thread that runs the API (process.threadCpuUsage) over the 1-connection requests; in the distributed deployment the API runs in this process too',
         DEPLOYMENT === 'distributed'
-          ? 'each live check publishes its usage event to Kafka (infra/local) before it answers; key and organisation read through the account cache over ClickHouse'
-          : 'each live check publishes its usage event to the embedded event log (a database file, synchronous=FULL) before it answers, as npm start does',
+          ? 'each live check\'s usage event goes to Kafka (infra/local) after the answers of its turn; key and organisation read through the account cache over ClickHouse'
+          : 'each live check\'s usage event goes to the embedded event log (a database file, synchronous=FULL) after the answers of its turn, appended by a thread of its own, as npm start does',
       ],
     };
   } finally {

@@ -5,7 +5,8 @@
  * rounds (default 3) of paging every result with limit 10,000, each page timed alone as the bench
  * times it (request to the last byte read as text), beside JSON.stringify of its own results.
  * Each round also times the parts of a page: the store's read (readResultsBytes, as the route reads it) and a GET of the
- * job record (authentication and the job look-up every page makes too), and, right before its
+ * job record (authentication and a job look-up as a query of its own; a page reads the job in the
+ * query of its records since readDoneResultsBytes), and, right before its
  * pages, the job's floor (floor.ts, best of 3), so that all pages read as a multiple of it as
  * pipeline.bench.ts reports them.
  *

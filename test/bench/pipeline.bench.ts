@@ -15,7 +15,8 @@
  * right after each deployment's job. Goals are ratios to it (embedded ≤ 4×, Kafka + ClickHouse
  * ≤ 6×); absolute seconds are information. Results are then paged whole with limit 10,000: the
  * first page against JSON.stringify of its own results, all pages against the floor, and a SHA-256
- * of every result (canonical JSON) that must not change when only speed changes. CPU seconds per
+ * of every result (canonical JSON) that must not change when only speed changes; then the CSV
+ * result file is downloaded once, against the floor (goal ≤ 1×). CPU seconds per
  * 1,000,000 rows by stage: this process (all threads) and each service process, from /proc.
  * Run alone: `npm exec -- node test/bench/pipeline.bench.ts`; PIPELINE_BENCH_ONLY=embedded|distributed
  * runs one half, PIPELINE_BENCH_ROWS a smaller job (profiling), PIPELINE_BENCH_MATCHER_BATCH and
@@ -196,6 +197,25 @@ export async function pageAll(d: Deployment, id: string): Promise<PagedResults> 
   return { firstPagesMs, stringifyMs, allPagesMs, rows, sha256: hash.digest('hex') };
 }
 
+/**
+ * The job's CSV result file (GET /v2/check-jobs/{id}/file, request to its last byte), as a
+ * customer downloads it; its lines are counted (the header and one per row) so a short file fails.
+ */
+export async function downloadFile(d: Deployment, id: string): Promise<{ ms: number; bytes: number }> {
+  const started = performance.now();
+  const response = await fetch(new URL(`/v2/check-jobs/${id}/file?format=csv`, d.baseUrl), { headers: { Authorization: `Bearer ${d.liveKey}` } });
+  if (response.status !== 200) throw new Error(`result file: ${response.status} ${await response.text()}`);
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+  }
+  const ms = performance.now() - started;
+  if (lines !== ROWS + 1) throw new Error(`the result file has ${lines - 1} rows, not ${ROWS}`);
+  return { ms, bytes };
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -225,6 +245,7 @@ async function measure(
     const cpuAtDone = cpuSnapshot(processes);
     if (job.status !== 'done' || job.processed_count !== ROWS) throw new Error(`job ended ${job.status} with ${job.processed_count} rows`);
     const paged = await pageAll(d, job.id);
+    const file = await downloadFile(d, job.id);
     const floorTimes = jobFloor(body, ROWS);
     const floor: Reference = { name: 'the floor', value: round3(floorTimes.totalMs / 1000), unit: 's' };
     const total = (done - started) / 1000;
@@ -255,6 +276,8 @@ async function measure(
         { name: `${label}: 10,000-row results page (median of 6, information)`, value: Math.round(pageMs), unit: 'ms', note: `max ${Math.round(Math.max(...paged.firstPagesMs))} ms; JSON.stringify of the same results ${stringify.value} ms` },
         ratioMetric(`${label}: all ${rowsText} results paged with limit 10,000, as a multiple of the floor`, round(paged.allPagesMs / 1000), floor, { op: '<=', value: 1.5 }),
         seconds(`${label}: all ${rowsText} results paged with limit 10,000 (information)`, paged.allPagesMs, 'request times summed; the client\'s parse and hash not included'),
+        ratioMetric(`${label}: ${rowsText}-row CSV result file, as a multiple of the floor`, round3(file.ms / 1000), floor, { op: '<=', value: 1 }),
+        seconds(`${label}: ${rowsText}-row CSV result file (information)`, file.ms, `GET …/file?format=csv to its last byte, ${Math.round(file.bytes / 2 ** 20)} MB`),
         {
           name: `${label}: CPU seconds per 1,000,000 rows, intake (POST → 202)`, value: round((sumOf(cpuAtAccepted) - sumOf(cpuAtStart)) * (1_000_000 / ROWS)), unit: 'CPU s',
           note: cpuBetween(cpuAtStart, cpuAtAccepted),
@@ -289,6 +312,7 @@ const bench: Bench = async (): Promise<BenchSection> => {
     `${ROWS.toLocaleString('en')} rows (${Math.round(body.length / 1024 / 1024)} MB of JSON, ${MEMBER_SHARE * 100}% list members) against a synthetic list of ${LIST_ENTRIES.toLocaleString('en')} entries; ${CHUNK_ROWS} rows per checks.rows message`,
     'matchers warmed up by a one-row job first (index built); stage times are from the start of the POST',
     `floor (store-independent): JSON.parse of the same body + one compact result line per row written to a local file + one fsync, measured right after each deployment's job (the best of 3 passes); goals ≤ ${EMBEDDED_GOAL}× (embedded) and ≤ ${DISTRIBUTED_GOAL}× (Kafka + ClickHouse) the floor, absolute seconds as information`,
+    'the CSV result file (GET …/file?format=csv, to its last byte) downloaded once after the pages; goal ≤ 1× the floor',
     'results paged whole with limit 10,000 after each job; the SHA-256 of every result (canonical JSON, row order) must match between deployments and across commits that change only speed',
     'CPU seconds per 1,000,000 rows: this process (the API; embedded also the matcher and projection threads) and each service process, from process.cpuUsage and /proc; Kafka and ClickHouse themselves not included',
     'embedded: as npm start runs it, the API on the main thread, matcher and projection in worker threads',

@@ -4,7 +4,8 @@
  * request timed on its own, in this process, median and best of STAGES_PASSES (default 50):
  * the floor (JSON.parse of the body + JSON.stringify of the answer), the body's decoding and
  * parsing as the API does them, the request schema and its shortcut, the domain check of every person, the answer's
- * serialisation and its UTF-8 bytes, the usage event a live check publishes before it answers, and
+ * serialisation and its UTF-8 bytes, a usage event published on the API thread (what each live check
+ * did before it answered until usage events were grouped and moved to a thread of their own), and
  * the whole request through `app.inject` (no socket).
  *
  * Not a bench of its own (no goal, no report): it prints one JSON object with the load average.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { emptyLevelCounts } from '../../services/domain/check-job.ts';
 import type { CheckResult, Status } from '../../services/domain/types.ts';
-import type { JobRecord, JobStore, ResultRow } from '../../services/platform/store/jobs-port.ts';
+import type { JobRecord, JobStore, ResultBytesPage, ResultRow } from '../../services/platform/store/jobs-port.ts';
 import {
   decodeCursor, encodeCursor, InvalidCursorError, JobExistsError, RESULT_RECORD_FORMAT, resultRecords, UnknownRecordFormatError, type ResultRecord,
 } from '../../services/platform/store/job-results.ts';
@@ -287,6 +287,38 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       expect({ ...none, pieces: Buffer.concat(none.pieces).toString('utf8') }).toEqual({ pieces: '', count: 0, next_cursor: null });
     });
 
+    it('reads a done job with its page in one call, as getJob and readResultsBytes give them, and no page of a job not done or out of scope', async () => {
+      // docs/architecture.md "Results pages": one round trip a page on ClickHouse.
+      const job = makeJob({ status: 'done' });
+      const running = makeJob({ status: 'running' });
+      const purged = makeJob({ status: 'done' });
+      for (const j of [job, running, purged]) {
+        await store().createJob(j);
+        await store().putResults(j.id, j.delete_after, resultShapeRows(2500));
+      }
+      await store().purgeJob(purged.id, '2026-03-01T00:00:00.000Z');
+      const scope = { org_id: job.org_id, mode: job.mode };
+      const asBytes = (page: ResultBytesPage | null) => page && { ...page, pieces: Buffer.concat(page.pieces).toString('utf8') };
+      for (const limit of [7, 1000, 10_000]) {
+        let cursor: string | null = null;
+        for (let page = 0; limit > 7 || page < 20; page++) {
+          const together = await store().readDoneResultsBytes(scope, job.id, { cursor, limit });
+          const apart = await store().readResultsBytes(job.id, { cursor, limit });
+          expect({ job: together.job, page: asBytes(together.page) }).toEqual({ job: await store().getJob(scope, job.id), page: asBytes(apart) });
+          cursor = apart.next_cursor;
+          if (cursor === null) break;
+        }
+      }
+      expect(await store().readDoneResultsBytes({ ...scope, org_id: randomUUID() }, job.id, { limit: 10 })).toEqual({ job: null, page: null });
+      expect(await store().readDoneResultsBytes({ ...scope, mode: scope.mode === 'live' ? 'test' : 'live' }, job.id, { limit: 10 })).toEqual({ job: null, page: null });
+      expect(await store().readDoneResultsBytes(scope, makeJob().id, { limit: 10 })).toEqual({ job: null, page: null });
+      const notDone = await store().readDoneResultsBytes({ org_id: running.org_id, mode: running.mode }, running.id, { limit: 10 });
+      expect(notDone).toEqual({ job: await store().getJob({ org_id: running.org_id, mode: running.mode }, running.id), page: null });
+      const gone = await store().readDoneResultsBytes({ org_id: purged.org_id, mode: purged.mode }, purged.id, { limit: 10 });
+      expect(gone.job?.status).toBe('deleted');
+      expect(gone.page).toBeNull();
+    });
+
     it('rejects a cursor from another job, a forged cursor and a limit out of 1..10000', async () => {
       const a = makeJob();
       const b = makeJob();
@@ -302,6 +334,11 @@ export function jobsStoreContract(adapter: string, open: () => Promise<JobStoreH
       }
       for (const limit of [0, -1, 10_001, 1.5]) {
         await expect(store().readResults(a.id, { limit })).rejects.toBeInstanceOf(RangeError);
+      }
+      // A result file's pages of verdicts may be ten times an API page (jobs-port.ts MAX_VERDICT_PAGE).
+      expect((await store().readResultVerdicts(a.id, { limit: 100_000 })).ids).toHaveLength(4);
+      for (const limit of [0, 100_001, 1.5]) {
+        await expect(store().readResultVerdicts(a.id, { limit })).rejects.toBeInstanceOf(RangeError);
       }
     });
 

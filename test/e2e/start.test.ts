@@ -23,9 +23,9 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function start(): Promise<StartedProcess> {
+function start(dir = dataDir): Promise<StartedProcess> {
   return spawnNpmStart(
-    { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', LIST_REFRESH_SECONDS: '1' },
+    { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn', LIST_REFRESH_SECONDS: '1' },
     children,
   );
 }
@@ -138,4 +138,51 @@ describe('npm start (embedded default)', () => {
     expect(newList.json.results[0]).toMatchObject({ status: 'blocked', match: { level: 5 } });
     expect(await stop(second.child)).toBe(0);
   }, 120_000);
+
+  it('every live check answered before a SIGTERM is counted once: a burst of 30 checks, stopped after the 10th answer, counted after a restart', async () => {
+    // docs/privacy-and-proof.md "When a check's usage is written": usage is written after the
+    // answers, and a graceful stop writes what still waits.
+    const dir = mkdtempSync(join(tmpdir(), 'start-usage-'));
+    try {
+      const first = await start(dir);
+      const liveKey = /live key: (rl_live_\S+)/.exec(first.output())?.[1];
+      expect(liveKey).toBeDefined();
+      const body = JSON.stringify({ people: [{ name: 'Anne Robinson', address: 'Vestergade 12, 8000 Aarhus C' }, { name: 'Ole Hansen', address: 'Torvet 1, 4000 Roskilde' }] });
+      let answered = 0;
+      const stopping: { exit?: Promise<number | null> } = {};
+      await Promise.all(Array.from({ length: 30 }, async () => {
+        try {
+          const response = await fetch(`${first.baseUrl}/v2/checks`, { method: 'POST', headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' }, body });
+          await response.arrayBuffer();
+          if (response.status !== 200) return;
+          answered += 1;
+          if (answered === 10) stopping.exit = stop(first.child);
+        } catch {
+          // Not answered (the server had stopped taking requests): not counted either.
+        }
+      }));
+      expect(answered).toBeGreaterThanOrEqual(10);
+      expect(stopping.exit).toBeDefined();
+      expect(await stopping.exit).toBe(0);
+
+      // The restarted process's projection records what the first one wrote to usage.events.
+      const second = await start(dir);
+      const month = new Date().toISOString().slice(0, 7);
+      const counted = async () => {
+        const { stdout } = await run(process.execPath, [ADMIN, 'usage', '--month', month, '--json'], { env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn' } });
+        const totals = JSON.parse(stdout) as Array<{ kind: string; count: number; entries: number }>;
+        return totals.find((t) => t.kind === 'person_check') ?? { kind: 'person_check', count: 0, entries: 0 };
+      };
+      const deadline = Date.now() + 90_000;
+      let usage = await counted();
+      while (usage.entries < answered && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        usage = await counted();
+      }
+      expect(usage).toMatchObject({ entries: answered, count: answered * 2 });
+      expect(await stop(second.child)).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

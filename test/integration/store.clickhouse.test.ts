@@ -13,7 +13,7 @@ import { sql, statement } from '../../services/platform/store/clickhouse/sql.ts'
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract, makeJob, rows, verdictOfJson } from '../contract/jobs-store.contract.ts';
-import { RESULT_RECORD_FORMAT, resultRecords } from '../../services/platform/store/job-results.ts';
+import { decodeCursor, encodeCursor, RESULT_RECORD_FORMAT, resultRecords } from '../../services/platform/store/job-results.ts';
 import { keyRingContract } from '../contract/keyring.contract.ts';
 import { dataKeyStoreContract } from '../contract/data-keys.contract.ts';
 import { rateUsageStoreContract } from '../contract/rate-usage.contract.ts';
@@ -367,6 +367,49 @@ describe('ClickHouse job results: deletion on disk', () => {
   });
 });
 
+describe('ClickHouse result records read without FINAL', () => {
+  it('a record stored twice (an insert repeated before its first copy was readable) is served once by pages, files and JSON pages', async () => {
+    // docs/architecture.md "Results pages": the window reads keep one record per key (LIMIT 1 BY), not FINAL.
+    const { conn, drop } = await openTestClickHouse('records_twice');
+    try {
+      const store = createClickHouseJobStore(conn);
+      const [once, twice] = [makeJob({ status: 'done' }), makeJob({ status: 'done' })];
+      const stored = rows(0, 2500);
+      for (const job of [once, twice]) await store.createJob(job);
+      await store.putResults(once.id, once.delete_after, stored);
+      // Each of the job's records inserted twice, in separate inserts (separate parts, unmerged).
+      const records = resultRecords(stored, () => false).map((r) => ({
+        job_id: twice.id, first_row: r.first_row, last_row: r.last_row, delete_on: twice.delete_after.slice(0, 10),
+        counts: JSON.stringify(r.counts), results: r.results, cells: r.cells, record_format: r.record_format,
+        ids: r.ids, verdicts: r.verdicts, verdict_rows: r.verdict_rows,
+      }));
+      for (let copy = 0; copy < 2; copy++) await conn.insert('check_result_records', records);
+      const copies = await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${conn.table('check_result_records')} WHERE job_id = ${twice.id}`);
+      expect(Number(copies[0].n), 'both copies are there to be read').toBe(2 * records.length);
+      const other = (cursor: string | null) => (cursor === null ? null : encodeCursor(twice.id, decodeCursor(once.id, cursor)));
+      const back = (cursor: string | null) => (cursor === null ? null : encodeCursor(once.id, decodeCursor(twice.id, cursor)));
+      for (const limit of [999, 1000, 10_000]) {
+        let cursor: string | null = null;
+        do {
+          const page = { cursor, limit };
+          const want = await store.readResultsBytes(once.id, page);
+          const got = await store.readResultsBytes(twice.id, { cursor: other(cursor), limit });
+          expect(Buffer.concat(got.pieces).toString('utf8')).toBe(Buffer.concat(want.pieces).toString('utf8'));
+          expect(back(got.next_cursor)).toBe(want.next_cursor);
+          const verdicts = await store.readResultVerdicts(twice.id, { cursor: other(cursor), limit });
+          expect({ ...verdicts, next_cursor: back(verdicts.next_cursor) }).toEqual(await store.readResultVerdicts(once.id, page));
+          const json = await store.readResultsJson(twice.id, { cursor: other(cursor), limit });
+          expect({ ...json, next_cursor: back(json.next_cursor) }).toEqual(await store.readResultsJson(once.id, page));
+          cursor = want.next_cursor;
+        } while (cursor !== null);
+      }
+      expect(await store.countResults(twice.id)).toEqual(await store.countResults(once.id));
+    } finally {
+      await drop();
+    }
+  });
+});
+
 describe('ClickHouse job results written before result records (check_results, one row each)', () => {
   it('are still paged and counted, and a job begun that way goes on that way (no mix, exact counts)', async () => {
     const { conn, drop } = await openTestClickHouse('old_results');
@@ -391,6 +434,9 @@ describe('ClickHouse job results written before result records (check_results, o
       expect(bytes.next_cursor).toBe(page.next_cursor);
       const rest = await later.readResults(job.id, { cursor: page.next_cursor, limit: 15 });
       expect(rest.rows.map((r) => r.row)).toEqual([15, 16, 17, 18, 19]);
+      // A result file's page larger than an API page is read in API pages here (the file follows the cursor).
+      const verdicts = await later.readResultVerdicts(job.id, { limit: 50_000 });
+      expect(verdicts.ids.map((id) => JSON.parse(id) as unknown)).toEqual(rows(0, 20).map((r) => r.result.id));
     } finally {
       await drop();
     }

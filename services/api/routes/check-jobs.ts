@@ -290,34 +290,74 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
   registerRoute(app, getCheckJobSpec, [ctx.authenticate], async (request, reply) => sendJob(reply, 200, await scopedJob(request)));
 
   registerRoute(app, getCheckJobResultsSpec, [ctx.authenticate], async (request, reply) => {
-    const job = await scopedJob(request);
     const parsed = ResultsQuerySchema.safeParse(request.query ?? {});
-    if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error.issues, request.query));
-    if (job.status === 'deleted') throw new ApiError({ code: 'gone', messageKey: 'job_gone' });
-    if (job.status !== 'done') {
-      throw new ApiError({ code: 'conflict', messageKey: 'job_not_done', details: { reason: 'job_not_done', status: job.status } });
+    const id = (request.params as { id: string }).id;
+    // The common page (no `change` filter, a valid query and cursor) reads the job and its page
+    // together (JobStore readDoneResultsBytes: one round trip on ClickHouse, docs/architecture.md
+    // "Results pages"); anything else reads the job first, so its errors come in the same order.
+    if (parsed.success && !parsed.data.change && z.uuid().safeParse(id).success) {
+      const cursor = parsed.data.cursor ? await openedCursor(id, parsed.data.cursor) : null;
+      if (cursor !== undefined) {
+        const { org, mode } = authOf(request);
+        const read = await readStorePage(() => jobs.readDoneResultsBytes({ org_id: org.id, mode }, id, { cursor, limit: parsed.data.limit }));
+        if (!read.job) throw notFound();
+        return sendResultsPage(reply, doneJob(read.job), read.page);
+      }
     }
+    const found = await scopedJob(request);
+    if (!parsed.success) throw validationFailed(issuesFromZod(parsed.error.issues, request.query));
+    const job = doneJob(found);
     // docs/monitors.md "Change reports": the filter applies to each page's rows, so the cursor
     // (a position in the job's rows) stays the same with or without it. Only a filtered page
     // parses its results (to read `change`); an unfiltered one is served as the stored bytes
     // (docs/architecture.md "Results pages").
     const wanted = parsed.data.change;
-    let page: { pieces: Buffer[]; next_cursor: string | null };
-    try {
+    const page = await readStorePage(async () => {
       // The seal (HMAC) proves the cursor was made here for this job; the store checks its shape.
       const cursor = parsed.data.cursor ? await jobsCtx.cursors.open(job.id, parsed.data.cursor) : null;
-      page = wanted ? await filteredPage(job.id, cursor, parsed.data.limit, wanted) : await jobs.readResultsBytes(job.id, { cursor, limit: parsed.data.limit });
+      return wanted ? filteredPage(job.id, cursor, parsed.data.limit, wanted) : jobs.readResultsBytes(job.id, { cursor, limit: parsed.data.limit });
+    });
+    return sendResultsPage(reply, job, page);
+  });
+
+  /** The job when its results can be paged: 410 when deleted, 409 until done. */
+  function doneJob(job: JobRecord): JobRecord {
+    if (job.status === 'deleted') throw new ApiError({ code: 'gone', messageKey: 'job_gone' });
+    if (job.status !== 'done') {
+      throw new ApiError({ code: 'conflict', messageKey: 'job_not_done', details: { reason: 'job_not_done', status: job.status } });
+    }
+    return job;
+  }
+
+  /** The store cursor of a sealed one; undefined when the seal does not hold (answered by the other path). */
+  async function openedCursor(id: string, sealed: string): Promise<string | undefined> {
+    try {
+      return await jobsCtx.cursors.open(id, sealed);
+    } catch (error) {
+      if (error instanceof InvalidSealError) return undefined;
+      throw error;
+    }
+  }
+
+  /** A store read of a page, with a cursor the store refuses answered as a bad cursor. */
+  async function readStorePage<P>(read: () => Promise<P>): Promise<P> {
+    try {
+      return await read();
     } catch (error) {
       if (!(error instanceof InvalidCursorError) && !(error instanceof InvalidSealError)) throw error;
       throw validationFailed([issueAt('cursor', 'invalid_job_cursor')]);
     }
+  }
+
+  async function sendResultsPage(reply: FastifyReply, job: JobRecord, page: { pieces: Buffer[]; next_cursor: string | null } | null) {
+    if (!page) throw new Error('a done job read without its page');
     if (!job.list_version) throw new Error('a done job without a list version');
     const nextCursor = page.next_cursor === null ? null : await jobsCtx.cursors.seal(job.id, page.next_cursor);
     const body = resultsPageBody(job.list_version, page.pieces, nextCursor);
     // The pieces as a stream with their length: written one after the other, never joined.
     return reply.code(200).type('application/json; charset=utf-8').header('Content-Length', body.length)
       .send(Readable.from(body.pieces, { objectMode: false }));
-  });
+  }
 
   async function filteredPage(jobId: string, cursor: string | null, limit: number, wanted: string) {
     const page = await jobs.readResultsJson(jobId, { cursor, limit });

@@ -11,6 +11,7 @@ import type { PipelineEvents } from '../../pipeline/events.ts';
 import type { CursorSeal } from '../../platform/keys/cursor-seal.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
 import type { AnswerJson } from '../answer-json.ts';
+import type { UsageWriter } from '../billing/usage-writer.ts';
 import type { Idempotency } from '../idempotency.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
 import type { Quotas } from '../quotas.ts';
@@ -29,8 +30,8 @@ export interface RouteContext {
   /** Organisations' private list indexes (use_private_list, docs/decisions.md §16). */
   privateLists: PrivateListIndexes;
   logger: Logger;
-  /** Publishes usage events of live checks; absent: none are published. */
-  events?: Pick<PipelineEvents, 'publish'>;
+  /** Writes the usage events of live checks (billing/usage-writer.ts); absent: none are written. */
+  usage?: UsageWriter;
   clock: () => Date;
   /** The active company register (live company checks); absent: live company checks answer 503. */
   companyRegister?: Pick<ActiveRegister<CompanyIndex>, 'current'>;

@@ -43,9 +43,10 @@ export interface SyncCheckOperation<Body extends CheckBody, Response extends { l
 
 /**
  * Registers a synchronous check: the check options from the body and the organisation, one run
- * per Idempotency-Key (docs/decisions.md §6), billable usage published before answering so that
- * an answered check is always counted and a replay is not counted again (live keys only; counts
- * and ids, no personal data; docs/decisions.md §3), and the response serialised once and stored,
+ * per Idempotency-Key (docs/decisions.md §6), billable usage taken by the usage writer before
+ * answering and written right after, so that an answered check is counted and a replay is not
+ * counted again (live keys only; counts and ids, no personal data; docs/decisions.md §3;
+ * docs/privacy-and-proof.md "Billing"), and the response serialised once and stored,
  * so that a replay sends the very same bytes (its schema is checked by the tests, answer-json.ts).
  */
 export function registerSyncCheck<Body extends CheckBody, Response extends { list_version: { id: string } | null }>(
@@ -63,13 +64,12 @@ export function registerSyncCheck<Body extends CheckBody, Response extends { lis
     };
     const outcome = await ctx.idempotency.run({ orgId: org.id, mode, endpoint }, idempotencyKeyOf(request.headers), body, async () => {
       const response = await operation.check(body, options, { orgId: org.id, mode });
-      if (mode === 'live' && ctx.events) {
-        await ctx.events.publish({
-          type: 'CheckUsage',
-          value: {
-            org_id: org.id, kind: operation.usage, count: operation.countOf(body), job_id: null, request_id: request.id,
-            list_version_id: response.list_version?.id ?? null, at: ctx.clock().toISOString(), key_id: key.id,
-          },
+      // Taken before the answer exists, written with the turn's others after it is sent
+      // (billing/usage-writer.ts); while the log refuses writes this throws and nothing is answered.
+      if (mode === 'live' && ctx.usage) {
+        ctx.usage.record({
+          org_id: org.id, kind: operation.usage, count: operation.countOf(body), job_id: null, request_id: request.id,
+          list_version_id: response.list_version?.id ?? null, at: ctx.clock().toISOString(), key_id: key.id,
         });
       }
       const json = operation.writtenAsChecked ? ctx.answerJson(spec.success.schema, response) : JSON.stringify(spec.success.schema.parse(response));

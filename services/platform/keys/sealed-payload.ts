@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomFillSync, type KeyObject } from 'node:crypto';
 import { PermanentError } from '../errors.ts';
 
 /**
@@ -24,10 +24,26 @@ export class SealedPayloadError extends PermanentError {
   }
 }
 
+/**
+ * The KeyObject of a key Buffer, made once per Buffer: a cipher made from raw key bytes imports
+ * them every time (~40 µs, about a fifth of sealing a 180 KB chunk, measured in
+ * test/bench/codec-driver.ts; docs/architecture.md "Performance"), one made from a KeyObject ~3 µs.
+ * The data keys hand out the same Buffer for a job while it is cached (keys/data-keys.ts).
+ */
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+function keyObjectOf(key: Buffer): KeyObject {
+  let keyObject = keyObjects.get(key);
+  if (!keyObject) {
+    keyObject = createSecretKey(key);
+    keyObjects.set(key, keyObject);
+  }
+  return keyObject;
+}
+
 export function seal(key: Buffer, plaintext: Uint8Array, associated: string): Buffer {
   const sealed = Buffer.allocUnsafe(CIPHERTEXT_AT + plaintext.length);
   const iv = randomFillSync(sealed, 0, IV_BYTES).subarray(0, IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const cipher = createCipheriv('aes-256-gcm', keyObjectOf(key), iv);
   cipher.setAAD(Buffer.from(associated, 'utf8'));
   // GCM is a stream mode: update gives every byte and final none, but copy whatever final gives.
   const body = cipher.update(plaintext);
@@ -41,7 +57,7 @@ export function seal(key: Buffer, plaintext: Uint8Array, associated: string): Bu
 export function open(key: Buffer, sealed: Buffer, associated: string): Buffer {
   if (sealed.length < CIPHERTEXT_AT) throw new SealedPayloadError();
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES));
+    const decipher = createDecipheriv('aes-256-gcm', keyObjectOf(key), sealed.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(associated, 'utf8'));
     decipher.setAuthTag(sealed.subarray(IV_BYTES, CIPHERTEXT_AT));
     const body = decipher.update(sealed.subarray(CIPHERTEXT_AT));

@@ -64,13 +64,20 @@ export class SchemaValidationError extends Error {
 }
 
 const MAGIC_BYTE = 0;
+export const HEADER_BYTES = 5;
 
 /** Confluent framing: magic byte, 4-byte big-endian schema id, payload. */
 export function frame(id: number, payload: Buffer): Buffer {
-  const header = Buffer.alloc(5);
-  header.writeUInt8(MAGIC_BYTE, 0);
-  header.writeUInt32BE(id, 1);
-  return Buffer.concat([header, payload]);
+  const framed = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
+  writeHeader(framed, id);
+  payload.copy(framed, HEADER_BYTES);
+  return framed;
+}
+
+/** The header into the first 5 bytes of `buffer`. */
+export function writeHeader(buffer: Buffer, id: number): void {
+  buffer.writeUInt8(MAGIC_BYTE, 0);
+  buffer.writeUInt32BE(id, 1);
 }
 
 export function unframe(buffer: Buffer): { id: number; payload: Buffer } {

@@ -1,7 +1,8 @@
 import type avro from 'avsc';
 import { loadSchemaCatalog, type SchemaCatalog } from './catalog.ts';
+import { compileAvro } from './compiled-codec.ts';
 import {
-  frame, SchemaValidationError, unframe, UnknownSchemaIdError, WireFormatError, UnknownSubjectError, type SchemaRegistry,
+  frame, HEADER_BYTES, SchemaValidationError, writeHeader, unframe, UnknownSchemaIdError, WireFormatError, UnknownSubjectError, type SchemaRegistry,
 } from './port.ts';
 
 /**
@@ -15,7 +16,8 @@ export function createStaticSchemaRegistry(catalog: SchemaCatalog = loadSchemaCa
     async encode(subject, value) {
       const latest = catalog.latest(subject);
       if (!latest) throw new UnknownSubjectError(subject);
-      return frame(latest.id, toAvro(latest.type, subject, value));
+      const framed = compiledFrame(latest.id, latest.type, value);
+      return framed ?? frame(latest.id, toAvro(latest.type, subject, value));
     },
 
     async decode(buffer) {
@@ -28,14 +30,37 @@ export function createStaticSchemaRegistry(catalog: SchemaCatalog = loadSchemaCa
         resolver = reader.type.createResolver(writer.type);
         resolvers.set(id, resolver);
       }
+      // The latest version (what every current writer writes) through its compiled codec; older
+      // versions through avsc's resolver, so their defaults apply.
+      const codec = resolver ? null : compileAvro(reader.type);
       try {
-        return { subject: writer.subject, version: reader.version, value: reader.type.fromBuffer(payload, resolver) };
+        const value = codec ? codec.decode(payload) : reader.type.fromBuffer(payload, resolver);
+        return { subject: writer.subject, version: reader.version, value };
       } catch (error) {
         // avsc's message may quote the bytes it choked on: only its name is kept.
         throw new WireFormatError(`the Avro payload does not read with schema ${id} (${(error as Error)?.name ?? 'error'})`);
       }
     },
   };
+}
+
+/**
+ * The wire format of `value` written by the schema's compiled codec: header and Avro binary in one
+ * buffer, copied once out of the codec's writer (avsc's toBuffer writes a chunk twice and framing
+ * copies it again). Null when the schema has no compiled codec or the value does not fit it; the
+ * caller then takes avsc's path, which names the paths that do not fit.
+ */
+function compiledFrame(id: number, type: avro.Type, value: unknown): Buffer | null {
+  const codec = compileAvro(type);
+  if (!codec) return null;
+  let view: Buffer;
+  try {
+    view = codec.encode(value, HEADER_BYTES);
+  } catch {
+    return null;
+  }
+  writeHeader(view, id);
+  return Buffer.from(view);
 }
 
 /** Avro binary of `value`, or SchemaValidationError naming the paths that do not fit. */

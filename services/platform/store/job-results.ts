@@ -42,9 +42,9 @@ export function decodeCursor(jobId: string, cursor: string | null | undefined): 
   return row;
 }
 
-export function checkPageLimit(limit: number): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RESULTS_PAGE) {
-    throw new RangeError(`limit must be an integer 1..${MAX_RESULTS_PAGE}, got ${limit}`);
+export function checkPageLimit(limit: number, max = MAX_RESULTS_PAGE): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    throw new RangeError(`limit must be an integer 1..${max}, got ${limit}`);
   }
 }
 

@@ -171,6 +171,12 @@ export interface ResultBytesPage {
 }
 
 export const MAX_RESULTS_PAGE = 10_000;
+/**
+ * The largest page of readResultVerdicts: a result file reads a few bytes a row there (ids and
+ * verdict numbers), so it takes pages ten times an API page and makes a tenth of the round trips
+ * (docs/architecture.md "Result files").
+ */
+export const MAX_VERDICT_PAGE = 100_000;
 
 /** An intake's progress (JobStore.touchIntake). */
 export interface IntakeState {
@@ -240,6 +246,7 @@ export interface JobStore {
   /**
    * readResultsJson's page with each result as its id and verdict (ResultVerdictPage): what a
    * result file shows, read from the verdicts stored beside the records, not from their lines.
+   * `limit` up to MAX_VERDICT_PAGE.
    */
   readResultVerdicts(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultVerdictPage>;
   /**
@@ -247,6 +254,15 @@ export interface JobStore {
    * bytes, not a re-serialisation): for serving pages without decoding stored text.
    */
   readResultsBytes(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultBytesPage>;
+  /**
+   * getJob and, when the job is `done`, readResultsBytes of its page, read together: one round
+   * trip on ClickHouse where the two calls made two (docs/architecture.md "Results pages"). `page`
+   * is null when there is no such job in `scope` or it is not done (the caller answers from `job`);
+   * records of a job outside `scope` are not read.
+   */
+  readDoneResultsBytes(
+    scope: { org_id: string; mode: 'live' | 'test' }, id: string, page: { cursor?: string | null; limit: number },
+  ): Promise<{ job: JobRecord | null; page: ResultBytesPage | null }>;
   countResults(jobId: string): Promise<ResultCounts>;
 
   /** Marks the job deleted at `at` and removes its personal data; null when no such job. */

@@ -385,6 +385,14 @@ describe('GET, results and DELETE of a check job', () => {
     const response = await app.inject({ method: 'GET', url: `/v2/check-jobs/${job.id}/results`, headers: bearer(orgA.testKey) });
     expect(response.statusCode).toBe(409);
     expect(errorOf(response)).toMatchObject({ code: 'conflict', details: { reason: 'job_not_done', status: 'queued' } });
+    // The same order of answers whichever way the page is read (docs/architecture.md "Results
+    // pages"): an unknown job 404, then a bad query 422, then the job's state, then the cursor.
+    const url = `/v2/check-jobs/${job.id}/results`;
+    const answers = async (path: string) => (await app.inject({ method: 'GET', url: path, headers: bearer(orgA.testKey) })).statusCode;
+    expect(await answers(`/v2/check-jobs/${randomUUID()}/results?limit=ten`)).toBe(404);
+    expect(await answers(`${url}?limit=ten`)).toBe(422);
+    expect(await answers(`${url}?cursor=${encodeURIComponent(encodeCursor(job.id, 0))}`)).toBe(409);
+    expect(await answers(`${url}?limit=5`)).toBe(409);
   });
 
   it('pages the results of a done job with the list version, and refuses foreign and forged cursors', async () => {
@@ -455,6 +463,8 @@ describe('usage events of POST /v2/checks', () => {
     const { app, orgA, log } = await setup({ liveEntries: LIVE_ENTRIES });
     const live = await app.inject({ method: 'POST', url: '/v2/checks', headers: bearer(orgA.liveKey), payload: { people } });
     expect(live.statusCode).toBe(200);
+    // Written after the answer, with the other events of its turn (services/api/billing/usage-writer.ts).
+    await app.usageWritten();
     const usage = (await log.decoded()).filter((e) => e.type === 'CheckUsage');
     expect(usage.map((e) => e.value)).toEqual([
       expect.objectContaining({ org_id: orgA.org.id, kind: 'person_check', count: 3, list_version_id: LIVE_VERSION_ID, request_id: live.headers['request-id'] }),
@@ -464,6 +474,7 @@ describe('usage events of POST /v2/checks', () => {
 
     const test = await app.inject({ method: 'POST', url: '/v2/checks', headers: bearer(orgA.testKey), payload: { people } });
     expect(test.statusCode).toBe(200);
+    await app.usageWritten();
     expect((await log.decoded()).filter((e) => e.type === 'CheckUsage')).toHaveLength(1);
   });
 });

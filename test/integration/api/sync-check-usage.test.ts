@@ -47,6 +47,8 @@ describe('usage events of the company and phone checks', () => {
     expect(replay.body).toBe(live.body);
     const test = await app.inject({ method: 'POST', url, headers: bearer(withAddons.testKey), payload });
     expect(test.statusCode, test.body).toBe(200);
+    // Written after the answers, with the other events of their turn (services/api/billing/usage-writer.ts).
+    await app.usageWritten();
 
     const usage = (await log.decoded()).filter((e) => e.type === 'CheckUsage').map((e) => e.value);
     expect(usage).toEqual([expect.objectContaining({

@@ -33,10 +33,22 @@ async function setup() {
   const admin: AccountStore = createEmbeddedAccountStore(openEmbeddedDatabase(file));
   let now = 1_000_000;
   let reads = 0;
+  /** Reads fail while set (the store unreachable); a held key read answers what it read only when the gate opens. */
+  const faults: { failing: boolean; holdKeyReads: Promise<void> | null } = { failing: false, holdKeyReads: null };
   const counted: AccountStore = {
     ...api,
-    findKeyByHash: (hash) => { reads++; return api.findKeyByHash(hash); },
-    getOrganisation: (id) => { reads++; return api.getOrganisation(id); },
+    findKeyByHash: async (hash) => {
+      reads++;
+      if (faults.failing) throw new Error('the account store does not answer');
+      const record = await api.findKeyByHash(hash);
+      if (faults.holdKeyReads) await faults.holdKeyReads;
+      return record;
+    },
+    getOrganisation: async (id) => {
+      reads++;
+      if (faults.failing) throw new Error('the account store does not answer');
+      return api.getOrganisation(id);
+    },
   };
   const cached = cachedAccounts(counted, { maxStaleMs: BOUND_MS, now: () => now });
   const authenticate = createAuthenticator(cached);
@@ -56,7 +68,7 @@ async function setup() {
       throw error;
     }
   };
-  return { admin, cached, orgId, statusOf, advance: (ms: number) => { now += ms; }, reads: () => reads };
+  return { admin, cached, orgId, statusOf, faults, advance: (ms: number) => { now += ms; }, reads: () => reads };
 }
 
 describe('the authentication cache', () => {
@@ -73,6 +85,41 @@ describe('the authentication cache', () => {
     expect(await statusOf(issued.key), 'within the documented bound the old answer may stand').toBe(200);
     advance(1);
     expect(await statusOf(issued.key), 'at the bound it is read again: revoked').toBe(401);
+  });
+
+  it('used in the second half of its bound, an entry is read again behind the request: steady traffic never waits for a read', async () => {
+    const { admin, orgId, statusOf, faults, advance, reads } = await setup();
+    const issued = await issueApiKey(admin, orgId, 'live');
+    expect(await statusOf(issued.key)).toBe(200);
+    const first = reads();
+    advance(BOUND_MS * 0.75);
+    expect(await statusOf(issued.key)).toBe(200);
+    expect(reads(), 'key and organisation read again').toBe(first + 2);
+    // The store's reads answer at once (no I/O): one turn of the event loop and both are kept.
+    await new Promise((resolve) => setImmediate(resolve));
+    // Past the first read's bound, within the second's: answered from the cache, no read of its own.
+    faults.failing = true;
+    advance(BOUND_MS * 0.5);
+    expect(await statusOf(issued.key)).toBe(200);
+    // Past the second read's bound too: read again, and that read's failure is the request's.
+    advance(BOUND_MS);
+    await expect(statusOf(issued.key)).rejects.toThrow('does not answer');
+  });
+
+  it('a read that began before a revoke through the cached store is not kept: the key is refused at once', async () => {
+    const { admin, cached, orgId, statusOf, faults, advance } = await setup();
+    const issued = await issueApiKey(admin, orgId, 'live');
+    expect(await statusOf(issued.key)).toBe(200);
+    let open!: () => void;
+    faults.holdKeyReads = new Promise<void>((resolve) => (open = resolve));
+    advance(BOUND_MS * 0.75);
+    // Answered from the cache; its refresh has read the key as it was and waits to answer.
+    expect(await statusOf(issued.key)).toBe(200);
+    await cached.revokeKey(issued.record.id, new Date().toISOString());
+    faults.holdKeyReads = null;
+    open();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await statusOf(issued.key), 'no time passed').toBe(401);
   });
 
   it('a suspended organisation gets 402 once the bound has passed', async () => {

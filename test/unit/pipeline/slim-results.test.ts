@@ -1,11 +1,12 @@
 import type avro from 'avsc';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildListIndex, checkPerson } from '../../../services/domain/index.ts';
 import type { Locale } from '../../../services/domain/types.ts';
 import {
   createPipelineEvents, isUnreadableEvent, type EventMessage, type ResultsChunkEvent, type RowResult,
 } from '../../../services/pipeline/events.ts';
-import { composeFormatted, toSlim } from '../../../services/pipeline/slim-results.ts';
+import { composeFormatted, isComposition, toSlim } from '../../../services/pipeline/slim-results.ts';
 import { createJobDataKeys } from '../../../services/platform/keys/data-keys.ts';
 import { seal } from '../../../services/platform/keys/sealed-payload.ts';
 import { loadSchemaCatalog } from '../../../services/platform/schema-registry/catalog.ts';
@@ -102,6 +103,24 @@ describe('slim results (ResultsChunk v6)', () => {
       expect(slimBytes.includes(Buffer.from('Åboulevarden'))).toBe(false);
       expect(fromSlim.data_key_id).toMatch(/^[0-9a-f]{16}$/);
     }
+  });
+
+  it('tells a composed address in place exactly as composing it and comparing does (property)', () => {
+    const part = fc.option(fc.constantFrom('', ' ', '.', ',', ', ', '3', '3.', 'tv', 'st', 'Gammel Kongevej', '12A', '1610', 'København V', 'a b'), { nil: null });
+    const parts = fc.record({ street: part, house_number: part, floor: part, door: part, postal_code: part, city: part });
+    // The composition itself, a variant of it (cut, extended, one character changed), or any text.
+    const formatted = (a: Parameters<typeof composeFormatted>[0]) => {
+      const composed = composeFormatted(a) ?? '';
+      return fc.oneof(
+        fc.constant(composed), fc.nat({ max: composed.length }).map((n) => composed.slice(0, n)),
+        fc.string({ maxLength: 3 }).map((t) => composed + t), fc.string({ maxLength: 3 }).map((t) => t + composed),
+        fc.nat({ max: Math.max(0, composed.length - 1) }).map((i) => composed.slice(0, i) + (composed[i] === 'x' ? 'y' : 'x') + composed.slice(i + 1)),
+        fc.string({ maxLength: 40 }),
+      );
+    };
+    fc.assert(fc.property(parts.chain((a) => fc.tuple(fc.constant(a), formatted(a))), ([a, text]) => {
+      expect(isComposition(text, a)).toBe(composeFormatted(a) === text);
+    }), { seed: 20261127, numRuns: 3000 });
   });
 
   it('carries a formatted address that is not the composition of its parts as written', async () => {

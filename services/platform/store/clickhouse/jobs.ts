@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Status } from '../../../domain/types.ts';
 import type { CheckResult } from '../../../domain/types.ts';
-import type { JobRecord, JobStore, ResultBytesPage, ResultCounts, ResultJsonPage, ResultPage, ResultRow, ResultVerdictPage } from '../jobs-port.ts';
+import {
+  MAX_RESULTS_PAGE, MAX_VERDICT_PAGE, type JobRecord, type JobStore, type ResultBytesPage, type ResultCounts, type ResultJsonPage, type ResultPage, type ResultRow, type ResultVerdictPage,
+} from '../jobs-port.ts';
 import { tsvEscape, type ClickHouseConnection } from './connection.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, countsFromGroups, coveredBy, decodeCursor, encodeCursor,
@@ -18,7 +20,9 @@ import { RowBinaryReader } from './row-binary.ts';
  * jobs-port.ts). Records are versioned rows of a ReplacingMergeTree read with FINAL; filters on
  * columns that change between versions (status) are applied outside the FINAL subquery, because
  * a condition moved before the merge could pick an outdated version. Results are deduplicated on
- * (job_id, row) by FINAL, so counts and pages are exact even before ClickHouse merges.
+ * (job_id, row) by FINAL, so counts and pages are exact even before ClickHouse merges. Pages and
+ * result files read result records without FINAL, each record once by `LIMIT 1 BY first_row`
+ * (cutRecordWindow says why that is as exact and cheaper).
  */
 const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record'] as const;
 const RECORD_COLUMNS = ['job_id', 'first_row', 'last_row', 'delete_on', 'counts', 'results', 'cells', 'record_format', 'ids', 'verdicts', 'verdict_rows'] as const;
@@ -71,6 +75,15 @@ function numbered(record: StoredRecord): StoredRecord {
  * The page after row `after` cut from the records that hold it. Rows are 0..n-1 in records of
  * ≤ RESULT_RECORD_ROWS, so the page lies in the window read first; a job with gaps reads on from
  * where the window ended (at most limit + 1 records: each holds at least one row).
+ *
+ * The window reads name no FINAL: `ORDER BY first_row, last_row DESC LIMIT 1 BY first_row` keeps
+ * one record per key, which is all FINAL did for these reads at about twice the engine time
+ * (docs/architecture.md "Results pages", "Performance"). A key stored twice is the same rows
+ * cut the same way (putRecords stores only rows no stored record covers, so a second copy comes
+ * only from an insert repeated before its first copy was readable, e.g. a retried insert), and
+ * both copies hold the same lines. Only two writers of one job (the known limit of
+ * docs/architecture.md "Several projection processes") could store copies of different lengths:
+ * FINAL kept the one inserted last, this keeps the longer.
  */
 async function cutRecordWindow<R, C extends { more: boolean }>(
   after: number, limit: number, read: (from: number, to: number) => Promise<R[]>, cutOf: (records: R[]) => C,
@@ -145,8 +158,9 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
     const read = async (from: number, to: number): Promise<StoredRecord[]> => (await conn.rows<StoredRecord>(sql`
-      SELECT first_row, record_format, results, cells FROM ${records} FINAL
-      WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`)).map(numbered);
+      SELECT first_row, record_format, results, cells FROM ${records}
+      WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
+      ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT ${page.limit + 1}`)).map(numbered);
     const cut = await cutRecordWindow(after, page.limit, read, (found) => pageOfRecords(found, after, page.limit));
     const last = cut.rows.at(-1);
     return { rows: cut.rows, next_cursor: cut.more && last ? encodeCursor(jobId, last.row) : null };
@@ -160,13 +174,14 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
    * column for every record (a 10,000-row page 70-120 ms instead of 13-35 ms on the test front).
    */
   async function verdictRecordPage(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultVerdictPage> {
-    checkPageLimit(page.limit);
+    checkPageLimit(page.limit, MAX_VERDICT_PAGE);
     const after = decodeCursor(jobId, page.cursor);
     const text = (bytes: Buffer | null) => bytes?.toString('utf8') ?? null;
     const read = async (from: number, to: number): Promise<VerdictRecord[]> => {
       const reader = new RowBinaryReader(await conn.rowBinary(sql`
-        SELECT first_row, record_format, ids, verdicts, verdict_rows, cells FROM ${records} FINAL
-        WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`));
+        SELECT first_row, record_format, ids, verdicts, verdict_rows, cells FROM ${records}
+        WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
+        ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT ${page.limit + 1}`));
       const found: VerdictRecord[] = [];
       while (!reader.done) {
         found.push({
@@ -176,8 +191,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       }
       const older = found.filter((r) => r.ids === null || r.verdicts === null || r.verdict_rows === null);
       if (older.length > 0) {
-        const lines = new RowBinaryReader(await conn.rowBinary(sql`SELECT first_row, results FROM ${records} FINAL
-          WHERE job_id = ${jobId} AND has(${older.map((r) => r.first_row)}, first_row)`));
+        const lines = new RowBinaryReader(await conn.rowBinary(sql`SELECT first_row, results FROM ${records}
+          WHERE job_id = ${jobId} AND has(${older.map((r) => r.first_row)}, first_row) ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`));
         const byRow = new Map(older.map((r) => [r.first_row, r]));
         while (!lines.done) {
           const record = byRow.get(lines.uint32());
@@ -191,21 +206,34 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     return { ids: cut.ids, verdicts: cut.verdicts, cells: cut.cells, next_cursor: cut.more && cut.last_row >= 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
+  /** Byte records as RowBinary gives them: first_row, last_row, record_format, results. */
+  function byteRecordOf(reader: RowBinaryReader): ByteRecord {
+    return { first_row: reader.uint32(), last_row: reader.uint32(), record_format: reader.uint8(), results: reader.string() };
+  }
+
   /**
    * recordPage's page as bytes (result-page-bytes.ts): the records' results only, as RowBinary, so
    * the stored JSON travels unescaped and is never decoded here (docs/architecture.md "Results
    * pages"). The records are asked first: a job with records is one of records (never a mix), so
-   * only a page that finds none asks whether the job was stored one row per result.
+   * only a page that finds none asks whether the job was stored one row per result. `window`, when
+   * given, is the first window read already made (readDoneResultsBytes reads it with the job).
    */
-  async function bytesPage(jobId: string, page: { cursor?: string | null; limit: number }): Promise<ResultBytesPage> {
+  async function bytesPage(jobId: string, page: { cursor?: string | null; limit: number }, window?: ByteRecord[]): Promise<ResultBytesPage> {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
+    let first = window;
     const read = async (from: number, to: number): Promise<ByteRecord[]> => {
+      if (first) {
+        const found = first;
+        first = undefined;
+        return found;
+      }
       const reader = new RowBinaryReader(await conn.rowBinary(sql`
-        SELECT first_row, last_row, record_format, results FROM ${records} FINAL
-        WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to} ORDER BY first_row LIMIT ${page.limit + 1}`));
+        SELECT first_row, last_row, record_format, results FROM ${records}
+        WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
+        ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT ${page.limit + 1}`));
       const found: ByteRecord[] = [];
-      while (!reader.done) found.push({ first_row: reader.uint32(), last_row: reader.uint32(), record_format: reader.uint8(), results: reader.string() });
+      while (!reader.done) found.push(byteRecordOf(reader));
       return found;
     };
     const cut = await cutRecordWindow(after, page.limit, read, (found) => pageBytesOfRecords(found, after, page.limit));
@@ -215,6 +243,44 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     }
     if (cut.count > 0) recordJobs.add(jobId);
     return { pieces: cut.pieces(), count: cut.count, next_cursor: cut.more && cut.count > 0 ? encodeCursor(jobId, cut.last_row) : null };
+  }
+
+  /**
+   * getJob and the first window of bytesPage as one query (docs/architecture.md "Results pages"):
+   * the job's latest revision (FINAL, as getJob) and the window's records, which are read only when
+   * the job's latest status in `scope` is done (argMax over revisions, as putRecords reads it; org_id
+   * and mode never change between revisions), so nothing of a job outside the scope is read. Rows
+   * are told apart by `kind`; the records are sorted here, as UNION ALL keeps no order between its
+   * parts.
+   */
+  async function donePage(scope: { org_id: string; mode: 'live' | 'test' }, id: string, page: { cursor?: string | null; limit: number }) {
+    checkPageLimit(page.limit);
+    const after = decodeCursor(id, page.cursor);
+    const from = after - RESULT_RECORD_ROWS;
+    const to = after + page.limit + 1; // cutRecordWindow's first window
+    const reader = new RowBinaryReader(await conn.rowBinary(sql`
+      (SELECT toUInt8(0) AS kind, toUInt32(0) AS first_row, toUInt32(0) AS last_row, toUInt8(0) AS record_format, doc AS payload
+        FROM ${jobs} FINAL WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode})
+      UNION ALL
+      (SELECT toUInt8(1), first_row, last_row, record_format, results FROM ${records}
+        WHERE job_id = ${id} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
+          AND (SELECT toString(argMax(status, revision)) FROM ${jobs} WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode}) = 'done'
+        ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT ${page.limit + 1})`));
+    let job: JobRecord | null = null;
+    const window: ByteRecord[] = [];
+    while (!reader.done) {
+      if (reader.uint8() === 0) {
+        reader.uint32();
+        reader.uint32();
+        reader.uint8();
+        job = recordOf(reader.string().toString('utf8'));
+      } else {
+        window.push(byteRecordOf(reader));
+      }
+    }
+    if (job?.status !== 'done') return { job, page: null };
+    window.sort((a, b) => a.first_row - b.first_row);
+    return { job, page: await bytesPage(id, page, window) };
   }
 
   const intakes = conn.table('check_job_intakes');
@@ -451,12 +517,16 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     /** readResultsJson's page as verdicts (docs/architecture.md "Result files"). */
     async readResultVerdicts(jobId, page): Promise<ResultVerdictPage> {
       if (await storedAsRecords(jobId)) return verdictRecordPage(jobId, page);
-      // A job stored one row per result (before migration 016): its lines cut as a record's would be.
-      const json = await readResultsJson(jobId, page);
+      // A job stored one row per result (before migration 016): its lines cut as a record's would be,
+      // in pages of API size (a shorter page than asked; the reader follows the cursor).
+      checkPageLimit(page.limit, MAX_VERDICT_PAGE);
+      const json = await readResultsJson(jobId, { ...page, limit: Math.min(page.limit, MAX_RESULTS_PAGE) });
       return { ...verdictRowsOf(verdictColumnsOf(json.results)), cells: json.cells, next_cursor: json.next_cursor };
     },
 
-    readResultsBytes: bytesPage,
+    readResultsBytes: (jobId, page) => bytesPage(jobId, page),
+
+    readDoneResultsBytes: donePage,
 
     async countResults(jobId) {
       if (await storedAsRecords(jobId)) {

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { CheckResult } from '../../../domain/types.ts';
-import type { JobRecord, JobStore, ResultBytesPage, ResultCounts, ResultRow, ResultVerdictPage } from '../jobs-port.ts';
+import { MAX_VERDICT_PAGE, type JobRecord, type JobStore, type ResultBytesPage, type ResultCounts, type ResultRow, type ResultVerdictPage } from '../jobs-port.ts';
 import { flushDeleted, inTransaction } from './database.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, coveredBy, decodeCursor, encodeCursor, JobExistsError,
@@ -163,7 +163,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
 
   /** pageOf's page as verdicts (job-results.ts verdictPageOfRecords), read the same way. */
   function verdictPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultVerdictPage {
-    checkPageLimit(page.limit);
+    checkPageLimit(page.limit, MAX_VERDICT_PAGE);
     const after = decodeCursor(jobId, page.cursor);
     const cut = cutRecordWindow(selectVerdictsIn, jobId, after, page.limit, (found: VerdictRecord[]) => verdictPageOfRecords(found, after, page.limit));
     return { ids: cut.ids, verdicts: cut.verdicts, cells: cut.cells, next_cursor: cut.more && cut.last_row >= 0 ? encodeCursor(jobId, cut.last_row) : null };
@@ -298,6 +298,13 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
 
     async readResultsBytes(jobId, page) {
       return bytesPageOf(jobId, page);
+    },
+
+    async readDoneResultsBytes(scope, id, page) {
+      // In process there is no round trip to save: the two reads one after the other.
+      const row = selectScoped.get(id, scope.org_id, scope.mode) as { doc: string } | undefined;
+      const job = row ? (JSON.parse(row.doc) as JobRecord) : null;
+      return { job, page: job?.status === 'done' ? bytesPageOf(id, page) : null };
     },
 
     async countResults(jobId) {
