@@ -78,7 +78,7 @@ export function composeFormatted(a: Pick<ResolvedAddress, 'street' | 'house_numb
 /**
  * Whether `formatted` is exactly `composeFormatted(a)`, compared part by part in place: no string
  * is built (this runs for every result the matcher writes; building and comparing the composition
- * was a third of `toSlim`, docs/architecture.md "Performance").
+ * was a third of `toSlim`, docs/performance.md "Measurements").
  */
 export function isComposition(formatted: string, a: Pick<ResolvedAddress, 'street' | 'house_number' | 'floor' | 'door' | 'postal_code' | 'city'>): boolean {
   const { street, house_number, floor, door, postal_code, city } = a;

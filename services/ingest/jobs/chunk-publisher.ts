@@ -25,7 +25,7 @@ const MAX_APPEND_BYTES = 768 * 1024;
 const MAX_CHUNKS_PER_APPEND = 8;
 /**
  * Row appends awaiting the log's acknowledgement at once: enough to keep encoding busy while one
- * round trip is out (measured in docs/architecture.md "Performance"), few enough that what waits
+ * round trip is out (measured in docs/performance.md "Measurements"), few enough that what waits
  * in memory stays a few MB (each append ≤ MAX_APPEND_BYTES of row JSON).
  */
 export const MAX_APPENDS_IN_FLIGHT = 4;

@@ -76,7 +76,7 @@ export async function spoolRows(
   /**
    * false: no hash while spooling, for callers that give the input's own hash (the API's body,
    * an upload's file): hashing 130 MB of rows text was ~0.3 CPU s of the API thread per
-   * 1,000,000 rows (docs/architecture.md "Performance").
+   * 1,000,000 rows (docs/performance.md "Measurements").
    */
   { hashRows = true, keep }: {
     hashRows?: boolean;
@@ -192,7 +192,7 @@ export async function spoolRows(
  * back (only when the job has to be committed from the spool: docs/architecture.md "Overlapped
  * intake") by reading the file with `readPeople` again, which gives the same people: the body was
  * validated whole on the way in. Writing every person's JSON line and encoding it was most of the
- * spool's ~0.7 CPU s of the API thread per 1,000,000 rows (docs/architecture.md "Performance").
+ * spool's ~0.7 CPU s of the API thread per 1,000,000 rows (docs/performance.md "Measurements").
  */
 export async function spoolBody(
   body: AsyncIterable<Uint8Array>,

@@ -26,7 +26,7 @@ export const PERSON_FIELDS: ReadonlySet<string> = new Set([
 /**
  * The field names by length, for `knownKeyAt`: a key is matched against these constants in place,
  * so a row's keys are neither sliced out of the body nor hashed, and the person's properties are
- * set with the same (internalised) strings every time (docs/architecture.md "Performance").
+ * set with the same (internalised) strings every time (docs/performance.md "Measurements").
  */
 const FIELDS_BY_LENGTH: ReadonlyArray<readonly string[]> = (() => {
   const byLength: string[][] = [];

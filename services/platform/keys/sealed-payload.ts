@@ -27,7 +27,7 @@ export class SealedPayloadError extends PermanentError {
 /**
  * The KeyObject of a key Buffer, made once per Buffer: a cipher made from raw key bytes imports
  * them every time (~40 µs, about a fifth of sealing a 180 KB chunk, measured in
- * test/bench/codec-driver.ts; docs/architecture.md "Performance"), one made from a KeyObject ~3 µs.
+ * test/bench/codec-driver.ts; docs/performance.md "Measurements"), one made from a KeyObject ~3 µs.
  * The data keys hand out the same Buffer for a job while it is cached (keys/data-keys.ts).
  */
 const keyObjects = new WeakMap<Buffer, KeyObject>();

@@ -3,7 +3,7 @@
  * ("slicing-by-8": eight 256-entry tables, one look-up per byte but no dependency between the
  * eight). kafkajs 2.2.4 computes it a byte at a time, one table look-up after the other; on the
  * intake's appends and the matcher's results that was the largest part of producing
- * (docs/architecture.md "Performance"). kafkajs-crc32c.ts puts this one in its place.
+ * (docs/performance.md "Measurements"). kafkajs-crc32c.ts puts this one in its place.
  */
 const POLYNOMIAL = 0x82f63b78; // reflected Castagnoli polynomial
 

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
  * only the bytes it wrote (`buffer` is `buf.slice(0, offset)`, every write is at `offset`).
  * This grows the buffer with `Buffer.allocUnsafe` instead; the same bytes go on the wire
  * (test/integration/event-log.kafka.test.ts, the whole contract). Measured in
- * docs/architecture.md "Performance". Only for 2.2.4: another version keeps its own method.
+ * docs/performance.md "Measurements". Only for 2.2.4: another version keeps its own method.
  */
 interface Encoder {
   buf: Buffer;

@@ -175,7 +175,7 @@ export interface ResultRecord extends VerdictColumns {
  */
 export function resultRecords(rows: readonly ResultRow[], covered: (row: number) => boolean): ResultRecord[] {
   // The projection's rows come in row order without repeats (chunk after chunk): then the copy
-  // and sort are skipped, a tenth of storing a 1,000,000-row job (docs/architecture.md "Performance").
+  // and sort are skipped, a tenth of storing a 1,000,000-row job (docs/performance.md "Measurements").
   const ordered = strictlyAscending(rows) ? rows : [...rows].sort((a, b) => a.row - b.row);
   const fresh = ordered.filter((r, i, all) => (i === 0 || all[i - 1].row !== r.row) && !covered(r.row));
   const records: ResultRecord[] = [];
