@@ -10,9 +10,14 @@
  * pages, the job's floor (floor.ts, best of 3), so that all pages read as a multiple of it as
  * pipeline.bench.ts reports them.
  *
+ * Each page is also fetched as its own bytes from a bare node:http server in this process (no
+ * route, no store: `transport_median_ms`), the part of a page no server code can take away: the
+ * loopback socket and the client's fetch and text(), which the bench counts in the page's time.
+ *
  * Not a bench of its own (no goal, no report): it prints one JSON line per round. Run:
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
+import { createServer } from 'node:http';
 import { encodeCursor } from '../../services/platform/store/job-results.ts';
 import { driverJobBody, startWithDoneJob } from './driver-job.ts';
 import { jobFloor } from './floor.ts';
@@ -27,7 +32,20 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** A bare server of one body (the page just read), to time the transport alone. */
+async function bareServer(): Promise<{ url: string; serve(bytes: Buffer): void; close(): void }> {
+  let served: Buffer = Buffer.alloc(0);
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': served.length }).end(served);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return { url: `http://127.0.0.1:${address.port}/`, serve: (bytes) => { served = bytes; }, close: () => server.close() };
+}
+
 const body = driverJobBody(ROWS);
+const bare = await bareServer();
 const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
 try {
   const auth = { Authorization: `Bearer ${d.liveKey}` };
@@ -38,6 +56,7 @@ try {
     const stringifyMs: number[] = [];
     const storeMs: number[] = [];
     const jobGetMs: number[] = [];
+    const transportMs: number[] = [];
     let cursor: string | null = null;
     let rows = 0;
     for (let page = 0; ; page++) {
@@ -45,6 +64,11 @@ try {
       const response = await fetch(new URL(`/v2/check-jobs/${id}/results?limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, d.baseUrl), { headers: auth });
       const text = await response.text();
       pageMs.push(performance.now() - started);
+      bare.serve(Buffer.from(text, 'utf8'));
+      const t = performance.now();
+      const again = await (await fetch(bare.url)).text();
+      transportMs.push(performance.now() - t);
+      if (again.length !== text.length) throw new Error('the bare server served another body');
       if (response.status !== 200) throw new Error(`page ${page}: ${response.status} ${text.slice(0, 200)}`);
       const json = JSON.parse(text) as { results: unknown[]; next_cursor: string | null };
       const s = performance.now();
@@ -67,9 +91,11 @@ try {
       page_median_ms: Math.round(median(pageMs)), stringify_median_ms: Math.round(median(stringifyMs) * 10) / 10,
       ratio: Math.round((median(pageMs) / median(stringifyMs)) * 100) / 100, all_pages_ms: sum(pageMs),
       floor_ms: Math.round(floor.totalMs), all_pages_ratio: Math.round((sum(pageMs) / floor.totalMs) * 100) / 100,
-      store_read_median_ms: Math.round(median(storeMs)), job_get_median_ms: Math.round(median(jobGetMs)),
+      store_read_median_ms: Math.round(median(storeMs)),
+      transport_median_ms: Math.round(median(transportMs)), transport_ratio: Math.round((median(transportMs) / median(stringifyMs)) * 100) / 100, job_get_median_ms: Math.round(median(jobGetMs)),
     }));
   }
 } finally {
+  bare.close();
   await d.stop();
 }
