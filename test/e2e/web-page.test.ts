@@ -111,6 +111,12 @@ async function newPage(locale: 'da-DK' | 'en-GB', viewport = { width: 1280, heig
   const context = await browser.newContext({ locale, viewport, acceptDownloads: true });
   const page = await context.newPage();
   page.on('request', (request) => requestedUrls.push(request.url()));
+  // File choosers intercepted from the page's first moment: Playwright turns interception on when
+  // the first 'filechooser' listener is added, without waiting for the browser to apply it, so a
+  // listener added just before a key press can lose the race under load and the browser's own
+  // (headless: invisible) chooser opens instead: ci6 saw "No file chooser after Space on #file"
+  // with the focus on #file. The tests' own waitForEvent('filechooser') still takes each chooser.
+  page.on('filechooser', () => {});
   // Any script error on the page fails the test that caused it.
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
