@@ -1,7 +1,7 @@
 import { bitCount, editDistance, letterSet, MAX_KEY } from './edit-distance.ts';
 import type { FingerprintTable } from './fingerprint-table.ts';
 import type { NameTexts } from './name-texts.ts';
-import { wordOf, type NameHashes, type NameWords } from './name.ts';
+import { wordOf, type NameHashes } from './name.ts';
 import { skeleton } from './normalize.ts';
 
 /**
@@ -37,39 +37,17 @@ let surnameOnlyIdCount = 0;
 let count = 0;
 let middleFrom = 0;
 let surnameFrom = 0;
-/** The person's words themselves, made into skeleton codes only when a tolerant comparison runs. */
-let words: string[] = [];
-/** The person's name as checkPerson read it (readPersonNameHashed), or null: its words are made when asked. */
+/** The person's name as checkPerson read it (readPersonNameHashed): its words' strings are made when asked. */
 let hashed: NameHashes | null = null;
 let textsReady = false;
 const chars = new Uint16Array(40 * MAX_KEY);
 const starts = new Int32Array(41);
 const letters = new Int32Array(40);
 
-/** Prepares the person's name (as readNameInto read it) for comparisons against index `names`. */
-export function readPersonName(name: NameWords, names: FingerprintTable): void {
-  count = name.count;
-  middleFrom = name.middleFrom;
-  surnameFrom = name.surnameFrom;
-  words = name.words;
-  hashed = null;
-  givenIdCount = 0;
-  surnameSideIdCount = 0;
-  surnameOnlyIdCount = 0;
-  for (let i = 0; i < count; i++) {
-    const id = names.get(words[i]);
-    if (id < 0) continue;
-    if (i < surnameFrom) givenIds[givenIdCount++] = id;
-    if (i >= middleFrom) surnameSideIds[surnameSideIdCount++] = id;
-    if (i >= surnameFrom) surnameOnlyIds[surnameOnlyIdCount++] = id;
-  }
-  textsReady = false;
-}
-
 /**
- * readPersonName for a name read as NameHashes (name.ts readNameHashes, what checkPerson reads):
- * each word's id looked up by its hashes, no string made; the words' strings only if a tolerant
- * comparison runs (prepareTexts).
+ * Prepares the person's name, read as NameHashes (name.ts readNameHashes, what checkPerson
+ * reads), for comparisons against index `names`: each word's id looked up by its hashes, no
+ * string made; the words' strings only if a tolerant comparison runs (prepareTexts).
  */
 export function readPersonNameHashed(name: NameHashes, names: FingerprintTable): void {
   count = name.count;
@@ -93,7 +71,7 @@ function prepareTexts(): void {
   let used = 0;
   for (let i = 0; i < count; i++) {
     starts[i] = used;
-    const key = skeleton(hashed !== null ? wordOf(hashed, i) : words[i]);
+    const key = skeleton(wordOf(hashed!, i));
     const n = Math.min(key.length, MAX_KEY);
     for (let c = 0; c < n; c++) chars[used++] = key.charCodeAt(c);
     letters[i] = letterSet(key);

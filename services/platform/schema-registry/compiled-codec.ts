@@ -269,22 +269,25 @@ class Reader {
   }
 
   string(): string {
-    const len = this.long();
-    const start = this.pos;
-    const end = start + len;
-    if (len < 0 || end > this.end) throw new TruncatedError('cut inside a string');
-    this.pos = end;
-    return len <= SHORT_STRING ? shortString(this.buf, start, end) : this.buf.utf8Slice(start, end);
+    const start = this.skipSized('a string');
+    const end = this.pos;
+    return end - start <= SHORT_STRING ? shortString(this.buf, start, end) : this.buf.utf8Slice(start, end);
   }
 
   /** A view of the input (avsc copies; the value is the same). */
   bytes(): Buffer {
+    const start = this.skipSized('bytes');
+    return this.buf.subarray(start, this.pos);
+  }
+
+  /** Steps over a length-prefixed value (string or bytes) and returns its start; it ends at `pos`. */
+  private skipSized(what: string): number {
     const len = this.long();
     const start = this.pos;
     const end = start + len;
-    if (len < 0 || end > this.end) throw new TruncatedError('cut inside bytes');
+    if (len < 0 || end > this.end) throw new TruncatedError(`cut inside ${what}`);
     this.pos = end;
-    return this.buf.subarray(start, end);
+    return start;
   }
 
   symbol(symbols: readonly string[]): string {
