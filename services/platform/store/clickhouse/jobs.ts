@@ -25,6 +25,15 @@ import { RowBinaryReader } from './row-binary.ts';
  * (cutRecordWindow says why that is as exact and cheaper).
  */
 const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record'] as const;
+/**
+ * Result records are written to the table of small granules and read through the Merge table over
+ * it and the table before it (migration 032: each page decompresses about its own records); the
+ * older table's records are read in place, never copied, and deleted with the new table's
+ * (docs/platform-clickhouse-registry.md "Small granules").
+ */
+const RECORDS_WRITE = 'check_result_records_small_granules';
+const RECORDS_READ = 'check_result_records_all';
+const RECORD_TABLES = ['check_result_records', RECORDS_WRITE] as const;
 const RECORD_COLUMNS = ['job_id', 'first_row', 'last_row', 'delete_on', 'counts', 'results', 'cells', 'record_format', 'ids', 'verdicts', 'verdict_rows'] as const;
 /** Concurrent writers of one record are two or three processes: each loses a race rarely. */
 const MAX_WRITE_ATTEMPTS = 20;
@@ -99,7 +108,8 @@ async function cutRecordWindow<R, C extends { more: boolean }>(
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   const jobs = conn.table('check_jobs');
   const results = conn.table('check_results');
-  const records = conn.table('check_result_records');
+  /** Every read of result records: both record tables through one Merge table (migration 032). */
+  const records = conn.table(RECORDS_READ);
   /**
    * Jobs this process knows to be stored as records: a job's results are all records or all rows
    * of check_results (written before migration 016), never a mix, so counts stay exact for a job
@@ -149,7 +159,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       text += `${key}\t${r.first_row}\t${r.last_row}\t${deleteOn}\t${tsvEscape(JSON.stringify(r.counts))}\t${tsvEscape(r.results)}\t${r.cells === null ? '\\N' : tsvEscape(r.cells)}\t${r.record_format}`
         + `\t${tsvEscape(r.ids)}\t${tsvEscape(r.verdicts)}\t${r.verdict_rows}\n`;
     }
-    await conn.insertTabSeparated('check_result_records', RECORD_COLUMNS, text);
+    await conn.insertTabSeparated(RECORDS_WRITE, RECORD_COLUMNS, text);
     recordJobs.add(jobId);
   }
 
@@ -530,7 +540,9 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     async countResults(jobId) {
       if (await storedAsRecords(jobId)) {
-        const stored = await conn.rows<{ counts: string }>(sql`SELECT counts FROM ${records} FINAL WHERE job_id = ${jobId}`);
+        // One record per key as the pages keep it (cutRecordWindow), across both record tables.
+        const stored = await conn.rows<{ counts: string }>(sql`SELECT counts FROM ${records} WHERE job_id = ${jobId}
+          ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
         return sumCounts(stored.map((r) => JSON.parse(r.counts) as ResultCounts));
       }
       const groups = await conn.rows<{ status: Status; level: number; count: string }>(sql`
@@ -554,11 +566,14 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       for (const { partition } of partitions) {
         await conn.command(sql`ALTER TABLE ${results} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
       }
-      // The same for the job's result records.
-      const recordPartitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${records} WHERE job_id = ${id}`);
-      await conn.command(sql`DELETE FROM ${records} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
-      for (const { partition } of recordPartitions) {
-        await conn.command(sql`ALTER TABLE ${records} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
+      // The same for the job's result records, in both record tables (migration 032).
+      for (const name of RECORD_TABLES) {
+        const table = conn.table(name);
+        const recordPartitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${table} WHERE job_id = ${id}`);
+        await conn.command(sql`DELETE FROM ${table} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
+        for (const { partition } of recordPartitions) {
+          await conn.command(sql`ALTER TABLE ${table} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
+        }
       }
       // Earlier revisions of the record (ReplacingMergeTree keeps them until a merge) still hold
       // the preview: they go the same way. Parts rewritten by either mask stay on disk, inactive,
@@ -570,7 +585,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     async dropResultsDueBefore(day) {
       const limit = utcDay(`${day}T00:00:00Z`).replaceAll('-', '');
-      for (const [name, table] of [['check_results', results], ['check_result_records', records]] as const) {
+      for (const name of ['check_results', ...RECORD_TABLES]) {
+        const table = conn.table(name);
         const parts = await conn.rows<{ partition_id: string }>(sql`SELECT DISTINCT partition_id
           FROM system.parts WHERE database = ${conn.database} AND table = ${name}
           AND active AND partition_id < ${limit}`);
