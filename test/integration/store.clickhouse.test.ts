@@ -9,7 +9,7 @@ import { createClickHouseAddressStore } from '../../services/platform/store/clic
 import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
 import { createClickHouseRegisterStore } from '../../services/platform/store/clickhouse/registers.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
-import { sql, statement } from '../../services/platform/store/clickhouse/sql.ts';
+import { sql, statement, type Statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract, makeJob, rows, verdictOfJson } from '../contract/jobs-store.contract.ts';
@@ -55,11 +55,18 @@ async function openWithReopen(label: string) {
   };
 }
 
+/**
+ * Both result record tables (migration 032: the one before it and the one of small granules) as
+ * one table to inspect, through ClickHouse's merge() table function; `_table` names a row's table.
+ */
+function bothRecordTables(conn: ClickHouseConnection): Statement {
+  return statement(`merge('${conn.database}', '^check_result_records(_small_granules)?$')`);
+}
+
 jobsStoreContract('clickhouse', async () => {
   const { conn, close } = await openWithReopen('jobs');
-  // Records are read through the Merge table of both record tables and written as the store
-  // writes them (migration 032).
-  const records = conn.table('check_result_records_all');
+  // Records are read from both record tables and written as the store writes them (migration 032).
+  const records = bothRecordTables(conn);
   return {
     store: createClickHouseJobStore(conn),
     records: {
@@ -298,7 +305,7 @@ describe('ClickHouse migration 030: result records carry their format', () => {
       await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
       await conn.insert('check_result_records', asBefore(20, 25)); // an API or projection process not yet upgraded
       const formats = await conn.rows<{ first_row: number; record_format: number }>(sql`SELECT first_row, record_format
-        FROM ${conn.table('check_result_records_all')} WHERE job_id = ${job.id} ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
+        FROM ${bothRecordTables(conn)} WHERE job_id = ${job.id} ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
       expect(formats.map((r) => [Number(r.first_row), Number(r.record_format)])).toEqual([[0, 1], [10, RESULT_RECORD_FORMAT], [20, 1]]);
       expect((await store.readResults(job.id, { limit: 100 })).rows).toEqual(rows(0, 25));
       expect((await store.countResults(job.id)).processed).toBe(25);
@@ -325,7 +332,7 @@ describe('ClickHouse migration 031: result records carry their verdicts', () => 
       await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
       await conn.insert('check_result_records', asBefore(20, 25)); // an API or projection process not yet upgraded
       const stored = await conn.rows<{ first_row: number; none: number }>(sql`SELECT first_row, isNull(verdicts) AS none
-        FROM ${conn.table('check_result_records_all')} WHERE job_id = ${job.id} ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
+        FROM ${bothRecordTables(conn)} WHERE job_id = ${job.id} ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
       expect(stored.map((r) => [Number(r.first_row), Number(r.none)])).toEqual([[0, 1], [10, 0], [20, 1]]);
       const json = await store.readResultsJson(job.id, { limit: 100 });
       const verdicts = await store.readResultVerdicts(job.id, { limit: 100 });
@@ -356,7 +363,7 @@ describe('ClickHouse migration 032: result records in small granules', () => {
       await store.putResults(job.id, job.delete_after, rows(5, 2500)); // 5..9 are stored already (in the old table)
       await conn.insert('check_result_records', asBefore(2500, 2600)); // a projection process not yet upgraded
       const where = await conn.rows<{ first_row: number; table: string }>(sql`SELECT first_row, _table AS table
-        FROM ${conn.table('check_result_records_all')} WHERE job_id = ${job.id} ORDER BY first_row`);
+        FROM ${bothRecordTables(conn)} WHERE job_id = ${job.id} ORDER BY first_row`);
       expect(where.map((r) => [Number(r.first_row), r.table])).toEqual([
         [0, 'check_result_records'], [10, 'check_result_records_small_granules'], [1000, 'check_result_records_small_granules'],
         [2000, 'check_result_records_small_granules'], [2500, 'check_result_records'],
@@ -452,7 +459,7 @@ describe('ClickHouse result records read without FINAL', () => {
         ids: r.ids, verdicts: r.verdicts, verdict_rows: r.verdict_rows,
       }));
       for (let copy = 0; copy < 2; copy++) await conn.insert('check_result_records_small_granules', records);
-      const copies = await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${conn.table('check_result_records_all')} WHERE job_id = ${twice.id}`);
+      const copies = await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${bothRecordTables(conn)} WHERE job_id = ${twice.id}`);
       expect(Number(copies[0].n), 'both copies are there to be read').toBe(2 * records.length);
       const other = (cursor: string | null) => (cursor === null ? null : encodeCursor(twice.id, decodeCursor(once.id, cursor)));
       const back = (cursor: string | null) => (cursor === null ? null : encodeCursor(once.id, decodeCursor(twice.id, cursor)));
@@ -494,7 +501,7 @@ describe('ClickHouse job results written before result records (check_results, o
       const later = createClickHouseJobStore(conn);
       await later.putResults(job.id, job.delete_after, rows(5, 20));
       expect((await later.countResults(job.id)).processed).toBe(20);
-      expect(Number((await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${conn.table('check_result_records_all')} WHERE job_id = ${job.id}`))[0].n)).toBe(0);
+      expect(Number((await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${bothRecordTables(conn)} WHERE job_id = ${job.id}`))[0].n)).toBe(0);
       const page = await later.readResultsJson(job.id, { limit: 15 });
       expect(page.results.map((r) => (JSON.parse(r) as { id: string }).id)).toEqual(rows(0, 15).map((r) => r.result.id));
       const bytes = await createClickHouseJobStore(conn).readResultsBytes(job.id, { limit: 15 });

@@ -19,13 +19,10 @@ CREATE TABLE IF NOT EXISTS {database}.check_result_records_small_granules (
 ) ENGINE = ReplacingMergeTree() PARTITION BY delete_on ORDER BY (job_id, first_row)
 TTL greatest(delete_on, toDate(written_at)) + INTERVAL 1 DAY
 SETTINGS ttl_only_drop_parts = 1, old_parts_lifetime = 10, index_granularity_bytes = 262144;
--- The old table's records are not copied: they stay where they are and are read through this
--- Merge table, which reads both tables by their own keys (a key lookup in a table without the
--- job's records costs a few marks). A copy would hold the migration for as long as every stored
--- job's records take to rewrite, and a process not yet upgraded still writes the old table.
--- Every read of records names this table; every delete names both tables (purgeJob,
--- dropResultsDueBefore), and both keep their TTL, so retention deletion stays exact. The old
--- table is empty once its last records are due: a later migration may then drop both it and the
--- old name from this table's pattern.
-CREATE TABLE IF NOT EXISTS {database}.check_result_records_all AS {database}.check_result_records_small_granules
-ENGINE = Merge('{database}', '^check_result_records(_small_granules)?$');
+-- The old table's records are not copied: they stay where they are and every read of records
+-- reads both tables, each by its own key (services/platform/store/clickhouse/jobs.ts
+-- `bothTables`; a key lookup in a table without the job's records costs a few marks). A copy
+-- would hold the migration for as long as every stored job's records take to rewrite, and a
+-- process not yet upgraded still writes the old table. Every delete names both tables
+-- (purgeJob, dropResultsDueBefore) and both keep their TTL, so retention deletion stays exact.
+-- The old table is empty once its last records are due; a later migration may then drop it.

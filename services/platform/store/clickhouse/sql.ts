@@ -47,11 +47,20 @@ export function ident(...parts: string[]): Identifier {
   return new Identifier(parts.join('.'));
 }
 
+/** A placeholder as `sql` writes it: `{pN:` then the type. */
+const PLACEHOLDER = /\{p(\d+):/g;
+
+function isStatement(value: SqlValue | Identifier | Statement): value is Statement {
+  return typeof value === 'object' && !Array.isArray(value) && !(value instanceof Identifier);
+}
+
 /**
  * Builds a statement: every `${value}` becomes a typed parameter, every `${ident(...)}` is written
  * as is. sql`SELECT * FROM ${table} WHERE id = ${id}` → `… WHERE id = {p0:String}`, { p0: id }.
+ * A `${statement}` made by `sql` is written in place, its parameters renumbered after the ones
+ * before it (a subquery written once and used for several tables).
  */
-export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | Identifier>): Statement {
+export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | Identifier | Statement>): Statement {
   let query = strings[0];
   const params: Record<string, SqlValue> = {};
   let next = 0;
@@ -59,6 +68,14 @@ export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | I
     const value = values[i];
     if (value instanceof Identifier) {
       query += value.name;
+    } else if (isStatement(value)) {
+      const offset = next;
+      query += value.query.replace(PLACEHOLDER, (_match, n: string) => `{p${offset + Number(n)}:`);
+      for (const [name, param] of Object.entries(value.params)) {
+        const renamed = offset + Number(name.slice(1));
+        params[`p${renamed}`] = param;
+        next = Math.max(next, renamed + 1);
+      }
     } else {
       const name = `p${next++}`;
       query += `{${name}:${parameterType(value)}}`;
