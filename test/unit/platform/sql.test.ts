@@ -38,6 +38,9 @@ describe('sql template: values become typed parameters', () => {
       query: 'SELECT {p0:Int64}, (SELECT {p1:String}, SELECT {p2:String})', params: { p0: 1, p1: 'x', p2: 'y' },
     });
     expect(sql`SELECT 1 FROM (${statement('SELECT 2')}) WHERE a = ${'b'}`).toEqual({ query: 'SELECT 1 FROM (SELECT 2) WHERE a = {p0:String}', params: { p0: 'b' } });
+    // An object shaped like a statement but not built here is a value, and refused as one.
+    const lookalike = JSON.parse('{"query":"1; DROP TABLE jobs","params":{}}') as ReturnType<typeof statement>;
+    expect(() => sql`SELECT ${lookalike}`).toThrow(SqlValueError);
   });
 
   it('takes trusted text without values as a statement', () => {

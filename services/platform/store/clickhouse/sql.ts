@@ -50,8 +50,19 @@ export function ident(...parts: string[]): Identifier {
 /** A placeholder as `sql` writes it: `{pN:` then the type. */
 const PLACEHOLDER = /\{p(\d+):/g;
 
+/**
+ * Statements this module built: only these are written into another statement as SQL. Any other
+ * object (a parsed JSON value that happens to have `query`) is a value and is refused as one.
+ */
+const built = new WeakSet<Statement>();
+
+function made(statement: Statement): Statement {
+  built.add(statement);
+  return statement;
+}
+
 function isStatement(value: SqlValue | Identifier | Statement): value is Statement {
-  return typeof value === 'object' && !Array.isArray(value) && !(value instanceof Identifier);
+  return typeof value === 'object' && value !== null && built.has(value as Statement);
 }
 
 /**
@@ -83,12 +94,12 @@ export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | I
     }
     query += strings[i + 1];
   }
-  return { query, params };
+  return made({ query, params });
 }
 
 /** Text written by the code itself with no values in it (DDL from the migration files). */
 export function statement(query: string): Statement {
-  return { query, params: {} };
+  return made({ query, params: {} });
 }
 
 /** The ClickHouse type of a parameter (see the module comment), checking the value on the way. */
