@@ -31,6 +31,9 @@ export function textOf(answer: TimedAnswer): string {
   return Buffer.concat(answer.chunks).toString('utf8');
 }
 
+/** How long an answer may send nothing before the client gives up on it. */
+const IDLE_LIMIT_MS = 300_000;
+
 export function pageClient(): PageClient {
   // One socket, kept open between pages, as a client paging a job would (fetch kept its own too).
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -45,6 +48,8 @@ export function pageClient(): PageClient {
           response.once('error', reject);
         });
         sent.once('error', reject);
+        // A stuck answer fails the run instead of hanging it (idle for this long, not the whole answer).
+        sent.setTimeout(IDLE_LIMIT_MS, () => sent.destroy(new Error(`no byte of ${url.pathname} for ${IDLE_LIMIT_MS / 1000} s`)));
         sent.end();
       });
     },

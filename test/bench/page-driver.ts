@@ -18,7 +18,8 @@
  * client, through page-client.ts (`transport_median_ms`) and through fetch and text()
  * (`transport_fetch_median_ms`).
  *
- * Not a bench of its own (no goal, no report): it prints one JSON line per round. Run:
+ * Not a bench of its own (no goal, no report): it prints one JSON line per round (and, with
+ * PAGE_DRIVER_DEBUG=1, every page's times on stderr, to tell a stall of the load from a slow path). Run:
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
 import { createServer } from 'node:http';
@@ -105,6 +106,7 @@ try {
       if (json.next_cursor === null) break;
       cursor = json.next_cursor;
     }
+    if (process.env.PAGE_DRIVER_DEBUG) console.error(JSON.stringify({ pageMs, pageFetchMs, transportMs, transportFetchMs }));
     if (rows !== ROWS) throw new Error(`paged ${rows} rows of ${ROWS}`);
     const sum = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0));
     const ratio = (v: number[]) => Math.round((median(v) / median(stringifyMs)) * 100) / 100;
