@@ -131,6 +131,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   // UTF-8 bytes and are never decoded into a string (docs/architecture.md "Results pages").
   const selectBytesIn = resultsDb.prepare(`SELECT first_row, last_row, record_format, line_ends, CAST(results AS BLOB) AS results FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
+  const selectAnyAfter = resultsDb.prepare('SELECT 1 FROM check_result_records WHERE job_id = ? AND first_row > ? LIMIT 1');
   const selectCounts = resultsDb.prepare('SELECT counts FROM check_result_records WHERE job_id = ?');
   const deleteResults = resultsDb.prepare('DELETE FROM check_result_records WHERE job_id = ?');
   const deleteResultsBefore = resultsDb.prepare('DELETE FROM check_result_records WHERE delete_on < ?');
@@ -144,29 +145,33 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
 
   /**
-   * The records of the page after `after`, cut by `cutOf`. Rows are 0..n-1 in records of at most
-   * RESULT_RECORD_ROWS, so the page lies in the window up to after + limit + 1 (about limit /
-   * RESULT_RECORD_ROWS records); a job with gaps reads on past it. `last_row > after`: every record
-   * read holds a row of the page, so limit + 1 records suffice. All rows read at once (not a lazy
-   * iterator): a statement left open would hold a read snapshot of the file and keep a purge's
-   * checkpoint from emptying the WAL. The ClickHouse store's cutRecordWindow reads the same way.
+   * The records of the page after `after`, cut by `cutOf` (`countOf`: the rows it holds). Rows are
+   * 0..n-1 in records of at most RESULT_RECORD_ROWS, so the page lies in the window up to
+   * after + limit (about limit / RESULT_RECORD_ROWS records); a job with gaps reads on past it.
+   * `last_row > after`: every record read holds a row of the page, so limit records suffice.
+   * Whether a row follows a full page is asked by key (selectAnyAfter), not by reading the next
+   * record: that read was a tenth of a 10,000-row page's bytes, copied for one boolean. All rows
+   * read at once (not a lazy iterator): a statement left open would hold a read snapshot of the
+   * file and keep a purge's checkpoint from emptying the WAL.
    */
   function cutRecordWindow<R, C extends { more: boolean }>(
-    select: StatementSync, jobId: string, after: number, limit: number, cutOf: (records: R[]) => C,
+    select: StatementSync, jobId: string, after: number, limit: number, cutOf: (records: R[]) => C, countOf: (cut: C) => number,
   ): C {
-    const read = (from: number, to: number) => select.all(jobId, from, after, to, limit + 1) as R[];
-    const windowEnd = after + limit + 1;
-    const found = read(after - RESULT_RECORD_ROWS, windowEnd);
+    const read = (from: number, to: number, records: number) => select.all(jobId, from, after, to, records) as R[];
+    const windowEnd = after + limit;
+    const found = read(after - RESULT_RECORD_ROWS, windowEnd, limit);
     const cut = cutOf(found);
     if (cut.more) return cut;
-    const beyond = read(windowEnd, 0xffffffff);
-    return beyond.length > 0 ? cutOf([...found, ...beyond]) : cut;
+    if (selectAnyAfter.get(jobId, windowEnd) === undefined) return cut;
+    if (countOf(cut) === limit) return { ...cut, more: true };
+    // Past a gap: one record more than the page can take tells whether a row follows it.
+    return cutOf([...found, ...read(windowEnd, 0xffffffff, limit + 1)]);
   }
 
   function pageOf(jobId: string, page: { cursor?: string | null; limit: number }) {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
-    const { rows, more } = cutRecordWindow(selectRecordsIn, jobId, after, page.limit, (found: StoredRecord[]) => pageOfRecords(found, after, page.limit));
+    const { rows, more } = cutRecordWindow(selectRecordsIn, jobId, after, page.limit, (found: StoredRecord[]) => pageOfRecords(found, after, page.limit), (cut) => cut.rows.length);
     const last = rows.at(-1);
     return { rows, next_cursor: more && last ? encodeCursor(jobId, last.row) : null };
   }
@@ -175,7 +180,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   function verdictPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultVerdictPage {
     checkPageLimit(page.limit, MAX_VERDICT_PAGE);
     const after = decodeCursor(jobId, page.cursor);
-    const cut = cutRecordWindow(selectVerdictsIn, jobId, after, page.limit, (found: VerdictRecord[]) => verdictPageOfRecords(found, after, page.limit));
+    const cut = cutRecordWindow(selectVerdictsIn, jobId, after, page.limit, (found: VerdictRecord[]) => verdictPageOfRecords(found, after, page.limit), (cut) => cut.ids.length);
     return { ids: cut.ids, verdicts: cut.verdicts, cells: cut.cells, next_cursor: cut.more && cut.last_row >= 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
@@ -183,7 +188,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   function bytesPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultBytesPage {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
-    const cut = cutRecordWindow(selectBytesIn, jobId, after, page.limit, (found: ByteRecord[]) => pageBytesOfRecords(found, after, page.limit));
+    const cut = cutRecordWindow(selectBytesIn, jobId, after, page.limit, (found: ByteRecord[]) => pageBytesOfRecords(found, after, page.limit), (cut) => cut.count);
     return { pieces: cut.pieces(), count: cut.count, next_cursor: cut.more && cut.count > 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
