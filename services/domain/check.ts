@@ -1,15 +1,15 @@
 import { parseAddress, parseAddressLine, type CityFieldTable, type ParsedAddress } from './address.ts';
 import type { AddressRegister } from './address-register.ts';
 import {
-  FLAG_PREVIOUS, KVHX_PREFIX, R_FLAGS, R_FLOOR, R_HEADER, R_MIDDLE_FROM, R_SURNAME_FROM, R_UNIT, R_WORD_COUNT,
-  registerBuildingOf, registerUnitIdOf, type ListIndex, type ListIndexData,
+  FLAG_PREVIOUS, KVHX_PREFIX, S_INFO, S_SIGNATURE, S_STRIDE, S_UNIT, registerBuildingOf, registerUnitIdOf, type ListIndex, type ListIndexData,
 } from './list-index.ts';
 import { registerAddress, resolveParsed, resolveParsedInto, type RegisterResolution } from './register-resolve.ts';
 import {
   newNameHashes, newNameWords, readNameHashes, readNameInto, toParsedName, type NameHashes, type NameWords, type ParsedName,
 } from './name.ts';
 import {
-  APPROXIMATE, givenAgreement, givenTolerant, NONE, readPersonNameHashed, surnameAgreement, surnameTolerant,
+  APPROXIMATE, givenAgreement, givenTolerant, NONE, personGivenBits, personSurnameBits, readPersonNameHashed, surnameAgreement,
+  surnameTolerant,
 } from './name-agreement.ts';
 import { addressInputOf, toCorrectedAddress, toResolvedAddress } from './resolve.ts';
 import { closestStreets } from './street-index.ts';
@@ -192,22 +192,36 @@ const BEST_POSSIBLE = scoreOf(5, false, false, false);
 
 /**
  * Scans the records of building `b`, keeping the best match in `best` (see `scoreOf`). The
- * person's name is the one readPersonNameHashed prepared (name-agreement.ts).
+ * person's name is the one readPersonNameHashed prepared (name-agreement.ts). The building's
+ * summaries are read in order (list-index.ts S_UNIT); a record is read only at the person's unit
+ * or when its signature shares a given-name bit and a surname bit with the person's: elsewhere in
+ * the building only both names agreeing exactly give a level (4), so a record that cannot is
+ * skipped on two integers (docs/matching.md "Speed of the check path").
  */
 function scanBuilding(d: ListIndexData, b: number, personUnit: number, floorId: number, best: Winner & { score: number }): void {
   const records = d.records;
   const texts = d.nameTexts;
-  const end = records[b]; // the run's end; its records follow (list-index.ts ListIndexData.records)
-  let o = b + 1;
+  const givenBits = personGivenBits;
+  const surnameBits = personSurnameBits;
+  let s = b + 1;
+  const summariesEnd = s + S_STRIDE * records[b];
+  /** Where the record of summary s starts: [floor id, name word ids...]. */
+  let o = summariesEnd;
   // Once an exact level-5 match at the current address is found no record can beat it (`scoreOf`):
   // the rest of the building's records are not read.
-  while (o < end && best.score < BEST_POSSIBLE) {
-    const words = o + R_HEADER;
-    const next = words + records[o + R_WORD_COUNT];
-    const middle = words + records[o + R_MIDDLE_FROM];
-    const surnames = words + records[o + R_SURNAME_FROM];
-    const sameUnit = records[o + R_UNIT] === personUnit;
-    const previous = (records[o + R_FLAGS] & FLAG_PREVIOUS) !== 0;
+  while (s < summariesEnd && best.score < BEST_POSSIBLE) {
+    const sameUnit = records[s + S_UNIT] === personUnit;
+    const signature = records[s + S_SIGNATURE];
+    const info = records[s + S_INFO];
+    s += S_STRIDE;
+    const floorAt = o;
+    const words = o + 1;
+    o = words + ((info >>> 1) & 0xff);
+    if (!sameUnit && ((signature & givenBits) === 0 || (signature & surnameBits) === 0)) continue;
+    const next = o;
+    const middle = words + ((info >>> 9) & 0xff);
+    const surnames = words + (info >>> 17);
+    const previous = (info & FLAG_PREVIOUS) !== 0;
     // The exact comparison first; a slip or an initial is looked for only where it failed, at the
     // person's own unit only (docs/matching.md "Names": there every agreement raises the level;
     // elsewhere in the building it would run for every neighbour sharing a common given name or
@@ -226,7 +240,7 @@ function scanBuilding(d: ListIndexData, b: number, personUnit: number, floorId: 
     else base = given !== NONE ? 3 : surname !== NONE ? 2 : 1;
     const level = previous ? (base >= 2 ? (base > 4 ? base : 4) : 0) : base;
     if (level > 0) {
-      const sameFloor = !previous && base === 4 && floorId >= 0 && records[o + R_FLOOR] === floorId;
+      const sameFloor = !previous && base === 4 && floorId >= 0 && records[floorAt] === floorId;
       const nameApproximate = base >= 2 && approximate;
       const score = scoreOf(level, nameApproximate, previous, sameFloor);
       if (score > best.score) {
@@ -238,7 +252,6 @@ function scanBuilding(d: ListIndexData, b: number, personUnit: number, floorId: 
         best.approximate = nameApproximate;
       }
     }
-    o = next;
   }
 }
 

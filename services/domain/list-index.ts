@@ -32,18 +32,34 @@ export interface ListIndex {
 }
 
 /**
- * Record layout: [unit id, floor id, flags, word count, middle from, surname from, name word ids...]:
- * the name's words in the three runs of NameWords (name.ts), so given names and surnames are
- * compared each on their own.
+ * A building's run (ListIndexData.records): [record count n, n summaries, n records]. A summary is
+ * S_STRIDE ints: [unit id, name signature, info]; a record is [floor id, name word ids...], the
+ * name's words in the three runs of NameWords (name.ts), so given names and surnames are compared
+ * each on their own. info packs the flags (bit 0), the word count (bits 1-8) and where the middle
+ * and the surname runs start among the words (bits 9-16, 17-24). The scan of a building reads the
+ * summaries, next to each other, and reads a record only when its unit is the person's or its
+ * signature says both names may agree exactly (docs/matching.md "Speed of the check path").
  */
-export const R_UNIT = 0;
-export const R_FLOOR = 1;
-export const R_FLAGS = 2;
-export const R_WORD_COUNT = 3;
-export const R_MIDDLE_FROM = 4;
-export const R_SURNAME_FROM = 5;
-export const R_HEADER = 6;
+export const S_UNIT = 0;
+export const S_SIGNATURE = 1;
+export const S_INFO = 2;
+export const S_STRIDE = 3;
 export const FLAG_PREVIOUS = 1;
+
+/**
+ * A name word's bit in a record's signature: the low 16 bits hold its given and middle names
+ * (words before the surname run), the high 16 its possible middle names and surnames (words from
+ * the middle run on). A record whose given names agree exactly with a person's shares a low bit
+ * with the person's signature, one whose surname agrees a high bit; ids are spread over the bits
+ * by a multiplicative hash. (Words of both halves set a bit in each.)
+ */
+export function givenBit(id: number): number {
+  return 1 << (Math.imul(id, 0x9e3779b1) >>> 28);
+}
+
+export function surnameBit(id: number): number {
+  return 1 << (16 + (Math.imul(id, 0x9e3779b1) >>> 28));
+}
 
 export interface ListIndexData {
   /** Text building key ("gammelkongevej|12a|1610") or KVHX_PREFIX + kvhx building → building (see `records`). */
@@ -57,10 +73,10 @@ export interface ListIndexData {
    */
   registerBuildings: Int32Array | Map<number, number> | null;
   /**
-   * Building by building, a run: records[b] is where building b's run ends, its records follow
-   * from b + 1. A building is known by where its run starts, so a check reads the run's end and
-   * its first records from one place in memory, not a separate table of starts first
-   * (docs/matching.md "Speed of the check path").
+   * Building by building, a run (layout above S_UNIT): records[b] is building b's record count, its
+   * summaries and records follow from b + 1. A building is known by where its run starts, so a
+   * check reads the count and the first summaries from one place in memory, not a separate table
+   * of starts first (docs/matching.md "Speed of the check path").
    */
   records: Int32Array;
   /**
@@ -247,21 +263,25 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       const buildingCount = firstRegister + registerBuildingCount;
       const registerBuildings = accessBuilding === null ? null : accessBuilding.done(firstRegister);
       for (let e = 0; e < reg.length; e++) if (reg[e] >= 0) reg[e] += firstRegister;
-      // Building b's run: one int (the run's end) and then its records; runStart[b] is where it starts.
+      // Building b's run: its record count, its summaries, its records; runStart[b] is where it starts.
       const runStart = new Int32Array(buildingCount + 1);
+      const count = new Int32Array(buildingCount);
       for (let b = 0; b < buildingCount; b++) runStart[b + 1] = 1;
       for (let e = 0; e < size; e++) {
-        const length = R_HEADER + starts[e + 1] - starts[e];
-        if (text[e] >= 0) runStart[text[e] + 1] += length;
-        if (kvhx[e] >= 0) runStart[kvhx[e] + 1] += length;
-        if (reg[e] >= 0) runStart[reg[e] + 1] += length;
+        const length = S_STRIDE + 1 + starts[e + 1] - starts[e];
+        if (text[e] >= 0) { runStart[text[e] + 1] += length; count[text[e]]++; }
+        if (kvhx[e] >= 0) { runStart[kvhx[e] + 1] += length; count[kvhx[e]]++; }
+        if (reg[e] >= 0) { runStart[reg[e] + 1] += length; count[reg[e]]++; }
       }
       for (let b = 0; b < buildingCount; b++) runStart[b + 1] += runStart[b];
       const records = new Int32Array(runStart[buildingCount]);
-      const fill = new Int32Array(buildingCount);
+      /** Where building b's next summary and next record go. */
+      const nextSummary = new Int32Array(buildingCount);
+      const nextRecord = new Int32Array(buildingCount);
       for (let b = 0; b < buildingCount; b++) {
-        records[runStart[b]] = runStart[b + 1];
-        fill[b] = runStart[b] + 1;
+        records[runStart[b]] = count[b];
+        nextSummary[b] = runStart[b] + 1;
+        nextRecord[b] = runStart[b] + 1 + S_STRIDE * count[b];
       }
       const runs = wordRuns.done();
       const pool = wordPool.done();
@@ -269,21 +289,31 @@ export function createListIndexBuilder(register: AddressRegister | null = null):
       const kvhxUnits = kvhxUnit.done();
       const floors_ = floor.done();
       const flags = previous.done();
-      const write = (o: number, e: number, unitId: number): number => {
-        records[o + R_UNIT] = unitId;
-        records[o + R_FLOOR] = floors_[e];
-        records[o + R_FLAGS] = flags[e];
-        records[o + R_WORD_COUNT] = starts[e + 1] - starts[e];
-        records[o + R_MIDDLE_FROM] = runs[e] & 0xff;
-        records[o + R_SURNAME_FROM] = runs[e] >>> 8;
-        let w = o + R_HEADER;
+      const write = (b: number, e: number, unitId: number): void => {
+        // A name has at most 80 words (name.ts: two fields of 40 tokens): each count fits its 8 bits.
+        const wordCount = starts[e + 1] - starts[e];
+        const middleFrom = runs[e] & 0xff;
+        const surnameFrom = runs[e] >>> 8;
+        let signature = 0;
+        for (let i = 0; i < wordCount; i++) {
+          const id = pool[starts[e] + i];
+          if (i < surnameFrom) signature |= givenBit(id);
+          if (i >= middleFrom) signature |= surnameBit(id);
+        }
+        const s = nextSummary[b];
+        records[s + S_UNIT] = unitId;
+        records[s + S_SIGNATURE] = signature;
+        records[s + S_INFO] = flags[e] | (wordCount << 1) | (middleFrom << 9) | (surnameFrom << 17);
+        nextSummary[b] = s + S_STRIDE;
+        let w = nextRecord[b];
+        records[w++] = floors_[e];
         for (let g = starts[e]; g < starts[e + 1]; g++) records[w++] = pool[g];
-        return w;
+        nextRecord[b] = w;
       };
       for (let e = 0; e < size; e++) {
-        if (text[e] >= 0) fill[text[e]] = write(fill[text[e]], e, units[e]);
-        if (kvhx[e] >= 0) fill[kvhx[e]] = write(fill[kvhx[e]], e, kvhxUnits[e]);
-        if (reg[e] >= 0) fill[reg[e]] = write(fill[reg[e]], e, regUnits[e]);
+        if (text[e] >= 0) write(text[e], e, units[e]);
+        if (kvhx[e] >= 0) write(kvhx[e], e, kvhxUnits[e]);
+        if (reg[e] >= 0) write(reg[e], e, regUnits[e]);
       }
       // From here a building is known by where its run starts (see ListIndexData.records).
       buildings.replaceIds(runStart);

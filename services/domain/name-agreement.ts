@@ -1,5 +1,6 @@
 import { bitCount, editDistance, letterBit, MAX_KEY } from './edit-distance.ts';
 import { dropsFromSkeleton, type FingerprintTable } from './fingerprint-table.ts';
+import { givenBit, surnameBit } from './list-index.ts';
 import type { NameTexts } from './name-texts.ts';
 import type { NameHashes } from './name.ts';
 import { foldedChar } from './normalize.ts';
@@ -35,6 +36,13 @@ let surnameSideIdCount = 0;
 const surnameOnlyIds = new Int32Array(40);
 let surnameOnlyIdCount = 0;
 let count = 0;
+/**
+ * The signature bits (list-index.ts givenBit, surnameBit) of the person's given-side and of its
+ * surname-side word ids: a record at another unit whose signature shares no bit with either
+ * cannot agree on both names exactly, and is not read (check.ts scanBuilding).
+ */
+export let personGivenBits = 0;
+export let personSurnameBits = 0;
 let middleFrom = 0;
 let surnameFrom = 0;
 /** The person's name as checkPerson read it (readPersonNameHashed): its words' strings are made when asked. */
@@ -58,13 +66,24 @@ export function readPersonNameHashed(name: NameHashes, names: FingerprintTable):
   givenIdCount = 0;
   surnameSideIdCount = 0;
   surnameOnlyIdCount = 0;
+  let givenBits = 0;
+  let surnameBits = 0;
   for (let i = 0; i < count; i++) {
     const id = names.getHashed(name.hashA[i], name.hashB[i]);
     if (id < 0) continue;
-    if (i < surnameFrom) givenIds[givenIdCount++] = id;
-    if (i >= middleFrom) surnameSideIds[surnameSideIdCount++] = id;
+    if (i < surnameFrom) {
+      givenIds[givenIdCount++] = id;
+      givenBits |= givenBit(id);
+    }
+    if (i >= middleFrom) {
+      // Every surnameOnlyIds id is here too.
+      surnameSideIds[surnameSideIdCount++] = id;
+      surnameBits |= surnameBit(id);
+    }
     if (i >= surnameFrom) surnameOnlyIds[surnameOnlyIdCount++] = id;
   }
+  personGivenBits = givenBits;
+  personSurnameBits = surnameBits;
   textsReady = false;
 }
 
