@@ -3,7 +3,10 @@
  * path (test/bench/README.md "Results pages alone"): one job of PAGE_DRIVER_ROWS rows (default
  * 100,000) on one deployment (PAGE_DRIVER_DEPLOYMENT=embedded|distributed), then PAGE_DRIVER_ROUNDS
  * rounds (default 3) of paging every result with limit 10,000, each page timed alone as the bench
- * times it (request to the last byte read as text), beside JSON.stringify of its own results.
+ * times it (page-client.ts: request to the last byte received; the text decoded and parsed after
+ * the timer), beside JSON.stringify of its own results. Each page is also fetched as the bench
+ * timed it before page-client.ts (`fetch` + `response.text()` inside the timer: `page_fetch_*`),
+ * the two in alternating order, so a run shows what the leaner client moved.
  * Each round also times the parts of a page: the store's read (readResultsBytes, as the route reads it) and a GET of the
  * job record (authentication and a job look-up as a query of its own; a page reads the job in the
  * query of its records since readDoneResultsBytes), and, right before its
@@ -11,16 +14,19 @@
  * pipeline.bench.ts reports them.
  *
  * Each page is also fetched as its own bytes from a bare node:http server in this process (no
- * route, no store: `transport_median_ms`), the part of a page no server code can take away: the
- * loopback socket and the client's fetch and text(), which the bench counts in the page's time.
+ * route, no store), the part of a page no server code can take away: the loopback socket and the
+ * client, through page-client.ts (`transport_median_ms`) and through fetch and text()
+ * (`transport_fetch_median_ms`).
  *
- * Not a bench of its own (no goal, no report): it prints one JSON line per round. Run:
+ * Not a bench of its own (no goal, no report): it prints one JSON line per round (and, with
+ * PAGE_DRIVER_DEBUG=1, every page's times on stderr, to tell a stall of the load from a slow path). Run:
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
 import { createServer } from 'node:http';
 import { encodeCursor } from '../../services/platform/store/job-results.ts';
 import { driverJobBody, startWithDoneJob } from './driver-job.ts';
 import { jobFloor } from './floor.ts';
+import { pageClient, textOf } from './page-client.ts';
 
 const ROWS = Number(process.env.PAGE_DRIVER_ROWS ?? 100_000);
 const ROUNDS = Number(process.env.PAGE_DRIVER_ROUNDS ?? 3);
@@ -47,6 +53,7 @@ async function bareServer(): Promise<{ url: string; serve(bytes: Buffer): void; 
 const body = driverJobBody(ROWS);
 const bare = await bareServer();
 const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
+const client = pageClient();
 try {
   const auth = { Authorization: `Bearer ${d.liveKey}` };
   const bodyBytes = Buffer.from(body, 'utf8');
@@ -57,19 +64,34 @@ try {
     const storeMs: number[] = [];
     const jobGetMs: number[] = [];
     const transportMs: number[] = [];
+    const pageFetchMs: number[] = [];
+    const transportFetchMs: number[] = [];
     let cursor: string | null = null;
     let rows = 0;
     for (let page = 0; ; page++) {
-      const started = performance.now();
-      const response = await fetch(new URL(`/v2/check-jobs/${id}/results?limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, d.baseUrl), { headers: auth });
-      const text = await response.text();
-      pageMs.push(performance.now() - started);
-      bare.serve(Buffer.from(text, 'utf8'));
+      const url = new URL(`/v2/check-jobs/${id}/results?limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, d.baseUrl);
+      // The lean client and fetch in alternating order, so neither always reads a warmer cache.
+      const viaFetch = async () => {
+        const f = performance.now();
+        const text = await (await fetch(url, { headers: auth })).text();
+        pageFetchMs.push(performance.now() - f);
+        return text;
+      };
+      const fetched = page % 2 === 1 ? await viaFetch() : null;
+      const answer = await client.get(url, auth);
+      pageMs.push(answer.ms);
+      const text = textOf(answer);
+      if ((fetched ?? await viaFetch()) !== text) throw new Error('fetch read another page');
+      if (answer.status !== 200) throw new Error(`page ${page}: ${answer.status} ${text.slice(0, 200)}`);
+      const bytes = Buffer.from(text, 'utf8');
+      bare.serve(bytes);
       const t = performance.now();
       const again = await (await fetch(bare.url)).text();
-      transportMs.push(performance.now() - t);
+      transportFetchMs.push(performance.now() - t);
       if (again.length !== text.length) throw new Error('the bare server served another body');
-      if (response.status !== 200) throw new Error(`page ${page}: ${response.status} ${text.slice(0, 200)}`);
+      const lean = await client.get(new URL(bare.url), {});
+      transportMs.push(lean.ms);
+      if (Buffer.concat(lean.chunks).length !== bytes.length) throw new Error('the bare server served another body');
       const json = JSON.parse(text) as { results: unknown[]; next_cursor: string | null };
       const s = performance.now();
       JSON.stringify(json.results);
@@ -84,18 +106,24 @@ try {
       if (json.next_cursor === null) break;
       cursor = json.next_cursor;
     }
+    if (process.env.PAGE_DRIVER_DEBUG) console.error(JSON.stringify({ pageMs, pageFetchMs, transportMs, transportFetchMs }));
     if (rows !== ROWS) throw new Error(`paged ${rows} rows of ${ROWS}`);
     const sum = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0));
+    const ratio = (v: number[]) => Math.round((median(v) / median(stringifyMs)) * 100) / 100;
     console.log(JSON.stringify({
       deployment: DEPLOYMENT, round, pages: pageMs.length, load: (await import('node:os')).loadavg()[0].toFixed(2),
       page_median_ms: Math.round(median(pageMs)), stringify_median_ms: Math.round(median(stringifyMs) * 10) / 10,
       ratio: Math.round((median(pageMs) / median(stringifyMs)) * 100) / 100, all_pages_ms: sum(pageMs),
       floor_ms: Math.round(floor.totalMs), all_pages_ratio: Math.round((sum(pageMs) / floor.totalMs) * 100) / 100,
       store_read_median_ms: Math.round(median(storeMs)),
-      transport_median_ms: Math.round(median(transportMs)), transport_ratio: Math.round((median(transportMs) / median(stringifyMs)) * 100) / 100, job_get_median_ms: Math.round(median(jobGetMs)),
+      transport_median_ms: Math.round(median(transportMs)), transport_ratio: ratio(transportMs),
+      page_fetch_median_ms: Math.round(median(pageFetchMs)), page_fetch_ratio: ratio(pageFetchMs), all_pages_fetch_ratio: Math.round((sum(pageFetchMs) / floor.totalMs) * 100) / 100,
+      transport_fetch_median_ms: Math.round(median(transportFetchMs)), transport_fetch_ratio: ratio(transportFetchMs),
+      job_get_median_ms: Math.round(median(jobGetMs)),
     }));
   }
 } finally {
+  client.close();
   bare.close();
   await d.stop();
 }

@@ -9,7 +9,7 @@ import { createClickHouseAddressStore } from '../../services/platform/store/clic
 import { addressesStoreContract } from '../contract/addresses-store.contract.ts';
 import { createClickHouseRegisterStore } from '../../services/platform/store/clickhouse/registers.ts';
 import { loadMigrations, migrate, splitStatements } from '../../services/platform/store/clickhouse/migrate.ts';
-import { sql, statement } from '../../services/platform/store/clickhouse/sql.ts';
+import { sql, statement, type Statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { accountsStoreContract } from '../contract/accounts-store.contract.ts';
 import { inboundStoreContract } from '../contract/inbound-store.contract.ts';
 import { jobsStoreContract, makeJob, rows, verdictOfJson } from '../contract/jobs-store.contract.ts';
@@ -55,19 +55,28 @@ async function openWithReopen(label: string) {
   };
 }
 
+/**
+ * Both result record tables (migration 032: the one before it and the one of small granules) as
+ * one table to inspect, through ClickHouse's merge() table function; `_table` names a row's table.
+ */
+function bothRecordTables(conn: ClickHouseConnection): Statement {
+  return statement(`merge('${conn.database}', '^check_result_records(_small_granules)?$')`);
+}
+
 jobsStoreContract('clickhouse', async () => {
   const { conn, close } = await openWithReopen('jobs');
-  const records = conn.table('check_result_records');
+  // Records are read from both record tables and written as the store writes them (migration 032).
+  const records = bothRecordTables(conn);
   return {
     store: createClickHouseJobStore(conn),
     records: {
       async formats(jobId) {
         const stored = await conn.rows<{ first_row: number; record_format: number }>(sql`SELECT first_row, record_format
-          FROM ${records} FINAL WHERE job_id = ${jobId} ORDER BY first_row`);
+          FROM ${records} WHERE job_id = ${jobId} ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
         return stored.map((r) => ({ first_row: Number(r.first_row), record_format: Number(r.record_format) }));
       },
       async write(jobId, deleteAfter, r) {
-        await conn.insert('check_result_records', [{
+        await conn.insert('check_result_records_small_granules', [{
           job_id: jobId, first_row: r.first_row, last_row: r.last_row, delete_on: deleteAfter.slice(0, 10),
           counts: JSON.stringify(r.counts), results: r.results, cells: r.cells, record_format: r.record_format,
           ids: r.ids, verdicts: r.verdicts, verdict_rows: r.verdict_rows,
@@ -296,7 +305,7 @@ describe('ClickHouse migration 030: result records carry their format', () => {
       await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
       await conn.insert('check_result_records', asBefore(20, 25)); // an API or projection process not yet upgraded
       const formats = await conn.rows<{ first_row: number; record_format: number }>(sql`SELECT first_row, record_format
-        FROM ${conn.table('check_result_records')} FINAL WHERE job_id = ${job.id} ORDER BY first_row`);
+        FROM ${bothRecordTables(conn)} WHERE job_id = ${job.id} ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
       expect(formats.map((r) => [Number(r.first_row), Number(r.record_format)])).toEqual([[0, 1], [10, RESULT_RECORD_FORMAT], [20, 1]]);
       expect((await store.readResults(job.id, { limit: 100 })).rows).toEqual(rows(0, 25));
       expect((await store.countResults(job.id)).processed).toBe(25);
@@ -323,7 +332,7 @@ describe('ClickHouse migration 031: result records carry their verdicts', () => 
       await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
       await conn.insert('check_result_records', asBefore(20, 25)); // an API or projection process not yet upgraded
       const stored = await conn.rows<{ first_row: number; none: number }>(sql`SELECT first_row, isNull(verdicts) AS none
-        FROM ${conn.table('check_result_records')} FINAL WHERE job_id = ${job.id} ORDER BY first_row`);
+        FROM ${bothRecordTables(conn)} WHERE job_id = ${job.id} ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
       expect(stored.map((r) => [Number(r.first_row), Number(r.none)])).toEqual([[0, 1], [10, 0], [20, 1]]);
       const json = await store.readResultsJson(job.id, { limit: 100 });
       const verdicts = await store.readResultVerdicts(job.id, { limit: 100 });
@@ -336,31 +345,97 @@ describe('ClickHouse migration 031: result records carry their verdicts', () => 
   });
 });
 
+describe('ClickHouse migration 032: result records in small granules', () => {
+  it('records stored before it stay in the old table and are read beside new ones, by every read, once each', async () => {
+    const { conn, migrateRest, drop } = await openTestClickHouseBefore('small_granules', 32);
+    try {
+      const job = makeJob({ status: 'done', row_count: 2600 });
+      await createClickHouseJobStore(conn).createJob(job);
+      // Records as the store wrote them before 032 (the table of migrations 016, 030, 031).
+      const asBefore = (from: number, to: number) => resultRecords(rows(from, to), () => false).map((r) => ({
+        job_id: job.id, first_row: r.first_row, last_row: r.last_row, delete_on: job.delete_after.slice(0, 10),
+        counts: JSON.stringify(r.counts), results: r.results, cells: r.cells, record_format: r.record_format,
+        ids: r.ids, verdicts: r.verdicts, verdict_rows: r.verdict_rows,
+      }));
+      await conn.insert('check_result_records', asBefore(0, 10));
+      expect(await migrateRest()).toContain(32);
+      const store = createClickHouseJobStore(conn);
+      await store.putResults(job.id, job.delete_after, rows(5, 2500)); // 5..9 are stored already (in the old table)
+      await conn.insert('check_result_records', asBefore(2500, 2600)); // a projection process not yet upgraded
+      const where = await conn.rows<{ first_row: number; table: string }>(sql`SELECT first_row, _table AS table
+        FROM ${bothRecordTables(conn)} WHERE job_id = ${job.id} ORDER BY first_row`);
+      expect(where.map((r) => [Number(r.first_row), r.table])).toEqual([
+        [0, 'check_result_records'], [10, 'check_result_records_small_granules'], [1000, 'check_result_records_small_granules'],
+        [2000, 'check_result_records_small_granules'], [2500, 'check_result_records'],
+      ]);
+      const [created] = await conn.rows<{ engine_full: string }>(sql`SELECT engine_full FROM system.tables
+        WHERE database = ${conn.database} AND name = 'check_result_records_small_granules'`);
+      expect(created.engine_full).toContain('index_granularity_bytes = 262144');
+
+      const all = rows(0, 2600);
+      expect((await store.countResults(job.id)).processed).toBe(2600);
+      for (const limit of [999, 10_000]) {
+        let cursor: string | null = null;
+        let read = 0;
+        do {
+          const json = await store.readResultsJson(job.id, { cursor, limit });
+          const want = all.slice(read, read + limit);
+          expect(json.results.map((r) => JSON.parse(r) as unknown)).toEqual(want.map((r) => r.result));
+          const bytes = await store.readResultsBytes(job.id, { cursor, limit });
+          expect(Buffer.concat(bytes.pieces).toString('utf8')).toBe(json.results.join(','));
+          const done = await store.readDoneResultsBytes({ org_id: job.org_id, mode: job.mode }, job.id, { cursor, limit });
+          expect(Buffer.concat(done.page?.pieces ?? []).toString('utf8')).toBe(json.results.join(','));
+          expect(done.page?.next_cursor).toBe(json.next_cursor);
+          const verdicts = await store.readResultVerdicts(job.id, { cursor, limit });
+          expect(verdicts.ids.map((id) => JSON.parse(id) as unknown)).toEqual(want.map((r) => r.result.id));
+          expect(verdicts.cells).toEqual(json.cells);
+          read += json.results.length;
+          cursor = json.next_cursor;
+        } while (cursor !== null);
+        expect(read).toBe(2600);
+      }
+    } finally {
+      await drop();
+    }
+  });
+});
+
 describe('ClickHouse job results: deletion on disk', () => {
-  it('purgeJob removes the rows from the parts, not only from reads (lightweight DELETE, then the mask applied)', async () => {
+  it('purgeJob removes the rows from the parts of both record tables, not only from reads (lightweight DELETE, then the mask applied)', async () => {
     const { conn, drop } = await openTestClickHouse('purge_disk');
     try {
       const store = createClickHouseJobStore(conn);
-      // Results are records of contiguous rows (docs/platform-clickhouse-registry.md "Result records"): 50 rows, one record.
-      const results = conn.table('check_result_records');
+      // Results are records of contiguous rows (docs/platform-clickhouse-registry.md "Result records"):
+      // rows 0..49 one record in the table the store writes; rows 50..59 one record in the table
+      // before migration 032, as a process not yet upgraded wrote it ("Small granules").
       const [gone, kept] = [makeJob({ status: 'done' }), makeJob({ status: 'done' })];
       for (const job of [gone, kept]) {
         await store.createJob(job);
         await store.putResults(job.id, job.delete_after, rows(0, 50));
+        await conn.insert('check_result_records', resultRecords(rows(50, 60), () => false).map((r) => ({
+          job_id: job.id, first_row: r.first_row, last_row: r.last_row, delete_on: job.delete_after.slice(0, 10),
+          counts: JSON.stringify(r.counts), results: r.results, cells: r.cells, record_format: r.record_format,
+        })));
       }
+      const tables = ['check_result_records', 'check_result_records_small_granules'];
       // apply_deleted_mask = 0 shows rows that are only masked: what is still in the parts.
-      const onDisk = async (id: string) => Number((await conn.rows<{ n: string }>(
-        sql`SELECT count() AS n FROM ${results} WHERE job_id = ${id} SETTINGS apply_deleted_mask = 0`))[0].n);
-      expect(await onDisk(gone.id)).toBe(1);
+      const onDisk = async (id: string) => Promise.all(tables.map(async (name) => Number((await conn.rows<{ n: string }>(
+        sql`SELECT count() AS n FROM ${conn.table(name)} WHERE job_id = ${id} SETTINGS apply_deleted_mask = 0`))[0].n)));
+      expect(await onDisk(gone.id)).toEqual([1, 1]);
+      expect((await store.countResults(gone.id)).processed, 'both tables are read').toBe(60);
 
       await store.purgeJob(gone.id, '2026-03-01T00:00:00.000Z');
       expect((await store.countResults(gone.id)).processed, 'masked for reads at once').toBe(0);
       // The server's own signal that the background rewrite is over: no unfinished mutation left.
       const pending = sql`SELECT count() AS n FROM system.mutations
-        WHERE database = ${conn.database} AND table = 'check_result_records' AND is_done = 0`;
+        WHERE database = ${conn.database} AND has(${tables}, table) AND is_done = 0`;
       await expect.poll(async () => Number((await conn.rows<{ n: string }>(pending))[0].n), { timeout: 60_000 }).toBe(0);
-      expect(await onDisk(gone.id), 'gone from the parts').toBe(0);
-      expect(await onDisk(kept.id), 'another job of the same day untouched').toBe(1);
+      expect(await onDisk(gone.id), 'gone from the parts').toEqual([0, 0]);
+      expect(await onDisk(kept.id), 'another job of the same day untouched').toEqual([1, 1]);
+
+      // Retention's partition drop reaches both tables too.
+      await store.dropResultsDueBefore(new Date(Date.parse(kept.delete_after) + 86_400_000).toISOString().slice(0, 10));
+      expect(await onDisk(kept.id), 'dropped with its day').toEqual([0, 0]);
     } finally {
       await drop();
     }
@@ -383,8 +458,8 @@ describe('ClickHouse result records read without FINAL', () => {
         counts: JSON.stringify(r.counts), results: r.results, cells: r.cells, record_format: r.record_format,
         ids: r.ids, verdicts: r.verdicts, verdict_rows: r.verdict_rows,
       }));
-      for (let copy = 0; copy < 2; copy++) await conn.insert('check_result_records', records);
-      const copies = await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${conn.table('check_result_records')} WHERE job_id = ${twice.id}`);
+      for (let copy = 0; copy < 2; copy++) await conn.insert('check_result_records_small_granules', records);
+      const copies = await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${bothRecordTables(conn)} WHERE job_id = ${twice.id}`);
       expect(Number(copies[0].n), 'both copies are there to be read').toBe(2 * records.length);
       const other = (cursor: string | null) => (cursor === null ? null : encodeCursor(twice.id, decodeCursor(once.id, cursor)));
       const back = (cursor: string | null) => (cursor === null ? null : encodeCursor(once.id, decodeCursor(twice.id, cursor)));
@@ -426,7 +501,7 @@ describe('ClickHouse job results written before result records (check_results, o
       const later = createClickHouseJobStore(conn);
       await later.putResults(job.id, job.delete_after, rows(5, 20));
       expect((await later.countResults(job.id)).processed).toBe(20);
-      expect(Number((await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${conn.table('check_result_records')} WHERE job_id = ${job.id}`))[0].n)).toBe(0);
+      expect(Number((await conn.rows<{ n: string }>(sql`SELECT count() AS n FROM ${bothRecordTables(conn)} WHERE job_id = ${job.id}`))[0].n)).toBe(0);
       const page = await later.readResultsJson(job.id, { limit: 15 });
       expect(page.results.map((r) => (JSON.parse(r) as { id: string }).id)).toEqual(rows(0, 15).map((r) => r.result.id));
       const bytes = await createClickHouseJobStore(conn).readResultsBytes(job.id, { limit: 15 });

@@ -5,7 +5,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { createEmbeddedAccountStore } from '../../services/platform/store/embedded/accounts.ts';
 import { openEmbeddedDatabase } from '../../services/platform/store/embedded/database.ts';
 import { createEmbeddedInboundStore } from '../../services/platform/store/embedded/inbound.ts';
-import { createEmbeddedJobStore, PENDING_CALLBACKS_SQL } from '../../services/platform/store/embedded/jobs.ts';
+import { createEmbeddedJobStore, EMBEDDED_RECORD_FORMAT, PENDING_CALLBACKS_SQL } from '../../services/platform/store/embedded/jobs.ts';
 import { createEmbeddedKeyRing } from '../../services/platform/store/embedded/keyring.ts';
 import { createEmbeddedListStore } from '../../services/platform/store/embedded/lists.ts';
 import { createEmbeddedAddressStore } from '../../services/platform/store/embedded/addresses.ts';
@@ -61,9 +61,10 @@ function resultRecordsOf(db: DatabaseSync): JobStoreHarness['records'] {
         .all(jobId) as Array<{ first_row: number; record_format: number }>;
     },
     async write(jobId, deleteAfter, r) {
-      db.prepare(`INSERT INTO check_result_records (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      db.prepare(`INSERT INTO check_result_records (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows, line_ends)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
         jobId, r.first_row, r.last_row, deleteAfter.slice(0, 10), JSON.stringify(r.counts), r.results, r.cells, r.record_format, r.ids, r.verdicts, r.verdict_rows,
+        r.line_ends,
       );
     },
   };
@@ -71,7 +72,7 @@ function resultRecordsOf(db: DatabaseSync): JobStoreHarness['records'] {
 
 jobsStoreContract('embedded', async () => {
   const { db, close } = freshDatabase();
-  return { store: createEmbeddedJobStore(db), records: resultRecordsOf(db), close };
+  return { store: createEmbeddedJobStore(db), writesFormat: EMBEDDED_RECORD_FORMAT, records: resultRecordsOf(db), close };
 });
 
 // As the embedded default opens it: the results in a file of their own (docs/embedded-and-admin.md).
@@ -79,7 +80,7 @@ jobsStoreContract('embedded, results in their own file', async () => {
   const main = freshDatabase();
   const results = freshDatabase();
   return {
-    store: createEmbeddedJobStore(main.db, results.db), records: resultRecordsOf(results.db),
+    store: createEmbeddedJobStore(main.db, results.db), writesFormat: EMBEDDED_RECORD_FORMAT, records: resultRecordsOf(results.db),
     close: async () => { await main.close(); await results.close(); },
   };
 });
@@ -129,7 +130,7 @@ describe('JobStore (embedded): result records written before the format column',
       await store.createJob(job);
       await store.putResults(job.id, job.delete_after, rows(5, 20)); // 5..9 are stored already
       const formats = opened.prepare('SELECT first_row, record_format FROM check_result_records WHERE job_id = ? ORDER BY first_row').all(job.id);
-      expect(formats.map((r) => [r.first_row, r.record_format])).toEqual([[0, 1], [10, RESULT_RECORD_FORMAT]]);
+      expect(formats.map((r) => [r.first_row, r.record_format])).toEqual([[0, RESULT_RECORD_FORMAT], [10, EMBEDDED_RECORD_FORMAT]]);
       expect((await store.readResults(job.id, { limit: 100 })).rows).toEqual(rows(0, 20));
       expect((await store.countResults(job.id)).processed).toBe(20);
       createEmbeddedJobStore(reopen()); // opened again: the column is there, nothing is added twice
@@ -223,4 +224,53 @@ usageStoreContract('embedded', async () => {
 monitorsStoreContract('embedded', async () => {
   const { db, reopen, close } = freshDatabase();
   return { store: createEmbeddedMonitorStore(db), reopen: async () => createEmbeddedMonitorStore(reopen()), close };
+});
+
+describe('JobStore (embedded): result records written before format 2', () => {
+  it('gain the line_ends column at open, stay format 1, and serve pages beside format-2 records byte for byte', async () => {
+    // docs/embedded-and-admin.md "Result record formats": a version tag read both ways, no rewrite.
+    const { db, reopen, close } = freshDatabase();
+    try {
+      // The results table as a database written before line_ends holds it, with format-1 records.
+      db.exec(`CREATE TABLE check_result_records (job_id TEXT NOT NULL, first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,
+        delete_on TEXT NOT NULL, counts TEXT NOT NULL, record_format INTEGER NOT NULL DEFAULT 1, ids TEXT, verdicts TEXT,
+        verdict_rows TEXT, cells TEXT, results TEXT NOT NULL, PRIMARY KEY (job_id, first_row))`);
+      const job = makeJob({ status: 'running', row_count: 2600 });
+      const all = rows(0, 2600);
+      const insert = db.prepare(`INSERT INTO check_result_records (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      // Rows 0..1299 as the store wrote them before (format 1), the rest written after the upgrade.
+      for (const r of resultRecords(all.slice(0, 1300), () => false)) {
+        insert.run(job.id, r.first_row, r.last_row, job.delete_after.slice(0, 10), JSON.stringify(r.counts), r.results, r.cells, r.record_format, r.ids, r.verdicts, r.verdict_rows);
+      }
+      const opened = reopen();
+      const store = createEmbeddedJobStore(opened);
+      await store.createJob(job);
+      await store.putResults(job.id, job.delete_after, all.slice(1000)); // 1000..1299 are stored already
+      const formats = opened.prepare('SELECT first_row, record_format, line_ends IS NULL AS no_ends FROM check_result_records WHERE job_id = ? ORDER BY first_row').all(job.id);
+      expect(formats.map((r) => [r.first_row, r.record_format, r.no_ends])).toEqual([
+        [0, 1, 1], [1000, 1, 1], [1300, EMBEDDED_RECORD_FORMAT, 0], [2000, EMBEDDED_RECORD_FORMAT, 0],
+      ]);
+      expect((await store.readResults(job.id, { limit: 10_000 })).rows).toEqual(all);
+      // Pages starting and ending inside records of both formats and across the edge between them.
+      for (const limit of [7, 299, 300, 301, 1000, 10_000]) {
+        let cursor: string | null = null;
+        let seen = 0;
+        for (;;) {
+          const json = await store.readResultsJson(job.id, { cursor, limit });
+          const bytes = await store.readResultsBytes(job.id, { cursor, limit });
+          expect(Buffer.concat(bytes.pieces).toString('utf8')).toBe(json.results.join(','));
+          expect(bytes.count).toBe(json.results.length);
+          expect(bytes.next_cursor).toBe(json.next_cursor);
+          seen += bytes.count;
+          if (json.next_cursor === null) break;
+          cursor = json.next_cursor;
+        }
+        expect(seen).toBe(2600);
+      }
+      createEmbeddedJobStore(reopen()); // opened again: the column is there, nothing is added twice
+    } finally {
+      await close();
+    }
+  });
 });

@@ -244,7 +244,12 @@ class Handler(BaseHTTPRequestHandler):
             result = self.engine.run(text, fmt, database, settings, params, args.get("session_id"))
         except ClickHouseError as error:
             return self.reply_error(error, query_id)
-        payload = result.bytes()
+        # The engine's output buffer itself, not a copy: result.bytes() copied it into a Python
+        # object first (~3 ms for a 5.5 MB results page), which a server streaming its output does
+        # not do (docs/platform-clickhouse-registry.md "ClickHouse for tests"). `output` and
+        # `result` own the buffer and stay alive until the reply is written.
+        output = result.get_memview()
+        payload = output.view()
         summary = {
             "read_rows": str(result.rows_read()), "read_bytes": str(result.bytes_read()),
             "written_rows": "0", "written_bytes": "0", "total_rows_to_read": str(result.rows_read()),

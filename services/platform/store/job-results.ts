@@ -120,12 +120,47 @@ export const RESULT_RECORD_ROWS = 1000;
  *
  * 1. `results`: one CheckResult JSON per line; `cells`: one JSON array (or `null`) per line, or
  *    null when no row has cells. Records stored before the column existed are format 1.
+ * 2. (COMMA_RECORD_FORMAT, the embedded store's since session 14) `results`: the CheckResult
+ *    JSONs joined with commas, the inside of a JSON array as a results page serves it; `line_ends`:
+ *    where each row's JSON ends in `results`' UTF-8 bytes, a uint32 LE each; `cells` as in 1.
  */
 export const RESULT_RECORD_FORMAT = 1;
+
+/**
+ * Format 2: a page that takes records whole serves their bytes as stored, without the
+ * newline-to-comma pass over them, and one cut inside a record finds its rows by offset instead
+ * of searching for line ends (docs/embedded-and-admin.md "Result record formats").
+ */
+export const COMMA_RECORD_FORMAT = 2;
+
+/** Each row's [start, end) in a format-2 record's bytes, from its `line_ends`. */
+export function commaLineBounds(lineEnds: Uint8Array, index: number): { start: number; end: number } {
+  const view = new DataView(lineEnds.buffer, lineEnds.byteOffset, lineEnds.byteLength);
+  return { start: index === 0 ? 0 : view.getUint32((index - 1) * 4, true) + 1, end: view.getUint32(index * 4, true) };
+}
+
+/** The rows of a format-2 record as text: its `results` cut at `line_ends`. */
+function commaLines(record: StoredRecord): string[] {
+  // A result file reads '' for a record whose verdict columns hold what it needs (embedded/jobs.ts).
+  if (record.results === '') return [];
+  const ends = record.line_ends;
+  if (!ends || ends.byteLength % 4 !== 0) throw new Error(`result record ${record.first_row} of format ${COMMA_RECORD_FORMAT} has no line ends`);
+  const rows = ends.byteLength / 4;
+  const lines: string[] = new Array(rows);
+  // Offsets count UTF-8 bytes: as string indexes only when every character is one byte.
+  const total = commaLineBounds(ends, rows - 1).end;
+  const bytes = total === record.results.length ? null : Buffer.from(record.results, 'utf8');
+  for (let i = 0; i < rows; i++) {
+    const { start, end } = commaLineBounds(ends, i);
+    lines[i] = bytes ? bytes.toString('utf8', start, end) : record.results.slice(start, end);
+  }
+  return lines;
+}
 
 /** How each format a reader knows turns a stored record into its rows' lines. */
 const RECORD_LINES: Readonly<Record<number, (record: StoredRecord) => { results: string[]; cells: string[] | null }>> = {
   1: (record) => ({ results: record.results.split('\n'), cells: record.cells === null ? null : record.cells.split('\n') }),
+  2: (record) => ({ results: commaLines(record), cells: record.cells === null ? null : record.cells.split('\n') }),
 };
 
 /**
@@ -146,6 +181,8 @@ export type StoredRecord = {
   record_format: number;
   results: string;
   cells: string | null;
+  /** Format 2's row ends (COMMA_RECORD_FORMAT); absent or null in format 1. */
+  line_ends?: Uint8Array | null;
 };
 
 /** The rows' lines of a stored record, read as its format says. */
@@ -161,8 +198,13 @@ export interface ResultRecord extends VerdictColumns {
   first_row: number;
   last_row: number;
   counts: ResultCounts;
-  /** One CheckResult JSON per line, rows first_row..last_row (JSON.stringify never writes a raw newline). */
+  /**
+   * Format 1: one CheckResult JSON per line, rows first_row..last_row (JSON.stringify never
+   * writes a raw newline); format 2: joined with commas.
+   */
   results: string;
+  /** Format 2: each row's end in `results`' UTF-8 bytes, uint32 LE; null in format 1. */
+  line_ends: Uint8Array | null;
   /** One JSON array (or `null`) per line; null when no row has cells (JSON input). */
   cells: string | null;
 }
@@ -173,7 +215,7 @@ export interface ResultRecord extends VerdictColumns {
  * one RESULT_RECORD_ROWS block. Leaving covered rows out keeps the store idempotent on
  * (job_id, row) for any mix of redelivered and new rows.
  */
-export function resultRecords(rows: readonly ResultRow[], covered: (row: number) => boolean): ResultRecord[] {
+export function resultRecords(rows: readonly ResultRow[], covered: (row: number) => boolean, format = RESULT_RECORD_FORMAT): ResultRecord[] {
   // The projection's rows come in row order without repeats (chunk after chunk): then the copy
   // and sort are skipped, a tenth of storing a 1,000,000-row job (docs/performance.md "Measurements").
   const ordered = strictlyAscending(rows) ? rows : [...rows].sort((a, b) => a.row - b.row);
@@ -181,7 +223,7 @@ export function resultRecords(rows: readonly ResultRow[], covered: (row: number)
   const records: ResultRecord[] = [];
   let run: ResultRow[] = [];
   const close = () => {
-    if (run.length > 0) records.push(recordOf(run));
+    if (run.length > 0) records.push(recordOf(run, format));
     run = [];
   };
   for (const row of fresh) {
@@ -198,7 +240,8 @@ function strictlyAscending(rows: readonly ResultRow[]): boolean {
   return true;
 }
 
-function recordOf(run: readonly ResultRow[]): ResultRecord {
+function recordOf(run: readonly ResultRow[], format: number): ResultRecord {
+  if (format !== RESULT_RECORD_FORMAT && format !== COMMA_RECORD_FORMAT) throw new UnknownRecordFormatError(format);
   // Counted by (status, level) in a small table rather than a Map keyed by a string made per row.
   const tally = new Map<Status, number[]>();
   const results: string[] = new Array(run.length);
@@ -217,16 +260,29 @@ function recordOf(run: readonly ResultRow[]): ResultRecord {
   for (const [status, byLevel] of tally) {
     byLevel.forEach((count, index) => groups.push({ status, level: index - 1, count }));
   }
+  const comma = format === COMMA_RECORD_FORMAT;
   return {
-    record_format: RESULT_RECORD_FORMAT,
+    record_format: format,
     first_row: run[0].row,
     last_row: run[run.length - 1].row,
     counts: countsFromGroups(groups),
-    results: results.join('\n'),
+    results: results.join(comma ? ',' : '\n'),
+    line_ends: comma ? lineEndsOf(results) : null,
     cells: cells === null ? null : cells.join('\n'),
     // What a result file reads instead of the lines (result-verdicts.ts).
     ...verdictColumnsOf(results),
   };
+}
+
+/** Where each line ends once joined with one byte between them, in UTF-8 bytes (format 2's `line_ends`). */
+function lineEndsOf(lines: readonly string[]): Uint8Array {
+  const ends = Buffer.allocUnsafe(lines.length * 4);
+  let end = -1;
+  for (let i = 0; i < lines.length; i++) {
+    end += 1 + Buffer.byteLength(lines[i], 'utf8');
+    ends.writeUInt32LE(end, i * 4);
+  }
+  return ends;
 }
 
 /** Whether a row lies in one of the stored ranges [first_row, last_row]. */

@@ -27,6 +27,22 @@ describe('sql template: values become typed parameters', () => {
     );
   });
 
+  it('writes a statement in place, its parameters renumbered after the ones before it', () => {
+    const of = (table: string) => sql`SELECT x FROM ${ident(table)} WHERE id = ${'a'} AND n > ${2}`;
+    expect(sql`SELECT x FROM (${of('one')} UNION ALL ${of('two')}) WHERE y = ${true} LIMIT ${10}`).toEqual({
+      query: 'SELECT x FROM (SELECT x FROM one WHERE id = {p0:String} AND n > {p1:Int64} UNION ALL '
+        + 'SELECT x FROM two WHERE id = {p2:String} AND n > {p3:Int64}) WHERE y = {p4:Bool} LIMIT {p5:Int64}',
+      params: { p0: 'a', p1: 2, p2: 'a', p3: 2, p4: true, p5: 10 },
+    });
+    expect(sql`SELECT ${1}, (${sql`SELECT ${'x'}, ${sql`SELECT ${'y'}`}`})`).toEqual({
+      query: 'SELECT {p0:Int64}, (SELECT {p1:String}, SELECT {p2:String})', params: { p0: 1, p1: 'x', p2: 'y' },
+    });
+    expect(sql`SELECT 1 FROM (${statement('SELECT 2')}) WHERE a = ${'b'}`).toEqual({ query: 'SELECT 1 FROM (SELECT 2) WHERE a = {p0:String}', params: { p0: 'b' } });
+    // An object shaped like a statement but not built here is a value, and refused as one.
+    const lookalike = JSON.parse('{"query":"1; DROP TABLE jobs","params":{}}') as ReturnType<typeof statement>;
+    expect(() => sql`SELECT ${lookalike}`).toThrow(SqlValueError);
+  });
+
   it('takes trusted text without values as a statement', () => {
     expect(statement('CREATE DATABASE IF NOT EXISTS x')).toEqual({ query: 'CREATE DATABASE IF NOT EXISTS x', params: {} });
   });

@@ -53,6 +53,10 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
     username: options.username ?? 'default',
     password: options.password ?? '',
     request_timeout: options.requestTimeoutMs ?? 60_000,
+    // No HTTP compression either way (the client's default, written down): the API and the
+    // projection sit next to ClickHouse, and gzip cost more than it saved there (a 5 MB results
+    // page 86 → 146 ms with gzip responses: docs/performance.md "Measurements").
+    compression: { response: false, request: false },
     // The client would otherwise print failed queries (which may hold personal data) to the
     // console; errors reach the caller as exceptions and are logged there, without values.
     log: { level: ClickHouseLogLevel.OFF },

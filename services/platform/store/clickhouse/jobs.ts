@@ -11,7 +11,7 @@ import {
   verdictPageOfRecords, type StoredRecord, type VerdictRecord,
 } from '../job-results.ts';
 import { verdictColumnsOf, verdictRowsOf } from '../result-verdicts.ts';
-import { sql, type Identifier, type Statement } from './sql.ts';
+import { sql, statement, type Identifier, type Statement } from './sql.ts';
 import { pageBytesOfRecords, type ByteRecord } from '../result-page-bytes.ts';
 import { RowBinaryReader } from './row-binary.ts';
 
@@ -25,6 +25,14 @@ import { RowBinaryReader } from './row-binary.ts';
  * (cutRecordWindow says why that is as exact and cheaper).
  */
 const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record'] as const;
+/**
+ * Result records are written to the table of small granules (migration 032: a page decompresses
+ * about its own records) and read from it and the table before it, whose records are read in
+ * place, never copied, and deleted with the new table's (docs/platform-clickhouse-registry.md
+ * "Small granules").
+ */
+const RECORDS_WRITE = 'check_result_records_small_granules';
+const RECORD_TABLES = ['check_result_records', RECORDS_WRITE] as const;
 const RECORD_COLUMNS = ['job_id', 'first_row', 'last_row', 'delete_on', 'counts', 'results', 'cells', 'record_format', 'ids', 'verdicts', 'verdict_rows'] as const;
 /** Concurrent writers of one record are two or three processes: each loses a race rarely. */
 const MAX_WRITE_ATTEMPTS = 20;
@@ -99,7 +107,18 @@ async function cutRecordWindow<R, C extends { more: boolean }>(
 export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
   const jobs = conn.table('check_jobs');
   const results = conn.table('check_results');
-  const records = conn.table('check_result_records');
+  const [oldRecords, records] = RECORD_TABLES.map((name) => conn.table(name));
+  /**
+   * `columns` of the records of both record tables that `where` picks, as one subquery (every read
+   * of records goes through it; migration 032): each table read by its own key, the old one's
+   * key lookup a few marks when it holds none of the job's records. Not a Merge table over the
+   * two: the same page window read through one took 41-52 ms of engine time against 30-40 ms for
+   * this and 25-33 ms for the new table alone (docs/performance.md "Measurements").
+   */
+  const bothTables = (columns: string, where: Statement): Statement => {
+    const list = statement(columns);
+    return sql`(SELECT ${list} FROM ${records} WHERE ${where} UNION ALL SELECT ${list} FROM ${oldRecords} WHERE ${where})`;
+  };
   /**
    * Jobs this process knows to be stored as records: a job's results are all records or all rows
    * of check_results (written before migration 016), never a mix, so counts stay exact for a job
@@ -136,8 +155,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     // Not FINAL: a record repeated before a merge has the same range, which covers the same rows.
     const [found] = await conn.rows<{ status: string; ranges: Array<[number, number]> }>(sql`SELECT
       (SELECT toString(argMax(status, revision)) FROM ${jobs} WHERE id = ${jobId}) AS status,
-      (SELECT groupArray((first_row, last_row)) FROM ${records}
-        WHERE job_id = ${jobId} AND first_row > ${min - RESULT_RECORD_ROWS} AND first_row <= ${max}) AS ranges`);
+      (SELECT groupArray((first_row, last_row)) FROM ${bothTables('first_row, last_row',
+        sql`job_id = ${jobId} AND first_row > ${min - RESULT_RECORD_ROWS} AND first_row <= ${max}`)}) AS ranges`);
     // A chunk redelivered after the job was deleted must not bring its personal data back.
     if (found?.status === 'deleted') return;
     const stored = (found?.ranges ?? []).map(([first, last]) => ({ first_row: Number(first), last_row: Number(last) }));
@@ -149,7 +168,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       text += `${key}\t${r.first_row}\t${r.last_row}\t${deleteOn}\t${tsvEscape(JSON.stringify(r.counts))}\t${tsvEscape(r.results)}\t${r.cells === null ? '\\N' : tsvEscape(r.cells)}\t${r.record_format}`
         + `\t${tsvEscape(r.ids)}\t${tsvEscape(r.verdicts)}\t${r.verdict_rows}\n`;
     }
-    await conn.insertTabSeparated('check_result_records', RECORD_COLUMNS, text);
+    await conn.insertTabSeparated(RECORDS_WRITE, RECORD_COLUMNS, text);
     recordJobs.add(jobId);
   }
 
@@ -158,8 +177,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
     const read = async (from: number, to: number): Promise<StoredRecord[]> => (await conn.rows<StoredRecord>(sql`
-      SELECT first_row, record_format, results, cells FROM ${records}
-      WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
+      SELECT first_row, record_format, results, cells FROM ${bothTables('first_row, last_row, record_format, results, cells',
+        sql`job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}`)}
       ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT ${page.limit + 1}`)).map(numbered);
     const cut = await cutRecordWindow(after, page.limit, read, (found) => pageOfRecords(found, after, page.limit));
     const last = cut.rows.at(-1);
@@ -179,8 +198,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
     const text = (bytes: Buffer | null) => bytes?.toString('utf8') ?? null;
     const read = async (from: number, to: number): Promise<VerdictRecord[]> => {
       const reader = new RowBinaryReader(await conn.rowBinary(sql`
-        SELECT first_row, record_format, ids, verdicts, verdict_rows, cells FROM ${records}
-        WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
+        SELECT first_row, record_format, ids, verdicts, verdict_rows, cells FROM ${bothTables('first_row, last_row, record_format, ids, verdicts, verdict_rows, cells',
+          sql`job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}`)}
         ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT ${page.limit + 1}`));
       const found: VerdictRecord[] = [];
       while (!reader.done) {
@@ -191,8 +210,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       }
       const older = found.filter((r) => r.ids === null || r.verdicts === null || r.verdict_rows === null);
       if (older.length > 0) {
-        const lines = new RowBinaryReader(await conn.rowBinary(sql`SELECT first_row, results FROM ${records}
-          WHERE job_id = ${jobId} AND has(${older.map((r) => r.first_row)}, first_row) ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`));
+        const lines = new RowBinaryReader(await conn.rowBinary(sql`SELECT first_row, results FROM ${bothTables('first_row, last_row, results',
+          sql`job_id = ${jobId} AND has(${older.map((r) => r.first_row)}, first_row)`)} ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`));
         const byRow = new Map(older.map((r) => [r.first_row, r]));
         while (!lines.done) {
           const record = byRow.get(lines.uint32());
@@ -229,8 +248,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
         return found;
       }
       const reader = new RowBinaryReader(await conn.rowBinary(sql`
-        SELECT first_row, last_row, record_format, results FROM ${records}
-        WHERE job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
+        SELECT first_row, last_row, record_format, results FROM ${bothTables('first_row, last_row, record_format, results',
+          sql`job_id = ${jobId} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}`)}
         ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT ${page.limit + 1}`));
       const found: ByteRecord[] = [];
       while (!reader.done) found.push(byteRecordOf(reader));
@@ -262,9 +281,9 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       (SELECT toUInt8(0) AS kind, toUInt32(0) AS first_row, toUInt32(0) AS last_row, toUInt8(0) AS record_format, doc AS payload
         FROM ${jobs} FINAL WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode})
       UNION ALL
-      (SELECT toUInt8(1), first_row, last_row, record_format, results FROM ${records}
-        WHERE job_id = ${id} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
-          AND (SELECT toString(argMax(status, revision)) FROM ${jobs} WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode}) = 'done'
+      (SELECT toUInt8(1), first_row, last_row, record_format, results FROM ${bothTables('first_row, last_row, record_format, results',
+        sql`job_id = ${id} AND first_row > ${from} AND last_row > ${after} AND first_row <= ${to}
+          AND (SELECT toString(argMax(status, revision)) FROM ${jobs} WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode}) = 'done'`)}
         ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT ${page.limit + 1})`));
     let job: JobRecord | null = null;
     const window: ByteRecord[] = [];
@@ -530,7 +549,9 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     async countResults(jobId) {
       if (await storedAsRecords(jobId)) {
-        const stored = await conn.rows<{ counts: string }>(sql`SELECT counts FROM ${records} FINAL WHERE job_id = ${jobId}`);
+        // One record per key as the pages keep it (cutRecordWindow), across both record tables.
+        const stored = await conn.rows<{ counts: string }>(sql`SELECT counts FROM ${bothTables('first_row, last_row, counts', sql`job_id = ${jobId}`)}
+          ORDER BY first_row, last_row DESC LIMIT 1 BY first_row`);
         return sumCounts(stored.map((r) => JSON.parse(r.counts) as ResultCounts));
       }
       const groups = await conn.rows<{ status: Status; level: number; count: string }>(sql`
@@ -554,11 +575,14 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       for (const { partition } of partitions) {
         await conn.command(sql`ALTER TABLE ${results} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
       }
-      // The same for the job's result records.
-      const recordPartitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${records} WHERE job_id = ${id}`);
-      await conn.command(sql`DELETE FROM ${records} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
-      for (const { partition } of recordPartitions) {
-        await conn.command(sql`ALTER TABLE ${records} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
+      // The same for the job's result records, in both record tables (migration 032).
+      for (const name of RECORD_TABLES) {
+        const table = conn.table(name);
+        const recordPartitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${table} WHERE job_id = ${id}`);
+        await conn.command(sql`DELETE FROM ${table} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
+        for (const { partition } of recordPartitions) {
+          await conn.command(sql`ALTER TABLE ${table} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
+        }
       }
       // Earlier revisions of the record (ReplacingMergeTree keeps them until a merge) still hold
       // the preview: they go the same way. Parts rewritten by either mask stay on disk, inactive,
@@ -570,7 +594,8 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     async dropResultsDueBefore(day) {
       const limit = utcDay(`${day}T00:00:00Z`).replaceAll('-', '');
-      for (const [name, table] of [['check_results', results], ['check_result_records', records]] as const) {
+      for (const name of ['check_results', ...RECORD_TABLES]) {
+        const table = conn.table(name);
         const parts = await conn.rows<{ partition_id: string }>(sql`SELECT DISTINCT partition_id
           FROM system.parts WHERE database = ${conn.database} AND table = ${name}
           AND active AND partition_id < ${limit}`);

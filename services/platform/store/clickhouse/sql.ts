@@ -47,11 +47,31 @@ export function ident(...parts: string[]): Identifier {
   return new Identifier(parts.join('.'));
 }
 
+/** A placeholder as `sql` writes it: `{pN:` then the type. */
+const PLACEHOLDER = /\{p(\d+):/g;
+
+/**
+ * Statements this module built: only these are written into another statement as SQL. Any other
+ * object (a parsed JSON value that happens to have `query`) is a value and is refused as one.
+ */
+const built = new WeakSet<Statement>();
+
+function made(statement: Statement): Statement {
+  built.add(statement);
+  return statement;
+}
+
+function isStatement(value: SqlValue | Identifier | Statement): value is Statement {
+  return typeof value === 'object' && value !== null && built.has(value as Statement);
+}
+
 /**
  * Builds a statement: every `${value}` becomes a typed parameter, every `${ident(...)}` is written
  * as is. sql`SELECT * FROM ${table} WHERE id = ${id}` → `… WHERE id = {p0:String}`, { p0: id }.
+ * A `${statement}` made by `sql` is written in place, its parameters renumbered after the ones
+ * before it (a subquery written once and used for several tables).
  */
-export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | Identifier>): Statement {
+export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | Identifier | Statement>): Statement {
   let query = strings[0];
   const params: Record<string, SqlValue> = {};
   let next = 0;
@@ -59,6 +79,14 @@ export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | I
     const value = values[i];
     if (value instanceof Identifier) {
       query += value.name;
+    } else if (isStatement(value)) {
+      const offset = next;
+      query += value.query.replace(PLACEHOLDER, (_match, n: string) => `{p${offset + Number(n)}:`);
+      for (const [name, param] of Object.entries(value.params)) {
+        const renamed = offset + Number(name.slice(1));
+        params[`p${renamed}`] = param;
+        next = Math.max(next, renamed + 1);
+      }
     } else {
       const name = `p${next++}`;
       query += `{${name}:${parameterType(value)}}`;
@@ -66,12 +94,12 @@ export function sql(strings: TemplateStringsArray, ...values: Array<SqlValue | I
     }
     query += strings[i + 1];
   }
-  return { query, params };
+  return made({ query, params });
 }
 
 /** Text written by the code itself with no values in it (DDL from the migration files). */
 export function statement(query: string): Statement {
-  return { query, params: {} };
+  return made({ query, params: {} });
 }
 
 /** The ClickHouse type of a parameter (see the module comment), checking the value on the way. */

@@ -1,11 +1,11 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { CheckResult } from '../../../domain/types.ts';
 import { MAX_VERDICT_PAGE, type JobRecord, type JobStore, type ResultBytesPage, type ResultCounts, type ResultRow, type ResultVerdictPage } from '../jobs-port.ts';
 import { flushDeleted, inTransaction } from './database.ts';
 import {
-  applyJobPatch, checkPageLimit, checkRowNumber, coveredBy, decodeCursor, encodeCursor, JobExistsError,
+  applyJobPatch, checkPageLimit, checkRowNumber, COMMA_RECORD_FORMAT, coveredBy, decodeCursor, encodeCursor, JobExistsError,
   pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedResultRow, sumCounts, timestampMs, utcDay, verdictPageOfRecords,
-  type StoredRecord, type VerdictRecord,
+  type ResultRecord, type StoredRecord, type VerdictRecord,
 } from '../job-results.ts';
 import { pageBytesOfRecords, type ByteRecord } from '../result-page-bytes.ts';
 
@@ -27,6 +27,13 @@ import { pageBytesOfRecords, type ByteRecord } from '../result-page-bytes.ts';
  */
 export const PENDING_CALLBACKS_SQL = `SELECT doc FROM check_jobs
     WHERE status IN ('done', 'failed') AND json_extract(doc, '$.callback.state') = 'pending' LIMIT ?`;
+
+/**
+ * The format this store writes its result records in (job-results.ts COMMA_RECORD_FORMAT): stored
+ * as a page serves them; records of format 1 written before are read beside them as they are
+ * (docs/embedded-and-admin.md "Result record formats").
+ */
+export const EMBEDDED_RECORD_FORMAT = COMMA_RECORD_FORMAT;
 
 export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync = db): JobStore {
   db.exec(`
@@ -56,7 +63,8 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   `);
   resultsDb.exec(`
     -- Result records (job-results.ts resultRecords): contiguous rows, one JSON line per row;
-    -- record_format says how results and cells are laid out (job-results.ts RESULT_RECORD_FORMAT);
+    -- record_format says how results and cells are laid out (job-results.ts RESULT_RECORD_FORMAT),
+    -- line_ends where format 2's rows end in results;
     -- ids, verdicts and verdict_rows are what a result file reads (result-verdicts.ts).
     -- A rowid table, not WITHOUT ROWID: a record is ~230 KB, far past the row size WITHOUT ROWID
     -- is made for, and storing one cost about twice the CPU (docs/embedded-and-admin.md "Three
@@ -75,6 +83,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
       verdicts TEXT,
       verdict_rows TEXT,
       cells TEXT,
+      line_ends BLOB,
       results TEXT NOT NULL,
       PRIMARY KEY (job_id, first_row)
     );
@@ -82,6 +91,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   `);
   addRecordFormat(resultsDb);
   addVerdictColumns(resultsDb);
+  addLineEnds(resultsDb);
   convertRowResults(resultsDb);
 
   const insertJob = db.prepare(`INSERT OR IGNORE INTO check_jobs
@@ -110,18 +120,18 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     WHERE i.closed = 0 AND i.last_seen_ms < ? AND j.status IN ('queued', 'running')
     ORDER BY i.last_seen_ms, i.job_id LIMIT ?`);
   const selectIntake = db.prepare('SELECT last_seen_ms, closed FROM check_job_intakes WHERE job_id = ?');
-  const insertRecord = resultsDb.prepare(`INSERT OR IGNORE INTO check_result_records
-    (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertRecord = resultsDb.prepare(INSERT_RECORD_SQL);
   // Records are at most RESULT_RECORD_ROWS long, so one starting that far before `from` is the
   // earliest that can reach it: the primary key serves the range.
   const selectRanges = resultsDb.prepare(`SELECT first_row, last_row FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND first_row <= ?`);
-  const selectRecordsIn = resultsDb.prepare(`SELECT first_row, record_format, results, cells FROM check_result_records
+  const selectRecordsIn = resultsDb.prepare(`SELECT first_row, record_format, results, cells, line_ends FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
   // The same records for a served page: results only, as a BLOB, so they come back as the stored
   // UTF-8 bytes and are never decoded into a string (docs/architecture.md "Results pages").
-  const selectBytesIn = resultsDb.prepare(`SELECT first_row, last_row, record_format, CAST(results AS BLOB) AS results FROM check_result_records
+  const selectBytesIn = resultsDb.prepare(`SELECT first_row, last_row, record_format, line_ends, CAST(results AS BLOB) AS results FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
+  const selectAnyAfter = resultsDb.prepare('SELECT 1 FROM check_result_records WHERE job_id = ? AND first_row > ? LIMIT 1');
   const selectCounts = resultsDb.prepare('SELECT counts FROM check_result_records WHERE job_id = ?');
   const deleteResults = resultsDb.prepare('DELETE FROM check_result_records WHERE job_id = ?');
   const deleteResultsBefore = resultsDb.prepare('DELETE FROM check_result_records WHERE delete_on < ?');
@@ -130,33 +140,38 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   // record stored without those columns (docs/architecture.md "Result files"); SQLite reads a
   // CASE's column only when the CASE needs it.
   const selectVerdictsIn = resultsDb.prepare(`SELECT first_row, record_format, ids, verdicts, verdict_rows, cells,
+    CASE WHEN verdicts IS NULL OR ids IS NULL OR verdict_rows IS NULL THEN line_ends END AS line_ends,
     CASE WHEN verdicts IS NULL OR ids IS NULL OR verdict_rows IS NULL THEN results ELSE '' END AS results FROM check_result_records
     WHERE job_id = ? AND first_row > ? AND last_row > ? AND first_row <= ? ORDER BY first_row LIMIT ?`);
 
   /**
-   * The records of the page after `after`, cut by `cutOf`. Rows are 0..n-1 in records of at most
-   * RESULT_RECORD_ROWS, so the page lies in the window up to after + limit + 1 (about limit /
-   * RESULT_RECORD_ROWS records); a job with gaps reads on past it. `last_row > after`: every record
-   * read holds a row of the page, so limit + 1 records suffice. All rows read at once (not a lazy
-   * iterator): a statement left open would hold a read snapshot of the file and keep a purge's
-   * checkpoint from emptying the WAL. The ClickHouse store's cutRecordWindow reads the same way.
+   * The records of the page after `after`, cut by `cutOf` (`countOf`: the rows it holds). Rows are
+   * 0..n-1 in records of at most RESULT_RECORD_ROWS, so the page lies in the window up to
+   * after + limit (about limit / RESULT_RECORD_ROWS records); a job with gaps reads on past it.
+   * `last_row > after`: every record read holds a row of the page, so limit records suffice.
+   * Whether a row follows a full page is asked by key (selectAnyAfter), not by reading the next
+   * record: that read was a tenth of a 10,000-row page's bytes, copied for one boolean. All rows
+   * read at once (not a lazy iterator): a statement left open would hold a read snapshot of the
+   * file and keep a purge's checkpoint from emptying the WAL.
    */
   function cutRecordWindow<R, C extends { more: boolean }>(
-    select: StatementSync, jobId: string, after: number, limit: number, cutOf: (records: R[]) => C,
+    select: StatementSync, jobId: string, after: number, limit: number, cutOf: (records: R[]) => C, countOf: (cut: C) => number,
   ): C {
-    const read = (from: number, to: number) => select.all(jobId, from, after, to, limit + 1) as R[];
-    const windowEnd = after + limit + 1;
-    const found = read(after - RESULT_RECORD_ROWS, windowEnd);
+    const read = (from: number, to: number, records: number) => select.all(jobId, from, after, to, records) as R[];
+    const windowEnd = after + limit;
+    const found = read(after - RESULT_RECORD_ROWS, windowEnd, limit);
     const cut = cutOf(found);
     if (cut.more) return cut;
-    const beyond = read(windowEnd, 0xffffffff);
-    return beyond.length > 0 ? cutOf([...found, ...beyond]) : cut;
+    if (selectAnyAfter.get(jobId, windowEnd) === undefined) return cut;
+    if (countOf(cut) === limit) return { ...cut, more: true };
+    // Past a gap: one record more than the page can take tells whether a row follows it.
+    return cutOf([...found, ...read(windowEnd, 0xffffffff, limit + 1)]);
   }
 
   function pageOf(jobId: string, page: { cursor?: string | null; limit: number }) {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
-    const { rows, more } = cutRecordWindow(selectRecordsIn, jobId, after, page.limit, (found: StoredRecord[]) => pageOfRecords(found, after, page.limit));
+    const { rows, more } = cutRecordWindow(selectRecordsIn, jobId, after, page.limit, (found: StoredRecord[]) => pageOfRecords(found, after, page.limit), (cut) => cut.rows.length);
     const last = rows.at(-1);
     return { rows, next_cursor: more && last ? encodeCursor(jobId, last.row) : null };
   }
@@ -165,7 +180,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   function verdictPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultVerdictPage {
     checkPageLimit(page.limit, MAX_VERDICT_PAGE);
     const after = decodeCursor(jobId, page.cursor);
-    const cut = cutRecordWindow(selectVerdictsIn, jobId, after, page.limit, (found: VerdictRecord[]) => verdictPageOfRecords(found, after, page.limit));
+    const cut = cutRecordWindow(selectVerdictsIn, jobId, after, page.limit, (found: VerdictRecord[]) => verdictPageOfRecords(found, after, page.limit), (cut) => cut.ids.length);
     return { ids: cut.ids, verdicts: cut.verdicts, cells: cut.cells, next_cursor: cut.more && cut.last_row >= 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
@@ -173,7 +188,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
   function bytesPageOf(jobId: string, page: { cursor?: string | null; limit: number }): ResultBytesPage {
     checkPageLimit(page.limit);
     const after = decodeCursor(jobId, page.cursor);
-    const cut = cutRecordWindow(selectBytesIn, jobId, after, page.limit, (found: ByteRecord[]) => pageBytesOfRecords(found, after, page.limit));
+    const cut = cutRecordWindow(selectBytesIn, jobId, after, page.limit, (found: ByteRecord[]) => pageBytesOfRecords(found, after, page.limit), (cut) => cut.count);
     return { pieces: cut.pieces(), count: cut.count, next_cursor: cut.more && cut.count > 0 ? encodeCursor(jobId, cut.last_row) : null };
   }
 
@@ -270,12 +285,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
         // the mark.
         if (read(jobId)?.status === 'deleted') return;
         const stored = selectRanges.all(jobId, min - RESULT_RECORD_ROWS, max) as Array<{ first_row: number; last_row: number }>;
-        for (const record of resultRecords(rows, coveredBy(stored))) {
-          insertRecord.run(
-            jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format,
-            record.ids, record.verdicts, record.verdict_rows,
-          );
-        }
+        for (const record of resultRecords(rows, coveredBy(stored), EMBEDDED_RECORD_FORMAT)) insertRecord.run(...recordValues(jobId, deleteOn, record));
       });
     },
 
@@ -360,6 +370,28 @@ function addVerdictColumns(resultsDb: DatabaseSync): void {
 }
 
 /**
+ * Result records written before format 2 (job-results.ts COMMA_RECORD_FORMAT) are format 1 and
+ * keep it: the column is added at open, NULL in them, and each record is read as its
+ * record_format says (docs/embedded-and-admin.md "Result record formats").
+ */
+function addLineEnds(resultsDb: DatabaseSync): void {
+  const columns = new Set(resultsDb.prepare('PRAGMA table_info(check_result_records)').all().map((c) => String(c.name)));
+  if (!columns.has('line_ends')) resultsDb.exec('ALTER TABLE check_result_records ADD COLUMN line_ends BLOB');
+}
+
+const INSERT_RECORD_SQL = `INSERT OR IGNORE INTO check_result_records
+  (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows, line_ends)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** INSERT_RECORD_SQL's values for a record. */
+function recordValues(jobId: string, deleteOn: string, record: ResultRecord): SQLInputValue[] {
+  return [
+    jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format,
+    record.ids, record.verdicts, record.verdict_rows, record.line_ends,
+  ];
+}
+
+/**
  * Databases written before result records kept one row per result (`check_results`): converted
  * to records once, in one transaction, then the old table is dropped (its personal data zeroed by
  * secure_delete and flushed out of the WAL).
@@ -367,20 +399,14 @@ function addVerdictColumns(resultsDb: DatabaseSync): void {
 function convertRowResults(resultsDb: DatabaseSync): void {
   const old = resultsDb.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'check_results'").get();
   if (!old) return;
-  const insert = resultsDb.prepare(`INSERT OR IGNORE INTO check_result_records
-    (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insert = resultsDb.prepare(INSERT_RECORD_SQL);
   inTransaction(resultsDb, () => {
     let jobId: string | null = null;
     let deleteOn = '';
     let rows: ResultRow[] = [];
     const flush = () => {
       if (jobId === null) return;
-      for (const record of resultRecords(rows, () => false)) {
-        insert.run(
-          jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format,
-          record.ids, record.verdicts, record.verdict_rows,
-        );
-      }
+      for (const record of resultRecords(rows, () => false, EMBEDDED_RECORD_FORMAT)) insert.run(...recordValues(jobId, deleteOn, record));
       rows = [];
     };
     const all = resultsDb.prepare('SELECT job_id, row, delete_on, record FROM check_results ORDER BY job_id, row')
