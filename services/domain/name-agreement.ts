@@ -1,8 +1,8 @@
-import { bitCount, editDistance, letterSet, MAX_KEY } from './edit-distance.ts';
-import type { FingerprintTable } from './fingerprint-table.ts';
+import { bitCount, editDistance, letterBit, MAX_KEY } from './edit-distance.ts';
+import { dropsFromSkeleton, type FingerprintTable } from './fingerprint-table.ts';
 import type { NameTexts } from './name-texts.ts';
-import { wordOf, type NameHashes } from './name.ts';
-import { skeleton } from './normalize.ts';
+import type { NameHashes } from './name.ts';
+import { foldedChar } from './normalize.ts';
 
 /**
  * Whether a person's given names or surname agree with a list entry's (docs/matching.md "Names"):
@@ -47,7 +47,8 @@ const letters = new Int32Array(40);
 /**
  * Prepares the person's name, read as NameHashes (name.ts readNameHashes, what checkPerson
  * reads), for comparisons against index `names`: each word's id looked up by its hashes, no
- * string made; the words' strings only if a tolerant comparison runs (prepareTexts).
+ * string made; the words' skeletons, as character codes, only if a tolerant comparison runs
+ * (prepareTexts).
  */
 export function readPersonNameHashed(name: NameHashes, names: FingerprintTable): void {
   count = name.count;
@@ -67,17 +68,57 @@ export function readPersonNameHashed(name: NameHashes, names: FingerprintTable):
   textsReady = false;
 }
 
+/**
+ * The person's words for the tolerant comparison: each word's skeleton (normalize.ts `skeleton` of
+ * its fold as `foldedToken` makes it), at most MAX_KEY characters of it, in `chars`, and the
+ * letter set of the whole skeleton in `letters`. Written straight from the characters of the
+ * name's text, with no string per word (docs/matching.md "Speed of the check path").
+ */
 function prepareTexts(): void {
+  const name = hashed!;
   let used = 0;
   for (let i = 0; i < count; i++) {
     starts[i] = used;
-    const key = skeleton(wordOf(hashed!, i));
-    const n = Math.min(key.length, MAX_KEY);
-    for (let c = 0; c < n; c++) chars[used++] = key.charCodeAt(c);
-    letters[i] = letterSet(key);
+    const text = name.texts[name.field[i]];
+    const end = name.end[i];
+    let set = 0;
+    let kept = 0;
+    let previous = -1;
+    for (let k = name.start[i]; k < end; k++) {
+      const c = text.charCodeAt(k);
+      if (c < 128) {
+        const f = c >= 65 && c <= 90 ? c + 32 : c;
+        if (dropsFromSkeleton(f, previous)) continue;
+        previous = f;
+        set |= letterBit(f);
+        if (kept++ < MAX_KEY) chars[used++] = f;
+        continue;
+      }
+      const fold = foldedChar(c);
+      for (let j = 0; j < fold.length; j++) {
+        const f = fold.charCodeAt(j);
+        if (dropsFromSkeleton(f, previous)) continue;
+        previous = f;
+        set |= letterBit(f);
+        if (kept++ < MAX_KEY) chars[used++] = f;
+      }
+    }
+    letters[i] = set;
   }
   starts[count] = used;
   textsReady = true;
+}
+
+/** The person's words as prepareTexts writes them (skeleton, letter set), for tests. */
+export function preparedPersonWords(): { words: string[]; letters: number[] } {
+  if (!textsReady) prepareTexts();
+  const words: string[] = [];
+  const sets: number[] = [];
+  for (let i = 0; i < count; i++) {
+    words.push(String.fromCharCode(...chars.subarray(starts[i], starts[i + 1])));
+    sets.push(letters[i]);
+  }
+  return { words, letters: sets };
 }
 
 function anyEqual(records: Int32Array, entryFrom: number, entryTo: number, ids: Int32Array, idCount: number): boolean {

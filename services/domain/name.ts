@@ -161,8 +161,8 @@ export function parseNameWords(person: PersonInput | ListEntry): NameWords | nul
 /**
  * A name as checkPerson reads it: the words of NameWords in the same three runs, each as the
  * hashes of its fold (normalize.ts `tokenizeHashed`) for the look-up of its id by fingerprint, and
- * as its place in the field it came from; its string is made only when a tolerant comparison asks
- * (`wordOf`). Storage the caller reuses (docs/matching.md "Speed of the check path").
+ * as its place in the field it came from; a tolerant comparison reads its characters there
+ * (name-agreement.ts prepareTexts), and `wordOf` makes its string. Storage the caller reuses (docs/matching.md "Speed of the check path").
  */
 export interface NameHashes {
   count: number;

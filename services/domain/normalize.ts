@@ -44,6 +44,11 @@ function foldChar(code: number): string {
   return folded;
 }
 
+/** foldChar for readers outside this module: the folded text of one code unit beyond ASCII. */
+export function foldedChar(code: number): string {
+  return foldChar(code);
+}
+
 /** True when every character is an ASCII letter or digit, or a single inner space. */
 function isPlainAscii(s: string): boolean {
   let previousSpace = true; // no leading space
@@ -219,8 +224,8 @@ function foldRange(s: string, from: number, to: number): string {
 /**
  * The tokens of a name as the check reads them (name.ts `readNameHashes`): each token's place and
  * the running hashes of its fold (fingerprint-table.ts `getHashed`), not its string: a check looks
- * a name's words up by fingerprint, and a word's string is made only when a tolerant comparison
- * needs it (`foldedToken`; docs/matching.md "Speed of the check path").
+ * a name's words up by fingerprint, and a tolerant comparison reads a word's characters from the
+ * text (name-agreement.ts prepareTexts; docs/matching.md "Speed of the check path").
  */
 export interface HashedTokens {
   count: number;

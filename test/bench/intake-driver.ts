@@ -17,18 +17,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { generateListEntries } from '../../services/synthetic/index.ts';
 import { startDistributed } from '../support/deployments.ts';
+import { servers } from '../support/servers.ts';
 import { jobFloor } from './floor.ts';
 import { call, CHUNK_ROWS, childCpuSeconds, jobBody, LIST_ENTRIES, pageAll, ROWS, SEED, waitDone, watchResults } from './pipeline.bench.ts';
 
 const ROUNDS = Number(process.env.INTAKE_DRIVER_ROUNDS ?? 2);
 const HASH = process.env.INTAKE_DRIVER_HASH === '1';
 
-/** The pid of the first process whose command line holds `needle` (the local broker, the ClickHouse front), else null. */
-function pidOf(needle: string): number | null {
+/** The pid of the first process whose command line holds every one of `needles` (the local broker, the ClickHouse front), else null. */
+function pidOf(...needles: string[]): number | null {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) return Number(entry);
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (needles.every((needle) => command.includes(needle))) return Number(entry);
     } catch {
       // gone meanwhile
     }
@@ -54,7 +56,7 @@ const d = await startDistributed(null, { matchers: 1, listEntries, jobChunkRows:
 try {
   const parts = [
     ...d.processes.map((p) => ({ name: p.name, pid: p.child.pid ?? 0 })),
-    ...[['kafka', pidOf('kafka.Kafka')], ['clickhouse', pidOf('chdb/front.py')]].filter(([, pid]) => pid !== null).map(([name, pid]) => ({ name: name as string, pid: pid as number })),
+    ...[['kafka', pidOf('kafka.Kafka')], ['clickhouse', pidOf('chdb/front.py', `--port\u0000${new URL(servers.clickhouseUrl).port}\u0000`)]].filter(([, pid]) => pid !== null).map(([name, pid]) => ({ name: name as string, pid: pid as number })),
   ];
   const snapshot = () => {
     const usage = process.cpuUsage();

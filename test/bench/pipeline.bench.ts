@@ -96,6 +96,8 @@ export async function waitDone(d: Deployment, id: string, timeoutMs: number): Pr
   }
 }
 
+const WATCH_DEADLINE_MS = 10 * 60_000;
+
 /** Counts ResultsChunk messages per job key as they reach the log, noting when each count was reached. */
 export async function watchResults(platform: Platform) {
   const counts = new Map<string, number>();
@@ -116,9 +118,11 @@ export async function watchResults(platform: Platform) {
   });
   return {
     /** When the job's `chunks`-th results message was seen (at-least-once: duplicates count too). */
-    reached: (key: string, chunks: number) => new Promise<number>((resolve) => {
-      if ((counts.get(key) ?? 0) >= chunks) resolve(performance.now());
-      else waiters.push({ key, chunks, resolve });
+    reached: (key: string, chunks: number) => new Promise<number>((resolve, reject) => {
+      if ((counts.get(key) ?? 0) >= chunks) return resolve(performance.now());
+      // A bench must end: a run that never sees its last chunk fails with the count it saw.
+      const deadline = setTimeout(() => reject(new Error(`saw ${counts.get(key) ?? 0} of ${chunks} results chunks in ${WATCH_DEADLINE_MS / 1000} s`)), WATCH_DEADLINE_MS);
+      waiters.push({ key, chunks, resolve: (at) => { clearTimeout(deadline); resolve(at); } });
     }),
     close: () => subscription.close(),
   };

@@ -214,7 +214,13 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
           maxBytes: Math.max(10 * 1024 * 1024, subscribeOptions.maxBytesPerPartition),
         } : {}),
       });
-      const joined = firstJoin(consumer, options.joinTimeoutMs ?? 60_000);
+      const joinTimeoutMs = options.joinTimeoutMs ?? 60_000;
+      const joined = firstJoin(consumer, joinTimeoutMs);
+      // A group with no committed offset that starts at 'latest' takes the partitions' ends when it
+      // first fetches, which comes after the join: a message published in between was skipped
+      // (a bench's results watcher missed a job's first chunks under load and waited for them for
+      // good). So such a subscription resolves once its first fetch is over (port.ts "startAt").
+      const positioned = subscribeOptions.startAt === 'latest' ? firstFetch(consumer, joinTimeoutMs) : Promise.resolve();
       const backoff = createBackoff(subscribeOptions);
       const group = subscribeOptions.group;
       consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
@@ -236,8 +242,10 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
           eachBatch: (payload) => handleBatch(payload, subscribeOptions, { logger, heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000, backoff, publishOne }),
         });
         await joined;
+        await positioned;
       } catch (error) {
         joined.catch(() => undefined); // superseded by `error`
+        positioned.catch(() => undefined);
         await consumer.disconnect().catch(() => undefined);
         throw error;
       }
@@ -349,6 +357,22 @@ function firstJoin(consumer: Consumer, timeoutMs: number): Promise<void> {
       removeJoin();
       removeCrash();
       reject(event.payload.error);
+    });
+  });
+}
+
+/** Resolves after the consumer's first fetch: its start offsets are fixed by then (kafkajs resolves them before fetching). */
+function firstFetch(consumer: Consumer, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      removeFetch();
+      reject(new Error(`consumer did not fetch within ${timeoutMs} ms`));
+    }, timeoutMs);
+    timer.unref(); // a failed subscribe must not keep the process alive
+    const removeFetch = consumer.on(consumer.events.FETCH, () => {
+      clearTimeout(timer);
+      removeFetch();
+      resolve();
     });
   });
 }

@@ -92,7 +92,10 @@ export interface SubscribeOptions {
    * and the batch (or a batch starting at the same offset) is delivered again.
    */
   handleBatch(batch: MessageBatch): Promise<void>;
-  /** Where a group without a committed offset starts; default 'earliest'. */
+  /**
+   * Where a group without a committed offset starts; default 'earliest'. With 'latest', `subscribe`
+   * resolves once the start is fixed: every message published after it resolves is delivered.
+   */
   startAt?: 'earliest' | 'latest';
   /** Most messages handed to one `handleBatch` call; default 500. */
   maxBatchSize?: number;

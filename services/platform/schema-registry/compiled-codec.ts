@@ -9,8 +9,8 @@ import type avro from 'avsc';
  * compiled-codec.test.ts holds it to that over generated records), and a value avsc refuses makes
  * the writer throw too, so a caller falls back to avsc's path for its error. What is cheaper than
  * avsc: no Tap object per value and no second write when a value outgrows avsc's first buffer
- * (every chunk does); one writer buffer, grown to the largest value, shared by every codec; an
- * ASCII string under 64 characters written in one pass with its length byte reserved (avsc
+ * (every chunk does); one writer buffer, grown to the largest value, shared by every codec; a
+ * string under 64 characters written in one pass with its length byte reserved (avsc
  * measures its UTF-8 length first); a [null, X] union decided by `=== null` (avsc looks the
  * value's kind up in a table); records read into plain object literals.
  *
@@ -117,21 +117,50 @@ class Writer {
     if (typeof s !== 'string') throw new InvalidValueError();
     const n = s.length;
     if (n < 64) {
-      // ASCII under 64 characters: at most 63 bytes, so the length is one byte (2n < 128), written
-      // after the characters; the first character of 0x80 or more goes the general way instead.
-      this.room(n + 1);
+      // Under 64 UTF-16 units: at most 189 UTF-8 bytes, so the length takes one or two bytes. The
+      // bytes are written first, after one byte reserved for the length, and moved on by one when
+      // they come to 64 or more: no second pass to measure them (Buffer.byteLength), which Danish
+      // names and addresses (æ, ø, å) all took (docs/performance.md "Measurements"). A valid string
+      // is the same bytes in avsc's loop and in Node's encoder; a lone surrogate, which the two
+      // write differently, goes the general way.
+      this.room(3 * n + 2);
       const buf = this.buf;
       const start = this.pos;
       let pos = start + 1;
       for (let i = 0; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) {
-          this.utf8(s);
-          return;
+        let c = s.charCodeAt(i);
+        if (c < 0x80) {
+          buf[pos++] = c;
+        } else if (c < 0x800) {
+          buf[pos++] = (c >> 6) | 0xc0;
+          buf[pos++] = (c & 0x3f) | 0x80;
+        } else if ((c & 0xf800) !== 0xd800) {
+          buf[pos++] = (c >> 12) | 0xe0;
+          buf[pos++] = ((c >> 6) & 0x3f) | 0x80;
+          buf[pos++] = (c & 0x3f) | 0x80;
+        } else {
+          const c2 = s.charCodeAt(i + 1);
+          if ((c & 0xfc00) !== 0xd800 || (c2 & 0xfc00) !== 0xdc00) {
+            this.utf8(s);
+            return;
+          }
+          c = 0x10000 + ((c & 0x03ff) << 10) + (c2 & 0x03ff);
+          i++;
+          buf[pos++] = (c >> 18) | 0xf0;
+          buf[pos++] = ((c >> 12) & 0x3f) | 0x80;
+          buf[pos++] = ((c >> 6) & 0x3f) | 0x80;
+          buf[pos++] = (c & 0x3f) | 0x80;
         }
-        buf[pos++] = c;
       }
-      buf[start] = n << 1;
+      const len = pos - start - 1;
+      if (len < 64) {
+        buf[start] = len << 1;
+      } else {
+        buf.copyWithin(start + 2, start + 1, pos);
+        buf[start] = ((len << 1) & 0x7f) | 0x80;
+        buf[start + 1] = len >> 6;
+        pos++;
+      }
       this.pos = pos;
       return;
     }

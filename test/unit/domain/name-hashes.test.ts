@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { letterSet, MAX_KEY } from '../../../services/domain/edit-distance.ts';
 import { createFingerprintTable } from '../../../services/domain/fingerprint-table.ts';
+import { preparedPersonWords, readPersonNameHashed } from '../../../services/domain/name-agreement.ts';
 import { newNameHashes, newNameWords, readNameHashes, readNameInto, wordOf } from '../../../services/domain/name.ts';
 import type { ListEntry, PersonInput } from '../../../services/domain/types.ts';
+import { skeleton } from '../../../services/domain/normalize.ts';
 import { createRng, generateListEntries, generatePeople, variantOf } from '../../../services/synthetic/index.ts';
 import { buildCorpus } from '../../support/matching-corpus.ts';
 
@@ -23,6 +26,7 @@ const written: PersonInput[] = [
   { name: '123 456' }, { name: '' }, { name: '   ' }, { name: ',,,' }, { first_name: 'Anne', last_name: 'Hansen' },
   { first_name: 'Anne Møller', last_name: 'Holm-Jensen' }, { first_name: '', last_name: 'Hansen' }, { first_name: 'Anne' },
   { first_name: 'Anne', name: 'Bo Berg' }, { last_name: 'Berg', name: 'Bo Holm' }, { last_name: '  ', first_name: 'Ib' },
+  { name: 'Ærøskøbing' + 'abcdefghijklmnopqrstuvwxyzæøåäöüß'.repeat(3) + ' ÆRØ-HANSEN' },
   { name: 42 as unknown as string }, { first_name: ['Anne'] as unknown as string }, {},
 ];
 
@@ -63,5 +67,31 @@ describe('a name read as hashes is the name read as words', () => {
     }
     expect(known).toBeGreaterThan(10_000);
     expect(unknown).toBeGreaterThan(100);
+  });
+});
+
+describe('the words the tolerant comparison reads', () => {
+  it('are the skeletons of the words as strings, cut at MAX_KEY, with the letter set of the whole skeleton', () => {
+    const hashes = newNameHashes();
+    const table = createFingerprintTable();
+    let compared = 0;
+    let long = 0;
+    for (const person of people()) {
+      if (!readNameHashes(person, hashes) || hashes.count > 40) continue;
+      readPersonNameHashed(hashes, table);
+      const prepared = preparedPersonWords();
+      const words: string[] = [];
+      const letters: number[] = [];
+      for (let i = 0; i < hashes.count; i++) {
+        const key = skeleton(wordOf(hashes, i));
+        if (key.length > MAX_KEY) long++;
+        words.push(key.slice(0, MAX_KEY));
+        letters.push(letterSet(key));
+      }
+      expect(prepared).toEqual({ words, letters });
+      compared += hashes.count;
+    }
+    expect(compared).toBeGreaterThan(20_000);
+    expect(long).toBeGreaterThan(0);
   });
 });
