@@ -13,6 +13,11 @@
  * pages, the job's floor (floor.ts, best of 3), so that all pages read as a multiple of it as
  * pipeline.bench.ts reports them.
  *
+ * On the distributed deployment the store's read is also timed through @clickhouse/client's exec()
+ * (`store_read_client_median_ms`), the way the store read RowBinary before its bulk byte reads went
+ * over plain node:http (services/platform/store/clickhouse/byte-reads.ts), the two in alternating
+ * order, on a connection of its own to the same ClickHouse and database.
+ *
  * Each page is also fetched as its own bytes from a bare node:http server in this process (no
  * route, no store), the part of a page no server code can take away: the loopback socket and the
  * client, through page-client.ts (`transport_median_ms`) and through fetch and text()
@@ -23,7 +28,10 @@
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
 import { createServer } from 'node:http';
+import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
+import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { encodeCursor } from '../../services/platform/store/job-results.ts';
+import type { JobStore } from '../../services/platform/store/jobs-port.ts';
 import { driverJobBody, startWithDoneJob } from './driver-job.ts';
 import { jobFloor } from './floor.ts';
 import { pageClient, textOf } from './page-client.ts';
@@ -54,6 +62,8 @@ const body = driverJobBody(ROWS);
 const bare = await bareServer();
 const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
 const client = pageClient();
+const clickhouse = (d as { env?: Record<string, string> }).env;
+const viaClient = clickhouse?.CLICKHOUSE_URL ? clientExecStore(clickhouse.CLICKHOUSE_URL, clickhouse.CLICKHOUSE_DATABASE) : null;
 try {
   const auth = { Authorization: `Bearer ${d.liveKey}` };
   const bodyBytes = Buffer.from(body, 'utf8');
@@ -62,6 +72,7 @@ try {
     const pageMs: number[] = [];
     const stringifyMs: number[] = [];
     const storeMs: number[] = [];
+    const storeClientMs: number[] = [];
     const jobGetMs: number[] = [];
     const transportMs: number[] = [];
     const pageFetchMs: number[] = [];
@@ -96,9 +107,17 @@ try {
       const s = performance.now();
       JSON.stringify(json.results);
       stringifyMs.push(performance.now() - s);
-      const st = performance.now();
-      await d.platform.jobs.readResultsBytes(id, { cursor: rows === 0 ? null : encodeCursor(id, rows - 1), limit: LIMIT });
-      storeMs.push(performance.now() - st);
+      const window = { cursor: rows === 0 ? null : encodeCursor(id, rows - 1), limit: LIMIT };
+      const timeRead = async (store: JobStore, into: number[]) => {
+        const st = performance.now();
+        const read = await store.readResultsBytes(id, window);
+        into.push(performance.now() - st);
+        return read;
+      };
+      if (viaClient && page % 2 === 1) await timeRead(viaClient.jobs, storeClientMs);
+      const read = await timeRead(d.platform.jobs, storeMs);
+      if (viaClient && page % 2 === 0) await timeRead(viaClient.jobs, storeClientMs);
+      if (read.count !== json.results.length) throw new Error('the store read another page');
       const g = performance.now();
       await (await fetch(new URL(`/v2/check-jobs/${id}`, d.baseUrl), { headers: auth })).text();
       jobGetMs.push(performance.now() - g);
@@ -116,6 +135,7 @@ try {
       ratio: Math.round((median(pageMs) / median(stringifyMs)) * 100) / 100, all_pages_ms: sum(pageMs),
       floor_ms: Math.round(floor.totalMs), all_pages_ratio: Math.round((sum(pageMs) / floor.totalMs) * 100) / 100,
       store_read_median_ms: Math.round(median(storeMs)),
+      store_read_client_median_ms: storeClientMs.length > 0 ? Math.round(median(storeClientMs)) : null,
       transport_median_ms: Math.round(median(transportMs)), transport_ratio: ratio(transportMs),
       page_fetch_median_ms: Math.round(median(pageFetchMs)), page_fetch_ratio: ratio(pageFetchMs), all_pages_fetch_ratio: Math.round((sum(pageFetchMs) / floor.totalMs) * 100) / 100,
       transport_fetch_median_ms: Math.round(median(transportFetchMs)), transport_fetch_ratio: ratio(transportFetchMs),
@@ -123,7 +143,23 @@ try {
     }));
   }
 } finally {
+  await viaClient?.close();
   client.close();
   bare.close();
   await d.stop();
+}
+
+/** The ClickHouse job store reading RowBinary through @clickhouse/client's exec(), as before byte-reads.ts. */
+function clientExecStore(url: string, database: string): { jobs: JobStore; close(): Promise<void> } {
+  const conn = createClickHouseConnection({ url, database });
+  const viaExec: ClickHouseConnection = {
+    ...conn,
+    async rowBinary({ query, params }) {
+      const { stream } = await conn.client.exec({ query: `${query}\nFORMAT RowBinary`, query_params: params });
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    },
+  };
+  return { jobs: createClickHouseJobStore(viaExec), close: () => conn.close() };
 }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { createByteReader } from './byte-reads.ts';
 import { ident, type Identifier, type Statement } from './sql.ts';
 
 /**
@@ -24,7 +25,8 @@ export interface ClickHouseConnection {
   text(statement: Statement, format: 'TabSeparatedRaw'): Promise<string>;
   /**
    * Runs a query and returns its output as RowBinary bytes, undecoded: for bulk reads of stored
-   * text that is served as it is (no escaping on the way, no string made of it here).
+   * text that is served as it is (no escaping on the way, no string made of it here). Read over a
+   * plain node:http(s) request with the client's settings (byte-reads.ts), not through the client.
    */
   rowBinary(statement: Statement): Promise<Buffer>;
   /** Inserts rows as JSONEachRow (values travel as JSON data, never as SQL text). */
@@ -48,11 +50,14 @@ export interface ClickHouseOptions {
 
 export function createClickHouseConnection(options: ClickHouseOptions): ClickHouseConnection {
   ident(options.database);
+  const username = options.username ?? 'default';
+  const password = options.password ?? '';
+  const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const client = createClient({
     url: options.url,
-    username: options.username ?? 'default',
-    password: options.password ?? '',
-    request_timeout: options.requestTimeoutMs ?? 60_000,
+    username,
+    password,
+    request_timeout: requestTimeoutMs,
     // No HTTP compression either way (the client's default, written down): the API and the
     // projection sit next to ClickHouse, and gzip cost more than it saved there (a 5 MB results
     // page 86 → 146 ms with gzip responses: docs/performance.md "Measurements").
@@ -61,6 +66,7 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
     // console; errors reach the caller as exceptions and are logged there, without values.
     log: { level: ClickHouseLogLevel.OFF },
   });
+  const bytes = createByteReader({ url: options.url, database: options.database, username, password, requestTimeoutMs });
   return {
     client,
     database: options.database,
@@ -76,13 +82,7 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
       const result = await client.query({ query, query_params: params, format });
       return result.text();
     },
-    async rowBinary({ query, params }) {
-      // exec: the client's query() decodes only the formats it parses itself, RowBinary is not one.
-      const { stream } = await client.exec({ query: `${query}\nFORMAT RowBinary`, query_params: params });
-      const chunks: Buffer[] = [];
-      for await (const chunk of stream) chunks.push(chunk as Buffer);
-      return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-    },
+    rowBinary: (statement) => bytes.rowBinary(statement),
     async insert(table, rows) {
       if (rows.length === 0) return;
       await client.insert({ table: ident(options.database, table).name, format: 'JSONEachRow', values: rows });
@@ -96,7 +96,10 @@ export function createClickHouseConnection(options: ClickHouseOptions): ClickHou
         values: Readable.from([text], { objectMode: false }),
       });
     },
-    close: () => client.close(),
+    async close() {
+      bytes.close();
+      await client.close();
+    },
   };
 }
 
