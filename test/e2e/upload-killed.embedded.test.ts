@@ -93,7 +93,7 @@ describe('npm start killed (-9) during an upload', () => {
     const second = await start();
     expect(filesIn('spool'), 'removed before the restarted API listens').toEqual([]);
     await kill(second.child);
-  }, 120_000);
+  }, 300_000);
 
   it('while /start publishes a 200,000-row draft: the job is failed (intake_interrupted), never left queued', async () => {
     const first = await start();
