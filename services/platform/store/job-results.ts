@@ -133,10 +133,15 @@ export const RESULT_RECORD_FORMAT = 1;
  */
 export const COMMA_RECORD_FORMAT = 2;
 
-/** Each row's [start, end) in a format-2 record's bytes, from its `line_ends`. */
-export function commaLineBounds(lineEnds: Uint8Array, index: number): { start: number; end: number } {
-  const view = new DataView(lineEnds.buffer, lineEnds.byteOffset, lineEnds.byteLength);
-  return { start: index === 0 ? 0 : view.getUint32((index - 1) * 4, true) + 1, end: view.getUint32(index * 4, true) };
+/** Where row `index` of a format-2 record ends (exclusive) in its bytes: its `line_ends` entry. */
+export function commaLineEnd(lineEnds: Uint8Array, index: number): number {
+  const at = index * 4;
+  return (lineEnds[at] | (lineEnds[at + 1] << 8) | (lineEnds[at + 2] << 16) | (lineEnds[at + 3] << 24)) >>> 0;
+}
+
+/** Where row `index` of a format-2 record starts: one byte (the comma) after the row before it. */
+export function commaLineStart(lineEnds: Uint8Array, index: number): number {
+  return index === 0 ? 0 : commaLineEnd(lineEnds, index - 1) + 1;
 }
 
 /** The rows of a format-2 record as text: its `results` cut at `line_ends`. */
@@ -148,11 +153,12 @@ function commaLines(record: StoredRecord): string[] {
   const rows = ends.byteLength / 4;
   const lines: string[] = new Array(rows);
   // Offsets count UTF-8 bytes: as string indexes only when every character is one byte.
-  const total = commaLineBounds(ends, rows - 1).end;
+  const total = commaLineEnd(ends, rows - 1);
   const bytes = total === record.results.length ? null : Buffer.from(record.results, 'utf8');
-  for (let i = 0; i < rows; i++) {
-    const { start, end } = commaLineBounds(ends, i);
+  for (let i = 0, start = 0; i < rows; i++) {
+    const end = commaLineEnd(ends, i);
     lines[i] = bytes ? bytes.toString('utf8', start, end) : record.results.slice(start, end);
+    start = end + 1;
   }
   return lines;
 }

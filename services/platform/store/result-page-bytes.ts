@@ -1,4 +1,4 @@
-import { COMMA_RECORD_FORMAT, commaLineBounds, linesOfRecord, type StoredRecord } from './job-results.ts';
+import { COMMA_RECORD_FORMAT, commaLineEnd, commaLineStart, linesOfRecord, type StoredRecord } from './job-results.ts';
 
 /**
  * A results page cut from stored records as bytes (docs/architecture.md "Results pages"): the
@@ -93,7 +93,7 @@ function cutCommaRecord(record: ByteRecord, skip: number, wanted: number): Lines
   if (skip === 0 && rows <= wanted) return { slice: all, taken: rows, rest: false };
   if (skip >= rows) return { slice: all.subarray(0, 0), taken: 0, rest: false };
   const taken = Math.min(wanted, rows - skip);
-  const slice = all.subarray(commaLineBounds(ends, skip).start, commaLineBounds(ends, skip + taken - 1).end);
+  const slice = all.subarray(commaLineStart(ends, skip), commaLineEnd(ends, skip + taken - 1));
   return { slice, taken, rest: skip + taken < rows };
 }
 

@@ -33,6 +33,8 @@ const RESULT_COLUMNS = ['job_id', 'row', 'delete_on', 'status', 'level', 'record
  */
 const RECORDS_WRITE = 'check_result_records_small_granules';
 const RECORD_TABLES = ['check_result_records', RECORDS_WRITE] as const;
+/** Every table that holds a job's results: rows (before migration 016), then records. */
+const RESULT_TABLES = ['check_results', ...RECORD_TABLES] as const;
 const RECORD_COLUMNS = ['job_id', 'first_row', 'last_row', 'delete_on', 'counts', 'results', 'cells', 'record_format', 'ids', 'verdicts', 'verdict_rows'] as const;
 /** Concurrent writers of one record are two or three processes: each loses a race rarely. */
 const MAX_WRITE_ATTEMPTS = 20;
@@ -570,17 +572,12 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
       // whenever the next merge of that partition happens to come.
       // The partitions are those the rows are in (normally the day of delete_after, as written;
       // read rather than derived, so a job whose delete_after moved is purged all the same).
-      const partitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${results} WHERE job_id = ${id}`);
-      await conn.command(sql`DELETE FROM ${results} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
-      for (const { partition } of partitions) {
-        await conn.command(sql`ALTER TABLE ${results} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
-      }
-      // The same for the job's result records, in both record tables (migration 032).
-      for (const name of RECORD_TABLES) {
+      // Every table of results: the rows, then the records in both record tables (migration 032).
+      for (const name of RESULT_TABLES) {
         const table = conn.table(name);
-        const recordPartitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${table} WHERE job_id = ${id}`);
+        const partitions = await conn.rows<{ partition: string }>(sql`SELECT DISTINCT _partition_id AS partition FROM ${table} WHERE job_id = ${id}`);
         await conn.command(sql`DELETE FROM ${table} WHERE job_id = ${id}`, { lightweight_deletes_sync: '2' });
-        for (const { partition } of recordPartitions) {
+        for (const { partition } of partitions) {
           await conn.command(sql`ALTER TABLE ${table} APPLY DELETED MASK IN PARTITION ID ${partition}`, { mutations_sync: '0' });
         }
       }
@@ -594,7 +591,7 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     async dropResultsDueBefore(day) {
       const limit = utcDay(`${day}T00:00:00Z`).replaceAll('-', '');
-      for (const name of ['check_results', ...RECORD_TABLES]) {
+      for (const name of RESULT_TABLES) {
         const table = conn.table(name);
         const parts = await conn.rows<{ partition_id: string }>(sql`SELECT DISTINCT partition_id
           FROM system.parts WHERE database = ${conn.database} AND table = ${name}

@@ -89,9 +89,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     );
     CREATE INDEX IF NOT EXISTS check_result_records_delete_on ON check_result_records (delete_on);
   `);
-  addRecordFormat(resultsDb);
-  addVerdictColumns(resultsDb);
-  addLineEnds(resultsDb);
+  addRecordColumns(resultsDb);
   convertRowResults(resultsDb);
 
   const insertJob = db.prepare(`INSERT OR IGNORE INTO check_jobs
@@ -348,35 +346,25 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
 }
 
 /**
- * Result records written before the format column are format 1 (job-results.ts
- * RESULT_RECORD_FORMAT): the column is added with that default, which SQLite applies to the
- * stored rows without rewriting them.
+ * Columns result records gained after the table was first shipped, added at open where missing, at
+ * the end of the table (SQLite adds a column only there), without rewriting stored rows:
+ * - record_format: records written before it are format 1 (job-results.ts RESULT_RECORD_FORMAT),
+ *   the default SQLite applies to the stored rows;
+ * - ids, verdicts, verdict_rows (result-verdicts.ts): NULL in older records, whose lines a result
+ *   file reads instead;
+ * - line_ends: format 2's row ends (job-results.ts COMMA_RECORD_FORMAT), NULL in format-1 records,
+ *   which keep their format and are read as it says (docs/embedded-and-admin.md "Result record
+ *   formats").
  */
-function addRecordFormat(resultsDb: DatabaseSync): void {
-  const columns = new Set(resultsDb.prepare('PRAGMA table_info(check_result_records)').all().map((c) => String(c.name)));
-  if (!columns.has('record_format')) resultsDb.exec('ALTER TABLE check_result_records ADD COLUMN record_format INTEGER NOT NULL DEFAULT 1');
-}
+const ADDED_RECORD_COLUMNS: ReadonlyArray<readonly [name: string, type: string]> = [
+  ['record_format', 'INTEGER NOT NULL DEFAULT 1'], ['ids', 'TEXT'], ['verdicts', 'TEXT'], ['verdict_rows', 'TEXT'], ['line_ends', 'BLOB'],
+];
 
-/**
- * Result records written before the verdict columns (result-verdicts.ts) have them NULL, and a
- * result file reads those records' lines instead; added at open, at the end of the table (SQLite
- * adds a column only there), without rewriting stored rows.
- */
-function addVerdictColumns(resultsDb: DatabaseSync): void {
+function addRecordColumns(resultsDb: DatabaseSync): void {
   const columns = new Set(resultsDb.prepare('PRAGMA table_info(check_result_records)').all().map((c) => String(c.name)));
-  for (const column of ['ids', 'verdicts', 'verdict_rows']) {
-    if (!columns.has(column)) resultsDb.exec(`ALTER TABLE check_result_records ADD COLUMN ${column} TEXT`);
+  for (const [name, type] of ADDED_RECORD_COLUMNS) {
+    if (!columns.has(name)) resultsDb.exec(`ALTER TABLE check_result_records ADD COLUMN ${name} ${type}`);
   }
-}
-
-/**
- * Result records written before format 2 (job-results.ts COMMA_RECORD_FORMAT) are format 1 and
- * keep it: the column is added at open, NULL in them, and each record is read as its
- * record_format says (docs/embedded-and-admin.md "Result record formats").
- */
-function addLineEnds(resultsDb: DatabaseSync): void {
-  const columns = new Set(resultsDb.prepare('PRAGMA table_info(check_result_records)').all().map((c) => String(c.name)));
-  if (!columns.has('line_ends')) resultsDb.exec('ALTER TABLE check_result_records ADD COLUMN line_ends BLOB');
 }
 
 const INSERT_RECORD_SQL = `INSERT OR IGNORE INTO check_result_records
