@@ -168,16 +168,11 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   await retention.runOnce();
   await activeIndex.refresh();
   await registers.refresh();
-  // Embedded: every append of the API (a job's rows, its other events, the usage events) commits
-  // in a thread of its own, so the commit's fsync holds neither a request nor the intake's next
-  // rows (docs/platform-event-log.md "Adapters", docs/architecture.md "Appends in flight"). One
-  // thread for all of them keeps the API's publishes in the order they were made.
-  const appender = platform.eventLogPath === null ? null : await startAppendThread({
+  const events = pipelineEventsOf(context);
+  // Embedded: the usage events' commits wait in a thread of their own, not on the API's (docs/privacy-and-proof.md "When a check's usage is written").
+  const usageAppender = platform.eventLogPath === null ? null : await startAppendThread({
     logPath: platform.eventLogPath, wakeChannel: eventLogWakeChannel(platform.eventLogPath), fallback: platform.log, logger,
   });
-  const events = appender
-    ? createPipelineEvents({ log: appender, registry: platform.registry, topicPrefix: platform.topicPrefix, ...dataKeysOf(context) })
-    : pipelineEventsOf(context);
   // One cache for the authenticator and the people service, so a key revoked in the portal is refused at once.
   const accounts = cachedAccounts(platform.accounts, { maxStaleMs: config.AUTH_CACHE_MS, now: () => Date.now() });
   const app = buildApp({
@@ -192,7 +187,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       ? { rateSharing: { store: platform.rateUsage, process: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, intervalMs: config.RATE_LIMIT_SYNC_MS } }
       : {}),
     events,
-    ...(appender ? { usageEvents: createPipelineEvents({ log: appender, registry: platform.registry, topicPrefix: platform.topicPrefix }) } : {}),
+    ...(usageAppender ? { usageEvents: createPipelineEvents({ log: usageAppender, registry: platform.registry, topicPrefix: platform.topicPrefix }) } : {}),
     companyRegister: registers.companies,
     phoneDirectory: registers.directory,
     phoneDirectoryPin: registers.phoneDirectoryPin,
@@ -226,7 +221,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
     },
   });
   const address = await app.listen({ port: config.PORT, host: config.HOST }).catch(async (error: unknown) => {
-    await appender?.close();
+    await usageAppender?.close();
     throw error;
   });
   // Refreshing picks up a version activated with the admin tool while the server runs.
@@ -247,7 +242,7 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       await retention.stop();
       // The app's close writes the usage events still waiting (through the appender), then the thread ends.
       await app.close();
-      await appender?.close();
+      await usageAppender?.close();
     },
   };
 }
