@@ -134,6 +134,10 @@ export function createPlainHttp(options: PlainHttpOptions): PlainHttp {
   }
 
   function release(connection: Connection): void {
+    if (closed) {
+      connection.socket.destroy();
+      return;
+    }
     const next = waiting.shift();
     if (next) {
       next(connection);
