@@ -3,7 +3,7 @@
  * of the check path"): builds a 200,000-entry list index without and with an address register,
  * hashes every answer to 100,000 mixed inputs (list members as customers write them, members with a
  * slip in the surname, non-members, people on streets the list does not know), then times the
- * check on the same inputs.
+ * check on the same inputs, each matcher as the service runs it (its batch check when it has one).
  *
  *   node test/bench/match-driver.ts                 hashes, then rows/s of this code
  *   MATCH_BASE=<commit> node test/bench/match-driver.ts
@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildAddressRegister, buildListIndex, checkPerson, type ListIndex } from '../../services/domain/index.ts';
+import { buildAddressRegister, buildListIndex, checkPeople, checkPerson, type ListIndex } from '../../services/domain/index.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../services/domain/types.ts';
 import {
   createRng, generateListEntries, generatePeople, generatePeopleOnUnknownStreets, variantOf,
@@ -41,6 +41,17 @@ interface Matcher {
   buildAddressRegister: typeof buildAddressRegister;
   buildListIndex(entries: Iterable<ListEntry>, register?: unknown): unknown;
   checkPerson(index: unknown, person: PersonInput, options: CheckOptions): unknown;
+  /** The batch check the service runs (check.ts checkPeople); code from before it has none. */
+  checkPeople?(index: unknown, people: readonly PersonInput[], options: CheckOptions): unknown[];
+}
+
+/** The matcher's check as the service runs it: its batch check when it has one, else person by person. */
+function contenderOf(matcher: Matcher, index: unknown): Contender {
+  const { checkPeople: batch } = matcher;
+  return {
+    check: (person) => matcher.checkPerson(index, person, OPTIONS),
+    ...(batch ? { checkAll: (people: PersonInput[]) => batch(index, people, OPTIONS) } : {}),
+  };
 }
 
 function inputsOf(entries: ListEntry[]): PersonInput[] {
@@ -67,7 +78,8 @@ function inputsOf(entries: ListEntry[]): PersonInput[] {
 
 function answersHash(matcher: Matcher, index: unknown, inputs: PersonInput[]): string {
   const hash = createHash('sha256');
-  for (const person of inputs) hash.update(JSON.stringify(matcher.checkPerson(index, person, OPTIONS)) + '\n');
+  const answers = matcher.checkPeople?.(index, inputs, OPTIONS) ?? inputs.map((person) => matcher.checkPerson(index, person, OPTIONS));
+  for (const answer of answers) hash.update(JSON.stringify(answer) + '\n');
   return hash.digest('hex');
 }
 
@@ -81,7 +93,9 @@ async function baseMatcher(commit: string): Promise<{ matcher: Matcher; dispose(
   return { matcher, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const current: Matcher = { buildAddressRegister, buildListIndex: buildListIndex as Matcher['buildListIndex'], checkPerson };
+const current: Matcher = {
+  buildAddressRegister, buildListIndex: buildListIndex as Matcher['buildListIndex'], checkPerson, checkPeople,
+};
 const entries = [...generateListEntries(ENTRIES, SEED)];
 const inputs = inputsOf(entries);
 const register = buildAddressRegister(generateRegisterAddresses(REGISTER_UNITS));
@@ -95,8 +109,8 @@ for (const [label, index, baseIndex] of [
   ['no register', plain, base?.matcher.buildListIndex(entries)],
   ['with register', withRegister, base?.matcher.buildListIndex(entries, base.matcher.buildAddressRegister(generateRegisterAddresses(REGISTER_UNITS)))],
 ] as const) {
-  const contenders: Contender[] = [{ check: (person) => checkPerson(index, person, OPTIONS) }];
-  if (base) contenders.push({ check: (person) => base.matcher.checkPerson(baseIndex, person, OPTIONS) });
+  const contenders: Contender[] = [contenderOf(current, index)];
+  if (base) contenders.push(contenderOf(base.matcher, baseIndex));
   const rates = interleavedRates(contenders, inputs, SECONDS);
   const line = `${label}: ${Math.round(rates.wall[0])} rows/s`;
   console.log(base
