@@ -314,13 +314,19 @@ const batchBuildings = new Int32Array(BATCH);
 /** matchRead's textBuilding when the text building key has not been looked up yet. */
 const NOT_LOOKED_UP = -3;
 const EMPTY_INPUT: PersonInput = {};
+/**
+ * What checkPeople read from the batch's building runs before the scans, kept so that the reads are
+ * not dropped as unused: their point is to bring the runs into the cache, several at once.
+ */
+let runsTouched = 0;
 
 /**
  * checkPerson for each person, answers in input order, in phases per batch of rows: every row's
  * address is read and its text building key hashed, then every key is looked up in the building
- * table, then every row is matched. A table slot is a cache miss at national size; looked up row
- * by row each miss waits for the row's reading, in one loop of independent look-ups several are in
- * flight together (docs/matching.md "Speed of the check path").
+ * table, then each found building's run start (record count, first summary) is read, then every
+ * row is matched. A table slot and a run start are each a cache miss at national size; row by row
+ * each miss waits for the row's reading and the one before it, in one loop of independent loads
+ * several are in flight together (docs/matching.md "Speed of the check path").
  */
 export function checkPeople(index: ListIndex, people: readonly PersonInput[], options: CheckOptions): CheckResult[] {
   const results: CheckResult[] = new Array(people.length);
@@ -328,6 +334,8 @@ export function checkPeople(index: ListIndex, people: readonly PersonInput[], op
   const register = index.register;
   const cityFields = index.data.cityFields;
   const buildings = index.data.buildings;
+  const records = index.data.records;
+  let touched = 0;
   for (let from = 0; from < people.length; from += batch) {
     const n = Math.min(batch, people.length - from);
     for (let i = 0; i < n; i++) {
@@ -350,6 +358,10 @@ export function checkPeople(index: ListIndex, people: readonly PersonInput[], op
       if (batchBuildings[i] !== NOT_LOOKED_UP) batchBuildings[i] = buildings.getFingerprint(batchFingerprints[2 * i], batchFingerprints[2 * i + 1]);
     }
     for (let i = 0; i < n; i++) {
+      const b = batchBuildings[i];
+      if (b >= 0) touched += records[b] + records[b + 1 + S_SIGNATURE]; // the run's count and first signature (list-index.ts S_UNIT)
+    }
+    for (let i = 0; i < n; i++) {
       const parsed = batchParsed[i];
       const named = readNameHashes(batchInputs[i], nameHashes);
       results[from + i] = parsed === null || !named
@@ -360,6 +372,7 @@ export function checkPeople(index: ListIndex, people: readonly PersonInput[], op
       batchTexts[i] = '';
     }
   }
+  runsTouched += touched;
   return results;
 }
 
