@@ -15,8 +15,10 @@
  *
  * On the distributed deployment the store's read is also timed through @clickhouse/client's exec()
  * (`store_read_client_median_ms`), the way the store read RowBinary before its bulk byte reads went
- * over plain node:http (services/platform/store/clickhouse/byte-reads.ts), the two in alternating
- * order, on a connection of its own to the same ClickHouse and database.
+ * over plain node:http (services/platform/store/clickhouse/byte-reads.ts), and through node:http
+ * (`store_read_node_http_median_ms`), the way they read before plain-http.ts read answers into
+ * buffers of their own, the three in rotating order, each on a connection of its own to the same
+ * ClickHouse and database.
  *
  * Each page is also fetched as its own bytes from a bare node:http server in this process (no
  * route, no store), the part of a page no server code can take away: the loopback socket and the
@@ -27,9 +29,10 @@
  * PAGE_DRIVER_DEBUG=1, every page's times on stderr, to tell a stall of the load from a slow path). Run:
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
-import { createServer } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
+import { queryParam } from '../../services/platform/store/clickhouse/byte-reads.ts';
 import { encodeCursor } from '../../services/platform/store/job-results.ts';
 import type { JobStore } from '../../services/platform/store/jobs-port.ts';
 import { driverJobBody, startWithDoneJob } from './driver-job.ts';
@@ -64,6 +67,7 @@ const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
 const client = pageClient();
 const clickhouse = (d as { env?: Record<string, string> }).env;
 const viaClient = clickhouse?.CLICKHOUSE_URL ? clientExecStore(clickhouse.CLICKHOUSE_URL, clickhouse.CLICKHOUSE_DATABASE) : null;
+const viaNodeHttp = clickhouse?.CLICKHOUSE_URL ? nodeHttpStore(clickhouse.CLICKHOUSE_URL, clickhouse.CLICKHOUSE_DATABASE) : null;
 try {
   const auth = { Authorization: `Bearer ${d.liveKey}` };
   const bodyBytes = Buffer.from(body, 'utf8');
@@ -73,6 +77,7 @@ try {
     const stringifyMs: number[] = [];
     const storeMs: number[] = [];
     const storeClientMs: number[] = [];
+    const storeNodeHttpMs: number[] = [];
     const jobGetMs: number[] = [];
     const transportMs: number[] = [];
     const pageFetchMs: number[] = [];
@@ -114,9 +119,12 @@ try {
         into.push(performance.now() - st);
         return read;
       };
-      if (viaClient && page % 2 === 1) await timeRead(viaClient.jobs, storeClientMs);
+      // The store's own read first, second or third in turn, so no reader always reads a warmer cache.
+      const others = [viaClient && (() => timeRead(viaClient.jobs, storeClientMs)), viaNodeHttp && (() => timeRead(viaNodeHttp.jobs, storeNodeHttpMs))]
+        .filter((other) => other !== null);
+      for (const other of others.slice(0, page % 3)) await other();
       const read = await timeRead(d.platform.jobs, storeMs);
-      if (viaClient && page % 2 === 0) await timeRead(viaClient.jobs, storeClientMs);
+      for (const other of others.slice(page % 3)) await other();
       if (read.count !== json.results.length) throw new Error('the store read another page');
       const g = performance.now();
       await (await fetch(new URL(`/v2/check-jobs/${id}`, d.baseUrl), { headers: auth })).text();
@@ -136,6 +144,7 @@ try {
       floor_ms: Math.round(floor.totalMs), all_pages_ratio: Math.round((sum(pageMs) / floor.totalMs) * 100) / 100,
       store_read_median_ms: Math.round(median(storeMs)),
       store_read_client_median_ms: storeClientMs.length > 0 ? Math.round(median(storeClientMs)) : null,
+      store_read_node_http_median_ms: storeNodeHttpMs.length > 0 ? Math.round(median(storeNodeHttpMs)) : null,
       transport_median_ms: Math.round(median(transportMs)), transport_ratio: ratio(transportMs),
       page_fetch_median_ms: Math.round(median(pageFetchMs)), page_fetch_ratio: ratio(pageFetchMs), all_pages_fetch_ratio: Math.round((sum(pageFetchMs) / floor.totalMs) * 100) / 100,
       transport_fetch_median_ms: Math.round(median(transportFetchMs)), transport_fetch_ratio: ratio(transportFetchMs),
@@ -144,6 +153,7 @@ try {
   }
 } finally {
   await viaClient?.close();
+  await viaNodeHttp?.close();
   client.close();
   bare.close();
   await d.stop();
@@ -162,4 +172,27 @@ function clientExecStore(url: string, database: string): { jobs: JobStore; close
     },
   };
   return { jobs: createClickHouseJobStore(viaExec), close: () => conn.close() };
+}
+
+/** The ClickHouse job store reading RowBinary over node:http (64 KB pieces, then joined), as byte-reads.ts did before plain-http.ts. */
+function nodeHttpStore(url: string, database: string): { jobs: JobStore; close(): Promise<void> } {
+  const conn = createClickHouseConnection({ url, database });
+  const agent = new Agent({ keepAlive: true, maxSockets: 10 });
+  const viaNodeHttp: ClickHouseConnection = {
+    ...conn,
+    rowBinary: ({ query, params }) => new Promise<Buffer>((resolve, reject) => {
+      const target = new URL(url);
+      target.search = new URLSearchParams([['database', database], ...Object.entries(params).map(([name, value]) => [`param_${name}`, queryParam(value)])]).toString();
+      const body = Buffer.from(`${query}\nFORMAT RowBinary`, 'utf8');
+      const request = httpRequest(target, { method: 'POST', agent, headers: { 'Content-Length': body.length } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.once('error', reject);
+        response.once('end', () => (response.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`status ${response.statusCode}`))));
+      });
+      request.once('error', reject);
+      request.end(body);
+    }),
+  };
+  return { jobs: createClickHouseJobStore(viaNodeHttp), close: async () => { agent.destroy(); await conn.close(); } };
 }

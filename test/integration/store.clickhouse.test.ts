@@ -31,6 +31,8 @@ import { peopleStoreContract } from '../contract/people-store.contract.ts';
 import { createClickHousePeopleStore } from '../../services/platform/store/clickhouse/people.ts';
 import { openTestClickHouse, openTestClickHouseBefore } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
+import { RowBinaryReader } from '../../services/platform/store/clickhouse/row-binary.ts';
+import type { JobRecord } from '../../services/platform/store/jobs-port.ts';
 
 /**
  * The store contracts against ClickHouse 25.8 (infra/local/chdb.sh: the 25.8.2.1 engine behind its
@@ -479,6 +481,62 @@ describe('ClickHouse result records read without FINAL', () => {
         } while (cursor !== null);
       }
       expect(await store.countResults(twice.id)).toEqual(await store.countResults(once.id));
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe('ClickHouse results page: the job\'s status and scope checked in the page statement', () => {
+  it('readDoneResultsBytes reads no record of a job that is not done, deleted or out of scope (the engine\'s answer holds the job only)', async () => {
+    // docs/architecture.md "Results pages": records are read only when the job's latest status in
+    // the scope is done. The route's answer would hide records read anyway (the store drops them),
+    // so this looks at what the engine answered: a page statement without its check answers them.
+    const { conn, drop } = await openTestClickHouse('done_check');
+    try {
+      const answers: Buffer[] = [];
+      const store = createClickHouseJobStore({ ...conn, rowBinary: async (s) => { const bytes = await conn.rowBinary(s); answers.push(bytes); return bytes; } });
+      /** The kinds of the rows of one page statement's answer: 0 the job, 1 a record (jobs.ts donePage). */
+      const kindsOf = (bytes: Buffer) => {
+        const reader = new RowBinaryReader(bytes);
+        const kinds: number[] = [];
+        while (!reader.done) {
+          kinds.push(reader.uint8());
+          reader.uint32();
+          reader.uint32();
+          reader.uint8();
+          reader.string();
+        }
+        return kinds;
+      };
+      const answerOf = async (scope: { org_id: string; mode: 'live' | 'test' }, id: string) => {
+        answers.length = 0;
+        const read = await store.readDoneResultsBytes(scope, id, { limit: 10_000 });
+        return { read, kinds: kindsOf(answers[0]) };
+      };
+      const [done, running, failed, deleted] = ['done', 'running', 'failed', 'done'].map((status) => makeJob({ status: status as JobRecord['status'] }));
+      for (const job of [done, running, failed, deleted]) {
+        await store.createJob(job);
+        await store.putResults(job.id, job.delete_after, rows(0, 2500));
+      }
+      // Marked deleted without the purge, so its records are still stored: only the check keeps them out.
+      await store.updateJob(deleted.id, { status: 'deleted' });
+      const scopeOf = (job: JobRecord) => ({ org_id: job.org_id, mode: job.mode });
+      const served = await answerOf(scopeOf(done), done.id);
+      expect(served.kinds, 'a done job\'s answer holds its records (this test can see them)').toEqual([0, 1, 1, 1]);
+      expect(served.read.page?.count).toBe(2500);
+      for (const job of [running, failed, deleted]) {
+        const answer = await answerOf(scopeOf(job), job.id);
+        expect(answer.kinds, `job ${[running, failed, deleted].indexOf(job)} (running, failed, deleted): the job, no records`).toEqual([0]);
+        expect(answer.read.page).toBeNull();
+      }
+      const deletedNow = await answerOf(scopeOf(deleted), deleted.id);
+      expect(deletedNow.read.job?.status).toBe('deleted');
+      for (const scope of [{ ...scopeOf(done), org_id: failed.org_id }, { ...scopeOf(done), mode: 'test' as const }]) {
+        const answer = await answerOf(scope, done.id);
+        expect(answer.kinds, 'another organisation or mode: nothing').toEqual([]);
+        expect(answer.read).toEqual({ job: null, page: null });
+      }
     } finally {
       await drop();
     }

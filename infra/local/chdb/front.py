@@ -28,8 +28,15 @@ from urllib.parse import parse_qsl, urlsplit
 
 # The engine's clock and DateTime parsing in UTC, as the real test server was configured.
 os.environ["TZ"] = "UTC"
+# The engine's allocator (jemalloc, built into chDB) keeps the pages a query freed for the next
+# one instead of handing them back to the system: chDB builds a whole answer in memory (a server
+# streams it), and with the built-in decay every 5 MB results page faulted ~2,500-4,600 fresh pages
+# (~20 MB) in; kept, ~900, and the engine's part of a page 22 -> 19 ms and 53-56 -> 34 ms in two
+# interleaved runs (docs/platform-clickhouse-registry.md "ClickHouse for tests: the 25.8 engine
+# (chDB) behind an HTTP front"). The front's memory stays at its peak; an operator's own setting wins.
+os.environ.setdefault("JE_MALLOC_CONF", "dirty_decay_ms:-1,muzzy_decay_ms:-1")
 
-from chdb.state import sqlitelike  # noqa: E402 (after TZ, which the engine reads at load)
+from chdb.state import sqlitelike  # noqa: E402 (after TZ and JE_MALLOC_CONF, which the engine reads at load)
 
 VERSION = "25.8.2.1"
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
