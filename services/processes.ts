@@ -453,7 +453,9 @@ export async function startInbound(name: 'sftp' | 'email' | 'connectors', contex
  * projecting beside the API on the machine's second core. Resolves once the service runs.
  */
 export function startServiceInWorker(name: 'matcher' | 'projection', config: Config, overrides: ServiceOverrides = {}): Promise<RunningService> {
-  const worker = new Worker(new URL('./service-worker.ts', import.meta.url), { workerData: { name, config, overrides } });
+  // Named, so its thread is `matcher` or `projection` in /proc and in per-thread CPU profiles
+  // (test/bench/job-driver.ts measures each thread's CPU by that name).
+  const worker = new Worker(new URL('./service-worker.ts', import.meta.url), { name, workerData: { name, config, overrides } });
   let exited = false;
   let stopping = false;
   let started = false;

@@ -140,26 +140,41 @@ function readPersonText(
   person: PersonInput, options: CheckOptions, addressUnreadable: ((addressText: string) => boolean) | undefined,
   register: AddressRegister | null, hashed: boolean, cityFields: CityFieldTable | null,
 ): { unread: CheckResult } | { unread: null; id: string | null; parsed: ParsedAddress; addressText: string } {
-  const input: PersonInput = person !== null && typeof person === 'object' ? person : {};
+  const input = inputOf(person);
   const idField = input.id; // read once (resolve.ts addressInputOf: inputs come in many shapes)
   const id = typeof idField === 'string' ? idField : null;
   const addressText = addressInputOf(input);
-  let parsed = addressUnreadable?.(addressText) ? null : parseAddress(input, cityFields);
-  if (parsed === null && register !== null) {
-    // The city field completes an address line the way the postal code field would (CSV layout).
-    const city = typeof input.address === 'string' && input.address.trim() !== '' && typeof input.city === 'string'
-      ? input.city.trim() : '';
-    parsed = readWithoutPostalCode(register, city === '' ? addressText : addressText + ', ' + city);
-  }
+  const parsed = addressUnreadable?.(addressText) ? null : readAddress(input, addressText, register, cityFields);
   const named = hashed ? readNameHashes(input, nameHashes) : readNameInto(input, nameWords);
-  if (parsed === null || !named) {
-    const reasons: Reason[] = [];
-    if (parsed === null) reasons.push('address_unreadable');
-    if (!named) reasons.push('no_name');
-    const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
-    return { unread: unreadResult(id, reasons, address, options) };
-  }
+  if (parsed === null || !named) return { unread: unreadOf(id, parsed, named, addressText, options) };
   return { unread: null, id, parsed, addressText };
+}
+
+function inputOf(person: PersonInput): PersonInput {
+  return person !== null && typeof person === 'object' ? person : {};
+}
+
+/** The person's address as read, or null when unreadable. */
+function readAddress(
+  input: PersonInput, addressText: string, register: AddressRegister | null, cityFields: CityFieldTable | null,
+): ParsedAddress | null {
+  const parsed = parseAddress(input, cityFields);
+  if (parsed !== null || register === null) return parsed;
+  // The city field completes an address line the way the postal code field would (CSV layout).
+  const city = typeof input.address === 'string' && input.address.trim() !== '' && typeof input.city === 'string'
+    ? input.city.trim() : '';
+  return readWithoutPostalCode(register, city === '' ? addressText : addressText + ', ' + city);
+}
+
+/** The result of a person without a readable address or a name (no level). */
+function unreadOf(
+  id: string | null, parsed: ParsedAddress | null, named: boolean, addressText: string, options: CheckOptions,
+): CheckResult {
+  const reasons: Reason[] = [];
+  if (parsed === null) reasons.push('address_unreadable');
+  if (!named) reasons.push('no_name');
+  const address = addressText === '' && parsed === null ? null : toResolvedAddress(parsed, addressText);
+  return unreadResult(id, reasons, address, options);
 }
 
 /**
@@ -282,10 +297,93 @@ function correctedBuilding(d: ListIndexData, parsed: ParsedAddress): number {
 const resolution: RegisterResolution = { access: -1, unit: -1, confidence: 'unresolved', notFound: false, byBuildingKey: false };
 
 export function checkPerson(index: ListIndex, person: PersonInput, options: CheckOptions): CheckResult {
-  const register = index.register;
-  const read = readPersonText(person, options, undefined, register, true, index.data.cityFields);
+  const read = readPersonText(person, options, undefined, index.register, true, index.data.cityFields);
   if (read.unread) return read.unread;
-  const { id, parsed, addressText } = read;
+  return matchRead(index, read.id, read.parsed, read.addressText, NOT_LOOKED_UP, options);
+}
+
+/** Rows per phase of checkPeople (docs/matching.md "Speed of the check path"). */
+const BATCH = 128;
+const batchInputs: PersonInput[] = [];
+const batchIds: (string | null)[] = [];
+const batchTexts: string[] = [];
+const batchParsed: (ParsedAddress | null)[] = [];
+/** Per row: its text building key's fingerprint (two ints), then its building (NOT_LOOKED_UP: none to look up). */
+const batchFingerprints = new Int32Array(2 * BATCH);
+const batchBuildings = new Int32Array(BATCH);
+/** matchRead's textBuilding when the text building key has not been looked up yet. */
+const NOT_LOOKED_UP = -3;
+const EMPTY_INPUT: PersonInput = {};
+/**
+ * What checkPeople read from the batch's building runs before the scans, kept so that the reads are
+ * not dropped as unused: their point is to bring the runs into the cache, several at once.
+ */
+let runsTouched = 0;
+
+/**
+ * checkPerson for each person, answers in input order, in phases per batch of rows: every row's
+ * address is read and its text building key hashed, then every key is looked up in the building
+ * table, then each found building's run start (record count, first summary) is read, then every
+ * row is matched. A table slot and a run start are each a cache miss at national size; row by row
+ * each miss waits for the row's reading and the one before it, in one loop of independent loads
+ * several are in flight together (docs/matching.md "Speed of the check path").
+ */
+export function checkPeople(index: ListIndex, people: readonly PersonInput[], options: CheckOptions): CheckResult[] {
+  const results: CheckResult[] = new Array(people.length);
+  const batch = BATCH;
+  const register = index.register;
+  const cityFields = index.data.cityFields;
+  const buildings = index.data.buildings;
+  const records = index.data.records;
+  let touched = 0;
+  for (let from = 0; from < people.length; from += batch) {
+    const n = Math.min(batch, people.length - from);
+    for (let i = 0; i < n; i++) {
+      const input = inputOf(people[from + i]);
+      const idField = input.id; // read once (resolve.ts addressInputOf: inputs come in many shapes)
+      const addressText = addressInputOf(input);
+      batchInputs[i] = input;
+      batchIds[i] = typeof idField === 'string' ? idField : null;
+      batchTexts[i] = addressText;
+      const parsed = readAddress(input, addressText, register, cityFields);
+      batchParsed[i] = parsed;
+      if (parsed !== null && parsed.buildingKey !== null) {
+        buildings.fingerprintJoinedInto(parsed.streetKey!, parsed.houseNumber!, parsed.postalCode!, batchFingerprints, 2 * i);
+        batchBuildings[i] = 0;
+      } else {
+        batchBuildings[i] = NOT_LOOKED_UP;
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      if (batchBuildings[i] !== NOT_LOOKED_UP) batchBuildings[i] = buildings.getFingerprint(batchFingerprints[2 * i], batchFingerprints[2 * i + 1]);
+    }
+    for (let i = 0; i < n; i++) {
+      const b = batchBuildings[i];
+      if (b >= 0) touched += records[b] + records[b + 1 + S_SIGNATURE]; // the run's count and first signature (list-index.ts S_UNIT)
+    }
+    for (let i = 0; i < n; i++) {
+      const parsed = batchParsed[i];
+      const named = readNameHashes(batchInputs[i], nameHashes);
+      results[from + i] = parsed === null || !named
+        ? unreadOf(batchIds[i], parsed, named, batchTexts[i], options)
+        : matchRead(index, batchIds[i], parsed, batchTexts[i], batchBuildings[i], options);
+      batchInputs[i] = EMPTY_INPUT; // a batch keeps no person after it
+      batchParsed[i] = null;
+      batchTexts[i] = '';
+    }
+  }
+  runsTouched += touched;
+  return results;
+}
+
+/**
+ * The match of a person whose address and name (in nameHashes) are read. `textBuilding` is the
+ * building of the text building key when already looked up (-1: none), else NOT_LOOKED_UP.
+ */
+function matchRead(
+  index: ListIndex, id: string | null, parsed: ParsedAddress, addressText: string, textBuilding: number, options: CheckOptions,
+): CheckResult {
+  const register = index.register;
   let address: ResolvedAddress | null = null;
 
   const d = index.data;
@@ -323,7 +421,7 @@ export function checkPerson(index: ListIndex, person: PersonInput, options: Chec
   }
   if (parsed.buildingKey !== null && !textBuildingCovered) {
     // buildingKey is streetKey|houseNumber|postalCode (address.ts): looked up by its parts (fingerprint-table.ts getJoined).
-    let b = d.buildings.getJoined(parsed.streetKey!, parsed.houseNumber!, parsed.postalCode!);
+    let b = textBuilding !== NOT_LOOKED_UP ? textBuilding : d.buildings.getJoined(parsed.streetKey!, parsed.houseNumber!, parsed.postalCode!);
     // The list's streets correct a misspelt street only when the register has not placed it.
     if (b < 0 && access < 0) {
       b = correctedBuilding(d, parsed);

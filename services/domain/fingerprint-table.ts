@@ -16,6 +16,14 @@ export interface FingerprintTable {
    * skeleton rule applied) are `a` and `b`, without the key's string.
    */
   getHashed(a: number, b: number): number;
+  /**
+   * The final fingerprint of `first + '|' + second + '|' + third` written to out[at] and
+   * out[at + 1], for `getFingerprint`: a batch of checks hashes its rows' building keys first and
+   * probes them after, in a loop of independent loads (check.ts checkPeople).
+   */
+  fingerprintJoinedInto(first: string, second: string, third: string, out: Int32Array, at: number): void;
+  /** getJoined for the fingerprint fingerprintJoinedInto wrote. */
+  getFingerprint(a: number, b: number): number;
   /** The id of `key`, adding it with the next id (0, 1, 2, ...) when new. */
   intern(key: string): number;
   /**
@@ -120,6 +128,8 @@ function createSlots(initialCapacity: number): {
   find(key: string): number;
   findJoined(first: string, second: string, third: string): number;
   findHashed(a: number, b: number): number;
+  /** The slot of a fingerprint `finish` already mixed. */
+  findFinished(a: number, b: number): number;
   valueAt(o: number): number;
   /** Every stored value v becomes `valueOf[v]`. */
   replaceValues(valueOf: Int32Array): void;
@@ -167,6 +177,7 @@ function createSlots(initialCapacity: number): {
       finish(a, b);
       return slotOf(hashA, hashB);
     },
+    findFinished: (a: number, b: number): number => slotOf(a, b),
     valueAt: (o: number): number => slots[o + 2] - 1,
     replaceValues(valueOf: Int32Array): void {
       for (let o = 0; o < slots.length; o += STRIDE) if (slots[o + 2] !== 0) slots[o + 2] = valueOf[slots[o + 2] - 1] + 1;
@@ -195,6 +206,12 @@ export function createFingerprintTable(initialCapacity = 1 << 12): FingerprintTa
     get: (key: string): number => slots.valueAt(slots.find(key)),
     getJoined: (first: string, second: string, third: string): number => slots.valueAt(slots.findJoined(first, second, third)),
     getHashed: (a: number, b: number): number => slots.valueAt(slots.findHashed(a, b)),
+    fingerprintJoinedInto(first: string, second: string, third: string, out: Int32Array, at: number): void {
+      fingerprintJoined(first, second, third);
+      out[at] = hashA;
+      out[at + 1] = hashB;
+    },
+    getFingerprint: (a: number, b: number): number => slots.valueAt(slots.findFinished(a, b)),
     intern(key: string): number {
       if (replaced) throw new Error('fingerprint table: intern after replaceIds');
       const o = slots.find(key);

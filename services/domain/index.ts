@@ -15,7 +15,7 @@ export { parseName, type ParsedName } from './name.ts';
 export {
   buildListIndex, createListIndexBuilder, type ListIndex, type ListIndexBuilder,
 } from './list-index.ts';
-export { checkPerson } from './check.ts';
+export { checkPeople, checkPerson } from './check.ts';
 export { statusFor, matchLabel } from './status.ts';
 export {
   testModeCheck, testModePhoneLookup, testModeDirectoryEntry, isTestProtectedCvr, TEST_LIST_VERSION, testModeCompany, TEST_REGISTER_SYNCED_AT,

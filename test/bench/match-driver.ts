@@ -3,7 +3,7 @@
  * of the check path"): builds a 200,000-entry list index without and with an address register,
  * hashes every answer to 100,000 mixed inputs (list members as customers write them, members with a
  * slip in the surname, non-members, people on streets the list does not know), then times the
- * check on the same inputs.
+ * check on the same inputs, each matcher as the service runs it (its batch check when it has one).
  *
  *   node test/bench/match-driver.ts                 hashes, then rows/s of this code
  *   MATCH_BASE=<commit> node test/bench/match-driver.ts
@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildAddressRegister, buildListIndex, checkPerson, type ListIndex } from '../../services/domain/index.ts';
+import { buildAddressRegister, buildListIndex, checkPeople, checkPerson, type ListIndex } from '../../services/domain/index.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../services/domain/types.ts';
 import {
   createRng, generateListEntries, generatePeople, generatePeopleOnUnknownStreets, variantOf,
@@ -36,11 +36,28 @@ const OPTIONS: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'da' }
 /** Register units: enough of the synthetic country that most members' buildings are in it, not all. */
 const REGISTER_UNITS = Number(process.env.MATCH_REGISTER_UNITS ?? 600_000);
 const SECONDS = Number(process.env.MATCH_SECONDS ?? 4);
+/** Rows per batch call where timed: a job chunk's (services/ingest/jobs/intake.ts DEFAULT_CHUNK_ROWS), as in domain.bench.ts. */
+const CALL_ROWS = 2_000;
 
 interface Matcher {
   buildAddressRegister: typeof buildAddressRegister;
   buildListIndex(entries: Iterable<ListEntry>, register?: unknown): unknown;
   checkPerson(index: unknown, person: PersonInput, options: CheckOptions): unknown;
+  /** The batch check the service runs (check.ts checkPeople); code from before it has none. */
+  checkPeople?(index: unknown, people: readonly PersonInput[], options: CheckOptions): unknown[];
+}
+
+/** The matcher's check as the service runs it: its batch check when it has one, else person by person. */
+function contenderOf(matcher: Matcher, index: unknown): Contender {
+  const { checkPeople: batch } = matcher;
+  return {
+    check: (person) => matcher.checkPerson(index, person, OPTIONS),
+    ...(batch ? {
+      checkAll: (people: PersonInput[]) => {
+        for (let from = 0; from < people.length; from += CALL_ROWS) batch(index, people.slice(from, from + CALL_ROWS), OPTIONS);
+      },
+    } : {}),
+  };
 }
 
 function inputsOf(entries: ListEntry[]): PersonInput[] {
@@ -67,7 +84,8 @@ function inputsOf(entries: ListEntry[]): PersonInput[] {
 
 function answersHash(matcher: Matcher, index: unknown, inputs: PersonInput[]): string {
   const hash = createHash('sha256');
-  for (const person of inputs) hash.update(JSON.stringify(matcher.checkPerson(index, person, OPTIONS)) + '\n');
+  const answers = matcher.checkPeople?.(index, inputs, OPTIONS) ?? inputs.map((person) => matcher.checkPerson(index, person, OPTIONS));
+  for (const answer of answers) hash.update(JSON.stringify(answer) + '\n');
   return hash.digest('hex');
 }
 
@@ -81,7 +99,9 @@ async function baseMatcher(commit: string): Promise<{ matcher: Matcher; dispose(
   return { matcher, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const current: Matcher = { buildAddressRegister, buildListIndex: buildListIndex as Matcher['buildListIndex'], checkPerson };
+const current: Matcher = {
+  buildAddressRegister, buildListIndex: buildListIndex as Matcher['buildListIndex'], checkPerson, checkPeople,
+};
 const entries = [...generateListEntries(ENTRIES, SEED)];
 const inputs = inputsOf(entries);
 const register = buildAddressRegister(generateRegisterAddresses(REGISTER_UNITS));
@@ -95,8 +115,8 @@ for (const [label, index, baseIndex] of [
   ['no register', plain, base?.matcher.buildListIndex(entries)],
   ['with register', withRegister, base?.matcher.buildListIndex(entries, base.matcher.buildAddressRegister(generateRegisterAddresses(REGISTER_UNITS)))],
 ] as const) {
-  const contenders: Contender[] = [{ check: (person) => checkPerson(index, person, OPTIONS) }];
-  if (base) contenders.push({ check: (person) => base.matcher.checkPerson(baseIndex, person, OPTIONS) });
+  const contenders: Contender[] = [contenderOf(current, index)];
+  if (base) contenders.push(contenderOf(base.matcher, baseIndex));
   const rates = interleavedRates(contenders, inputs, SECONDS);
   const line = `${label}: ${Math.round(rates.wall[0])} rows/s`;
   console.log(base

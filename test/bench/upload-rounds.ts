@@ -20,12 +20,19 @@ export interface UploadRound {
   floorMs: number;
   acceptedMs: number;
   doneMs: number;
+  /** The API thread's CPU (this process's main thread: the intake runs on it) from the POST to the 202 and to done, ms. */
+  acceptedCpuMs: number;
+  doneCpuMs: number;
+  /** The whole process's CPU (every thread: API, matcher, projection, the log's append thread, V8's helpers) from the POST to done, ms. */
+  processCpuMs: number;
+  jobId: string;
 }
 
 export interface CsvUploads {
   csvBytes: number;
   jsonBytes: number;
   round(): Promise<UploadRound>;
+  deployment: EmbeddedDeployment;
   stop(): Promise<void>;
 }
 
@@ -44,6 +51,7 @@ export async function startCsvUploads(rows: number, listEntries = UPLOAD_LIST_EN
   return {
     csvBytes: csv.length,
     jsonBytes: json.length,
+    deployment: d,
     async round() {
       const floor = jobFloor(json, rows);
       // The floor blocks this thread for seconds, longer than the API's keep-alive: one turn of the
@@ -56,19 +64,28 @@ export async function startCsvUploads(rows: number, listEntries = UPLOAD_LIST_EN
   };
 }
 
+const processMs = ({ user, system }: NodeJS.CpuUsage) => (user + system) / 1000;
+
 /** POST → 202 → done, in ms from the start of the POST; throws unless done with `rows` rows. */
-async function jobToDone(d: EmbeddedDeployment, body: Buffer | string, contentType: string, rows: number): Promise<{ acceptedMs: number; doneMs: number }> {
+async function jobToDone(d: EmbeddedDeployment, body: Buffer | string, contentType: string, rows: number): Promise<Omit<UploadRound, 'floorMs'>> {
   const auth = { Authorization: `Bearer ${d.liveKey}` };
+  const cpuMs = () => {
+    const { user, system } = process.threadCpuUsage();
+    return (user + system) / 1000;
+  };
+  const cpuStarted = cpuMs();
+  const processStarted = process.cpuUsage();
   const started = performance.now();
   const created = await fetch(new URL('/v2/check-jobs', d.baseUrl), { method: 'POST', headers: { ...auth, 'Content-Type': contentType }, body });
   const acceptedMs = performance.now() - started;
+  const acceptedCpuMs = cpuMs() - cpuStarted;
   const job = (await created.json()) as { id: string };
   if (created.status !== 202) throw new Error(`POST: ${created.status} ${JSON.stringify(job)}`);
   for (;;) {
     const now = (await (await fetch(new URL(`/v2/check-jobs/${job.id}`, d.baseUrl), { headers: auth })).json()) as { status: string; processed_count: number };
     if (now.status === 'done') {
       if (now.processed_count !== rows) throw new Error(`done with ${now.processed_count} rows, not ${rows}`);
-      return { acceptedMs, doneMs: performance.now() - started };
+      return { acceptedMs, doneMs: performance.now() - started, acceptedCpuMs, doneCpuMs: cpuMs() - cpuStarted, processCpuMs: processMs(process.cpuUsage(processStarted)), jobId: job.id };
     }
     if (now.status === 'failed' || performance.now() - started > JOB_DEADLINE_MS) throw new Error(`job ${now.status}`);
     await new Promise((r) => setTimeout(r, 100));

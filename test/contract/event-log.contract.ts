@@ -226,6 +226,24 @@ export function eventLogContract(adapter: string, open: () => Promise<EventLog>)
       expect(seen.distinctValues().sort()).toEqual(Array.from({ length: 12 }, (_, i) => `after${i}`).sort());
     });
 
+    it('a group started at the latest message keeps that start for its next member when the first left before any commit', async () => {
+      // As a member that lost its session before its first commit leaves it (the bench's results
+      // watcher under load, docs/performance.md "Measurements"): the next one must not take the
+      // end again and miss what was published in between.
+      const log = await client();
+      const name = await topic(log, 2);
+      const group = uniqueName('latest-rejoin');
+      await log.publish(name, [0, 1, 2].map((i) => ({ key: `k${i}`, value: `before${i}` })));
+      const first = await log.subscribe({ group, topics: [name], startAt: 'latest', handleBatch: recorder().handleBatch });
+      await first.close();
+      await log.publish(name, [0, 1, 2].map((i) => ({ key: `k${i}`, value: `between${i}` })));
+      const next = recorder();
+      await log.subscribe({ group, topics: [name], startAt: 'latest', handleBatch: next.handleBatch });
+      await log.publish(name, [0, 1, 2].map((i) => ({ key: `k${i}`, value: `after${i}` })));
+      await waitFor('the 6 messages published once the group had started', () => next.distinctValues().length >= 6);
+      expect(next.distinctValues().sort()).toEqual(['after0', 'after1', 'after2', 'between0', 'between1', 'between2']);
+    });
+
     it('gives every group all messages', async () => {
       const log = await client();
       const name = await topic(log, 4);

@@ -26,6 +26,8 @@ import { SpoolNotKeptError, spoolFullIfDiskFull } from './errors.ts';
 export interface SpoolRow {
   person: PersonInput;
   cells: Array<string | null> | null;
+  /** The row's spool line length without its newline, when its reader measured it while mapping (file-rows.ts); else counted here. */
+  size?: number;
 }
 
 export interface SpoolBatch {
@@ -284,7 +286,8 @@ function unspooledBatch(batch: PersonInput[] | SpoolRow[]): SpoolBatch {
     people[i] = row ? item.person : item;
     cells[i] = row ? item.cells : null;
     // spoolLine's length without its newline: the person's JSON, or `[person,cells]`.
-    sizes[i] = cells[i] === null ? jsonTextLength(people[i]) : 3 + jsonTextLength(people[i]) + cellsTextLength(cells[i] as Array<string | null>);
+    sizes[i] = row && item.size !== undefined ? item.size
+      : cells[i] === null ? jsonTextLength(people[i]) : 3 + jsonTextLength(people[i]) + cellsTextLength(cells[i] as Array<string | null>);
     bytes += sizes[i] + 1; // and the newline, as a written batch counts its text
   }
   return { people, cells, sizes, bytes };

@@ -216,11 +216,6 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
       });
       const joinTimeoutMs = options.joinTimeoutMs ?? 60_000;
       const joined = firstJoin(consumer, joinTimeoutMs);
-      // A group with no committed offset that starts at 'latest' takes the partitions' ends when it
-      // first fetches, which comes after the join: a message published in between was skipped
-      // (a bench's results watcher missed a job's first chunks under load and waited for them for
-      // good). So such a subscription resolves once its first fetch is over (port.ts "startAt").
-      const positioned = subscribeOptions.startAt === 'latest' ? firstFetch(consumer, joinTimeoutMs) : Promise.resolve();
       const backoff = createBackoff(subscribeOptions);
       const group = subscribeOptions.group;
       consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
@@ -231,6 +226,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
         if (!payload.restart) logger.error({ group, ...errorFields(payload.error) }, 'event_log.consumer_stopped');
       });
       try {
+        if (subscribeOptions.startAt === 'latest') await commitStartAtEnd(await adminClient(), subscribeOptions.group, subscribeOptions.topics);
         await consumer.connect();
         await consumer.subscribe({
           topics: [...subscribeOptions.topics],
@@ -242,10 +238,8 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
           eachBatch: (payload) => handleBatch(payload, subscribeOptions, { logger, heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000, backoff, publishOne }),
         });
         await joined;
-        await positioned;
       } catch (error) {
         joined.catch(() => undefined); // superseded by `error`
-        positioned.catch(() => undefined);
         await consumer.disconnect().catch(() => undefined);
         throw error;
       }
@@ -361,20 +355,24 @@ function firstJoin(consumer: Consumer, timeoutMs: number): Promise<void> {
   });
 }
 
-/** Resolves after the consumer's first fetch: its start offsets are fixed by then (kafkajs resolves them before fetching). */
-function firstFetch(consumer: Consumer, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      removeFetch();
-      reject(new Error(`consumer did not fetch within ${timeoutMs} ms`));
-    }, timeoutMs);
-    timer.unref(); // a failed subscribe must not keep the process alive
-    const removeFetch = consumer.on(consumer.events.FETCH, () => {
-      clearTimeout(timer);
-      removeFetch();
-      resolve();
-    });
-  });
+/**
+ * Starts a group that has no committed offset at the topics' current ends by committing those
+ * ends for it, before its consumer joins (port.ts "startAt"). Left to the consumer, 'latest' was
+ * taken at its first fetch after the join, and taken again by a member that lost its session
+ * before its first commit: under load a bench's results watcher (session 6 s) was removed from
+ * its group during a job's intake, rejoined 20-30 s later at the new end and waited for the
+ * chunks published meanwhile for good (docs/performance.md "Measurements"). A committed start
+ * holds for every later member of the group; a group with commits keeps them. kafkajs commits it
+ * with a consumer of its own that joins and leaves the empty group (one join more, for 'latest'
+ * only: the bench's watchers; the services start at 'earliest').
+ */
+async function commitStartAtEnd(admin: Admin, groupId: string, topics: readonly string[]): Promise<void> {
+  const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
+  if (committed.some(({ partitions }) => partitions.some((p) => Number(p.offset) >= 0))) return;
+  for (const topic of topics) {
+    const ends = await admin.fetchTopicOffsets(topic);
+    await admin.setOffsets({ groupId, topic, partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })) });
+  }
 }
 
 function topicConfig(definition: TopicDefinition): Array<{ name: string; value: string }> {

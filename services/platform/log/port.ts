@@ -94,7 +94,8 @@ export interface SubscribeOptions {
   handleBatch(batch: MessageBatch): Promise<void>;
   /**
    * Where a group without a committed offset starts; default 'earliest'. With 'latest', `subscribe`
-   * resolves once the start is fixed: every message published after it resolves is delivered.
+   * resolves once the start is fixed: every message published after it resolves is delivered, also
+   * to a later member of the group (one that rejoined after losing its session before any commit).
    */
   startAt?: 'earliest' | 'latest';
   /** Most messages handed to one `handleBatch` call; default 500. */
