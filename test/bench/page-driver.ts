@@ -25,11 +25,16 @@
  * client, through page-client.ts (`transport_median_ms`) and through fetch and text()
  * (`transport_fetch_median_ms`).
  *
+ * PAGE_DRIVER_TRACE=1: where a page's time goes inside the API, the round trips it makes, and the
+ * engine's time of the page statement's status check in several forms (pageTrace, jobReadForms).
+ *
  * Not a bench of its own (no goal, no report): it prints one JSON line per round (and, with
  * PAGE_DRIVER_DEBUG=1, every page's times on stderr, to tell a stall of the load from a slow path). Run:
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
+import { subscribe, tracingChannel } from 'node:diagnostics_channel';
 import { Agent, createServer, request as httpRequest } from 'node:http';
+import { Socket } from 'node:net';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
 import { queryParam } from '../../services/platform/store/clickhouse/byte-reads.ts';
@@ -65,6 +70,7 @@ const body = driverJobBody(ROWS);
 const bare = await bareServer();
 const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
 const client = pageClient();
+const trace = process.env.PAGE_DRIVER_TRACE ? pageTrace(d) : null;
 const clickhouse = (d as { env?: Record<string, string> }).env;
 const viaClient = clickhouse?.CLICKHOUSE_URL ? clientExecStore(clickhouse.CLICKHOUSE_URL, clickhouse.CLICKHOUSE_DATABASE) : null;
 const viaNodeHttp = clickhouse?.CLICKHOUSE_URL ? nodeHttpStore(clickhouse.CLICKHOUSE_URL, clickhouse.CLICKHOUSE_DATABASE) : null;
@@ -94,7 +100,9 @@ try {
         return text;
       };
       const fetched = page % 2 === 1 ? await viaFetch() : null;
+      trace?.begin();
       const answer = await client.get(url, auth);
+      trace?.end(answer.ms);
       pageMs.push(answer.ms);
       const text = textOf(answer);
       if ((fetched ?? await viaFetch()) !== text) throw new Error('fetch read another page');
@@ -133,6 +141,7 @@ try {
       if (json.next_cursor === null) break;
       cursor = json.next_cursor;
     }
+    if (trace) console.log(JSON.stringify({ round, trace: trace.summary(), job_reads: clickhouse?.CLICKHOUSE_URL ? await jobReadForms(clickhouse.CLICKHOUSE_URL, clickhouse.CLICKHOUSE_DATABASE, id) : null }));
     if (process.env.PAGE_DRIVER_DEBUG) console.error(JSON.stringify({ pageMs, pageFetchMs, transportMs, transportFetchMs }));
     if (rows !== ROWS) throw new Error(`paged ${rows} rows of ${ROWS}`);
     const sum = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0));
@@ -157,6 +166,135 @@ try {
   client.close();
   bare.close();
   await d.stop();
+}
+
+/**
+ * PAGE_DRIVER_TRACE=1: where one page request's time goes in the API (which runs in this process
+ * on both deployments), from Node's and fastify's diagnostics channels and the stores' methods
+ * wrapped: the request's arrival, the handler's start (authentication and the other onRequest
+ * hooks before it), the job-and-page read, the handler's end (the answer written); and every
+ * request written to ClickHouse while the page ran (its first SQL words), to count round trips.
+ */
+function pageTrace(deployment: { platform: { jobs: JobStore; accounts: object } }) {
+  type Marks = { arrived?: number; handler?: number; readStart?: number; readEnd?: number; handled?: number; ms?: number; sent: string[]; lookups: number };
+  let current: Marks | null = null;
+  const pages: Marks[] = [];
+  const now = () => performance.now();
+  subscribe('http.server.request.start', () => { if (current && current.arrived === undefined) current.arrived = now(); });
+  tracingChannel('fastify.request.handler').subscribe({
+    start: () => { if (current) current.handler = now(); },
+    end: () => undefined,
+    asyncStart: () => { if (current) current.handled = now(); },
+    asyncEnd: () => undefined,
+    error: () => undefined,
+  });
+  const jobs = deployment.platform.jobs as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const read = jobs.readDoneResultsBytes.bind(jobs);
+  jobs.readDoneResultsBytes = async (...args) => {
+    if (current) current.readStart = now();
+    try {
+      return await read(...args);
+    } finally {
+      if (current) current.readEnd = now();
+    }
+  };
+  const accounts = deployment.platform.accounts as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const name of ['findKeyByHash', 'getOrganisation']) {
+    const look = accounts[name].bind(accounts);
+    accounts[name] = (...args) => {
+      if (current) current.lookups += 1;
+      return look(...args);
+    };
+  }
+  const write = Socket.prototype.write;
+  const clickhousePort = Number(new URL((deployment as { env?: Record<string, string> }).env?.CLICKHOUSE_URL ?? 'http://x:1').port);
+  Socket.prototype.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    if (current && this.remotePort === clickhousePort) {
+      const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.subarray(0, 4096).toString('latin1') : '';
+      const sql = /\b(SELECT|INSERT|ALTER|WITH|\(SELECT)[^\n]{0,60}/.exec(text);
+      // A request's head starts a round trip; its SQL may come in the same write or the next.
+      if (/^(POST|GET) /.test(text)) current.sent.push(sql ? sql[0] : '?');
+      else if (sql && current.sent.at(-1) === '?') current.sent[current.sent.length - 1] = sql[0];
+    }
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  };
+  const span = (pick: (m: Marks) => number | undefined) => {
+    const values = pages.map(pick).filter((v): v is number => v !== undefined && Number.isFinite(v));
+    return values.length > 0 ? Math.round(median(values) * 10) / 10 : null;
+  };
+  return {
+    begin() { current = { sent: [], lookups: 0 }; },
+    end(ms: number) { if (current) pages.push({ ...current, ms }); current = null; },
+    summary() {
+      const sentCounts = new Map<string, number>();
+      for (const page of pages) for (const s of page.sent) sentCounts.set(s, (sentCounts.get(s) ?? 0) + 1);
+      const result = {
+        pages: pages.length,
+        median_ms: {
+          arrival_to_handler: span((m) => m.handler! - m.arrived!),
+          handler_to_read: span((m) => m.readStart! - m.handler!),
+          read: span((m) => m.readEnd! - m.readStart!),
+          // The handler returns the reply, a thenable that settles when the answer is written: so
+          // this is the route's work after the read plus the whole write to the client.
+          read_to_written: span((m) => m.handled! - m.readEnd!),
+          page: span((m) => m.ms),
+        },
+        account_lookups_per_page: pages.reduce((a, m) => a + m.lookups, 0) / Math.max(1, pages.length),
+        clickhouse_requests_per_page: pages.reduce((a, m) => a + m.sent.length, 0) / Math.max(1, pages.length),
+        sent: Object.fromEntries(sentCounts),
+      };
+      pages.length = 0;
+      return result;
+    },
+  };
+}
+
+/**
+ * PAGE_DRIVER_TRACE: the job's row and status read in several forms, shuffled, 30 rounds, as the
+ * engine's own `elapsed_ns` (the front's X-ClickHouse-Summary), beside the parts check_jobs has:
+ * whether the page statement's job part costs by the parts the job's revisions left unmerged.
+ */
+async function jobReadForms(url: string, database: string, jobId: string) {
+  const post = async (query: string) => {
+    const target = new URL(url);
+    target.search = new URLSearchParams({ database, param_id: jobId, param_org: scope.org, param_mode: scope.mode }).toString();
+    const response = await fetch(target, { method: 'POST', body: query });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${response.status} ${text.slice(0, 200)}`);
+    const summary = JSON.parse(response.headers.get('x-clickhouse-summary') ?? '{}') as { elapsed_ns?: string };
+    return { text, ms: Number(summary.elapsed_ns ?? NaN) / 1e6 };
+  };
+  const scope = { org: '', mode: '' };
+  [scope.org, scope.mode] = (await post('SELECT org_id, mode FROM check_jobs WHERE id = {id:String} LIMIT 1 FORMAT TSV')).text.trim().split('\t');
+  // The route's page statement (jobs.ts donePage) for the first page, with the status check in each form.
+  const page = (check: string) => `(SELECT toUInt8(0) AS kind, toUInt32(0) AS first_row, toUInt32(0) AS last_row, toUInt8(0) AS record_format, doc AS payload
+      FROM check_jobs FINAL WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String})
+    UNION ALL
+    (SELECT toUInt8(1), first_row, last_row, record_format, results FROM (${['check_result_records_small_granules', 'check_result_records'].map((table) =>
+      `SELECT first_row, last_row, record_format, results FROM ${table} WHERE job_id = {id:String} AND first_row > -1001 AND last_row > -1 AND first_row <= 10000 ${check}`).join(' UNION ALL ')})
+      ORDER BY first_row, last_row DESC LIMIT 1 BY first_row LIMIT 10001) FORMAT Null`;
+  const parts = (await post(`SELECT count(), sum(rows) FROM system.parts WHERE database = currentDatabase() AND table = 'check_jobs' AND active FORMAT TSV`)).text.trim();
+  const forms: Record<string, string> = {
+    select_1: 'SELECT 1 FORMAT Null',
+    row_final: 'SELECT doc FROM check_jobs FINAL WHERE id = {id:String} FORMAT Null',
+    status_argmax: "SELECT toString(argMax(status, revision)) FROM check_jobs WHERE id = {id:String} FORMAT Null",
+    row_argmax: 'SELECT argMax(doc, revision), toString(argMax(status, revision)) FROM check_jobs WHERE id = {id:String} FORMAT Null',
+    row_latest: 'SELECT doc, status FROM check_jobs WHERE id = {id:String} ORDER BY revision DESC LIMIT 1 FORMAT Null',
+    row_final_and_status: "SELECT doc, (SELECT toString(argMax(status, revision)) FROM check_jobs WHERE id = {id:String}) FROM check_jobs FINAL WHERE id = {id:String} FORMAT Null",
+    page_argmax: page("AND (SELECT toString(argMax(status, revision)) FROM check_jobs WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done'"),
+    page_final_status: page("AND (SELECT toString(status) FROM check_jobs FINAL WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done'"),
+    page_no_check: page(''),
+    // The same text as page_argmax but for a comment: an A/A pair, the spread of one form against itself.
+    page_argmax_again: page("AND (SELECT toString(argMax(status, revision)) FROM check_jobs WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done' /* again */"),
+  };
+  // PAGE_DRIVER_FORMS: a comma-separated choice of the forms (e.g. the page statement's alone), PAGE_DRIVER_FORM_ROUNDS rounds (default 40).
+  const chosen = process.env.PAGE_DRIVER_FORMS ? process.env.PAGE_DRIVER_FORMS.split(',').filter((name) => name in forms) : Object.keys(forms);
+  const times = new Map<string, number[]>(chosen.map((name) => [name, []]));
+  for (let round = 0; round < Number(process.env.PAGE_DRIVER_FORM_ROUNDS ?? 40); round++) {
+    const order = [...chosen].sort(() => Math.random() - 0.5);
+    for (const name of order) times.get(name)!.push((await post(forms[name])).ms);
+  }
+  return { parts_and_rows: parts, engine_median_ms: Object.fromEntries([...times].map(([name, v]) => [name, Math.round(median(v) * 100) / 100])) };
 }
 
 /** The ClickHouse job store reading RowBinary through @clickhouse/client's exec(), as before byte-reads.ts. */
