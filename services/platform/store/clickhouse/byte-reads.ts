@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { parseError } from '@clickhouse/client';
 import { createPlainHttp } from './plain-http.ts';
@@ -43,9 +43,7 @@ export function createByteReader(options: ByteReaderOptions): ByteReader {
   const secure = base.protocol === 'https:';
   if (!secure && base.protocol !== 'http:') throw new Error('Only HTTP and HTTPS protocols are supported');
   // An idle socket is closed before the server's keep-alive timeout can close it under a request.
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_MS };
-  const agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-  const send = secure ? httpsRequest : httpRequest;
+  const agent = secure ? new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_MS }) : undefined;
   // Plain http reads its answers into buffers of its own (plain-http.ts); TLS stays on node:https.
   const plain = secure ? null : createPlainHttp({
     host: base.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(base.port || 80), hostHeader: base.host,
@@ -72,7 +70,7 @@ export function createByteReader(options: ByteReaderOptions): ByteReader {
         throw parseError(answer.body.toString('utf8'));
       }
       return new Promise<Buffer>((resolve, reject) => {
-        const request = send(urlOf(statement), {
+        const request = httpsRequest(urlOf(statement), {
           method: 'POST',
           agent,
           headers: { Authorization: authorization, 'Content-Length': body.length, Connection: 'keep-alive' },
@@ -84,7 +82,7 @@ export function createByteReader(options: ByteReaderOptions): ByteReader {
     },
     close: () => {
       plain?.close();
-      agent.destroy();
+      agent?.destroy();
     },
   };
 }
