@@ -72,7 +72,7 @@ export const LOG_EVENTS = {
 
   // Event log (Kafka and embedded)
   'event_log.group_joined': 'a consumer joined its group (its partitions)',
-  'event_log.consumer_stopped': 'a Kafka consumer stopped for good; the process must restart',
+  'event_log.consumer_restarting': 'a Kafka consumer crashed; a fresh one starts after `restart_in_ms`',
   'event_log.batch_failed': 'a batch handler failed; the batch is redelivered after a backoff',
   'event_log.append_thread_failed': 'the thread appending to the embedded log (usage events) failed or ended; the calling thread appends from now on',
   'event_log.dead_lettered': 'unreadable messages went to the dead-letter topic',

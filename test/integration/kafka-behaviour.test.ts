@@ -7,8 +7,10 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EventLog, LogMessage } from '../../services/platform/log/port.ts';
+import type { Logger } from '../../services/platform/logger.ts';
 import { recorder, uniqueName, waitFor } from '../support/event-log.ts';
 import { requireKafka, testKafkaEventLog } from '../support/kafka.ts';
+import { keptLog } from '../support/kept-log.ts';
 import { servers } from '../support/servers.ts';
 
 /**
@@ -22,9 +24,9 @@ const run = promisify(execFile);
 const opened: EventLog[] = [];
 
 /** A client of a broker that answers; a missing broker fails the test with how to start it. */
-async function client(brokers: readonly string[] = servers.kafkaBrokers, retries?: number): Promise<EventLog> {
+async function client(brokers: readonly string[] = servers.kafkaBrokers, retries?: number, logger?: Logger): Promise<EventLog> {
   await requireKafka(brokers);
-  const log = testKafkaEventLog({ brokers: [...brokers], ...(retries ? { retries } : {}) });
+  const log = testKafkaEventLog({ brokers: [...brokers], ...(retries ? { retries } : {}), ...(logger ? { logger } : {}) });
   opened.push(log);
   return log;
 }
@@ -193,8 +195,12 @@ describe('kafka broker restart while producing and consuming', () => {
     // this client's budget (30 retries, ≈ 4 min) covers a slow start; the test's own limit is 6 min.
     const log = await client(brokers, 30);
     const topic = await createTopic(log, 3);
+    // The consumer's client gives up after 2 retries (≈ 1 s), so the broker's stop crashes its
+    // consumer: what brings the group back is the adapter starting a fresh one, whose warnings
+    // (and joins) go into a failure's message.
+    const adapterLog = keptLog(['event_log.group_joined']);
     const consumed = recorder();
-    await log.subscribe({ group: uniqueName('restart'), topics: [topic], handleBatch: consumed.handleBatch, retryDelayMs: 200 });
+    await (await client(brokers, 2, adapterLog.logger)).subscribe({ group: uniqueName('restart'), topics: [topic], handleBatch: consumed.handleBatch, retryDelayMs: 200 });
     const batch = (tag: string) => Array.from({ length: 30 }, (_, i) => ({ key: `job-${i % 5}`, value: `${tag}${i}` }));
 
     await log.publish(topic, batch('before'));
@@ -208,8 +214,11 @@ describe('kafka broker restart while producing and consuming', () => {
 
     const expected = ['before', 'during', 'after'].flatMap((tag) => batch(tag).map((m) => m.value));
     // After a restart the group rejoins only once the broker's coordinator is back: minutes on a loaded machine.
-    await waitFor('all 90 messages', () => consumed.distinctValues().length === 90, 180_000);
+    await waitFor('all 90 messages', () => consumed.distinctValues().length === 90, 180_000).catch((error: Error) => {
+      throw new Error(`${error.message}; ${consumed.distinctValues().length} came; the adapter logged:\n${adapterLog.lines()}`);
+    });
     expect(consumed.distinctValues().sort()).toEqual(expected.sort());
+    expect(adapterLog.lines()).toContain('event_log.consumer_restarting');
 
     const reader = recorder();
     await (await client(brokers)).subscribe({ group: uniqueName('reread'), topics: [topic], handleBatch: reader.handleBatch });

@@ -115,12 +115,13 @@ export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
 export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
   const logger = options.logger.child({ module: 'event-log', adapter: 'kafka' });
+  const retryOptions = { initialRetryTime: 300, maxRetryTime: 10_000, retries: options.retries ?? 10 };
   const kafka = new Kafka({
     clientId: options.clientId ?? 'robinson',
     brokers: [...options.brokers],
     connectionTimeout: 3000,
     // Generous retries: a broker restart (seconds) must not fail a publish or crash a consumer.
-    retry: { initialRetryTime: 300, maxRetryTime: 10_000, retries: options.retries ?? 10 },
+    retry: retryOptions,
     logLevel: logLevel.INFO,
     logCreator: () => (entry) => forward(logger, entry),
   });
@@ -202,52 +203,88 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     publish,
 
     async subscribe(subscribeOptions) {
-      const consumer = kafka.consumer({
-        groupId: subscribeOptions.group,
-        allowAutoTopicCreation: false,
-        sessionTimeout: options.sessionTimeoutMs ?? 30_000,
-        heartbeatInterval: options.heartbeatIntervalMs ?? 3000,
-        rebalanceTimeout: options.rebalanceTimeoutMs ?? 60_000,
-        maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
-        ...(subscribeOptions.maxBytesPerPartition ? {
-          maxBytesPerPartition: subscribeOptions.maxBytesPerPartition,
-          maxBytes: Math.max(10 * 1024 * 1024, subscribeOptions.maxBytesPerPartition),
-        } : {}),
-      });
-      const joinTimeoutMs = options.joinTimeoutMs ?? 60_000;
-      const joined = firstJoin(consumer, joinTimeoutMs);
-      const backoff = createBackoff(subscribeOptions);
       const group = subscribeOptions.group;
-      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-        const partitions = Object.values(payload.memberAssignment).reduce((sum, list) => sum + list.length, 0);
-        logger.info({ group, member: payload.memberId, leader: payload.isLeader, partitions }, 'event_log.group_joined');
-      });
-      consumer.on(consumer.events.CRASH, ({ payload }) => {
-        if (!payload.restart) logger.error({ group, ...errorFields(payload.error) }, 'event_log.consumer_stopped');
-      });
+      const backoff = createBackoff(subscribeOptions);
+      const joinTimeoutMs = options.joinTimeoutMs ?? 60_000;
+      const firstJoin = settleOnce(joinTimeoutMs, `consumer did not join its group within ${joinTimeoutMs} ms`);
+      let consumer: Consumer | undefined;
+      let closing: Promise<void> | undefined;
+      let restartTimer: NodeJS.Timeout | undefined;
+      let restartDelayMs = 300; // back to 300 at every join
+
+      /**
+       * kafkajs restarts a crashed consumer itself only after errors it deems retriable, and a
+       * consumer it gave up on stays stopped while the process runs (a broker restarted under
+       * load in CI left a group without a member for minutes). So kafkajs never restarts one here
+       * (`restartOnFailure` below): after every crash this subscription starts a fresh consumer,
+       * 0.3 s doubling up to 30 s, until it closes. Only a crash before the first join that is
+       * not worth retrying (a configuration error) fails `subscribe` instead.
+       */
+      const startConsumer = async (): Promise<void> => {
+        const next = kafka.consumer({
+          groupId: group,
+          allowAutoTopicCreation: false,
+          sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+          heartbeatInterval: options.heartbeatIntervalMs ?? 3000,
+          rebalanceTimeout: options.rebalanceTimeoutMs ?? 60_000,
+          maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+          retry: { ...retryOptions, restartOnFailure: async () => false },
+          ...(subscribeOptions.maxBytesPerPartition ? {
+            maxBytesPerPartition: subscribeOptions.maxBytesPerPartition,
+            maxBytes: Math.max(10 * 1024 * 1024, subscribeOptions.maxBytesPerPartition),
+          } : {}),
+        });
+        consumer = next;
+        next.on(next.events.GROUP_JOIN, ({ payload }) => {
+          const partitions = Object.values(payload.memberAssignment).reduce((sum, list) => sum + list.length, 0);
+          logger.info({ group, member: payload.memberId, leader: payload.isLeader, partitions }, 'event_log.group_joined');
+          restartDelayMs = 300;
+          firstJoin.resolve();
+        });
+        next.on(next.events.CRASH, ({ payload }) => {
+          if (!firstJoin.settled && !isRetriable(payload.error)) return firstJoin.reject(payload.error);
+          restartLater(payload.error);
+        });
+        try {
+          await next.connect();
+          await next.subscribe({ topics: [...subscribeOptions.topics], fromBeginning: (subscribeOptions.startAt ?? 'earliest') === 'earliest' });
+          await next.run({
+            autoCommit: false,
+            eachBatchAutoResolve: false,
+            eachBatch: (payload) => handleBatch(payload, subscribeOptions, { logger, heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000, backoff, publishOne }),
+          });
+          if (closing) await next.disconnect(); // closed while this restart was connecting
+        } catch (error) {
+          await next.disconnect().catch(() => undefined);
+          if (!firstJoin.settled) return firstJoin.reject(error);
+          restartLater(error);
+        }
+      };
+      const restartLater = (error: unknown) => {
+        if (closing || restartTimer) return;
+        logger.warn({ group, ...errorFields(error), restart_in_ms: restartDelayMs }, 'event_log.consumer_restarting');
+        restartTimer = setTimeout(() => {
+          restartTimer = undefined;
+          if (!closing) void startConsumer();
+        }, restartDelayMs);
+        restartDelayMs = Math.min(restartDelayMs * 2, 30_000);
+      };
+
       try {
-        if (subscribeOptions.startAt === 'latest') await commitStartAtEnd(await adminClient(), subscribeOptions.group, subscribeOptions.topics);
-        await consumer.connect();
-        await consumer.subscribe({
-          topics: [...subscribeOptions.topics],
-          fromBeginning: (subscribeOptions.startAt ?? 'earliest') === 'earliest',
-        });
-        await consumer.run({
-          autoCommit: false,
-          eachBatchAutoResolve: false,
-          eachBatch: (payload) => handleBatch(payload, subscribeOptions, { logger, heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000, backoff, publishOne }),
-        });
-        await joined;
+        if (subscribeOptions.startAt === 'latest') await commitStartAtEnd(await adminClient(), group, subscribeOptions.topics);
+        await startConsumer();
+        await firstJoin.promise;
       } catch (error) {
-        joined.catch(() => undefined); // superseded by `error`
-        await consumer.disconnect().catch(() => undefined);
+        closing = Promise.resolve();
+        clearTimeout(restartTimer);
+        await consumer?.disconnect().catch(() => undefined);
         throw error;
       }
-      let closing: Promise<void> | undefined;
       const subscription: Subscription = {
         close: () => {
           subscriptions.delete(subscription);
-          closing ??= consumer.disconnect();
+          clearTimeout(restartTimer);
+          closing ??= consumer ? consumer.disconnect() : Promise.resolve();
           return closing;
         },
       };
@@ -334,25 +371,36 @@ async function untilServed(admin: Admin, topics: string[], timeoutMs: number): P
   }
 }
 
-function firstJoin(consumer: Consumer, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`consumer did not join its group within ${timeoutMs} ms`)), timeoutMs);
-    timer.unref(); // a failed subscribe must not keep the process alive
-    const removeJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
-      clearTimeout(timer);
-      removeJoin();
-      removeCrash();
-      resolve();
-    });
-    const removeCrash = consumer.on(consumer.events.CRASH, (event) => {
-      // Retriable crashes (a coordinator still loading after a broker start) restart by themselves.
-      if (event.payload.restart) return;
-      clearTimeout(timer);
-      removeJoin();
-      removeCrash();
-      reject(event.payload.error);
-    });
-  });
+/** A promise settled once, by the first of resolve, reject or its timeout. */
+function settleOnce(timeoutMs: number, timeoutMessage: string) {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const state = {
+    settled: false,
+    promise: new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    }),
+    resolve: () => settle(() => resolve()),
+    reject: (error: unknown) => settle(() => reject(error)),
+  };
+  const timer = setTimeout(() => state.reject(new Error(timeoutMessage)), timeoutMs);
+  timer.unref(); // a failed subscribe must not keep the process alive
+  function settle(action: () => void) {
+    if (state.settled) return;
+    state.settled = true;
+    clearTimeout(timer);
+    action();
+  }
+  return state;
+}
+
+/** What kafkajs itself would restart after: its retries ran out, or the root cause is retriable. */
+function isRetriable(error: unknown): boolean {
+  if (error instanceof Error && error.name === 'KafkaJSNumberOfRetriesExceeded') return true;
+  let cause: unknown = error;
+  while (cause instanceof Error && cause.cause) cause = cause.cause;
+  return (cause as { retriable?: unknown } | undefined)?.retriable === true;
 }
 
 /**
