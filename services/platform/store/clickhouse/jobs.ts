@@ -551,6 +551,23 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     readDoneResultsBytes: donePage,
 
+    /**
+     * The read-ahead's check (docs/architecture.md "Read-ahead"): the status of the job's FINAL row
+     * in scope, as the page statement checks it (donePage), and whether the record holding the
+     * page's first row is still in either record table (a key read of two small columns). Either
+     * gone, the request reads the page as if nothing had been read ahead. A job stored one row
+     * per result (before migration 016) has no records: never servable from a read-ahead.
+     */
+    async donePageStored(scope, id, page) {
+      checkPageLimit(page.limit);
+      const after = decodeCursor(id, page.cursor);
+      const [found] = await conn.rows<{ servable: number | string | null }>(sql`SELECT
+        ifNull((SELECT toString(status) FROM ${jobs} FINAL WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode}) = 'done', 0)
+        AND (SELECT count() FROM ${bothTables('first_row',
+          sql`job_id = ${id} AND first_row > ${after - RESULT_RECORD_ROWS} AND last_row > ${after} AND first_row <= ${after + 1}`)}) > 0 AS servable`);
+      return Number(found?.servable ?? 0) === 1;
+    },
+
     async countResults(jobId) {
       if (await storedAsRecords(jobId)) {
         // One record per key as the pages keep it (cutRecordWindow), across both record tables.
