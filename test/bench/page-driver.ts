@@ -377,8 +377,8 @@ async function jobReadForms(url: string, database: string, jobId: string) {
     page_no_check: page(''),
     // The read-ahead's check (jobs.ts donePageStored) for the second page.
     read_ahead_check: `SELECT ifNull((SELECT toString(status) FROM check_jobs FINAL WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done', 0)
-      AND (SELECT count() FROM (${['check_result_records_small_granules', 'check_result_records'].map((table) =>
-        `SELECT first_row FROM ${table} WHERE job_id = {id:String} AND first_row > 8999 AND last_row > 9999 AND first_row <= 10000`).join(' UNION ALL ')})) > 0 FORMAT Null`,
+      AND EXISTS (${['check_result_records_small_granules', 'check_result_records'].map((table) =>
+        `SELECT 1 FROM ${table} WHERE job_id = {id:String} AND first_row > 8999 AND last_row > 9999 AND first_row <= 10000`).join(' UNION ALL ')}) FORMAT Null`,
     // The same text as page_argmax but for a comment: an A/A pair, the spread of one form against itself.
     page_argmax_again: page("AND (SELECT toString(argMax(status, revision)) FROM check_jobs WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done' /* again */"),
   };

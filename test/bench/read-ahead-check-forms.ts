@@ -6,6 +6,8 @@
  * `node test/bench/read-ahead-check-forms.ts` (READ_AHEAD_FORM_ROUNDS, default 40).
  */
 import { createClickHouseJobStore } from '../../services/platform/store/clickhouse/jobs.ts';
+import { encodeCursor } from '../../services/platform/store/job-results.ts';
+import { statement } from '../../services/platform/store/clickhouse/sql.ts';
 import { makeJob, rows } from '../contract/jobs-store.contract.ts';
 import { openTestClickHouse } from '../support/clickhouse.ts';
 import { servers } from '../support/servers.ts';
@@ -38,7 +40,8 @@ try {
     status_argmax: "SELECT toString(argMax(status, revision)) = 'done' FROM check_jobs WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String} FORMAT Null",
     records_both: `SELECT (SELECT count() FROM (${both('first_row')})) > 0 FORMAT Null`,
     records_new: `SELECT (SELECT count() FROM (${window('check_result_records_small_granules', 'first_row')})) > 0 FORMAT Null`,
-    check: `SELECT ${status} AND (SELECT count() FROM (${both('first_row')})) > 0 FORMAT Null`,
+    check_count: `SELECT ${status} AND (SELECT count() FROM (${both('first_row')})) > 0 FORMAT Null`,
+    // The form the store asks (jobs.ts donePageStored).
     check_exists: `SELECT ${status} AND EXISTS (${both('1')}) FORMAT Null`,
     page: `(SELECT toUInt8(0) AS kind, toUInt32(0) AS first_row, toUInt32(0) AS last_row, toUInt8(0) AS record_format, doc AS payload
       FROM check_jobs FINAL WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String})
@@ -51,7 +54,31 @@ try {
     for (const name of Object.keys(forms).sort(() => Math.random() - 0.5)) times.get(name)!.push(await post(forms[name]));
   }
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
-  console.log(JSON.stringify({ load: (await import('node:os')).loadavg()[0].toFixed(2), engine_median_ms: Object.fromEntries([...times].map(([n, v]) => [n, Math.round(median(v) * 100) / 100])) }));
+  // The check as the route waits for it (request → answer, through the store: RowBinary over the
+  // byte reader), against the same statement answered as JSONEachRow through @clickhouse/client
+  // (conn.rows, as the store first asked it), alternating.
+  const cursor = encodeCursor(job.id, 9999);
+  const viaStore: number[] = [];
+  const viaRows: number[] = [];
+  for (let round = 0; round < Number(process.env.READ_AHEAD_FORM_ROUNDS ?? 40); round++) {
+    const store1 = async () => {
+      const t = performance.now();
+      if (!(await store.donePageStored!({ org_id: job.org_id, mode: job.mode }, job.id, { cursor, limit: 10_000 }))) throw new Error('refused');
+      viaStore.push(performance.now() - t);
+    };
+    const rows1 = async () => {
+      const t = performance.now();
+      await conn.rows(statement(forms.check_exists.replace(' FORMAT Null', '').replaceAll('{id:String}', `'${job.id}'`)
+        .replaceAll('{org:String}', `'${job.org_id}'`).replaceAll('{mode:String}', `'${job.mode}'`).replaceAll('FROM check_', `FROM ${conn.database}.check_`)));
+      viaRows.push(performance.now() - t);
+    };
+    for (const step of round % 2 === 0 ? [store1, rows1] : [rows1, store1]) await step();
+  }
+  console.log(JSON.stringify({
+    load: (await import('node:os')).loadavg()[0].toFixed(2),
+    engine_median_ms: Object.fromEntries([...times].map(([n, v]) => [n, Math.round(median(v) * 100) / 100])),
+    wall_median_ms: { check_row_binary: Math.round(median(viaStore) * 10) / 10, check_json_rows: Math.round(median(viaRows) * 10) / 10 },
+  }));
 } finally {
   await drop();
 }
