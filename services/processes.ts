@@ -32,7 +32,6 @@ import { checkCallbackUrl, parseAllowHosts } from './platform/outbound-http/inde
 import { createProjectionService } from './projection/index.ts';
 import { createMonitorRunResults } from './ingest/monitors/run-results.ts';
 import { createMonitorService } from './ingest/monitors/service.ts';
-import type { ResultsReadAhead } from './api/results-read-ahead.ts';
 
 /**
  * How each service process is started on a platform (open-platform.ts), shared by the embedded
@@ -72,11 +71,6 @@ export interface ServiceOverrides {
   jobChunkRows?: number;
   /** false: JSON/NDJSON bodies are spooled whole before publishing (benches compare both). */
   overlapIntake?: boolean;
-  /**
-   * The API's results read-ahead (docs/architecture.md "Read-ahead"): null turns it off (the bench
-   * compares both), an instance lets a test watch it; absent, the API makes its own.
-   */
-  resultsReadAhead?: ResultsReadAhead | null;
   /** Row chunks per matcher batch, messages per projection batch. */
   matcherBatchChunks?: number;
   projectionBatchSize?: number;
@@ -223,7 +217,6 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
       ...(context.overrides.overlapIntake === false ? { overlapIntake: false } : {}),
-      ...(context.overrides.resultsReadAhead !== undefined ? { resultsReadAhead: context.overrides.resultsReadAhead } : {}),
       monitors: platform.monitors,
     },
   });

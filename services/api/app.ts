@@ -54,7 +54,6 @@ import type { ChannelAdding } from './routes/channels.ts';
 import type { SavedMappingStore } from '../platform/store/saved-mappings-port.ts';
 import { SELF_AUDITED_PREFIXES } from './routes/people.ts';
 import { registerDocsPage, type DocsPage } from './docs-page.ts';
-import { createResultsReadAhead, type ResultsReadAhead } from './results-read-ahead.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -135,12 +134,6 @@ export interface CheckJobsDeps {
   maxUploadBytes?: number;
   /** Publish JSON/NDJSON rows while the body is still read; default true. */
   overlapIntake?: boolean;
-  /**
-   * The next results page read while a client takes in the one before (docs/architecture.md
-   * "Read-ahead"); default one of READ_AHEAD_LIMITS when the store can tell a page read ahead is
-   * still servable (JobStore donePageStored: ClickHouse), else none; null: none.
-   */
-  resultsReadAhead?: ResultsReadAhead | null;
   /** CALLBACK_ALLOW_HOSTS: hosts exempt from the private-address check (tests). */
   callbackAllowHosts?: readonly string[];
   /** DNS for the callback URL check; default the system resolver. */
@@ -411,7 +404,6 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
     clock,
     quotas,
     cursors: jobsDeps.cursors,
-    readAhead: jobsDeps.resultsReadAhead !== undefined ? jobsDeps.resultsReadAhead : jobsDeps.jobs.donePageStored ? createResultsReadAhead() : null,
   };
 }
 

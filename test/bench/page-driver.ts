@@ -28,25 +28,11 @@
  * PAGE_DRIVER_TRACE=1: where a page's time goes inside the API, the round trips it makes, and the
  * engine's time of the page statement's status check in several forms (pageTrace, jobReadForms).
  *
- * PAGE_DRIVER_READ_AHEAD=1 (distributed): the read-ahead A/B instead of the rounds above
- * (docs/architecture.md "Read-ahead"). A second API in this process on the same stores, without a
- * read-ahead, and the deployment's own with it; each round pages every result through both, in
- * alternating order, one keep-alive client each, each page timed from the request to its last byte
- * and then parsed and hashed (a SHA-256 of each result's JSON) as a client's own work after the
- * timer, as pipeline.bench.ts pages. The two hashes must agree. Then the store's side of a page,
- * through the store as the route calls it, in alternating order per page: the read-ahead's check
- * (`donePageStored`) and the page's read (`readResultsBytes`).
- *
  * Not a bench of its own (no goal, no report): it prints one JSON line per round (and, with
  * PAGE_DRIVER_DEBUG=1, every page's times on stderr, to tell a stall of the load from a slow path). Run:
  * `node test/bench/page-driver.ts` (add --cpu-prof to profile the API, which runs in this process).
  */
-import { createHash } from 'node:crypto';
 import { subscribe, tracingChannel } from 'node:diagnostics_channel';
-import { loadavg } from 'node:os';
-import { createServiceContext, startApi } from '../../services/processes.ts';
-import { silentLogger } from '../../services/platform/logger.ts';
-import type { DistributedDeployment } from '../support/deployments.ts';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { Socket } from 'node:net';
 import { createClickHouseConnection, type ClickHouseConnection } from '../../services/platform/store/clickhouse/connection.ts';
@@ -81,10 +67,6 @@ async function bareServer(): Promise<{ url: string; serve(bytes: Buffer): void; 
 }
 
 const body = driverJobBody(ROWS);
-if (process.env.PAGE_DRIVER_READ_AHEAD) {
-  await readAheadAB();
-  process.exit(0);
-}
 const bare = await bareServer();
 const { d, id } = await startWithDoneJob(DEPLOYMENT, body);
 const client = pageClient();
@@ -184,79 +166,6 @@ try {
   client.close();
   bare.close();
   await d.stop();
-}
-
-/** PAGE_DRIVER_READ_AHEAD=1: paged-all with and without the read-ahead, interleaved (see the top). */
-async function readAheadAB(): Promise<void> {
-  const { d, id } = await startWithDoneJob('distributed', body);
-  const plain = await startApi(createServiceContext(d.platform, (d as DistributedDeployment).config, silentLogger(), { resultsReadAhead: null }));
-  const auth = { Authorization: `Bearer ${d.liveKey}` };
-  const bodyBytes = Buffer.from(body, 'utf8');
-  const pageAllOf = async (base: string) => {
-    const client = pageClient();
-    const hash = createHash('sha256');
-    let ms = 0;
-    let pages = 0;
-    let cursor: string | null = null;
-    try {
-      do {
-        const answer = await client.get(new URL(`/v2/check-jobs/${id}/results?limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, base), auth);
-        if (answer.status !== 200) throw new Error(`page ${pages}: ${answer.status}`);
-        ms += answer.ms;
-        pages += 1;
-        const json = JSON.parse(textOf(answer)) as { results: unknown[]; next_cursor: string | null };
-        for (const result of json.results) hash.update(`${JSON.stringify(result)}\n`);
-        cursor = json.next_cursor;
-      } while (cursor !== null);
-    } finally {
-      client.close();
-    }
-    return { ms, pages, sha256: hash.digest('hex') };
-  };
-  try {
-    const job = await d.platform.jobs.getJobById(id);
-    if (!job) throw new Error('no job');
-    const scope = { org_id: job.org_id, mode: job.mode };
-    for (let round = 0; round < ROUNDS; round++) {
-      const floor = jobFloor(bodyBytes, ROWS);
-      const runs = round % 2 === 0 ? [['read_ahead', d.baseUrl], ['plain', plain.address]] : [['plain', plain.address], ['read_ahead', d.baseUrl]];
-      const paged: Record<string, { ms: number; pages: number; sha256: string }> = {};
-      for (const [name, base] of runs) paged[name] = await pageAllOf(base);
-      if (paged.read_ahead.sha256 !== paged.plain.sha256) throw new Error('the read-ahead served other results');
-      // The store's side of each page: the read-ahead's check and the page's read, in turn first.
-      const checkMs: number[] = [];
-      const readMs: number[] = [];
-      for (let page = 1; page * LIMIT < ROWS; page++) {
-        const window = { cursor: encodeCursor(id, page * LIMIT - 1), limit: LIMIT };
-        const check = async () => {
-          const t = performance.now();
-          if (!(await d.platform.jobs.donePageStored!(scope, id, window))) throw new Error('the check refused a done job');
-          checkMs.push(performance.now() - t);
-        };
-        const read = async () => {
-          const t = performance.now();
-          await d.platform.jobs.readResultsBytes(id, window);
-          readMs.push(performance.now() - t);
-        };
-        for (const step of page % 2 === 0 ? [check, read] : [read, check]) await step();
-      }
-      console.log(JSON.stringify({
-        round, rows: ROWS, pages: paged.plain.pages, load: loadavg()[0].toFixed(2), floor_ms: Math.round(floor.totalMs),
-        all_pages_ms: { read_ahead: Math.round(paged.read_ahead.ms), plain: Math.round(paged.plain.ms) },
-        all_pages_ratio: {
-          read_ahead: Math.round((paged.read_ahead.ms / floor.totalMs) * 100) / 100, plain: Math.round((paged.plain.ms / floor.totalMs) * 100) / 100,
-        },
-        check_median_ms: Math.round(median(checkMs) * 10) / 10, read_median_ms: Math.round(median(readMs) * 10) / 10,
-        sha256: paged.plain.sha256.slice(0, 12),
-      }));
-    }
-    // The engine's own time of the check beside `SELECT 1` and the page statement (PAGE_DRIVER_FORMS chooses).
-    const env = (d as DistributedDeployment).env;
-    console.log(JSON.stringify({ job_reads: await jobReadForms(env.CLICKHOUSE_URL, env.CLICKHOUSE_DATABASE, id) }));
-  } finally {
-    await plain.stop();
-    await d.stop();
-  }
 }
 
 /**
@@ -375,10 +284,6 @@ async function jobReadForms(url: string, database: string, jobId: string) {
     page_argmax: page("AND (SELECT toString(argMax(status, revision)) FROM check_jobs WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done'"),
     page_final_status: page("AND (SELECT toString(status) FROM check_jobs FINAL WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done'"),
     page_no_check: page(''),
-    // The read-ahead's check (jobs.ts donePageStored) for the second page.
-    read_ahead_check: `SELECT ifNull((SELECT toString(status) FROM check_jobs FINAL WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done', 0)
-      AND EXISTS (${['check_result_records_small_granules', 'check_result_records'].map((table) =>
-        `SELECT 1 FROM ${table} WHERE job_id = {id:String} AND first_row > 8999 AND last_row > 9999 AND first_row <= 10000`).join(' UNION ALL ')}) FORMAT Null`,
     // The same text as page_argmax but for a comment: an A/A pair, the spread of one form against itself.
     page_argmax_again: page("AND (SELECT toString(argMax(status, revision)) FROM check_jobs WHERE id = {id:String} AND org_id = {org:String} AND mode = {mode:String}) = 'done' /* again */"),
   };

@@ -25,7 +25,6 @@ import {
 } from './check-job-files.ts';
 import { certificatePdf } from '../certificate-pdf.ts';
 import { joinedResults, resultsPageBody } from '../results-page-body.ts';
-import type { ReadAheadJob } from '../results-read-ahead.ts';
 import { registerRoute } from './register.ts';
 import type { CheckJobsContext, RouteContext, RouteSpec } from './route-spec.ts';
 
@@ -204,8 +203,6 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
   const intake = ingest.intake;
   const clock = jobsCtx.clock;
   const files = createCheckJobFileHandlers(ctx, jobsCtx);
-  // Only a store that can tell a page read ahead is still servable gets one (docs/architecture.md "Read-ahead").
-  const readAhead = jobs.donePageStored ? jobsCtx.readAhead : null;
 
   async function scopedJob(request: FastifyRequest): Promise<JobRecord> {
     const { org, mode } = authOf(request);
@@ -304,18 +301,9 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
       const cursor = parsed.data.cursor ? await openedCursor(id, parsed.data.cursor) : null;
       if (cursor !== undefined) {
         const { org, mode } = authOf(request);
-        const scope = { org_id: org.id, mode };
-        const limit = parsed.data.limit;
-        const ahead = cursor === null ? null : await pageReadAhead(scope, id, cursor, limit);
-        if (ahead) {
-          readOn(scope, ahead.job, ahead.page.next_cursor, limit);
-          return sendResultsPage(reply, ahead.job, ahead.page);
-        }
-        const read = await readStorePage(() => jobs.readDoneResultsBytes(scope, id, { cursor, limit }));
+        const read = await readStorePage(() => jobs.readDoneResultsBytes({ org_id: org.id, mode }, id, { cursor, limit: parsed.data.limit }));
         if (!read.job) throw notFound();
-        const job = doneJob(read.job);
-        if (read.page) readOn(scope, job, read.page.next_cursor, limit);
-        return sendResultsPage(reply, job, read.page);
+        return sendResultsPage(reply, doneJob(read.job), read.page);
       }
     }
     const found = await scopedJob(request);
@@ -343,30 +331,6 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     return job;
   }
 
-  /**
-   * The page read ahead for exactly this request (docs/architecture.md "Read-ahead"), served only
-   * when the store says now, in one small statement, that the job is still done in this scope and
-   * its records are still there; null sends the request the way of a page nobody read ahead (so a
-   * job deleted, purged or dropped by retention anywhere answers as it always did).
-   */
-  async function pageReadAhead(scope: { org_id: string; mode: 'live' | 'test' }, id: string, cursor: string, limit: number) {
-    const taken = readAhead?.take({ ...scope, job_id: id, cursor, limit });
-    if (!taken || !jobs.donePageStored) return null;
-    const check = jobs.donePageStored;
-    const [servable, ahead] = await Promise.all([readStorePage(() => check(scope, id, { cursor, limit })), taken]);
-    if (!servable) {
-      readAhead?.forgetJob(id);
-      return null;
-    }
-    return ahead;
-  }
-
-  /** Starts reading the page after this one, when there is one and a read-ahead to keep it. */
-  function readOn(scope: { org_id: string; mode: 'live' | 'test' }, job: ReadAheadJob, next: string | null, limit: number): void {
-    if (!readAhead || next === null) return;
-    readAhead.start({ ...scope, job_id: job.id, cursor: next, limit }, job, () => jobs.readResultsBytes(job.id, { cursor: next, limit }));
-  }
-
   /** The store cursor of a sealed one; undefined when the seal does not hold (answered by the other path). */
   async function openedCursor(id: string, sealed: string): Promise<string | undefined> {
     try {
@@ -387,7 +351,7 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     }
   }
 
-  async function sendResultsPage(reply: FastifyReply, job: ReadAheadJob, page: { pieces: Buffer[]; next_cursor: string | null } | null) {
+  async function sendResultsPage(reply: FastifyReply, job: JobRecord, page: { pieces: Buffer[]; next_cursor: string | null } | null) {
     if (!page) throw new Error('a done job read without its page');
     if (!job.list_version) throw new Error('a done job without a list version');
     const nextCursor = page.next_cursor === null ? null : await jobsCtx.cursors.seal(job.id, page.next_cursor);
@@ -434,8 +398,6 @@ export function registerCheckJobRoutes(app: FastifyInstance, ctx: RouteContext, 
     if (job.status === 'deleted') return sendJob(reply, 200, job);
     const at = clock().toISOString();
     const deleted = await jobs.purgeJob(job.id, at);
-    // Pages of it read ahead here go at once (any other process's are refused by the check; "Read-ahead").
-    readAhead?.forgetJob(job.id);
     if (!deleted) throw notFound();
     if (jobsCtx.events) {
       await jobsCtx.events.publish({

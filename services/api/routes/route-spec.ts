@@ -15,7 +15,6 @@ import type { UsageWriter } from '../billing/usage-writer.ts';
 import type { Idempotency } from '../idempotency.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
 import type { Quotas } from '../quotas.ts';
-import type { ResultsReadAhead } from '../results-read-ahead.ts';
 
 /** What every route module receives from buildApp. */
 export interface RouteContext {
@@ -49,8 +48,6 @@ export interface CheckJobsContext {
   spoolDir: string;
   /** JSON/NDJSON jobs publish their rows while the body is still read (docs/architecture.md "Overlapped intake"). */
   overlapIntake: boolean;
-  /** The results read-ahead (docs/architecture.md "Read-ahead"); null: every page read when asked. */
-  readAhead: ResultsReadAhead | null;
   /** Publishes JobStateChanged on DELETE; absent: nothing is published. */
   events?: Pick<PipelineEvents, 'publish'>;
   maxBodyBytes: number;

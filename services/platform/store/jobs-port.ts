@@ -263,14 +263,6 @@ export interface JobStore {
   readDoneResultsBytes(
     scope: { org_id: string; mode: 'live' | 'test' }, id: string, page: { cursor?: string | null; limit: number },
   ): Promise<{ job: JobRecord | null; page: ResultBytesPage | null }>;
-  /**
-   * Whether the page after `page.cursor` may be served now from bytes read earlier: the job's
-   * latest status in `scope` is `done` and the record holding the page's first row is still
-   * stored (not purged, not dropped by retention). One small statement, no results read. Optional:
-   * only a store that offers it gets the API's read-ahead (ClickHouse; docs/architecture.md
-   * "Read-ahead").
-   */
-  donePageStored?(scope: { org_id: string; mode: 'live' | 'test' }, id: string, page: { cursor: string; limit: number }): Promise<boolean>;
   countResults(jobId: string): Promise<ResultCounts>;
 
   /** Marks the job deleted at `at` and removes its personal data; null when no such job. */

@@ -551,25 +551,6 @@ export function createClickHouseJobStore(conn: ClickHouseConnection): JobStore {
 
     readDoneResultsBytes: donePage,
 
-    /**
-     * The read-ahead's check (docs/architecture.md "Read-ahead"): the status of the job's FINAL row
-     * in scope, as the page statement checks it (donePage), and whether the record holding the
-     * page's first row is still in either record table (`EXISTS`, a key read of two small columns;
-     * 0.6-3.6 ms of engine time less than a `count()` of them, read-ahead-check-forms.ts). Either
-     * gone, the request reads the page as if nothing had been read ahead. A job stored one row
-     * per result (before migration 016) has no records: never servable from a read-ahead.
-     */
-    async donePageStored(scope, id, page) {
-      checkPageLimit(page.limit);
-      const after = decodeCursor(id, page.cursor);
-      // RowBinary over the byte reader (one UInt8, never NULL), as the pages read: no JSON answer to parse.
-      const answer = new RowBinaryReader(await conn.rowBinary(sql`SELECT ifNull(toUInt8(
-        ifNull((SELECT toString(status) FROM ${jobs} FINAL WHERE id = ${id} AND org_id = ${scope.org_id} AND mode = ${scope.mode}) = 'done', 0)
-        AND EXISTS ${bothTables('1',
-          sql`job_id = ${id} AND first_row > ${after - RESULT_RECORD_ROWS} AND last_row > ${after} AND first_row <= ${after + 1}`)}), 0)`));
-      return !answer.done && answer.uint8() === 1;
-    },
-
     async countResults(jobId) {
       if (await storedAsRecords(jobId)) {
         // One record per key as the pages keep it (cutRecordWindow), across both record tables.
