@@ -28,6 +28,7 @@ import type { MonitorsContext } from './routes/monitors.ts';
 import type { JobStore } from '../platform/store/jobs-port.ts';
 import { collectAllowedMethods } from './allowed-methods.ts';
 import { createAuthenticator } from './auth.ts';
+import { idleTimeoutSparesAnswering } from './idle-timeout.ts';
 import { ApiError } from './errors.ts';
 import { createClientErrorHandler } from './client-errors.ts';
 import { createErrorHandler } from './error-handler.ts';
@@ -201,6 +202,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   });
 
   app.server.headersTimeout = timeouts.headers;
+  idleTimeoutSparesAnswering(app.server);
   // Node looks for expired requests this often (read when it starts listening); its 30 s default
   // would let a request outlive a short timeout by that much.
   (app.server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = Math.min(1000, timeouts.headers);

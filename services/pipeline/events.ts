@@ -19,6 +19,7 @@ import {
 } from '../platform/schema-registry/port.ts';
 import { isPermanent, PermanentError } from '../platform/errors.ts';
 import { fromSlim, toSlim, type SlimResults } from './slim-results.ts';
+import { restorePersonCells } from './person-cells.ts';
 
 /** The topics pipeline events go to (lists.versions is not one of them). */
 export const TOPICS = {
@@ -109,6 +110,12 @@ export interface RowsChunkEvent {
    * check, every channel").
    */
   address_register_version_id: string | null;
+  /**
+   * RowsChunk v7: per person field, the cell each row takes it from (those fields are written
+   * null in the person), -1 for one written in the person (services/pipeline/person-cells.ts).
+   * Set by the writer; decoded chunks always read null, their persons whole.
+   */
+  person_cells?: number[] | null;
 }
 
 export interface RowsCompleteEvent {
@@ -521,6 +528,12 @@ export function createPipelineEvents(deps: {
       const value = type === 'RowsChunk' || type === 'ResultsChunk' ? decoded.value : normalise(decoded.value);
       if (type === 'RowsChunk' || type === 'ResultsChunk') {
         await openSealed(type, value as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
+      }
+      if (type === 'RowsChunk') {
+        const chunk = value as RowsChunkEvent;
+        // v7: the persons' fields that were their cells, filled in again; consumers see whole persons.
+        if (chunk.person_cells) restorePersonCells(chunk.rows, chunk.person_cells);
+        chunk.person_cells = null;
       }
       if (type === 'ResultsChunk') {
         const chunk = value as ResultsChunkEvent & { slim_results?: SlimResults | null; sealed_slim_results?: Buffer | null };

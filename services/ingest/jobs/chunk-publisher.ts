@@ -19,6 +19,7 @@ import type { JobRowInput } from '../../domain/job-row.ts';
 import type { Locale } from '../../domain/types.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { toAvroPerson, type PipelineEvent } from '../../pipeline/events.ts';
+import { takePersonCells } from '../../pipeline/person-cells.ts';
 
 export const MAX_CHUNK_BYTES = 256 * 1024;
 const MAX_APPEND_BYTES = 768 * 1024;
@@ -120,13 +121,15 @@ export function createChunkPublisher(options: {
     if (rows.length === 0) return;
     if (pending.length > 0 && pendingBytes + chunkBytes > MAX_APPEND_BYTES) await flush();
     pendingBytes += chunkBytes;
+    // RowsChunk v7: a file row's person fields that are its cells travel once, as cells.
+    const personCells = takePersonCells(rows);
     pending.push({
       type: 'RowsChunk',
       value: {
         job_id: job.id, chunk, org_id: job.org_id, mode: job.mode, list_version_id: listVersionId, policy, stop_level: stopLevel, locale, rows,
         private_list_version_id: privateListVersionId,
         ...checks, company_register_version_id: pins.company_register_version_id, phone_directory_version_id: pins.phone_directory_version_id,
-        address_register_version_id: pins.address_register_version_id,
+        address_register_version_id: pins.address_register_version_id, person_cells: personCells,
       },
     });
     chunk += 1;

@@ -6,8 +6,10 @@
  * come with the contract's error body and a Request-Id. Real port on loopback, raw sockets; each
  * wait ends on the server's own signal (its answer, or the socket closing) with a deadline.
  */
-import { connect, type Socket } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { idleTimeoutSparesAnswering } from '../../../services/api/idle-timeout.ts';
 import { build } from './helper.ts';
 
 const TIMEOUTS = { HTTP_REQUEST_TIMEOUT_MS: 3000, HTTP_HEADERS_TIMEOUT_MS: 1500, HTTP_IDLE_TIMEOUT_MS: 2000, HTTP_KEEP_ALIVE_TIMEOUT_MS: 1000 };
@@ -96,6 +98,43 @@ describe('server timeouts, each set from config, and Node-level errors in the co
     expect(kept.received()).toMatch(/^HTTP\/1\.1 (200|404)/);
     expect(ms).toBeLessThan(TIMEOUTS.HTTP_IDLE_TIMEOUT_MS + 1500);
   }, 20_000);
+
+  it('a request received whole is answered however long its route takes: the idle timeout cuts a silent client, not a slow answer', async () => {
+    // The API's server spares answering connections (buildApp wires it; fastify routes cannot be
+    // added to the booted app, so the slow route is a plain handler on a server set up the same way).
+    const { app } = await build({ config: TIMEOUTS });
+    expect(app.server.listenerCount('timeout')).toBe(1);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => { arrived = resolve; });
+    const server = createServer((_request, response) => {
+      arrived();
+      void released.then(() => response.end('answered'));
+    });
+    server.setTimeout(TIMEOUTS.HTTP_IDLE_TIMEOUT_MS);
+    idleTimeoutSparesAnswering(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const slow = rawConnection(port);
+      slow.socket.write('GET /slow-answer HTTP/1.1\r\nHost: x\r\n\r\n');
+      await requestArrived;
+      // Opened after the server read the slow request: once the server closed this one for
+      // silence, the slow connection's idle timeout has come too.
+      const silent = rawConnection(port);
+      expect(await closedWithin(silent, 10_000)).toBeGreaterThanOrEqual(TIMEOUTS.HTTP_IDLE_TIMEOUT_MS - 100);
+      release();
+      const answered = await Promise.race([
+        new Promise<string>((resolve) => slow.socket.on('data', () => { if (slow.received().includes('answered')) resolve(slow.received()); })),
+        slow.closed.then(() => `closed with: ${slow.received()}`),
+      ]);
+      slow.socket.destroy();
+      expect(answered).toMatch(/^HTTP\/1\.1 200/);
+    } finally {
+      server.close();
+    }
+  }, 30_000);
 
   it('a head over 64 KiB is 431 and a request line that does not parse is 400, both in the contract shape (da by default)', async () => {
     const { port } = await listening();

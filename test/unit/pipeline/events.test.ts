@@ -79,7 +79,7 @@ describe('pipeline events', () => {
     const decoded = await events.decode(frame(v4.id, v4.type.toBuffer(old)));
     expect(decoded.value).toEqual({
       ...old, rows: [{ row: 0, person: { ...person, cvr: null, company_name: null }, cells: null }],
-      check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null, address_register_version_id: null,
+      check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null, address_register_version_id: null, person_cells: null,
     });
   });
 
@@ -89,7 +89,7 @@ describe('pipeline events', () => {
     const { address_register_version_id: pinned, ...old } = sampleEvents['checks.rows-dk.robinson.checks.RowsChunk'] as Record<string, unknown>;
     expect(pinned).toMatch(/^[0-9a-f-]{36}$/);
     const decoded = await events.decode(frame(v5.id, v5.type.toBuffer(old)));
-    expect(decoded.value).toEqual({ ...old, address_register_version_id: null });
+    expect(decoded.value).toEqual({ ...old, address_register_version_id: null, person_cells: null });
   });
 
   it('reads a v1 ResultsChunk with no company, and leaves a null company out of the result', async () => {
@@ -115,7 +115,7 @@ describe('pipeline events', () => {
       value: {
         ...old, org_id: null, mode: 'live', list_version_id: null, policy: 'standard', stop_level: 1, locale: 'da', private_list_version_id: null,
         data_key_id: null, sealed_rows: null,
-        check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null, address_register_version_id: null,
+        check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null, address_register_version_id: null, person_cells: null,
       },
     });
   });
@@ -129,7 +129,7 @@ describe('pipeline events', () => {
       type: 'RowsChunk',
       value: {
         ...old, private_list_version_id: null, data_key_id: null, sealed_rows: null,
-        check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null, address_register_version_id: null,
+        check_people: true, check_companies: false, check_phones: false, company_register_version_id: null, phone_directory_version_id: null, address_register_version_id: null, person_cells: null,
       },
     });
   });

@@ -101,8 +101,8 @@ describe('sealed row and result chunks', () => {
     const { events, appended } = setup();
     await events.publish({ type: 'RowsChunk', value: rowsSample });
     const bytes = Buffer.from(appended[0].value);
-    // A byte of the sealed rows: after them come only the RowsChunk v5 and v6 fields (three flags
-    // and three version ids, under 90 bytes in the sample).
+    // A byte of the sealed rows: after them come only the RowsChunk v5-v7 fields (three flags,
+    // three version ids and a null person_cells, under 90 bytes in the sample).
     bytes[bytes.length - 110] ^= 1;
     const error = await events.decode(bytes).catch((e: unknown) => e);
     expect(isUnreadableEvent(error)).toBe(true);
