@@ -57,20 +57,6 @@ function liveLookups(
   };
 }
 
-/**
- * A chunk's people as decoded (every field present, null when absent), not copied by
- * fromAvroPerson: the person check reads each field with a type test (resolve.ts addressInputOf),
- * so null reads as absent, with the same answers; the copy cost a new object per row, and its
- * shapes (one per set of present fields) made every field read of the check a megamorphic look-up,
- * where the codec's objects share one (docs/performance.md "Measurements": the matcher reads the
- * decoded person). Only for checkPeople: the company and phone checks of checkJobRow keep the copy.
- */
-function decodedPeople(chunk: RowsChunkEvent): PersonInput[] {
-  const people: PersonInput[] = new Array(chunk.rows.length);
-  for (let i = 0; i < people.length; i++) people[i] = chunk.rows[i].person as PersonInput;
-  return people;
-}
-
 /** Each person checked against the pinned list and, when pinned, the private list (applyPrivateList), in order. */
 function livePeople(people: PersonInput[], index: ListIndex, privateList: PrivateList | null, options: CheckOptions): CheckResult[] {
   const results = checkPeople(index, people, options);
@@ -100,14 +86,12 @@ export function matchChunk(
   const checks: JobChecks = { people: chunk.check_people, companies: chunk.check_companies, phones: chunk.check_phones };
   const personOnly = checks.people && !checks.companies && !checks.phones;
   const lookups = test ? testRowLookups(options) : liveLookups(chunk, index as ListIndex, privateList, registers, options);
+  const rows = chunk.rows.map((input) => fromAvroPerson(input.person));
   // The person-only live job (most of them) checks the chunk as one batch and skips the combining
   // of checkJobRow: same answers, less work (docs/matching.md "Speed of the check path": checkPeople).
   const checked = personOnly && !test
-    ? livePeople(decodedPeople(chunk), index as ListIndex, privateList, options)
-    : chunk.rows.map((input) => {
-      const row = fromAvroPerson(input.person);
-      return personOnly ? lookups.checkPerson(row) : checkJobRow(row, checks, lookups, options);
-    });
+    ? livePeople(rows, index as ListIndex, privateList, options)
+    : rows.map((row) => (personOnly ? lookups.checkPerson(row) : checkJobRow(row, checks, lookups, options)));
   const results: RowResult[] = new Array(chunk.rows.length);
   for (let i = 0; i < chunk.rows.length; i++) {
     const input = chunk.rows[i];
