@@ -102,7 +102,7 @@ function compiledFor(columns: readonly number[]): PersonCellsCode {
   if (!code) {
     const named = PERSON_FIELDS.flatMap((field, f) => (columns[f] >= 0 ? [{ field: JSON.stringify(field), column: columns[f] }] : []));
     for (const { column } of named) if (!Number.isInteger(column)) throw new Error('person cell is not an index');
-    const checks = named.map(({ field, column }) => `v = c[${column}]; if (v !== p[${field}] && value(v) !== p[${field}]) return false;`).join('\n        ');
+    const checks = named.map(({ field, column }) => `v = c[${column}]; if (v === p[${field}] ? v !== null && value(v) !== v : value(v) !== p[${field}]) return false;`).join('\n        ');
     const clears = named.map(({ field }) => `p[${field}] = null;`).join(' ');
     const fills = named.map(({ field, column }) => `p[${field}] = c === null ? null : value(c[${column}]);`).join('\n        ');
     const source = `return {
@@ -110,7 +110,8 @@ function compiledFor(columns: readonly number[]): PersonCellsCode {
         let v;
         for (let i = 0; i < rows.length; i++) {
           const p = rows[i].person, c = rows[i].cells;
-          // The cell itself is the value unless it had spaces to trim (or was empty).
+          // What restore makes of the cell (trimmed, null when empty) must be the person's value,
+          // also when the two are the same text: a person's value with spaces around it stays.
           ${checks}
         }
         for (let i = 0; i < rows.length; i++) {

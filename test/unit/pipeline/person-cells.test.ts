@@ -80,6 +80,16 @@ describe('person fields carried as cells (RowsChunk v7)', () => {
     restorePersonCells(rows, columns);
     expect(personsOf(rows)).toEqual(before);
 
+    // A person's value that is its cell with the spaces kept: restoring would trim it, so it stays.
+    const spaced = awkwardRows(20);
+    spaced[5].cells![0] = ' c-5 ';
+    spaced[5].person.id = ' c-5 ';
+    const spacedBefore = personsOf(spaced);
+    const spacedColumns = takePersonCells(spaced)!;
+    expect(spacedColumns[PERSON_FIELDS.indexOf('id')]).toBe(-1);
+    restorePersonCells(spaced, spacedColumns);
+    expect(personsOf(spaced)).toEqual(spacedBefore);
+
     const json: InputRow[] = [{ row: 0, person: toAvroPerson({ name: 'Søren Ærø' }), cells: null }];
     expect(takePersonCells(json)).toBeNull();
     expect(json[0].person.name).toBe('Søren Ærø');
