@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
  */
 export function idleTimeoutSparesAnswering(server: Server): void {
   const answering = new WeakMap<Socket, IncomingMessage>();
-  server.on('request', (request: IncomingMessage, response: NodeJS.EventEmitter) => {
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     answering.set(socket, request);
     response.once('close', () => {

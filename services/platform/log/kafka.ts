@@ -373,25 +373,16 @@ async function untilServed(admin: Admin, topics: string[], timeoutMs: number): P
 
 /** A promise settled once, by the first of resolve, reject or its timeout. */
 function settleOnce(timeoutMs: number, timeoutMessage: string) {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const state = {
-    settled: false,
-    promise: new Promise<void>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    }),
-    resolve: () => settle(() => resolve()),
-    reject: (error: unknown) => settle(() => reject(error)),
-  };
+  const { promise, resolve, reject } = Promise.withResolvers<void>();
   const timer = setTimeout(() => state.reject(new Error(timeoutMessage)), timeoutMs);
   timer.unref(); // a failed subscribe must not keep the process alive
-  function settle(action: () => void) {
+  const settling = <A extends unknown[]>(action: (...args: A) => void) => (...args: A) => {
     if (state.settled) return;
     state.settled = true;
     clearTimeout(timer);
-    action();
-  }
+    action(...args);
+  };
+  const state = { settled: false, promise, resolve: settling(resolve), reject: settling((error: unknown) => reject(error)) };
   return state;
 }
 
