@@ -11,6 +11,11 @@
  *                                                   history), interleaved with this code on the
  *                                                   same inputs: the ratio is the A/B figure
  *   node --cpu-prof test/bench/match-driver.ts      a CPU profile of the timed passes
+ *   MATCH_MAP=1 node test/bench/match-driver.ts     also the domain bench's baseline, a Map lookup of
+ *                                                   a normalised key, interleaved with this code on
+ *                                                   the same inputs (no register): the goal's ratio
+ *                                                   without the whole bench (MATCH_ENTRIES=2000000
+ *                                                   for the bench's list size)
  *
  * Not part of `npm run bench` (no .bench.ts): a tool for the person changing the check path.
  */
@@ -20,7 +25,10 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildAddressRegister, buildListIndex, checkPeople, checkPerson, type ListIndex } from '../../services/domain/index.ts';
+import {
+  buildAddressRegister, buildListIndex, checkPeople, checkPerson, normalizeText, type ListIndex,
+} from '../../services/domain/index.ts';
+import { addressInputOf } from '../../services/domain/resolve.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../services/domain/types.ts';
 import {
   createRng, generateListEntries, generatePeople, generatePeopleOnUnknownStreets, variantOf,
@@ -124,3 +132,20 @@ for (const [label, index, baseIndex] of [
     : line);
 }
 base?.dispose();
+
+if (process.env.MATCH_MAP) {
+  // The domain bench's baseline (domain.bench.ts `normalisedKey`, docs/matching.md "Speed of the
+  // check path"): the normalised name and address text joined, looked up in a Map of the list's keys.
+  const keyOf = (person: PersonInput | ListEntry): string =>
+    normalizeText(person.name ?? `${person.first_name ?? ''} ${person.last_name ?? ''}`) + '|' + normalizeText(addressInputOf(person));
+  const keys = new Map<string, number>();
+  for (const entry of entries) keys.set(keyOf(entry), keys.size);
+  let hits = 0;
+  const rates = interleavedRates([
+    contenderOf(current, plain),
+    { check: (person) => { if (keys.has(keyOf(person))) hits++; } },
+  ], inputs, SECONDS);
+  console.log(`no register against a Map lookup of a normalised key (${hits > 0 ? 'with' : 'no'} hits): `
+    + `${Math.round(rates.wall[0])} / ${Math.round(rates.wall[1])} rows/s, `
+    + `${(rates.wall[0] / rates.wall[1]).toFixed(3)}× wall, ${(rates.cpu[0] / rates.cpu[1]).toFixed(3)}× CPU`);
+}
