@@ -222,23 +222,31 @@ export interface ResultRecord extends VerdictColumns {
  * (job_id, row) for any mix of redelivered and new rows.
  */
 export function resultRecords(rows: readonly ResultRow[], covered: (row: number) => boolean, format = RESULT_RECORD_FORMAT): ResultRecord[] {
+  return resultRuns(rows, covered).map((run) => recordOf(run, format));
+}
+
+/**
+ * The runs resultRecords makes records of: `rows` without those `covered` and without repeats,
+ * cut into contiguous runs that stay within one RESULT_RECORD_ROWS block. A writer that lays a
+ * record out itself (embedded/comma-record-bytes.ts) takes the runs and recordParts of each.
+ */
+export function resultRuns(rows: readonly ResultRow[], covered: (row: number) => boolean): ResultRow[][] {
   // The projection's rows come in row order without repeats (chunk after chunk): then the copy
   // and sort are skipped, a tenth of storing a 1,000,000-row job (docs/performance.md "Measurements").
   const ordered = strictlyAscending(rows) ? rows : [...rows].sort((a, b) => a.row - b.row);
   const fresh = ordered.filter((r, i, all) => (i === 0 || all[i - 1].row !== r.row) && !covered(r.row));
-  const records: ResultRecord[] = [];
+  const runs: ResultRow[][] = [];
   let run: ResultRow[] = [];
-  const close = () => {
-    if (run.length > 0) records.push(recordOf(run, format));
-    run = [];
-  };
   for (const row of fresh) {
     const previous = run.at(-1);
-    if (previous && (row.row !== previous.row + 1 || Math.floor(row.row / RESULT_RECORD_ROWS) !== Math.floor(previous.row / RESULT_RECORD_ROWS))) close();
+    if (previous && (row.row !== previous.row + 1 || Math.floor(row.row / RESULT_RECORD_ROWS) !== Math.floor(previous.row / RESULT_RECORD_ROWS))) {
+      runs.push(run);
+      run = [];
+    }
     run.push(row);
   }
-  close();
-  return records;
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
 
 function strictlyAscending(rows: readonly ResultRow[]): boolean {
@@ -246,8 +254,19 @@ function strictlyAscending(rows: readonly ResultRow[]): boolean {
   return true;
 }
 
-function recordOf(run: readonly ResultRow[], format: number): ResultRecord {
-  if (format !== RESULT_RECORD_FORMAT && format !== COMMA_RECORD_FORMAT) throw new UnknownRecordFormatError(format);
+/** What every record format is made of: a run's rows as JSON lines, their cells' lines, their counts. */
+export interface RecordParts {
+  first_row: number;
+  last_row: number;
+  counts: ResultCounts;
+  /** Each row's CheckResult as JSON.stringify writes it. */
+  results: string[];
+  /** Each row's cells as JSON (`null` for a row without), one per line; null when no row has cells. */
+  cells: string | null;
+}
+
+/** The parts of a run's record (resultRuns), whatever format lays them out. */
+export function recordParts(run: readonly ResultRow[]): RecordParts {
   // Counted by (status, level) in a small table rather than a Map keyed by a string made per row.
   const tally = new Map<Status, number[]>();
   const results: string[] = new Array(run.length);
@@ -266,15 +285,27 @@ function recordOf(run: readonly ResultRow[], format: number): ResultRecord {
   for (const [status, byLevel] of tally) {
     byLevel.forEach((count, index) => groups.push({ status, level: index - 1, count }));
   }
-  const comma = format === COMMA_RECORD_FORMAT;
   return {
-    record_format: format,
     first_row: run[0].row,
     last_row: run[run.length - 1].row,
     counts: countsFromGroups(groups),
+    results,
+    cells: cells === null ? null : cells.join('\n'),
+  };
+}
+
+function recordOf(run: readonly ResultRow[], format: number): ResultRecord {
+  if (format !== RESULT_RECORD_FORMAT && format !== COMMA_RECORD_FORMAT) throw new UnknownRecordFormatError(format);
+  const { first_row, last_row, counts, results, cells } = recordParts(run);
+  const comma = format === COMMA_RECORD_FORMAT;
+  return {
+    record_format: format,
+    first_row,
+    last_row,
+    counts,
     results: results.join(comma ? ',' : '\n'),
     line_ends: comma ? lineEndsOf(results) : null,
-    cells: cells === null ? null : cells.join('\n'),
+    cells,
     // What a result file reads instead of the lines (result-verdicts.ts).
     ...verdictColumnsOf(results),
   };

@@ -1,13 +1,15 @@
-import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { CheckResult } from '../../../domain/types.ts';
 import { MAX_VERDICT_PAGE, type JobRecord, type JobStore, type ResultBytesPage, type ResultCounts, type ResultRow, type ResultVerdictPage } from '../jobs-port.ts';
 import { flushDeleted, inTransaction } from './database.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, COMMA_RECORD_FORMAT, coveredBy, decodeCursor, encodeCursor, JobExistsError,
-  pageOfRecords, RESULT_RECORD_ROWS, resultRecords, storedResultRow, sumCounts, timestampMs, utcDay, verdictPageOfRecords,
-  type ResultRecord, type StoredRecord, type VerdictRecord,
+  pageOfRecords, RESULT_RECORD_ROWS, recordParts, resultRuns, storedResultRow, sumCounts, timestampMs, utcDay, verdictPageOfRecords,
+  type StoredRecord, type VerdictRecord,
 } from '../job-results.ts';
 import { pageBytesOfRecords, type ByteRecord } from '../result-page-bytes.ts';
+import { verdictColumnsOf } from '../result-verdicts.ts';
+import { createCommaRecordWriter, type CommaRecordWriter } from './comma-record-bytes.ts';
 
 /**
  * JobStore on the embedded database (see jobs-port.ts for the promises). A job is one row: the
@@ -119,6 +121,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
     ORDER BY i.last_seen_ms, i.job_id LIMIT ?`);
   const selectIntake = db.prepare('SELECT last_seen_ms, closed FROM check_job_intakes WHERE job_id = ?');
   const insertRecord = resultsDb.prepare(INSERT_RECORD_SQL);
+  const commaBytes = createCommaRecordWriter();
   // Records are at most RESULT_RECORD_ROWS long, so one starting that far before `from` is the
   // earliest that can reach it: the primary key serves the range.
   const selectRanges = resultsDb.prepare(`SELECT first_row, last_row FROM check_result_records
@@ -283,7 +286,7 @@ export function createEmbeddedJobStore(db: DatabaseSync, resultsDb: DatabaseSync
         // the mark.
         if (read(jobId)?.status === 'deleted') return;
         const stored = selectRanges.all(jobId, min - RESULT_RECORD_ROWS, max) as Array<{ first_row: number; last_row: number }>;
-        for (const record of resultRecords(rows, coveredBy(stored), EMBEDDED_RECORD_FORMAT)) insertRecord.run(...recordValues(jobId, deleteOn, record));
+        insertRecords(insertRecord, commaBytes, jobId, deleteOn, resultRuns(rows, coveredBy(stored)));
       });
     },
 
@@ -367,16 +370,26 @@ function addRecordColumns(resultsDb: DatabaseSync): void {
   }
 }
 
+/** `results` is bound as format 2's UTF-8 bytes and stored as the TEXT they are (comma-record-bytes.ts). */
 const INSERT_RECORD_SQL = `INSERT OR IGNORE INTO check_result_records
   (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows, line_ends)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?)`;
 
-/** INSERT_RECORD_SQL's values for a record. */
-function recordValues(jobId: string, deleteOn: string, record: ResultRecord): SQLInputValue[] {
-  return [
-    jobId, record.first_row, record.last_row, deleteOn, JSON.stringify(record.counts), record.results, record.cells, record.record_format,
-    record.ids, record.verdicts, record.verdict_rows, record.line_ends,
-  ];
+/**
+ * Stores a record of each run (job-results.ts resultRuns) in EMBEDDED_RECORD_FORMAT, its bytes
+ * written by `commaBytes` and bound before the next record is written over them.
+ */
+function insertRecords(insert: StatementSync, commaBytes: CommaRecordWriter, jobId: string, deleteOn: string, runs: ReadonlyArray<readonly ResultRow[]>): void {
+  for (const run of runs) {
+    const parts = recordParts(run);
+    const bytes = commaBytes(parts.results);
+    // What a result file reads instead of the lines (result-verdicts.ts).
+    const verdicts = verdictColumnsOf(parts.results);
+    insert.run(
+      jobId, parts.first_row, parts.last_row, deleteOn, JSON.stringify(parts.counts), bytes.results, parts.cells, EMBEDDED_RECORD_FORMAT,
+      verdicts.ids, verdicts.verdicts, verdicts.verdict_rows, bytes.line_ends,
+    );
+  }
 }
 
 /**
@@ -388,13 +401,14 @@ function convertRowResults(resultsDb: DatabaseSync): void {
   const old = resultsDb.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'check_results'").get();
   if (!old) return;
   const insert = resultsDb.prepare(INSERT_RECORD_SQL);
+  const commaBytes = createCommaRecordWriter();
   inTransaction(resultsDb, () => {
     let jobId: string | null = null;
     let deleteOn = '';
     let rows: ResultRow[] = [];
     const flush = () => {
       if (jobId === null) return;
-      for (const record of resultRecords(rows, () => false, EMBEDDED_RECORD_FORMAT)) insert.run(...recordValues(jobId, deleteOn, record));
+      insertRecords(insert, commaBytes, jobId, deleteOn, resultRuns(rows, () => false));
       rows = [];
     };
     const all = resultsDb.prepare('SELECT job_id, row, delete_on, record FROM check_results ORDER BY job_id, row')
