@@ -265,48 +265,19 @@ export interface RecordParts {
   cells: string | null;
 }
 
-/**
- * A row that writes its result's stored line itself (a result read from the slim form,
- * services/pipeline/slim-result-row.ts; docs/architecture.md "Slim results"): the method fills
- * `into` with the line JSON.stringify would write for `row.result` and the status and match level
- * it holds, and gives true; false when the row has no line of its own (its result object was
- * handed out, so it may have changed), and then the result is read and stringified as any row's.
- */
-export const WRITTEN_RESULT = Symbol('written result');
-
-export interface WrittenResult {
-  line: string;
-  status: Status;
-  level: number | null;
-}
-
-type MaybeWritten = ResultRow & { [WRITTEN_RESULT]?: (into: WrittenResult) => boolean };
-
 /** The parts of a run's record (resultRuns), whatever format lays them out. */
 export function recordParts(run: readonly ResultRow[]): RecordParts {
   // Counted by (status, level) in a small table rather than a Map keyed by a string made per row.
   const tally = new Map<Status, number[]>();
   const results: string[] = new Array(run.length);
-  const written: WrittenResult = { line: '', status: 'allowed', level: null };
   let cells: string[] | null = null;
   for (let i = 0; i < run.length; i++) {
-    const r = run[i] as MaybeWritten;
-    let status: Status;
-    let matchLevel: number | null;
-    const write = r[WRITTEN_RESULT];
-    if (write !== undefined && write.call(r, written)) {
-      status = written.status;
-      matchLevel = written.level;
-      results[i] = written.line;
-    } else {
-      status = r.result.status;
-      matchLevel = r.result.match.level;
-      results[i] = JSON.stringify(r.result);
-    }
-    let byLevel = tally.get(status);
-    if (!byLevel) tally.set(status, (byLevel = []));
-    const level = storedLevel(matchLevel);
+    const r = run[i];
+    let byLevel = tally.get(r.result.status);
+    if (!byLevel) tally.set(r.result.status, (byLevel = []));
+    const level = storedLevel(r.result.match.level);
     byLevel[level + 1] = (byLevel[level + 1] ?? 0) + 1;
+    results[i] = JSON.stringify(r.result);
     if (r.cells !== null && cells === null) cells = new Array<string>(i).fill('null');
     if (cells !== null) cells.push(JSON.stringify(r.cells));
   }
