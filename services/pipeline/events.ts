@@ -18,7 +18,7 @@ import {
   SchemaValidationError, subjectOf, unframe, WireFormatError, type SchemaRegistry,
 } from '../platform/schema-registry/port.ts';
 import { isPermanent, PermanentError } from '../platform/errors.ts';
-import { checkSlimLabels, fromSlim, toSlim, type SlimResults } from './slim-results.ts';
+import { fromSlim, toSlim, type SlimResults } from './slim-results.ts';
 import { restorePersonCells } from './person-cells.ts';
 
 /** The topics pipeline events go to (lists.versions is not one of them). */
@@ -254,41 +254,6 @@ export function fromAvroPerson(person: AvroPerson): JobRowInput {
   if (person.cvr != null) out.cvr = person.cvr;
   if (person.company_name != null) out.company_name = person.company_name;
   return out;
-}
-
-/** The slim form of decoded v6 chunks whose `results` nobody has read yet (keepSlimResults). */
-const unreadSlim = new WeakMap<ResultsChunkEvent, SlimResults>();
-
-/**
- * A v6 chunk's `results` as a lazy member (docs/architecture.md "Slim results"): read, it is
- * `fromSlim` of the slim form, built once; until then the projection can take the slim form
- * (`unreadSlimResults`) and the embedded store write the rows' record bytes without any
- * CheckResult object. Still an own enumerable member, so reading, spreading, JSON and test
- * comparisons see the results as before; assigning it replaces them.
- */
-function keepSlimResults(chunk: ResultsChunkEvent, slim: SlimResults): void {
-  let results: RowResult[] | undefined;
-  unreadSlim.set(chunk, slim);
-  Object.defineProperty(chunk, 'results', {
-    enumerable: true,
-    configurable: true,
-    get() {
-      unreadSlim.delete(chunk);
-      return (results ??= fromSlim(slim));
-    },
-    set(value: RowResult[]) {
-      unreadSlim.delete(chunk);
-      results = value;
-    },
-  });
-}
-
-/**
- * The slim form of a decoded v6 chunk whose `results` were never read (so no result object can
- * have been changed); null for any other chunk. The caller reads the rows from it instead.
- */
-export function unreadSlimResults(chunk: ResultsChunkEvent): SlimResults | null {
-  return unreadSlim.get(chunk) ?? null;
 }
 
 /**
@@ -574,10 +539,8 @@ export function createPipelineEvents(deps: {
         const chunk = value as ResultsChunkEvent & { slim_results?: SlimResults | null; sealed_slim_results?: Buffer | null };
         await openSealed('SlimResults', chunk as RowsChunkEvent & ResultsChunkEvent & Record<string, unknown>, unframe(buffer).id);
         if (chunk.slim_results) {
-          // v6: the slim form, read into what the full form decodes to (slim-results.ts) when
-          // `results` is first read; the projection takes the slim form itself instead.
-          checkSlimLabels(chunk.slim_results);
-          keepSlimResults(chunk, chunk.slim_results);
+          // v6: the slim form, read into what the full form decodes to (slim-results.ts).
+          chunk.results = fromSlim(chunk.slim_results);
         } else {
           for (const row of chunk.results) row.result = fromAvroResult(row.result);
         }

@@ -168,55 +168,45 @@ export function fromSlim(slim: SlimResults): RowResult[] {
   const out = new Array<RowResult>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const s = rows[i];
-    out[i] = { row: s.row, cells: s.cells, result: resultOfSlim(s, labels) };
+    if (s.label >= labels.length) throw new WireFormatError('a slim result names a label the chunk does not hold');
+    const a = s.address;
+    let phone_lookup: CheckResult['phone_lookup'] = null;
+    if (s.phone_lookup) {
+      const lookup: Record<string, unknown> = { outcome: s.phone_lookup.outcome };
+      if (s.phone_lookup.name !== null) lookup.name = s.phone_lookup.name;
+      if (s.phone_lookup.address !== null) lookup.address = s.phone_lookup.address;
+      phone_lookup = lookup as unknown as CheckResult['phone_lookup'];
+    }
+    let list_version: ListVersionRef | undefined;
+    if (s.list_version) {
+      const { id, source, published_on, activated_at } = s.list_version;
+      list_version = { id, source: source as ListVersionRef['source'], published_on };
+      if (activated_at !== null) list_version.activated_at = activated_at;
+    }
+    const result: CheckResult = {
+      id: s.id,
+      status: s.status,
+      reasons: s.reasons,
+      level: s.level,
+      match: {
+        level: s.match_level === -1 ? null : s.match_level,
+        code: s.match_code,
+        label: s.label === -1 ? null : labels[s.label],
+        on: s.on,
+        previous_address: s.previous_address,
+        approximate: s.approximate,
+      },
+      stop_level: s.stop_level,
+      address: a === null ? null : {
+        input: a.input, ok: a.ok, street: a.street, house_number: a.house_number, floor: a.floor, door: a.door,
+        postal_code: a.postal_code, city: a.city, formatted: a.composed ? composeFormatted(a) : a.formatted,
+        confidence: a.confidence,
+      },
+      phone_lookup,
+      company: s.company === null ? undefined : s.company,
+      list_version,
+    };
+    out[i] = { row: s.row, cells: s.cells, result };
   }
   return out;
-}
-
-/** Refuses a chunk whose rows name a label it does not hold (what `fromSlim` refuses). */
-export function checkSlimLabels(slim: SlimResults): void {
-  const count = slim.labels.length;
-  for (const s of slim.rows) if (s.label >= count) throw new WireFormatError('a slim result names a label the chunk does not hold');
-}
-
-/** One row's CheckResult as `fromSlim` reads it. */
-export function resultOfSlim(s: SlimRowResult, labels: readonly string[]): CheckResult {
-  if (s.label >= labels.length) throw new WireFormatError('a slim result names a label the chunk does not hold');
-  const a = s.address;
-  let phone_lookup: CheckResult['phone_lookup'] = null;
-  if (s.phone_lookup) {
-    const lookup: Record<string, unknown> = { outcome: s.phone_lookup.outcome };
-    if (s.phone_lookup.name !== null) lookup.name = s.phone_lookup.name;
-    if (s.phone_lookup.address !== null) lookup.address = s.phone_lookup.address;
-    phone_lookup = lookup as unknown as CheckResult['phone_lookup'];
-  }
-  let list_version: ListVersionRef | undefined;
-  if (s.list_version) {
-    const { id, source, published_on, activated_at } = s.list_version;
-    list_version = { id, source: source as ListVersionRef['source'], published_on };
-    if (activated_at !== null) list_version.activated_at = activated_at;
-  }
-  return {
-    id: s.id,
-    status: s.status,
-    reasons: s.reasons,
-    level: s.level,
-    match: {
-      level: s.match_level === -1 ? null : s.match_level,
-      code: s.match_code,
-      label: s.label === -1 ? null : labels[s.label],
-      on: s.on,
-      previous_address: s.previous_address,
-      approximate: s.approximate,
-    },
-    stop_level: s.stop_level,
-    address: a === null ? null : {
-      input: a.input, ok: a.ok, street: a.street, house_number: a.house_number, floor: a.floor, door: a.door,
-      postal_code: a.postal_code, city: a.city, formatted: a.composed ? composeFormatted(a) : a.formatted,
-      confidence: a.confidence,
-    },
-    phone_lookup,
-    company: s.company === null ? undefined : s.company,
-    list_version,
-  };
 }

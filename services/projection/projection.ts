@@ -2,8 +2,7 @@ import { errorFields, type Logger } from '../platform/logger.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { MonitorRunResults } from '../ingest/monitors/run-results.ts';
 import type { JobRecord, JobStore, ResultRow } from '../platform/store/jobs-port.ts';
-import { unreadSlimResults, type JobStateChangedEvent, type PipelineEvent, type PipelineEvents } from '../pipeline/events.ts';
-import { slimResultRows } from '../pipeline/slim-result-row.ts';
+import type { JobStateChangedEvent, PipelineEvent, PipelineEvents } from '../pipeline/events.ts';
 import { createCallbackDispatcher, DEFAULT_CALLBACK_LEASE_MS } from './callback-dispatcher.ts';
 import type { CallbackSender } from './callbacks/index.ts';
 import { createJobSerializer } from './job-serializer.ts';
@@ -146,15 +145,8 @@ export function createProjection(deps: ProjectionDeps): Projection {
         if (event.value.forgotten) continue; // its job was deleted: nothing of it is stored again
         if (event.value.job_id !== jobId) await flush();
         jobId = event.value.job_id;
-        const slim = unreadSlimResults(event.value);
-        if (slim) {
-          // v6: rows whose record bytes the embedded store writes from the slim form; no CheckResult
-          // object is made unless a reader asks for one (docs/architecture.md "Slim results").
-          for (const r of slimResultRows(slim)) rows.push(r);
-        } else {
-          // A decoded RowResult is a ResultRow already (row, result, cells): no object made per row.
-          for (const r of event.value.results) rows.push(r);
-        }
+        // A decoded RowResult is a ResultRow already (row, result, cells): no object made per row.
+        for (const r of event.value.results) rows.push(r);
         continue;
       }
       await flush();

@@ -265,81 +265,32 @@ export interface RecordParts {
   cells: string | null;
 }
 
-/**
- * A row that can write a format-2 record's bytes itself (a result read from the slim form,
- * services/pipeline/slim-result-row.ts; docs/architecture.md "Slim results"): the row holds, under
- * this key, a writer of a whole run's `results` bytes, `line_ends`, verdict columns and each row's
- * status and match level, byte for byte what the lines of `recordParts` give. The writer gives
- * null when a row of the run has no such bytes (its result object was handed out, so it may have
- * changed, or it is another kind of row); then the run is stored as any run.
- */
-export const OWN_RECORD_BYTES = Symbol('own record bytes');
-
-export interface OwnRecordBytes {
-  /** The lines joined with commas, UTF-8: a view of the writer's buffer, valid until its next call. */
-  results: Uint8Array;
-  /** Where each line ends (exclusive) in `results`, a uint32 LE each. */
-  line_ends: Uint8Array;
-  verdicts: VerdictColumns;
-  counts: ResultCounts;
-}
-
-export type OwnRecordWriter = (run: readonly ResultRow[]) => OwnRecordBytes | null;
-
-/** The writer of a run's own record bytes (OWN_RECORD_BYTES), if its first row has one. */
-export function ownRecordWriterOf(run: readonly ResultRow[]): OwnRecordWriter | undefined {
-  return (run[0] as ResultRow & { [OWN_RECORD_BYTES]?: OwnRecordWriter })[OWN_RECORD_BYTES];
-}
-
-/**
- * Counts of rows by status and match level, tallied one row at a time: a small table per status
- * rather than a Map keyed by a string made per row.
- */
-export function createCountTally(): { add(status: Status, matchLevel: number | null): void; counts(): ResultCounts } {
+/** The parts of a run's record (resultRuns), whatever format lays them out. */
+export function recordParts(run: readonly ResultRow[]): RecordParts {
+  // Counted by (status, level) in a small table rather than a Map keyed by a string made per row.
   const tally = new Map<Status, number[]>();
-  return {
-    add(status, matchLevel) {
-      let byLevel = tally.get(status);
-      if (!byLevel) tally.set(status, (byLevel = []));
-      const level = storedLevel(matchLevel);
-      byLevel[level + 1] = (byLevel[level + 1] ?? 0) + 1;
-    },
-    counts() {
-      const groups: Array<{ status: Status; level: number; count: number }> = [];
-      for (const [status, byLevel] of tally) {
-        byLevel.forEach((count, index) => groups.push({ status, level: index - 1, count }));
-      }
-      return countsFromGroups(groups);
-    },
-  };
-}
-
-/** A run's cells as recordParts stores them: each row's as JSON, one per line; null when no row has cells. */
-export function recordCells(run: readonly ResultRow[]): string | null {
+  const results: string[] = new Array(run.length);
   let cells: string[] | null = null;
   for (let i = 0; i < run.length; i++) {
     const r = run[i];
+    let byLevel = tally.get(r.result.status);
+    if (!byLevel) tally.set(r.result.status, (byLevel = []));
+    const level = storedLevel(r.result.match.level);
+    byLevel[level + 1] = (byLevel[level + 1] ?? 0) + 1;
+    results[i] = JSON.stringify(r.result);
     if (r.cells !== null && cells === null) cells = new Array<string>(i).fill('null');
     if (cells !== null) cells.push(JSON.stringify(r.cells));
   }
-  return cells === null ? null : cells.join('\n');
-}
-
-/** The parts of a run's record (resultRuns), whatever format lays them out. */
-export function recordParts(run: readonly ResultRow[]): RecordParts {
-  const tally = createCountTally();
-  const results: string[] = new Array(run.length);
-  for (let i = 0; i < run.length; i++) {
-    const r = run[i];
-    tally.add(r.result.status, r.result.match.level);
-    results[i] = JSON.stringify(r.result);
+  const groups: Array<{ status: Status; level: number; count: number }> = [];
+  for (const [status, byLevel] of tally) {
+    byLevel.forEach((count, index) => groups.push({ status, level: index - 1, count }));
   }
   return {
     first_row: run[0].row,
     last_row: run[run.length - 1].row,
-    counts: tally.counts(),
+    counts: countsFromGroups(groups),
     results,
-    cells: recordCells(run),
+    cells: cells === null ? null : cells.join('\n'),
   };
 }
 

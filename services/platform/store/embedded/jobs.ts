@@ -4,7 +4,7 @@ import { MAX_VERDICT_PAGE, type JobRecord, type JobStore, type ResultBytesPage, 
 import { flushDeleted, inTransaction } from './database.ts';
 import {
   applyJobPatch, checkPageLimit, checkRowNumber, COMMA_RECORD_FORMAT, coveredBy, decodeCursor, encodeCursor, JobExistsError,
-  pageOfRecords, RESULT_RECORD_ROWS, ownRecordWriterOf, recordCells, recordParts, resultRuns, storedResultRow, sumCounts, timestampMs, utcDay, verdictPageOfRecords,
+  pageOfRecords, RESULT_RECORD_ROWS, recordParts, resultRuns, storedResultRow, sumCounts, timestampMs, utcDay, verdictPageOfRecords,
   type StoredRecord, type VerdictRecord,
 } from '../job-results.ts';
 import { pageBytesOfRecords, type ByteRecord } from '../result-page-bytes.ts';
@@ -381,16 +381,6 @@ const INSERT_RECORD_SQL = `INSERT OR IGNORE INTO check_result_records
  */
 function insertRecords(insert: StatementSync, commaBytes: CommaRecordWriter, jobId: string, deleteOn: string, runs: ReadonlyArray<readonly ResultRow[]>): void {
   for (const run of runs) {
-    // Rows read from a v6 chunk write their record's bytes themselves (docs/architecture.md
-    // "Slim results", "Where a result's stored JSON is made"): the same bytes, no line strings.
-    const own = ownRecordWriterOf(run)?.(run);
-    if (own) {
-      insert.run(
-        jobId, run[0].row, run[run.length - 1].row, deleteOn, JSON.stringify(own.counts), own.results, recordCells(run), EMBEDDED_RECORD_FORMAT,
-        own.verdicts.ids, own.verdicts.verdicts, own.verdicts.verdict_rows, own.line_ends,
-      );
-      continue;
-    }
     const parts = recordParts(run);
     const bytes = commaBytes(parts.results);
     // What a result file reads instead of the lines (result-verdicts.ts).
