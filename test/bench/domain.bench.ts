@@ -7,15 +7,14 @@
  * Run alone: `npm exec -- node --expose-gc test/bench/domain.bench.ts`.
  */
 import { createHash } from 'node:crypto';
-import { buildListIndex, checkPeople, checkPerson, normalizeText, type ListIndex } from '../../services/domain/index.ts';
-import { addressInputOf } from '../../services/domain/resolve.ts';
+import { buildListIndex, checkPeople, checkPerson, type ListIndex } from '../../services/domain/index.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../services/domain/types.ts';
 import {
   createRng, generateListEntries, generatePeople, generatePeopleOnUnknownStreets, variantOf, type Rng,
 } from '../../services/synthetic/index.ts';
 import {
   BUILD_GOAL_RATIO, BUILD_GOAL_SECONDS, MATCHING_GOAL_RATE, MATCHING_GOAL_RATIO, REFERENCE_COMMIT, REFERENCE_REPORTED_BUILD_SECONDS,
-  REFERENCE_REPORTED_RATE, interleavedRates, loadReferenceMatcher, type Contender,
+  REFERENCE_REPORTED_RATE, interleavedRates, loadReferenceMatcher, normalisedKey, type Contender,
 } from './matching-reference.ts';
 import { jobFloor } from './floor.ts';
 import { ratioMetric } from './reference.ts';
@@ -306,11 +305,6 @@ const bench: Bench = async (): Promise<BenchSection> => {
 const MAP_LOOKUP_GOAL_RATIO = 0.5;
 
 /** The key of the baseline lookup: the normalised name and address text (docs/matching.md "Normalisation"). */
-function normalisedKey(person: PersonInput | ListEntry): string {
-  const name = person.name ?? `${person.first_name ?? ''} ${person.last_name ?? ''}`;
-  return normalizeText(name) + '|' + normalizeText(addressInputOf(person));
-}
-
 /** SHA-256 of every answer, JSON one line each, over the input sets in order. */
 function resultsHash(index: ListIndex, inputSets: PersonInput[][]): string {
   const hash = createHash('sha256');

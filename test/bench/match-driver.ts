@@ -26,16 +26,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  buildAddressRegister, buildListIndex, checkPeople, checkPerson, normalizeText, type ListIndex,
+  buildAddressRegister, buildListIndex, checkPeople, checkPerson, type ListIndex,
 } from '../../services/domain/index.ts';
-import { addressInputOf } from '../../services/domain/resolve.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../services/domain/types.ts';
 import {
   createRng, generateListEntries, generatePeople, generatePeopleOnUnknownStreets, variantOf,
 } from '../../services/synthetic/index.ts';
 import { generateRegisterAddresses } from '../../services/synthetic/register.ts';
 import { slip } from '../support/matching-corpus.ts';
-import { interleavedRates, type Contender } from './matching-reference.ts';
+import { interleavedRates, normalisedKey, type Contender } from './matching-reference.ts';
 
 const ENTRIES = Number(process.env.MATCH_ENTRIES ?? 200_000);
 const INPUTS = 100_000;
@@ -134,16 +133,14 @@ for (const [label, index, baseIndex] of [
 base?.dispose();
 
 if (process.env.MATCH_MAP) {
-  // The domain bench's baseline (domain.bench.ts `normalisedKey`, docs/matching.md "Speed of the
+  // The domain bench's baseline (matching-reference.ts `normalisedKey`, docs/matching.md "Speed of the
   // check path"): the normalised name and address text joined, looked up in a Map of the list's keys.
-  const keyOf = (person: PersonInput | ListEntry): string =>
-    normalizeText(person.name ?? `${person.first_name ?? ''} ${person.last_name ?? ''}`) + '|' + normalizeText(addressInputOf(person));
   const keys = new Map<string, number>();
-  for (const entry of entries) keys.set(keyOf(entry), keys.size);
+  for (const entry of entries) keys.set(normalisedKey(entry), keys.size);
   let hits = 0;
   const rates = interleavedRates([
     contenderOf(current, plain),
-    { check: (person) => { if (keys.has(keyOf(person))) hits++; } },
+    { check: (person) => { if (keys.has(normalisedKey(person))) hits++; } },
   ], inputs, SECONDS);
   console.log(`no register against a Map lookup of a normalised key (${hits > 0 ? 'with' : 'no'} hits): `
     + `${Math.round(rates.wall[0])} / ${Math.round(rates.wall[1])} rows/s, `

@@ -13,6 +13,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { normalizeText } from '../../services/domain/index.ts';
+import { addressInputOf } from '../../services/domain/resolve.ts';
 import type { CheckOptions, ListEntry, PersonInput } from '../../services/domain/types.ts';
 
 export const REFERENCE_COMMIT = '1bad6d9785250e562a264756fa9674d2fbeb9751';
@@ -95,4 +97,13 @@ export function interleavedRates(
     rows += inputs.length;
   }
   return { wall: wallMs.map((ms) => rows / (ms / 1000)), cpu: cpuUs.map((us) => rows / (us / 1e6)) };
+}
+
+/**
+ * The key of the matching goal's baseline, a Map lookup of a normalised key (domain.bench.ts and
+ * match-driver.ts `MATCH_MAP`): the normalised name and address text, joined.
+ */
+export function normalisedKey(person: PersonInput | ListEntry): string {
+  const name = person.name ?? `${person.first_name ?? ''} ${person.last_name ?? ''}`;
+  return normalizeText(name) + '|' + normalizeText(addressInputOf(person));
 }

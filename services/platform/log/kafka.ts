@@ -374,15 +374,20 @@ async function untilServed(admin: Admin, topics: string[], timeoutMs: number): P
 /** A promise settled once, by the first of resolve, reject or its timeout. */
 function settleOnce(timeoutMs: number, timeoutMessage: string) {
   const { promise, resolve, reject } = Promise.withResolvers<void>();
+  const state = {
+    settled: false,
+    promise,
+    resolve: () => settle(resolve),
+    reject: (error: unknown) => settle(() => reject(error)),
+  };
   const timer = setTimeout(() => state.reject(new Error(timeoutMessage)), timeoutMs);
   timer.unref(); // a failed subscribe must not keep the process alive
-  const settling = <A extends unknown[]>(action: (...args: A) => void) => (...args: A) => {
+  function settle(action: () => void) {
     if (state.settled) return;
     state.settled = true;
     clearTimeout(timer);
-    action(...args);
-  };
-  const state = { settled: false, promise, resolve: settling(resolve), reject: settling((error: unknown) => reject(error)) };
+    action();
+  }
   return state;
 }
 
