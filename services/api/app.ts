@@ -32,7 +32,7 @@ import { idleTimeoutSparesAnswering } from './idle-timeout.ts';
 import { ApiError } from './errors.ts';
 import { createClientErrorHandler } from './client-errors.ts';
 import { createErrorHandler } from './error-handler.ts';
-import { answerJson, checkedAnswerJson } from './answer-json.ts';
+import { answerAsWritten, checkedAnswer } from './answer-check.ts';
 import { createUsageWriter, type UsageWriter } from './billing/usage-writer.ts';
 import { useStrictJsonBodies } from './json-body.ts';
 import { createIdempotency } from './idempotency.ts';
@@ -113,8 +113,8 @@ export interface ApiDeps {
    */
   rateSharing?: { store: RateUsageStore; process: string; intervalMs: number };
   /**
-   * Tests: check every synchronous check's answer against its schema (answer-json.ts
-   * `checkedAnswerJson`); off, the answer is written as the check made it (docs/architecture.md
+   * Tests: check every synchronous check's own written answer against its schema (answer-check.ts
+   * `checkedAnswer`); off, the answer is sent as the check wrote it (docs/architecture.md
    * "Synchronous checks").
    */
   checkResponses?: boolean;
@@ -273,7 +273,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
       logger,
     }),
     activeIndex: deps.activeIndex,
-    answerJson: deps.checkResponses ? checkedAnswerJson : answerJson,
+    checkAnswer: deps.checkResponses ? checkedAnswer : answerAsWritten,
     privateLists: deps.privateLists ?? createPrivateListIndexes({ listStore: deps.lists, logger, maxEntries: DEFAULT_PRIVATE_LIST_CACHE_ENTRIES }),
     logger,
     clock,

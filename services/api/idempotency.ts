@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { IdempotencyScope, IdempotencyStore, StoredResponse } from '../platform/store/idempotency-port.ts';
+import type { IdempotencyScope, IdempotencyStore } from '../platform/store/idempotency-port.ts';
 import { errorFields, type Logger } from '../platform/logger.ts';
 import { ApiError } from './errors.ts';
 
@@ -33,19 +33,28 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export interface IdempotentOutcome extends StoredResponse {
+/** What a call answers: its body as JSON text, or as its UTF-8 bytes already (people-answer.ts). */
+export interface Answer<Body extends string | Buffer = string> {
+  status: number;
+  body: Body;
+}
+
+/** A replay's body is the stored text, whatever the first call's answer was. */
+export interface IdempotentOutcome<Body extends string | Buffer = string> {
+  status: number;
+  body: Body | string;
   replayed: boolean;
 }
 
 /**
  * Sends an outcome of `run`: the stored status and body, with `Idempotent-Replayed: true` on a replay.
- * The body goes out as its UTF-8 bytes, encoded once here: a string is measured once more for
- * Content-Length, joined to the head and encoded again by the socket, twice the time of a
- * 474 KiB answer's write (docs/architecture.md "Synchronous checks").
+ * The body goes out as its UTF-8 bytes, encoded once (here, when it is text): a string is measured
+ * once more for Content-Length, joined to the head and encoded again by the socket, twice the time
+ * of a 474 KiB answer's write (docs/architecture.md "Synchronous checks").
  */
-export function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome) {
+export function sendOutcome(reply: FastifyReply, outcome: IdempotentOutcome<string | Buffer>) {
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-  return reply.code(outcome.status).type('application/json; charset=utf-8').send(Buffer.from(outcome.body, 'utf8'));
+  return reply.code(outcome.status).type('application/json; charset=utf-8').send(typeof outcome.body === 'string' ? Buffer.from(outcome.body, 'utf8') : outcome.body);
 }
 
 /** 1 to 255 characters (docs/contract.md Limits); callers that read a long body check it before reading. */
@@ -93,12 +102,12 @@ export function createIdempotency(options: { store: IdempotencyStore; now: () =>
 
   return {
     /** Runs `execute` at most once per (scope, key, body) in the window; without a key, always. */
-    async run(
+    async run<Body extends string | Buffer = string>(
       scope: IdempotencyScope,
       key: string | undefined,
       body: unknown,
-      execute: () => Promise<StoredResponse>,
-    ): Promise<IdempotentOutcome> {
+      execute: () => Promise<Answer<Body>>,
+    ): Promise<IdempotentOutcome<Body>> {
       const fingerprint = key === undefined ? '' : createHash('sha256').update(canonicalJson(body)).digest('hex');
       return this.runWithFingerprint(scope, key, fingerprint, execute);
     },
@@ -107,12 +116,12 @@ export function createIdempotency(options: { store: IdempotencyStore; now: () =>
      * As `run`, for a body that was streamed and never held whole: the caller hashes it while
      * reading and passes the hex digest (of everything that makes the request, not only the bytes).
      */
-    async runWithFingerprint(
+    async runWithFingerprint<Body extends string | Buffer = string>(
       scope: IdempotencyScope,
       key: string | undefined,
       fingerprint: string,
-      execute: () => Promise<StoredResponse>,
-    ): Promise<IdempotentOutcome> {
+      execute: () => Promise<Answer<Body>>,
+    ): Promise<IdempotentOutcome<Body>> {
       if (key === undefined) return { ...(await execute()), replayed: false };
       assertValidIdempotencyKey(key);
       const at = now();
@@ -140,14 +149,16 @@ export function createIdempotency(options: { store: IdempotencyStore; now: () =>
         case 'started':
           break;
       }
-      let response: StoredResponse;
+      let response: Answer<Body>;
       try {
         response = await execute();
       } catch (error) {
         await store.abandon(scope, key);
         throw error;
       }
-      await store.complete(scope, key, response);
+      // Stored as text; a replay sends the same bytes (sendOutcome encodes it).
+      const body = typeof response.body === 'string' ? response.body : response.body.toString('utf8');
+      await store.complete(scope, key, { status: response.status, body });
       return { ...response, replayed: false };
     },
   };

@@ -10,7 +10,7 @@ import type { Ingest } from '../../ingest/index.ts';
 import type { PipelineEvents } from '../../pipeline/events.ts';
 import type { CursorSeal } from '../../platform/keys/cursor-seal.ts';
 import type { JobStore } from '../../platform/store/jobs-port.ts';
-import type { AnswerJson } from '../answer-json.ts';
+import type { AnswerCheck } from '../answer-check.ts';
 import type { UsageWriter } from '../billing/usage-writer.ts';
 import type { Idempotency } from '../idempotency.ts';
 import type { RateLimiter } from '../rate-limiter.ts';
@@ -23,8 +23,8 @@ export interface RouteContext {
   /** What the RateLimit headers announce (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST). */
   rateLimitPolicy: { ratePerSecond: number; burst: number };
   idempotency: Idempotency;
-  /** Writes a synchronous check's answer (answer-json.ts): as it is, or checked against its schema in tests. */
-  answerJson: AnswerJson;
+  /** What is done with a synchronous check's own written answer (answer-check.ts): nothing, or in tests a check against its schema. */
+  checkAnswer: AnswerCheck;
   /** `addressRegister` is optional: without it, addresses are parsed only. */
   activeIndex: Pick<ActiveListIndex, 'current'> & Partial<Pick<ActiveListIndex, 'addressRegister'>>;
   /** Organisations' private list indexes (use_private_list, docs/decisions.md §16). */

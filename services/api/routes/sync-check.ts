@@ -19,11 +19,17 @@ export interface Caller {
   mode: 'live' | 'test';
 }
 
+/** An answer written as its UTF-8 bytes by the check, and the list version it was checked against. */
+export interface WrittenAnswer {
+  listVersionId: string | null;
+  bytes: Buffer;
+}
+
 /**
  * One synchronous check operation (people, companies, phones): only what differs between them.
  * The rest is the same for all three and lives in `registerSyncCheck` below.
  */
-export interface SyncCheckOperation<Body extends CheckBody, Response extends { list_version: { id: string } | null }> {
+interface SyncCheckCommon<Body extends CheckBody> {
   spec: RouteSpec;
   /** onRequest hooks: authentication first, then plan, add-on and rate (check-hooks.ts). */
   hooks: Parameters<typeof registerRoute>[2];
@@ -31,15 +37,30 @@ export interface SyncCheckOperation<Body extends CheckBody, Response extends { l
   usage: Exclude<UsageKind, 'job_row'>;
   /** How many items the body checks, as billed. */
   countOf(body: Body): number;
-  check(body: Body, options: CheckOptions, caller: Caller): Response | Promise<Response>;
-  /**
-   * true: the check's answer already has the schema's keys in the schema's order, so it is written
-   * as it is (RouteContext `answerJson`; the tests check it against the schema). Absent: it is
-   * parsed with the schema first, which also puts its keys in the schema's order (a company
-   * result's keys come in another order from the domain).
-   */
-  writtenAsChecked?: true;
 }
+
+/**
+ * The answer is parsed with its schema before it is written, which also puts its keys in the
+ * schema's order (a company result's keys come in another order from the domain).
+ */
+interface CheckedThenWritten<Body extends CheckBody, Response> extends SyncCheckCommon<Body> {
+  check(body: Body, options: CheckOptions, caller: Caller): Response | Promise<Response>;
+  write?: never;
+}
+
+/**
+ * The check writes its answer itself, its keys already in the schema's order, without the
+ * schema's parse (POST /v2/checks: people-answer.ts); the tests check it against the schema
+ * (RouteContext `checkAnswer`).
+ */
+interface WrittenAsChecked<Body extends CheckBody> extends SyncCheckCommon<Body> {
+  write(body: Body, options: CheckOptions, caller: Caller): Promise<WrittenAnswer>;
+  check?: never;
+}
+
+export type SyncCheckOperation<Body extends CheckBody, Response extends { list_version: { id: string } | null }> =
+  | CheckedThenWritten<Body, Response>
+  | WrittenAsChecked<Body>;
 
 /**
  * Registers a synchronous check: the check options from the body and the organisation, one run
@@ -47,7 +68,7 @@ export interface SyncCheckOperation<Body extends CheckBody, Response extends { l
  * answering and written right after, so that an answered check is counted and a replay is not
  * counted again (live keys only; counts and ids, no personal data; docs/decisions.md §3;
  * docs/privacy-and-proof.md "Billing"), and the response serialised once and stored,
- * so that a replay sends the very same bytes (its schema is checked by the tests, answer-json.ts).
+ * so that a replay sends the very same bytes (its schema is checked by the tests, answer-check.ts).
  */
 export function registerSyncCheck<Body extends CheckBody, Response extends { list_version: { id: string } | null }>(
   app: FastifyInstance, ctx: RouteContext, operation: SyncCheckOperation<Body, Response>,
@@ -63,17 +84,24 @@ export function registerSyncCheck<Body extends CheckBody, Response extends { lis
       locale: localeFrom(request.headers['accept-language']),
     };
     const outcome = await ctx.idempotency.run({ orgId: org.id, mode, endpoint }, idempotencyKeyOf(request.headers), body, async () => {
-      const response = await operation.check(body, options, { orgId: org.id, mode });
-      // Taken before the answer exists, written with the turn's others after it is sent
+      const caller = { orgId: org.id, mode };
+      let answer: WrittenAnswer;
+      if (operation.write) {
+        answer = await operation.write(body, options, caller);
+        ctx.checkAnswer(spec.success.schema, answer.bytes);
+      } else {
+        const response = await operation.check(body, options, caller);
+        answer = { listVersionId: response.list_version?.id ?? null, bytes: Buffer.from(JSON.stringify(spec.success.schema.parse(response)), 'utf8') };
+      }
+      // Taken before the answer is sent, written with the turn's others after it
       // (billing/usage-writer.ts); while the log refuses writes this throws and nothing is answered.
       if (mode === 'live' && ctx.usage) {
         ctx.usage.record({
           org_id: org.id, kind: operation.usage, count: operation.countOf(body), job_id: null, request_id: request.id,
-          list_version_id: response.list_version?.id ?? null, at: ctx.clock().toISOString(), key_id: key.id,
+          list_version_id: answer.listVersionId, at: ctx.clock().toISOString(), key_id: key.id,
         });
       }
-      const json = operation.writtenAsChecked ? ctx.answerJson(spec.success.schema, response) : JSON.stringify(spec.success.schema.parse(response));
-      return { status: 200, body: json };
+      return { status: 200, body: answer.bytes };
     });
     return sendOutcome(reply, outcome);
   });

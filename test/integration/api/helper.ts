@@ -119,7 +119,7 @@ export async function build(options: BuildOptions = {}) {
     lists,
     activeIndex,
     idempotency,
-    // Every synchronous check's answer checked against its schema (services/api/answer-json.ts).
+    // Every synchronous check's answer checked against its schema (services/api/answer-check.ts).
     checkResponses: true,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.withDeps ? options.withDeps(db) : {}),

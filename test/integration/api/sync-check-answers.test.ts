@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkedAnswerJson } from '../../../services/api/answer-json.ts';
+import { checkedAnswer } from '../../../services/api/answer-check.ts';
 import { CreateChecksResponseSchema } from '../../../services/api/schemas/checks.ts';
 import type { ListEntry, PersonInput } from '../../../services/domain/types.ts';
 import { generateListEntries, generatePeople } from '../../../services/synthetic/index.ts';
@@ -106,10 +106,11 @@ describe('POST /v2/checks answers against their schema', () => {
   it('a 500, not a different answer, when an answer breaks its schema or would be written differently by it', () => {
     const listVersion = { id: '00000000-0000-4000-8000-000000000001', source: 'cpr', published_on: '2026-10-01' };
     const answer = { list_version: listVersion, results: [] };
-    expect(checkedAnswerJson(CreateChecksResponseSchema, answer)).toBe(JSON.stringify(answer));
-    expect(() => checkedAnswerJson(CreateChecksResponseSchema, { ...answer, extra: 1 })).toThrow();
-    expect(() => checkedAnswerJson(CreateChecksResponseSchema, { list_version: { ...listVersion, source: 'other' }, results: [] })).toThrow();
+    const bytesOf = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
+    expect(() => checkedAnswer(CreateChecksResponseSchema, bytesOf(answer))).not.toThrow();
+    expect(() => checkedAnswer(CreateChecksResponseSchema, bytesOf({ ...answer, extra: 1 }))).toThrow();
+    expect(() => checkedAnswer(CreateChecksResponseSchema, bytesOf({ list_version: { ...listVersion, source: 'other' }, results: [] }))).toThrow();
     // Keys in another order than the schema's: valid, but the schema-parsed bytes differ.
-    expect(() => checkedAnswerJson(CreateChecksResponseSchema, { results: [], list_version: listVersion })).toThrow(/differs/);
+    expect(() => checkedAnswer(CreateChecksResponseSchema, bytesOf({ results: [], list_version: listVersion }))).toThrow(/differs/);
   });
 });
