@@ -16,6 +16,12 @@ import {
 } from '../../../services/domain/index.ts';
 import type { ListEntry } from '../../../services/domain/types.ts';
 import { createMatcherCore, type MatcherCoreDeps } from '../../../services/matcher/matcher.ts';
+import { createMatcher } from '../../../services/matcher/index.ts';
+import { deadLetterTopicOf, pipelineTopics, TOPIC_NAMES } from '../../../infra/topics.ts';
+import { createEmbeddedEventLog } from '../../../services/platform/log/embedded.ts';
+import type { EventLog } from '../../../services/platform/log/port.ts';
+import { PermanentError } from '../../../services/platform/errors.ts';
+import { UNPROCESSABLE_MESSAGE } from '../../../services/pipeline/poison.ts';
 import {
   createPipelineEvents, toAvroPerson, type EventMessage, type PipelineEvent, type PipelineEvents, type RowsChunkEvent,
 } from '../../../services/pipeline/events.ts';
@@ -225,4 +231,66 @@ describe('the embedded matcher stores the results it made', () => {
     expect(doneViaLog?.status).toBe('done');
     expect(shown(doneDirect)).toBe(shown(doneViaLog));
   });
+});
+
+describe('the embedded matcher storing its results: failures as before', () => {
+  it('a chunk the store refuses for good fails its job and is dead-lettered; a transient failure redelivers, and the job completes once', async () => {
+    const refs = await references();
+    const store = createEmbeddedJobStore(openEmbeddedDatabase(':memory:'));
+    const [refused, flaky] = [randomUUID(), randomUUID()];
+    let downFor = 2;
+    const jobs: JobStore = {
+      ...store,
+      putResults: (jobId, deleteAfter, rows) => {
+        if (jobId === refused) return Promise.reject(new PermanentError('refused for good'));
+        // Down twice for this job (as a locked store looks), then answering.
+        if (jobId === flaky && downFor-- > 0) return Promise.reject(new Error('database is locked'));
+        return store.putResults(jobId, deleteAfter, rows);
+      },
+    };
+    // The first two chunks of a job: its rows 0-119.
+    for (const jobId of [refused, flaky]) await store.createJob(newJob(jobId, refs.orgId, 120));
+
+    // The matcher service on a real embedded log, storing through `jobs`.
+    const log: EventLog = createEmbeddedEventLog({ db: openEmbeddedDatabase(':memory:'), logger: silentLogger(), pollIntervalMs: 20 });
+    await log.createTopics(pipelineTopics());
+    const events = createPipelineEvents({ log, registry, dataKeys: refs.dataKeys });
+    const writer = createResultsWriter({ ...projectionDeps(jobs), callbacks: { timeoutMs: 1000 } }, events);
+    const matcher = createMatcher({ log, registry, dataKeys: refs.dataKeys, ...refs.matcherDeps, results: writer });
+    stopping.push({ stop: async () => { await matcher.stop(); await writer.stop(); await log.close(); } });
+    // What reaches jobs.events, checks.results and the rows' dead letters, watched by a group of its own.
+    const seen: Array<{ topic: string; key: string | null; event: PipelineEvent | null }> = [];
+    let notify = () => {};
+    await log.subscribe({
+      group: 'watch', topics: [TOPIC_NAMES.jobsEvents, TOPIC_NAMES.checksResults, deadLetterTopicOf(TOPIC_NAMES.checksRows)],
+      handleBatch: async (batch) => {
+        for (const m of batch.messages) {
+          seen.push({ topic: batch.topic, key: m.key, event: batch.topic === TOPIC_NAMES.jobsEvents ? await events.decode(m.value!) : null });
+        }
+        notify();
+      },
+    });
+    const states = (jobId: string) => seen.flatMap((s) => (s.key === jobId && s.event?.type === 'JobStateChanged' ? [s.event.value] : []));
+    /** Resolves once `check` holds for what the watcher saw (woken by each batch it is handed). */
+    const until = (check: () => boolean) => new Promise<void>((resolve) => {
+      notify = () => void (check() && resolve());
+      notify();
+    });
+    await matcher.start();
+    for (const jobId of [refused, flaky]) {
+      await events.publish(jobChunks(refs, jobId).slice(0, 2).map((value) => ({ type: 'RowsChunk' as const, value })));
+    }
+
+    await until(() => states(refused).length > 0 && states(flaky).some((e) => e.status === 'done'));
+    // Refused for good: the job failed (by the projection, on this JobStateChanged) and its chunks dead-lettered.
+    expect(states(refused)).toEqual([expect.objectContaining({ status: 'failed', error: UNPROCESSABLE_MESSAGE })]);
+    await until(() => seen.filter((s) => s.topic === deadLetterTopicOf(TOPIC_NAMES.checksRows)).length === 2);
+    expect(seen.filter((s) => s.topic === deadLetterTopicOf(TOPIC_NAMES.checksRows)).map((s) => s.key?.split(':')[0])).toEqual([refused, refused]);
+    // Down twice, then stored: every row once, the job done once, nothing on checks.results.
+    expect(downFor).toBeLessThan(0);
+    expect((await store.countResults(flaky)).processed).toBe(120);
+    expect(states(flaky).map((e) => e.status)).toEqual(['running', 'done']);
+    expect(await store.getJobById(flaky)).toMatchObject({ status: 'done', processed_count: 120 });
+    expect(seen.filter((s) => s.topic === TOPIC_NAMES.checksResults)).toEqual([]);
+  }, 30_000);
 });
