@@ -6,9 +6,9 @@ import { generateCprFileChunks } from './synthetic/generate.ts';
 
 /**
  * The embedded default (`npm start`): every service in one process on one database file,
- * DATA_DIR/robinson.sqlite: the API, a matcher and the projection, joined by the embedded event
- * log in the same file. No servers to install; a restart keeps every organisation, key, list
- * version and job (a job cut short resumes from the log's committed offsets). On the very first
+ * DATA_DIR/robinson.sqlite: the API, the matchers (which store their results themselves) and the
+ * projection, joined by the embedded event log. No servers to install; a restart keeps every
+ * organisation, key, list version and job (a job cut short resumes from the log's committed offsets). On the very first
  * start it seeds a demo organisation, keys and list (demo-seed.ts). With KAFKA_BROKERS and
  * CLICKHOUSE_URL set, the same process runs all services on the distributed adapters. Which
  * services run, in which order and thread, is `embeddedServices` (processes.ts).

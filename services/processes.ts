@@ -29,7 +29,7 @@ import { createRetentionSchedule, type RetentionSchedule, type RetentionSweepNam
 import { eventLogWakeChannel, type Platform } from './platform/open-platform.ts';
 import { createPipelineEvents, type PipelineEvents } from './pipeline/events.ts';
 import { checkCallbackUrl, parseAllowHosts } from './platform/outbound-http/index.ts';
-import { createProjectionService } from './projection/index.ts';
+import { createProjectionService, createResultsWriter, type ResultsWriterDeps } from './projection/index.ts';
 import { createMonitorRunResults } from './ingest/monitors/run-results.ts';
 import { createMonitorService } from './ingest/monitors/service.ts';
 
@@ -73,6 +73,8 @@ export interface ServiceOverrides {
   overlapIntake?: boolean;
   /** Row chunks per matcher batch, messages per projection batch. */
   matcherBatchChunks?: number;
+  /** A matcher thread's share of checks.rows (embedded, EMBEDDED_MATCHER_THREADS; SubscribeOptions.share). */
+  matcherShare?: { member: number; of: number };
   projectionBatchSize?: number;
   /** The inbound channels' clock (claims, delete_after); tests move it past delete_after. */
   inboundClock?: () => Date;
@@ -247,41 +249,76 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
   };
 }
 
+/**
+ * A matcher. On the embedded platform it stores the results it makes in the job store itself,
+ * through the projection's results side, instead of publishing them on checks.results for the
+ * projection to read back: one database holds both, so the round trip through the log was work
+ * only (docs/architecture.md "Matcher"). It commits its rows' offsets after that write.
+ */
 export async function startMatcher(context: ServiceContext): Promise<RunningService> {
   const { platform, logger, activeIndex, registers } = context;
+  const results = platform.kind === 'embedded'
+    ? createResultsWriter({ ...projectionDepsOf(context), rowWriters: context.overrides.matcherShare?.of ?? 1 }, pipelineEventsOf(context))
+    : null;
+  await results?.start();
   const matcher = createMatcher({
     log: platform.log, registry: platform.registry, ...dataKeysOf(context), activeIndex, privateLists: context.privateLists, logger, topicPrefix: platform.topicPrefix,
     registers: { companies: registers.companies, phones: registers.phones, directory: registers.directory },
     ...(context.overrides.matcherBatchChunks ? { maxBatchChunks: context.overrides.matcherBatchChunks } : {}),
+    ...(results ? { results } : {}),
+    ...(context.overrides.matcherShare ? { share: context.overrides.matcherShare } : {}),
   });
-  await matcher.start();
-  return { name: 'matcher', stop: () => matcher.stop() };
+  try {
+    await matcher.start();
+  } catch (error) {
+    await results?.stop();
+    throw error;
+  }
+  // Embedded, each matcher thread builds its own index: the active version's is built now, in the
+  // background, so a job's first chunk on each thread does not wait for it (a chunk pinned to it
+  // shares the build in flight).
+  if (results) activeIndex.refresh().catch((error: unknown) => logger.warn(errorFields(error), 'matcher.index_warm_up_failed'));
+  return {
+    name: 'matcher',
+    async stop() {
+      await matcher.stop();
+      await results?.stop();
+    },
+  };
 }
 
-export async function startProjection(context: ServiceContext): Promise<RunningService> {
+/** What the projection's job tracker needs, for the projection service and the embedded matcher's results side. */
+function projectionDepsOf(context: ServiceContext): ResultsWriterDeps {
   const { platform, config, logger } = context;
   const certificates = certificateKeysOf(context);
-  const service = createProjectionService({
-    log: platform.log,
-    registry: platform.registry,
-    ...dataKeysOf(context),
+  return {
     jobs: platform.jobs,
     renderJob: renderCheckJob,
     logger,
-    topicPrefix: platform.topicPrefix,
     callbacks: {
       timeoutMs: config.CALLBACK_TIMEOUT_MS,
       retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
       allowHosts: parseAllowHosts(config.CALLBACK_ALLOW_HOSTS),
       ...(context.overrides.callbackCa ? { ca: context.overrides.callbackCa } : {}),
     },
-    ...(context.overrides.projectionBatchSize ? { maxBatchSize: context.overrides.projectionBatchSize } : {}),
     countIntervalMs: config.PROJECTION_COUNT_INTERVAL_MS,
     intakeStaleMs: config.INTAKE_STALE_SECONDS * 1000,
     signCertificate: (claims) => certificates.sign(claims),
     usage: platform.usage,
     monitorRuns: createMonitorRunResults({ monitors: platform.monitors, logger }),
     ...(context.overrides.projectionClock ? { clock: context.overrides.projectionClock } : {}),
+  };
+}
+
+export async function startProjection(context: ServiceContext): Promise<RunningService> {
+  const { platform } = context;
+  const service = createProjectionService({
+    log: platform.log,
+    registry: platform.registry,
+    ...dataKeysOf(context),
+    topicPrefix: platform.topicPrefix,
+    ...projectionDepsOf(context),
+    ...(context.overrides.projectionBatchSize ? { maxBatchSize: context.overrides.projectionBatchSize } : {}),
   });
   await service.start();
   // Jobs past delete_after are purged here: the projection owns the job records.
@@ -352,23 +389,27 @@ export function startService(name: ServiceName, context: ServiceContext): Promis
 /**
  * A service of the embedded default and where it runs: the consumers in worker threads (the
  * second core, each with its own connection to the database file), the rest on the main thread.
+ * Each matcher thread takes its share of checks.rows' partitions (SubscribeOptions.share).
  */
 export type PlannedService =
-  | { name: 'matcher' | 'projection'; thread: 'worker' }
+  | { name: 'matcher'; thread: 'worker'; share: { member: number; of: number } }
+  | { name: 'projection'; thread: 'worker' }
   | { name: Exclude<ServiceName, 'matcher' | 'projection'>; thread: 'main' };
 
 /**
  * What `npm start` runs, in start order (they stop in reverse). Consumers first, so jobs left from
  * the last run continue while the API starts; the API builds the index before listening, so the
- * first live check does not meet list_not_ready. The monitor service on the main thread: it mostly
- * waits, the matching and projecting of its jobs run in the workers (docs/monitors.md). The
+ * first live check does not meet list_not_ready. EMBEDDED_MATCHER_THREADS matcher threads, each
+ * storing its own results (startMatcher), so after a job's rows are in, matching and storing use
+ * every core (docs/architecture.md "Two ways to run"). The monitor service on the main thread: it
+ * mostly waits, the matching and projecting of its jobs run in the workers (docs/monitors.md). The
  * inbound channels when configured: SFTP drop folders and connectors need the key that seals their
  * credentials, email needs the mailbox (docs/inbound.md, docs/connectors.md).
  */
-export function embeddedServices(config: Pick<Config, 'INBOUND_SECRET_KEY' | 'IMAP_HOST'>): PlannedService[] {
+export function embeddedServices(config: Pick<Config, 'INBOUND_SECRET_KEY' | 'IMAP_HOST' | 'EMBEDDED_MATCHER_THREADS'>): PlannedService[] {
   return [
     { name: 'projection', thread: 'worker' },
-    { name: 'matcher', thread: 'worker' },
+    ...embeddedMatchers(config.EMBEDDED_MATCHER_THREADS),
     { name: 'api', thread: 'main' },
     { name: 'monitor', thread: 'main' },
     ...(config.INBOUND_SECRET_KEY ? [{ name: 'sftp', thread: 'main' } as const, { name: 'connectors', thread: 'main' } as const] : []),
@@ -376,8 +417,14 @@ export function embeddedServices(config: Pick<Config, 'INBOUND_SECRET_KEY' | 'IM
   ];
 }
 
+/** The embedded default's matcher threads, each with its share of checks.rows. */
+export function embeddedMatchers(threads: number): PlannedService[] {
+  return Array.from({ length: threads }, (_, member) => ({ name: 'matcher', thread: 'worker', share: { member, of: threads } }) as const);
+}
+
 /** Starts a planned service in its thread. */
 export function startPlanned(planned: PlannedService, context: ServiceContext): Promise<RunningService> {
+  if (planned.name === 'matcher') return startServiceInWorker('matcher', context.config, { ...context.overrides, matcherShare: planned.share });
   if (planned.thread === 'worker') return startServiceInWorker(planned.name, context.config, context.overrides);
   return startService(planned.name, context);
 }

@@ -9,8 +9,9 @@ import { errorName, startService, type ServiceName, type ServiceOverrides } from
  * embedded default, so that `npm start` uses both cores: the API and intake on the main thread,
  * matching and projecting beside it. The worker opens its own connection to the same database
  * file and its own embedded event log on it; consumer groups are coordinated per event-log
- * instance, so each group must live in exactly one thread (the main thread does not subscribe
- * the worker's group). Messages: the parent sends `stop`; the worker answers `started`,
+ * instance, so a group lives in exactly one thread (the main thread does not subscribe the
+ * worker's group), or its threads split the partitions by a fixed share (the matcher threads,
+ * SubscribeOptions.share). Messages: the parent sends `stop`; the worker answers `started`,
  * `stopped` or `failed`. Opening and starting are the entry points' (services/entry-point.ts
  * startOnPlatform); only how the outcome is told differs: messages here, exit codes there.
  */

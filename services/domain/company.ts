@@ -176,12 +176,16 @@ export function decideCompany(
       status: 'manual', reasons: [], company_form: null, synced_at: syncedAt,
     };
   }
-  const base = { id, cvr: company.cvr, name: company.name, company_form: company.form, synced_at: syncedAt };
+  // Keys in the contract's order (docs/contract.md "CompanyInput and CompanyCheckResult"), as the
+  // not-found answer above and a job's stored results have them (docs/companies.md "Jobs").
+  const found = (status: CompanyCheckResult['status'], reasons: CompanyCheckResult['reasons']): CompanyCheckResult => ({
+    id, cvr: company.cvr, name: company.name, status, reasons, company_form: company.form, synced_at: syncedAt,
+  });
   const owner = company.owner ? checkOwner({ name: company.owner.name, address: company.owner.address }) : null;
   if (company.protected) {
     const ownerReasons = owner && owner.status === 'blocked' ? owner.reasons : [];
-    return { ...base, status: 'blocked', reasons: ['company_protected', ...ownerReasons] };
+    return found('blocked', ['company_protected', ...ownerReasons]);
   }
-  if (owner) return { ...base, status: owner.status, reasons: owner.reasons };
-  return { ...base, status: 'allowed', reasons: [] };
+  if (owner) return found(owner.status, owner.reasons);
+  return found('allowed', []);
 }

@@ -1,12 +1,12 @@
 import type { PrivateListIndexes } from '../registers/lists/private-indexes.ts';
 import type { ActiveListIndex } from '../registers/lists/active-index.ts';
-import type { EventLog, Subscription } from '../platform/log/port.ts';
+import type { EventLog, SubscribeOptions, Subscription } from '../platform/log/port.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { SchemaRegistry } from '../platform/schema-registry/port.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
 import { createPipelineEvents, topicNames, type PipelineDataKeys } from '../pipeline/events.ts';
 import { poisonSafe } from '../pipeline/poison.ts';
-import { createMatcherCore, type MatcherRegisters } from './matcher.ts';
+import { createMatcherCore, type MatcherCoreDeps, type MatcherRegisters } from './matcher.ts';
 
 /**
  * The matcher process's service: one member of the consumer group `<prefix>matcher` on
@@ -34,6 +34,10 @@ export interface MatcherDeps {
   dataKeys?: PipelineDataKeys;
   /** Row chunks per batch (each up to 2,000 rows); small, so a batch's results go out soon. */
   maxBatchChunks?: number;
+  /** Stores results instead of publishing them (the embedded deployment, MatcherCoreDeps.results). */
+  results?: MatcherCoreDeps['results'];
+  /** This thread's share of checks.rows' partitions (SubscribeOptions.share; the embedded matcher threads). */
+  share?: SubscribeOptions['share'];
 }
 
 const DEFAULT_MATCHER_BATCH_CHUNKS = 4;
@@ -43,7 +47,7 @@ export function createMatcher(deps: MatcherDeps): Matcher {
   const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix, ...(deps.dataKeys ? { dataKeys: deps.dataKeys } : {}) });
   const core = createMatcherCore({
     events, activeIndex: deps.activeIndex, logger: deps.logger, ...(deps.privateLists ? { privateLists: deps.privateLists } : {}),
-    ...(deps.registers ? { registers: deps.registers } : {}),
+    ...(deps.registers ? { registers: deps.registers } : {}), ...(deps.results ? { results: deps.results } : {}),
   });
   let subscription: Subscription | null = null;
   return {
@@ -53,8 +57,9 @@ export function createMatcher(deps: MatcherDeps): Matcher {
         group: `${prefix}matcher`,
         topics: [topicNames(prefix).checksRows],
         maxBatchSize: deps.maxBatchChunks ?? DEFAULT_MATCHER_BATCH_CHUNKS,
-        handleBatch: poisonSafe((values) => core.handleBatch(values), (jobId) => core.failUnreadable(jobId)),
+        handleBatch: poisonSafe((values) => core.handleBatch(values), (jobId, error) => core.failJob(jobId, error)),
         deadLetterTopicOf,
+        ...(deps.share ? { share: deps.share } : {}),
       });
       deps.logger.child({ module: 'matcher' }).info({ group: `${prefix}matcher` }, 'matcher.started');
     },

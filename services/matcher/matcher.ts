@@ -6,8 +6,8 @@ import type { PhoneDirectory } from '../registers/phones/directory-port.ts';
 import type { PrivateListIndexes } from '../registers/lists/private-indexes.ts';
 import type { Logger } from '../platform/logger.ts';
 import { isPermanent } from '../platform/errors.ts';
-import type { PipelineEvent, PipelineEvents, RowsChunkEvent } from '../pipeline/events.ts';
-import { decodeAt, UNREADABLE_MESSAGE } from '../pipeline/poison.ts';
+import type { PipelineEvent, PipelineEvents, ResultsChunkEvent, RowsChunkEvent } from '../pipeline/events.ts';
+import { decodeAt, PoisonMessageError } from '../pipeline/poison.ts';
 import {
   chunkPhoneNumbers, matchChunk, NO_CHUNK_REGISTERS, unmatchableReason, type ChunkRegisters, type PrivateList, type UnmatchableReason,
 } from './match-chunk.ts';
@@ -32,8 +32,8 @@ import {
 export interface MatcherCore {
   /** Throws UnreadableEventError (pipeline/poison.ts) for a value that can never be decoded. */
   handleBatch(values: Buffer[]): Promise<void>;
-  /** Fails a job one of whose chunks cannot be read; once per job and process. */
-  failUnreadable(jobId: string): Promise<void>;
+  /** Fails a job one of whose chunks cannot be read or its results not stored, with `error`; once per job and process. */
+  failJob(jobId: string, error: string): Promise<void>;
 }
 
 /**
@@ -56,6 +56,12 @@ export interface MatcherCoreDeps {
   privateLists?: Pick<PrivateListIndexes, 'forVersion' | 'versionRef'>;
   logger: Logger;
   now?: () => Date;
+  /**
+   * Where results are stored instead of published on checks.results: the embedded deployment's
+   * matcher stores its own (docs/architecture.md "Matcher"). A chunk whose results can never be
+   * stored is named by its place in `chunks` (PoisonMessageError); absent: results are published.
+   */
+  results?: { store(chunks: ResultsChunkEvent[]): Promise<void> };
 }
 
 export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
@@ -164,14 +170,17 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
   }
 
   return {
-    async failUnreadable(jobId) {
-      const events = failure({ job_id: jobId, org_id: null, chunk: -1, list_version_id: null }, UNREADABLE_MESSAGE);
+    async failJob(jobId, error) {
+      const events = failure({ job_id: jobId, org_id: null, chunk: -1, list_version_id: null }, error);
       if (events.length > 0) await deps.events.publish(events);
     },
 
     async handleBatch(values) {
       const started = performance.now();
       const out: PipelineEvent[] = [];
+      /** The results chunks to store (deps.results), and the place of each one's message in `values`. */
+      const results: ResultsChunkEvent[] = [];
+      const resultsAt: number[] = [];
       let rows = 0;
       for (const [index, value] of values.entries()) {
         const event = await decodeAt((v) => deps.events.decode(v), value, index);
@@ -185,7 +194,23 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
           continue;
         }
         rows += event.value.rows.length;
-        out.push(...(await matchOne(event.value)));
+        for (const matched of await matchOne(event.value)) {
+          if (deps.results && matched.type === 'ResultsChunk') {
+            results.push(matched.value);
+            resultsAt.push(index);
+          } else {
+            out.push(matched);
+          }
+        }
+      }
+      if (results.length > 0) {
+        try {
+          await deps.results!.store(results);
+        } catch (error) {
+          // The store named a chunk; the log needs the place of its message in the batch.
+          if (error instanceof PoisonMessageError) throw new PoisonMessageError(resultsAt[error.index], error.jobError, error.cause);
+          throw error;
+        }
       }
       if (out.length > 0) await deps.events.publish(out);
       logger.debug({ chunks: values.length, rows, ms: Math.round(performance.now() - started) }, 'matcher.batch');

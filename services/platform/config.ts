@@ -95,6 +95,11 @@ export const configSchema = z.object({
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[A-Za-z0-9._-]{0,100}$/).default(''),
   /** Least time between two exact counts of one running job in the projection. */
   PROJECTION_COUNT_INTERVAL_MS: positiveInt.default(1000),
+  /**
+   * Matcher worker threads of the embedded default (`npm start`), each building its own list
+   * index; at most checks.rows' 12 partitions (docs/architecture.md "Two ways to run").
+   */
+  EMBEDDED_MATCHER_THREADS: z.coerce.number().int().min(1).max(12).default(2),
   /** How often the projection sweeps jobs past delete_after; 0 turns the sweep off. */
   RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(0).default(60),
   /**

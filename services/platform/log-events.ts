@@ -58,6 +58,7 @@ export const LOG_EVENTS = {
   'matcher.job_failed': 'a chunk could not be matched (e.g. its list version is gone); the job fails',
   'matcher.unexpected_event': 'an event of a type the matcher does not handle was skipped',
   'matcher.chunk_forgotten': 'a chunk of a deleted job was skipped',
+  'matcher.index_warm_up_failed': 'an embedded matcher thread could not build the active list index at start; a job builds it when it needs it',
   'projection.count_failed': 'counting a job\'s results failed; recounted at its next chunk',
   'results.unknown_job': 'results arrived for a job the store does not know; ignored',
   'retention.purged': 'jobs past delete_after were deleted',

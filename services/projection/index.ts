@@ -6,7 +6,9 @@ import type { JobRecord, JobStore } from '../platform/store/jobs-port.ts';
 import type { UsageStore } from '../platform/store/usage-port.ts';
 import type { MonitorRunResults } from '../ingest/monitors/run-results.ts';
 import { deadLetterTopicOf } from '../../infra/topics.ts';
-import { createPipelineEvents, topicNames, type PipelineDataKeys, type PipelineEvent, type PipelineEvents } from '../pipeline/events.ts';
+import {
+  createPipelineEvents, topicNames, type PipelineDataKeys, type PipelineEvent, type PipelineEvents, type ResultsChunkEvent,
+} from '../pipeline/events.ts';
 import { decodeAt, poisonSafe, PoisonMessageError, UNPROCESSABLE_MESSAGE } from '../pipeline/poison.ts';
 import { createCallbackSender, DEFAULT_TIMEOUT_MS, type CallbackSenderDeps } from './callbacks/index.ts';
 import { createProjection, type Projection } from './projection.ts';
@@ -61,11 +63,9 @@ const PROJECTION_FETCH_BYTES = 8 * 1024 * 1024;
 /** What a callback lease adds to the attempt timeout: room for the outcome's write to the store. */
 const CALLBACK_LEASE_MARGIN_MS = 10_000;
 
-export function createProjectionService(deps: ProjectionServiceDeps): ProjectionService {
-  const prefix = deps.topicPrefix ?? '';
-  const topics = topicNames(prefix);
-  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix, ...(deps.dataKeys ? { dataKeys: deps.dataKeys } : {}) });
-  const projection = createProjection({
+/** The projection of these deps, publishing JobStateChanged through `events`. */
+function projectionOf(deps: ResultsWriterDeps, events: PipelineEvents, resultsOnly: boolean): Projection {
+  return createProjection({
     jobs: deps.jobs,
     events,
     callbacks: createCallbackSender({ logger: deps.logger, ...deps.callbacks }),
@@ -79,7 +79,16 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
     ...(deps.monitorRuns ? { monitorRuns: deps.monitorRuns } : {}),
     // A lease outlasts one attempt (the callback timeout) and the write of its outcome.
     callbackLeaseMs: (deps.callbacks?.timeoutMs ?? DEFAULT_TIMEOUT_MS) + CALLBACK_LEASE_MARGIN_MS,
+    resultsOnly,
+    ...(deps.rowWriters ? { rowWriters: deps.rowWriters } : {}),
   });
+}
+
+export function createProjectionService(deps: ProjectionServiceDeps): ProjectionService {
+  const prefix = deps.topicPrefix ?? '';
+  const topics = topicNames(prefix);
+  const events = createPipelineEvents({ log: deps.log, registry: deps.registry, topicPrefix: prefix, ...(deps.dataKeys ? { dataKeys: deps.dataKeys } : {}) });
+  const projection = projectionOf(deps, events, false);
   let subscription: Subscription | null = null;
 
   return {
@@ -103,6 +112,46 @@ export function createProjectionService(deps: ProjectionServiceDeps): Projection
       await current?.close();
       await projection.stop();
     },
+  };
+}
+
+/**
+ * The projection's results side without a consumer of its own: the embedded matcher stores the
+ * results it makes through it (docs/architecture.md "Projection"), the same job tracker as the
+ * projection service's (counts, completion, certificate, usage, monitor runs, callback dispatch),
+ * beside a projection service that keeps everything else. `start` runs its count refresh; `stop`
+ * waits for work in flight (a callback it was sending stays pending for the projection service).
+ */
+export interface ResultsWriter {
+  /**
+   * Stores the chunks' results; resolves when they are durable. A chunk whose handling fails for
+   * good is named by its place in `chunks` (PoisonMessageError); anything else is thrown as it is.
+   */
+  store(chunks: ResultsChunkEvent[]): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export type ResultsWriterDeps = Omit<ProjectionServiceDeps, 'log' | 'registry' | 'topicPrefix' | 'dataKeys' | 'maxBatchSize'> & {
+  /** How many results writers store one job's rows side by side (the embedded matcher threads; job-tracker.ts). */
+  rowWriters?: number;
+};
+
+/** `events` publishes the JobStateChanged of the jobs it moves (running, done) on jobs.events. */
+export function createResultsWriter(deps: ResultsWriterDeps, events: PipelineEvents): ResultsWriter {
+  const projection = projectionOf(deps, events, true);
+  return {
+    async store(chunks) {
+      const decoded = chunks.map((value): PipelineEvent => ({ type: 'ResultsChunk', value }));
+      try {
+        await projection.handle(decoded);
+      } catch (error) {
+        if (!isPermanent(error)) throw error;
+        throw await pinPermanentFailure(projection, decoded, error);
+      }
+    },
+    start: () => projection.start(),
+    stop: () => projection.stop(),
   };
 }
 

@@ -65,6 +65,12 @@ export interface JobTrackerDeps {
    * is stored, and the completing write the change counts. Absent: monitor jobs are plain jobs.
    */
   monitorRuns?: MonitorRunResults;
+  /**
+   * How many processes store one job's rows side by side (the embedded matcher threads,
+   * docs/architecture.md "Projection"); default 1. Only when the exact count is taken changes:
+   * see onResults.
+   */
+  rowWriters?: number;
 }
 
 interface Tracked {
@@ -85,6 +91,7 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
   const { jobs } = deps;
   const logger = deps.logger.child({ module: 'projection.jobs' });
   const tracked = new Map<string, Tracked>();
+  const writers = Math.max(1, deps.rowWriters ?? 1);
 
   /** The job as this process knows it; its first sighting counts its rows exactly once. */
   async function load(jobId: string): Promise<Tracked | null> {
@@ -262,9 +269,11 @@ export function createJobTracker(deps: JobTrackerDeps): JobTracker {
       t.written += rows.length;
       t.dirty = true;
       await begin(t);
-      const upperBound = t.exact + t.written;
+      // With several writers of one job's rows, this process's writes do not bound the stored rows:
+      // each counts as soon as the others, writing as fast, may have stored the rest.
+      const likelyStored = t.exact + t.written * writers;
       const due = Date.now() >= t.nextCountAt;
-      if (due || (rowsComplete(t.job) && upperBound >= t.job.row_count)) await count(t);
+      if (due || (rowsComplete(t.job) && likelyStored >= t.job.row_count)) await count(t);
     },
 
     async onRowsComplete(event) {

@@ -65,6 +65,14 @@ export interface ProjectionDeps {
    * pending deliveries of other, dead processes are looked for every four of it. Default 30 s.
    */
   callbackLeaseMs?: number;
+  /**
+   * Only results are handed to this projection (the embedded matcher storing what it matched,
+   * docs/architecture.md "Projection"): `start` runs the count refresh alone. Pending callbacks
+   * and stalled intakes are the projection service's, which runs beside it.
+   */
+  resultsOnly?: boolean;
+  /** How many processes store one job's rows side by side (job-tracker.ts); default 1. */
+  rowWriters?: number;
 }
 
 export const DEFAULT_INTAKE_STALE_MS = 600_000;
@@ -86,6 +94,7 @@ export function createProjection(deps: ProjectionDeps): Projection {
     ...(deps.signCertificate ? { signCertificate: deps.signCertificate } : {}),
     ...(deps.usage ? { usage: deps.usage } : {}),
     ...(deps.monitorRuns ? { monitorRuns: deps.monitorRuns } : {}),
+    ...(deps.rowWriters ? { rowWriters: deps.rowWriters } : {}),
   });
   const retention = createRetentionSweeper({ jobs: deps.jobs, serializer, logger, now, onDeleted: publishState });
   const intakeStaleMs = deps.intakeStaleMs ?? DEFAULT_INTAKE_STALE_MS;
@@ -196,18 +205,20 @@ export function createProjection(deps: ProjectionDeps): Projection {
     sweepRetention: sweep,
     sweepStalledIntakes: sweepIntakes,
     async start() {
-      await dispatcher.resumePending();
+      if (!deps.resultsOnly) await dispatcher.resumePending();
       timers.push(setInterval(refreshStale, Math.max(50, Math.floor(countIntervalMs / 2))));
-      // Deliveries left by a projection process that died: taken over once their lease ran out.
-      // Looked for every four lease periods (a minute by default): the look is a scan of every
-      // job record, and a process dying mid-delivery is rare.
-      timers.push(setInterval(() => {
-        dispatcher.resumePending().catch((error: unknown) => logger.warn(errorFields(error), 'callback.resume_failed'));
-      }, 4 * callbackLeaseMs));
-      timers.push(setInterval(() => {
-        if (sweepingIntakes) return;
-        sweepIntakes().catch((error: unknown) => logger.warn(errorFields(error), 'intake.sweep_failed'));
-      }, Math.min(60_000, Math.max(1000, Math.floor(intakeStaleMs / 4)))));
+      if (!deps.resultsOnly) {
+        // Deliveries left by a projection process that died: taken over once their lease ran out.
+        // Looked for every four lease periods (a minute by default): the look is a scan of every
+        // job record, and a process dying mid-delivery is rare.
+        timers.push(setInterval(() => {
+          dispatcher.resumePending().catch((error: unknown) => logger.warn(errorFields(error), 'callback.resume_failed'));
+        }, 4 * callbackLeaseMs));
+        timers.push(setInterval(() => {
+          if (sweepingIntakes) return;
+          sweepIntakes().catch((error: unknown) => logger.warn(errorFields(error), 'intake.sweep_failed'));
+        }, Math.min(60_000, Math.max(1000, Math.floor(intakeStaleMs / 4)))));
+      }
       for (const timer of timers) timer.unref();
     },
     async stop() {

@@ -89,7 +89,7 @@ describe('check jobs on the embedded default', () => {
   });
 });
 
-describe('npm start killed mid-job (kill -9) and started again', () => {
+describe('npm start killed mid-job (kill -9: its matcher threads with it) and started again', () => {
   let dataDir: string;
   const children: ChildProcess[] = [];
   beforeAll(() => {
@@ -155,6 +155,13 @@ describe('npm start killed mid-job (kill -9) and started again', () => {
     const { results } = await allResults(dd, job.id);
     expect(results.map((r) => r.id)).toEqual(rows.map((r) => r.person.id));
     await expectOneCallback(dd, 'restart', job, 'check_job.completed');
+    // The matcher threads stored the results themselves: none went through checks.results
+    // (docs/architecture.md "Matcher").
+    const log = new DatabaseSync(join(dataDir, 'event-log.sqlite'), { readOnly: true });
+    const onLog = (topic: string) => (log.prepare('SELECT COUNT(*) AS n FROM log_messages WHERE topic = ?').get(topic) as { n: number }).n;
+    expect(onLog('checks.rows')).toBeGreaterThan(0);
+    expect(onLog('checks.results')).toBe(0);
+    log.close();
     third.child.kill('SIGTERM');
     expect(await new Promise((r) => third.child.once('exit', r))).toBe(0);
   }, 180_000);

@@ -56,4 +56,35 @@ describe('the embedded event log across threads of one process', () => {
       producerDb.close();
     }
   }, 120_000);
+
+  it('members of one group in two logs split the partitions by their share: every message to exactly one, by partition', async () => {
+    // The embedded default's matcher threads: one group, a log each, thread i taking partitions p mod 2 = i.
+    const dbs = [openEmbeddedDatabase(path), openEmbeddedDatabase(path)];
+    const logs = dbs.map((db) => createEmbeddedEventLog({ db, logger: silentLogger(), pollIntervalMs: 20 }));
+    const topic = `share-${crypto.randomUUID()}`;
+    await logs[0].createTopics([{ name: topic, partitions: 6, retentionMs: null, compacted: false }]);
+    const got: Array<Array<{ partition: number; key: string }>> = [[], []];
+    const total = 60;
+    let allSeen = () => {};
+    const seen = new Promise<void>((resolve) => { allSeen = resolve; });
+    const group = `g-${crypto.randomUUID()}`;
+    const subscriptions = await Promise.all(logs.map((log, member) => log.subscribe({
+      group, topics: [topic], share: { member, of: 2 },
+      async handleBatch(batch) {
+        for (const m of batch.messages) got[member].push({ partition: batch.partition, key: String(m.key) });
+        if (got[0].length + got[1].length >= total) allSeen();
+      },
+    })));
+    try {
+      await logs[0].publish(topic, Array.from({ length: total }, (_, i) => ({ key: `k${i}`, value: `v${i}`, headers: {} })));
+      await seen;
+      expect(got.map((g) => new Set(g.map((m) => m.partition % 2)))).toEqual([new Set([0]), new Set([1])]);
+      expect([...got[0], ...got[1]].map((m) => m.key).sort()).toEqual(Array.from({ length: total }, (_, i) => `k${i}`).sort());
+      expect(new Set([...got[0], ...got[1]].map((m) => m.partition)).size).toBe(6);
+    } finally {
+      for (const subscription of subscriptions) await subscription.close();
+      for (const log of logs) await log.close();
+      for (const db of dbs) db.close();
+    }
+  });
 });

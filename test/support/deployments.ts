@@ -18,7 +18,7 @@ import { silentLogger, type Logger } from '../../services/platform/logger.ts';
 import { openPlatform, type Platform } from '../../services/platform/open-platform.ts';
 import { ident, sql } from '../../services/platform/store/clickhouse/sql.ts';
 import {
-  createServiceContext, startApi, startMatcher, startMonitorService, startProjection, startServiceInWorker, type RunningApi, type RunningService, type ServiceOverrides,
+  createServiceContext, embeddedMatchers, startApi, startMatcher, startMonitorService, startPlanned, startProjection, startServiceInWorker, type RunningApi, type RunningService, type ServiceOverrides,
 } from '../../services/processes.ts';
 import type { CompanyRecord, DirectoryEntry } from '../../services/domain/index.ts';
 import type { ListEntry } from '../../services/domain/types.ts';
@@ -110,9 +110,14 @@ export async function startEmbedded(receiver: CallbackReceiver | null, options: 
     ...(receiver ? { callbackCa: receiver.cert } : {}), jobChunkRows: options.jobChunkRows ?? 250,
     ...(options.clock ? { projectionClock: options.clock } : {}), ...options.overrides,
   });
-  const running: RunningService[] = options.workers
-    ? [await startServiceInWorker('projection', config, context.overrides), await startServiceInWorker('matcher', config, context.overrides)]
-    : [await startProjection(context), await startMatcher(context)];
+  // With workers, the consumers as npm start runs them (processes.ts embeddedServices).
+  const running: RunningService[] = [];
+  if (options.workers) {
+    running.push(await startServiceInWorker('projection', config, context.overrides));
+    for (const matcher of embeddedMatchers(config.EMBEDDED_MATCHER_THREADS)) running.push(await startPlanned(matcher, context));
+  } else {
+    running.push(await startProjection(context), await startMatcher(context));
+  }
   const api = await startApi(context);
   running.push(api);
   const monitor = options.monitor ? await startMonitorService(context) : null;

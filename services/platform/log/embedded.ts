@@ -63,8 +63,8 @@ interface BatchAppends {
 interface Group {
   name: string;
   members: Member[];
-  /** topic → partition → owning member, recomputed whenever membership changes. */
-  owners: Map<string, Member[]>;
+  /** topic → partition → owning member (none: another thread's share), recomputed whenever membership changes. */
+  owners: Map<string, Array<Member | undefined>>;
   /** Partition workers currently running, by `${topic}/${partition}`. */
   workers: Set<string>;
 }
@@ -112,10 +112,14 @@ export function createEmbeddedEventLog(options: EmbeddedEventLogOptions): EventL
     for (const topic of topics) {
       const candidates = group.members.filter((m) => m.options.topics.includes(topic));
       const count = storage.partitionCount(topic);
-      const owners: Member[] = [];
-      for (let p = 0; p < count; p++) owners.push(candidates[p % candidates.length]);
+      const owners: Array<Member | undefined> = [];
+      for (let p = 0; p < count; p++) {
+        // A share (SubscribeOptions.share) leaves the other partitions to another thread's log.
+        const share = candidates[0]?.options.share;
+        owners.push(share && p % share.of !== share.member ? undefined : candidates[p % candidates.length]);
+      }
       group.owners.set(topic, owners);
-      for (let p = 0; p < count; p++) startWorker(group, topic, p);
+      for (let p = 0; p < count; p++) if (owners[p]) startWorker(group, topic, p);
     }
     wakeAll();
   }

@@ -115,6 +115,14 @@ export interface SubscribeOptions {
    * UnrecoverableMessageError is retried like a transient error.
    */
   deadLetterTopicOf?: (topic: string) => string;
+  /**
+   * Embedded log only: this member takes partitions `p` with `p % of === member` and no others.
+   * The embedded log coordinates a group within one log instance, so members of one group in
+   * several threads of a process (the embedded default's matcher threads, each with its own log
+   * on the file) split the partitions by this fixed share instead. Kafka's coordinator shares
+   * partitions itself; the Kafka adapter ignores it.
+   */
+  share?: { member: number; of: number };
 }
 
 export interface Subscription {
