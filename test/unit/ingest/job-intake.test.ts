@@ -218,7 +218,7 @@ describe('job intake', () => {
     const embedded = await chunksPerAppend(EMBEDDED_APPEND_BYTES);
     expect(kafka.reduce((a, b) => a + b)).toBe(embedded.reduce((a, b) => a + b));
     expect(Math.max(...kafka)).toBe(3);
-    expect(embedded.slice(0, -1).every((n) => n === 8), `${embedded}`).toBe(true);
+    expect(embedded.slice(0, -1).every((n) => n === 8), embedded.join(' ')).toBe(true);
   });
 
   it('a publish that fails after the record exists fails the job instead of leaving it queued', async () => {
