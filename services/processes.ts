@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './api/app.ts';
 import { startAppendThread } from './platform/log/append-thread.ts';
+import { EMBEDDED_APPEND_BYTES } from './ingest/jobs/chunk-publisher.ts';
 import { peopleServiceFromConfig } from './api/people/from-config.ts';
 import { cachedAccounts } from './api/cached-accounts.ts';
 import { buildWebPage } from './api/web/assets.ts';
@@ -218,6 +219,8 @@ export async function startApi(context: ServiceContext): Promise<RunningApi> {
       ...(config.PAYMENT_WEBHOOK_SECRET ? { paymentWebhookSecret: config.PAYMENT_WEBHOOK_SECRET } : {}),
       cursors: createCursorSeal({ keyring: platform.keys, ...(config.CURSOR_SECRET ? { configured: config.CURSOR_SECRET } : {}) }),
       ...(context.overrides.jobChunkRows ? { chunkRows: context.overrides.jobChunkRows } : {}),
+      // The embedded log has no batch limit: fewer, larger appends, so fewer fsyncs on this thread.
+      ...(platform.kind === 'embedded' ? { maxAppendBytes: EMBEDDED_APPEND_BYTES } : {}),
       ...(context.overrides.overlapIntake === false ? { overlapIntake: false } : {}),
       monitors: platform.monitors,
     },

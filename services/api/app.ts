@@ -140,6 +140,8 @@ export interface CheckJobsDeps {
   callbackLookup?: LookupAll;
   /** Rows per checks.rows message; default 2,000. */
   chunkRows?: number;
+  /** Row JSON per append of a job's rows; the embedded log takes EMBEDDED_APPEND_BYTES (services/ingest/jobs/chunk-publisher.ts). */
+  maxAppendBytes?: number;
   /** Seals results cursors with the platform's key ring, so every API process opens the others' cursors. */
   cursors: CursorSeal;
   /** Pay-per-list prices (docs/decisions.md §8); absent: no job waits for payment. */
@@ -391,6 +393,7 @@ function checkJobsContext(deps: ApiDeps, jobsDeps: CheckJobsDeps, clock: () => D
       return people.map((row) => checkJobRow(row, checks, previewLookups(deps, active.index, options), options));
     },
     ...(jobsDeps.chunkRows ? { chunkRows: jobsDeps.chunkRows } : {}),
+    ...(jobsDeps.maxAppendBytes ? { maxAppendBytes: jobsDeps.maxAppendBytes } : {}),
     ...(jobsDeps.prices ? { prices: jobsDeps.prices } : {}),
   });
   return {

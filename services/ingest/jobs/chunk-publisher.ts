@@ -22,8 +22,15 @@ import { toAvroPerson, type PipelineEvent } from '../../pipeline/events.ts';
 import { takePersonCells } from '../../pipeline/person-cells.ts';
 
 export const MAX_CHUNK_BYTES = 256 * 1024;
+/** One append's row JSON at most, by default: what a Kafka record batch may hold (above). */
 const MAX_APPEND_BYTES = 768 * 1024;
 const MAX_CHUNKS_PER_APPEND = 8;
+/**
+ * One append's row JSON on the embedded log, which has no batch limit: always 8 whole chunks, so
+ * a 1,000,000-row job commits ~65 times instead of ~170. Each commit waits for its fsync on the
+ * publishing thread (docs/architecture.md "Job intake", measured in docs/performance.md "Measurements").
+ */
+export const EMBEDDED_APPEND_BYTES = MAX_CHUNKS_PER_APPEND * MAX_CHUNK_BYTES;
 /**
  * Row appends awaiting the log's acknowledgement at once: enough to keep encoding busy while one
  * round trip is out (measured in docs/performance.md "Measurements"), few enough that what waits
@@ -66,8 +73,11 @@ export function createChunkPublisher(options: {
   chunkRows: number;
   publish: (events: PipelineEvent | PipelineEvent[]) => Promise<void>;
   pins?: RegisterPins;
+  /** Row JSON per append at most; default MAX_APPEND_BYTES (Kafka's), EMBEDDED_APPEND_BYTES on the embedded log. */
+  maxAppendBytes?: number;
 }): ChunkPublisher {
   const { job, locale, chunkRows, publish } = options;
+  const maxAppendBytes = options.maxAppendBytes ?? MAX_APPEND_BYTES;
   const pins = options.pins ?? NO_REGISTER_PINS;
   const checks = {
     check_people: job.options.check_people ?? true,
@@ -119,7 +129,7 @@ export function createChunkPublisher(options: {
 
   async function closeChunk(): Promise<void> {
     if (rows.length === 0) return;
-    if (pending.length > 0 && pendingBytes + chunkBytes > MAX_APPEND_BYTES) await flush();
+    if (pending.length > 0 && pendingBytes + chunkBytes > maxAppendBytes) await flush();
     pendingBytes += chunkBytes;
     // RowsChunk v7: a file row's person fields that are its cells travel once, as cells.
     const personCells = takePersonCells(rows);

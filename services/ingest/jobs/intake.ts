@@ -73,6 +73,8 @@ export interface JobIntakeDeps {
   /** Where people wait while a body is read; default the system temp directory. */
   spoolDir?: string;
   chunkRows?: number;
+  /** Row JSON per append of a job's rows (chunk-publisher.ts); the embedded log takes EMBEDDED_APPEND_BYTES. */
+  maxAppendBytes?: number;
   /** Least time between two signs of life while publishing; default DEFAULT_INTAKE_TOUCH_MS. */
   touchIntervalMs?: number;
   /**
@@ -355,7 +357,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   async function publishJob(job: JobRecord, spooled: SpooledPeople, locale: Locale, pins: RegisterPins): Promise<number> {
-    const publisher = createChunkPublisher({ job, locale, chunkRows, publish: livePublish(job.id), pins });
+    const publisher = createChunkPublisher({ job, locale, chunkRows, publish: livePublish(job.id), pins, maxAppendBytes: deps.maxAppendBytes });
     await publisher.created();
     for await (const { people, cells, sizes } of spooled.read({ maxRows: chunkRows, maxBytes: MAX_CHUNK_BYTES })) {
       await publisher.add(people, cells, sizes);
@@ -423,7 +425,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
           const pins = pinnedRegisters(spec);
           const job = { ...newRecord({ rowCount: 0, sha256: '' }, spec, version), input_sha256: null, private_list_version_id: privateList };
           await deps.jobs.createJob(job);
-          const publisher = createChunkPublisher({ job, locale: spec.locale, chunkRows, publish: livePublish(job.id), pins });
+          const publisher = createChunkPublisher({ job, locale: spec.locale, chunkRows, publish: livePublish(job.id), pins, maxAppendBytes: deps.maxAppendBytes });
           holder.opened = { job, spec, publisher, state: 'open', alive: heartbeat(job.id) };
           await publisher.created();
           for (const b of held) await publisher.add(b.people, b.cells, b.sizes);

@@ -16,6 +16,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { PersonInput } from '../../domain/types.ts';
 import { modifiedAtMs, sweepFolder } from '../../platform/folder-sweep.ts';
+import type { PeopleBatch } from '../people/batches.ts';
 import { PERSON_FIELDS } from '../people/tokens.ts';
 import { SpoolNotKeptError, spoolFullIfDiskFull } from './errors.ts';
 
@@ -215,12 +216,9 @@ export async function spoolBody(
   try {
     for await (const people of readPeople(written())) {
       if (people.length === 0) continue;
-      const sizes: number[] = new Array(people.length);
+      const sizes = jsonLengthsOf(people);
       let bytes = 0;
-      for (let i = 0; i < people.length; i++) {
-        sizes[i] = jsonTextLength(people[i]);
-        bytes += sizes[i] + 1; // as the row spool's lines with their newlines
-      }
+      for (let i = 0; i < people.length; i++) bytes += sizes[i] + 1; // as the row spool's lines with their newlines
       rowCount += people.length;
       await onBatch({ people, cells: new Array(people.length).fill(null), sizes, bytes });
     }
@@ -251,8 +249,10 @@ async function* rebatched(batches: AsyncIterable<PersonInput[]>, { maxRows, maxB
   let bytes = 0;
   const batch = (): SpoolBatch => ({ people, cells: new Array(people.length).fill(null), sizes, bytes });
   for await (const read of batches) {
-    for (const person of read) {
-      const size = jsonTextLength(person);
+    const readSizes = jsonLengthsOf(read);
+    for (let i = 0; i < read.length; i++) {
+      const person = read[i];
+      const size = readSizes[i];
       if (people.length > 0 && bytes + size > maxBytes) {
         yield batch();
         people = [];
@@ -291,6 +291,17 @@ function unspooledBatch(batch: PersonInput[] | SpoolRow[]): SpoolBatch {
     bytes += sizes[i] + 1; // and the newline, as a written batch counts its text
   }
   return { people, cells, sizes, bytes };
+}
+
+/**
+ * `jsonTextLength` of every person of a reader's batch: the lengths the tokenizer counted while
+ * reading (PeopleBatch), measured here only where it did not count one.
+ */
+function jsonLengthsOf(people: PeopleBatch): number[] {
+  const counted = people.jsonLengths;
+  if (counted === undefined || counted.length !== people.length) return people.map(jsonTextLength);
+  for (let i = 0; i < counted.length; i++) if (counted[i] < 0) counted[i] = jsonTextLength(people[i]);
+  return counted;
 }
 
 /** `JSON.stringify(cells).length` without making the string. */

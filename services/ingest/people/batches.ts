@@ -2,6 +2,13 @@ import type { PersonInput } from '../../domain/types.ts';
 import { createUtf8Decoder } from './limits.ts';
 
 /**
+ * A batch as the readers yield it: people, and per person `JSON.stringify(person).length` as the
+ * tokenizer counted it while reading (-1: not counted), so the intake need not measure each
+ * person again (services/ingest/jobs/spool.ts `jsonLengthsOf`).
+ */
+export type PeopleBatch = PersonInput[] & { jsonLengths?: number[] };
+
+/**
  * What the JSON and NDJSON body readers share: text fed chunk by chunk into a buffer that keeps
  * the unparsed tail, and people handed out in batches.
  */
@@ -11,15 +18,18 @@ export abstract class PeopleBatcher<Summary> {
   /** People read so far. */
   count = 0;
   batch: PersonInput[] = [];
+  jsonLengths: number[] = [];
 
   feed(text: string): void {
     this.buf = this.pos < this.buf.length ? this.buf.slice(this.pos) + text : text;
     this.pos = 0;
   }
 
-  takeBatch(): PersonInput[] {
-    const batch = this.batch;
+  takeBatch(): PeopleBatch {
+    const batch: PeopleBatch = this.batch;
+    batch.jsonLengths = this.jsonLengths;
     this.batch = [];
+    this.jsonLengths = [];
     return batch;
   }
 

@@ -10,7 +10,7 @@ import type { PersonInput } from '../../domain/types.ts';
 import { PeopleBatcher, readBatches } from './batches.ts';
 import { IntakeError } from './errors.ts';
 import { resolveLimits, type IntakeLimits, type ResolvedLimits } from './limits.ts';
-import { INCOMPLETE, INVALID, TOO_LONG, looksLikeJsonValue, parsePerson, parsedPerson, scanRawValue, scanString, scannedString, skipWhitespace } from './tokens.ts';
+import { INCOMPLETE, INVALID, TOO_LONG, looksLikeJsonValue, parsePerson, parsedPerson, parsedPersonJsonLength, scanRawValue, scanString, scannedString, skipWhitespace } from './tokens.ts';
 
 export interface JsonIntakeOptions extends IntakeLimits {
   /** Called with each top-level field other than `people`, in body order, once read. */
@@ -73,6 +73,7 @@ class JsonBodyParser extends PeopleBatcher<JsonBodySummary> {
         const end = parsePerson(buf, j, this.limits, { index: this.count });
         if (end === INCOMPLETE) break;
         this.batch.push(parsedPerson);
+        this.jsonLengths.push(parsedPersonJsonLength);
         this.count += 1;
         j = end;
         this.state = 'after_person';

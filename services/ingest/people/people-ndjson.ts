@@ -9,7 +9,7 @@ import type { PersonInput } from '../../domain/types.ts';
 import { PeopleBatcher, readBatches } from './batches.ts';
 import { IntakeError } from './errors.ts';
 import { resolveLimits, type IntakeLimits, type ResolvedLimits } from './limits.ts';
-import { INCOMPLETE, looksLikeJsonValue, parsePerson, parsedPerson } from './tokens.ts';
+import { INCOMPLETE, looksLikeJsonValue, parsePerson, parsedPerson, parsedPersonJsonLength } from './tokens.ts';
 
 export interface NdjsonBodySummary {
   peopleCount: number;
@@ -62,6 +62,7 @@ class NdjsonParser extends PeopleBatcher<NdjsonBodySummary> {
       const end = parsePerson(buf, j, this.limits, { index: this.count, line: this.line });
       if (end === INCOMPLETE) break;
       this.batch.push(parsedPerson);
+      this.jsonLengths.push(parsedPersonJsonLength);
       this.count += 1;
       this.lineHasPerson = true;
       j = end;

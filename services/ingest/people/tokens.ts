@@ -28,9 +28,13 @@ export const PERSON_FIELDS: ReadonlySet<string> = new Set([
  * so a row's keys are neither sliced out of the body nor hashed, and the person's properties are
  * set with the same (internalised) strings every time (docs/performance.md "Measurements").
  */
-const FIELDS_BY_LENGTH: ReadonlyArray<readonly string[]> = (() => {
-  const byLength: string[][] = [];
-  for (const name of PERSON_FIELDS) (byLength[name.length] ??= []).push(name);
+const FIELDS_BY_LENGTH: ReadonlyArray<ReadonlyArray<{ name: string; bit: number }>> = (() => {
+  const byLength: Array<Array<{ name: string; bit: number }>> = [];
+  let bit = 1;
+  for (const name of PERSON_FIELDS) {
+    (byLength[name.length] ??= []).push({ name, bit });
+    bit *= 2;
+  }
   return byLength;
 })();
 const LONGEST_FIELD = Math.max(...[...PERSON_FIELDS].map((name) => name.length));
@@ -42,6 +46,11 @@ const ESCAPES: Record<number, string> = { 34: '"', 92: '\\', 47: '/', 98: '\b', 
 
 /** The value of the string scanned last (kept here to spare an object per token). */
 export let scannedString = '';
+/**
+ * Whether that string held no escape: its text in the body was its value, so (the body being
+ * well-formed UTF-8 without control characters) JSON.stringify writes it back as its length + 2.
+ */
+let scannedUnescaped = true;
 
 /**
  * Scans the JSON string whose opening quote is at `start`; returns the index after the closing
@@ -58,9 +67,11 @@ export function scanString(buf: string, start: number, maxLength: number): numbe
     if (c === QUOTE) {
       if (out === '') {
         scannedString = buf.slice(segment, j);
+        scannedUnescaped = true;
         return j + 1;
       }
       scannedString = out + buf.slice(segment, j);
+      scannedUnescaped = false;
       // A \u escape of a lone surrogate names no character: no UTF-8 can hold it, and echoed back
       // it makes our own JSON unreadable to strict parsers (docs/api-decisions.md "Unicode").
       return scannedString.isWellFormed() ? j + 1 : INVALID;
@@ -173,17 +184,20 @@ function knownKeyAt(buf: string, start: number): string | null {
   if (end >= limit) return null;
   const candidates = FIELDS_BY_LENGTH[end - first];
   if (candidates === undefined) return null;
-  for (const name of candidates) {
+  for (const { name, bit } of candidates) {
     let k = 0;
     while (k < name.length && buf.charCodeAt(first + k) === name.charCodeAt(k)) k += 1;
     if (k === name.length) {
       knownKeyEnd = end + 1;
+      knownKeyBit = bit;
       return name;
     }
   }
   return null;
 }
 let knownKeyEnd = 0;
+/** The field's own bit, for telling a repeated field (its person's JSON is then measured again). */
+let knownKeyBit = 0;
 
 /**
  * `person[key] = value` with a named store per field: one keyed store site seeing fifteen names
@@ -210,6 +224,12 @@ function setField(person: PersonInput, key: string, value: string): void {
 
 /** The person read last by `parsePerson`. */
 export let parsedPerson: PersonInput = {};
+/**
+ * `JSON.stringify(parsedPerson).length`, counted while it was read (the chunk publisher's size of
+ * a row, docs/architecture.md "Job intake"), or -1 when it was not (a key written with an escape,
+ * a field given twice): the caller then measures the person itself.
+ */
+export let parsedPersonJsonLength = -1;
 
 function fail(code: ConstructorParameters<typeof IntakeError>[0], place: PersonPlace, field?: string | null, limit?: number): never {
   const path = field ? `people[${place.index}].${field}` : `people[${place.index}]`;
@@ -225,6 +245,10 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
   const person: PersonInput = {};
   let j = start + 1;
   let first = true;
+  // The person's JSON as JSON.stringify writes it: `{`, then `"key":"value"` and `,` or `}` per field.
+  let jsonLength = 1;
+  let measured = true;
+  let fieldsSeen = 0;
   for (;;) {
     j = skipWhitespace(buf, j, rules.allowNewlines);
     if (j - start > MAX_PERSON_CHARS) fail('value_too_large', place, null, MAX_PERSON_CHARS);
@@ -234,7 +258,9 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
     if (c !== QUOTE) fail('invalid_json', place);
     let key = knownKeyAt(buf, j);
     let keyEnd = knownKeyEnd;
+    let keyBit = knownKeyBit;
     if (key === null) {
+      keyBit = 0;
       keyEnd = scanString(buf, j, rules.maxStringLength);
       if (keyEnd === INCOMPLETE) return INCOMPLETE;
       if (keyEnd === TOO_LONG) fail('unknown_field', place);
@@ -263,7 +289,12 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
     if (valueEnd === INCOMPLETE) return INCOMPLETE;
     if (valueEnd === TOO_LONG) fail('string_too_long', place, field, rules.maxStringLength);
     if (valueEnd === INVALID) fail('invalid_json', place, field);
-    if (known) setField(person, key, scannedString);
+    if (known) {
+      setField(person, key, scannedString);
+      if (keyBit === 0 || (fieldsSeen & keyBit) !== 0) measured = false;
+      fieldsSeen |= keyBit;
+      jsonLength += key.length + 4 + (scannedUnescaped ? scannedString.length + 2 : JSON.stringify(scannedString).length);
+    }
 
     j = skipWhitespace(buf, valueEnd, rules.allowNewlines);
     if (j - start > MAX_PERSON_CHARS) fail('value_too_large', place, null, MAX_PERSON_CHARS);
@@ -275,6 +306,7 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
     first = false;
   }
   parsedPerson = person;
+  parsedPersonJsonLength = !measured ? -1 : jsonLength === 1 ? 2 : jsonLength;
   return j + 1;
 }
 

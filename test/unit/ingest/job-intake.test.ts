@@ -5,7 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { TEST_LIST_VERSION } from '../../../services/domain/index.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
 import { AddonRequiredError, JobInputError, ListNotReadyError, SpoolNotKeptError } from '../../../services/ingest/jobs/errors.ts';
-import { MAX_APPENDS_IN_FLIGHT } from '../../../services/ingest/jobs/chunk-publisher.ts';
+import { EMBEDDED_APPEND_BYTES, MAX_APPENDS_IN_FLIGHT } from '../../../services/ingest/jobs/chunk-publisher.ts';
 import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/intake.ts';
 import { cellsTextLength, jsonTextLength, removeStaleSpoolFiles, spoolBody, spoolFileName, spoolHost, spoolPeople, spoolRows, type SpoolBatch, type SpoolRow } from '../../../services/ingest/jobs/spool.ts';
 import { readPeopleFromJson } from '../../../services/ingest/people/index.ts';
@@ -197,6 +197,28 @@ describe('job intake', () => {
     for (const append of appends) expect(JSON.stringify(append).length).toBeLessThan(1024 * 1024);
     expect(chunks.length).toBeGreaterThan(1);
     expect(job.row_count).toBe(1000);
+  });
+
+  it('on the embedded log (EMBEDDED_APPEND_BYTES) an append holds 8 whole chunks where Kafka\'s bound holds 3', async () => {
+    const { jobs } = setup();
+    // ~130 characters of row JSON, as the bench's rows: a 2,000-row chunk is cut at 256 KB.
+    const row = (i: number): PersonInput => ({ id: `p${i}`, name: `Person ${i}`.padEnd(60, 'x'), address: `Vej ${i}, 8000 Aarhus C`.padEnd(40, 'y') });
+    const chunksPerAppend = async (maxAppendBytes?: number): Promise<number[]> => {
+      const appends: PipelineEvent[][] = [];
+      const intake = createJobIntake({
+        jobs, events: { publish: async (events) => void appends.push(Array.isArray(events) ? events : [events]) },
+        currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: tempDir(),
+        ...(maxAppendBytes ? { maxAppendBytes } : {}),
+      });
+      const job = await intake.createJob({ ...spec(), people: batches(Array.from({ length: 40_000 }, (_, i) => row(i)), 1000) });
+      expect(job.row_count).toBe(40_000);
+      return appends.map((append) => append.filter((e) => e.type === 'RowsChunk').length).filter((n) => n > 0);
+    };
+    const kafka = await chunksPerAppend();
+    const embedded = await chunksPerAppend(EMBEDDED_APPEND_BYTES);
+    expect(kafka.reduce((a, b) => a + b)).toBe(embedded.reduce((a, b) => a + b));
+    expect(Math.max(...kafka)).toBe(3);
+    expect(embedded.slice(0, -1).every((n) => n === 8), embedded.join(' ')).toBe(true);
   });
 
   it('a publish that fails after the record exists fails the job instead of leaving it queued', async () => {

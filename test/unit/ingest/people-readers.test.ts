@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeLimits } from '../../../services/ingest/people/index.ts';
+import { IntakeError, readPeopleFromJson, readPeopleFromNdjson, type IntakeLimits, type PeopleBatch } from '../../../services/ingest/people/index.ts';
 import type { JsonIntakeOptions } from '../../../services/ingest/people/index.ts';
 import { apiErrorOfIntake } from '../../../services/api/jobs/intake-issues.ts';
 import type { PersonInput } from '../../../services/domain/types.ts';
@@ -219,6 +219,46 @@ describe('readPeopleFromJson', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('the person JSON lengths counted while reading (the chunk publisher\'s row size)', () => {
+  const known = ['id', 'name', 'first_name', 'address', 'postal_code', 'company_name'];
+  // A value as written in the body: plain text (any code point), or with escapes of every kind.
+  const rawValue = fc.oneof(
+    fc.string({ maxLength: 12, unit: 'binary' }).map((value) => JSON.stringify(value)),
+    fc.array(fc.oneof(
+      fc.constantFrom('\\"', '\\\\', '\\/', '\\b', '\\n', '\\t', '\\u0041', '\\u00e6', '\\u0001', '\\u2028', '\\ud83d\\ude00', 'æø', '😀', 'x'),
+    ), { maxLength: 6 }).map((parts) => `"${parts.join('')}"`),
+  );
+  // Keys: known ones plainly, a known one with an escape, an unknown one (ignored).
+  const rawKey = fc.oneof(fc.constantFrom(...known).map((key) => `"${key}"`), fc.constant('"n\\u0061me"'), fc.constant('"extra"'));
+  const personText = fc.array(fc.tuple(rawKey, rawValue, fc.constantFrom('', ' ', '\t ')), { maxLength: 6 })
+    .map((fields) => `{${fields.map(([key, value, space]) => `${space}${key}${space}:${space}${value}`).join(',')}}`);
+
+  it('equal JSON.stringify(person).length wherever counted, and are counted for every person whose keys are plain and given once', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(personText, { minLength: 1, maxLength: 20 }), fc.array(fc.nat(), { maxLength: 8 }), fc.boolean(), async (texts, rawCuts, ndjson) => {
+        const body = encoder.encode(ndjson ? texts.join('\n') : `{"people":[${texts.join(',')}]}`);
+        const cuts = rawCuts.map((n) => n % (body.length + 1));
+        const reader = ndjson
+          ? readPeopleFromNdjson(input(body, cuts), { batchSize: 3, unknownFields: 'ignore' })
+          : readPeopleFromJson(input(body, cuts), { batchSize: 3, unknownFields: 'ignore' });
+        let index = 0;
+        for await (const batch of reader as AsyncGenerator<PeopleBatch>) {
+          expect(batch.jsonLengths).toHaveLength(batch.length);
+          for (let i = 0; i < batch.length; i++, index++) {
+            const keys = [...texts[index].matchAll(/"(id|name|first_name|address|postal_code|company_name|n\\u0061me)"\s*:/g)].map((m) => m[1]);
+            const plainOnce = !keys.includes('n\\u0061me') && new Set(keys).size === keys.length;
+            const counted = batch.jsonLengths![i];
+            if (plainOnce) expect(counted).toBe(JSON.stringify(batch[i]).length);
+            else expect([-1, JSON.stringify(batch[i]).length]).toContain(counted);
+          }
+        }
+        expect(index).toBe(texts.length);
+      }),
+      { numRuns: 300 },
     );
   });
 });
