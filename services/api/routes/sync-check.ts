@@ -41,7 +41,7 @@ interface SyncCheckCommon<Body extends CheckBody> {
 
 /**
  * The answer is parsed with its schema before it is written, which also puts its keys in the
- * schema's order (a company result's keys come in another order from the domain).
+ * schema's order whatever order the check made them in (company and phone checks).
  */
 interface CheckedThenWritten<Body extends CheckBody, Response> extends SyncCheckCommon<Body> {
   check(body: Body, options: CheckOptions, caller: Caller): Response | Promise<Response>;
