@@ -304,7 +304,6 @@ const bench: Bench = async (): Promise<BenchSection> => {
 /** The goal for matching on one thread: at least half the rate of a Map lookup of a normalised key. */
 const MAP_LOOKUP_GOAL_RATIO = 0.5;
 
-/** The key of the baseline lookup: the normalised name and address text (docs/matching.md "Normalisation"). */
 /** SHA-256 of every answer, JSON one line each, over the input sets in order. */
 function resultsHash(index: ListIndex, inputSets: PersonInput[][]): string {
   const hash = createHash('sha256');
