@@ -12,6 +12,7 @@
  * JOB_DRIVER_HASH=1 also pages every result of the last round and prints the bench's results
  * SHA-256 (it must not change when only speed changes). EMBEDDED_MATCHER_THREADS sets the matcher
  * threads (services/platform/config.ts; each is a `matcher` thread, their CPU summed).
+ * JOB_DRIVER_MATCHER_BATCH sets the chunks of a matcher batch (ServiceOverrides.matcherBatchChunks).
  *
  * Not a bench of its own (no goal, no report). Run: `node test/bench/job-driver.ts` (add
  * `--cpu-prof --cpu-prof-dir=…` for one profile per thread). For an A/B run, run the other side's
@@ -75,7 +76,8 @@ const listEntries = [...generateListEntries(LIST_ENTRIES, SEED)];
 const body = jobBody();
 // EMBEDDED_MATCHER_THREADS from the environment, for A/B runs of the thread count (else the default).
 const threads: Record<string, string> = process.env.EMBEDDED_MATCHER_THREADS ? { EMBEDDED_MATCHER_THREADS: process.env.EMBEDDED_MATCHER_THREADS } : {};
-const d = await startEmbedded(null, { listEntries, jobChunkRows: CHUNK_ROWS, env: { PROJECTION_COUNT_INTERVAL_MS: '1000', ...threads }, workers: true });
+const overrides = process.env.JOB_DRIVER_MATCHER_BATCH ? { matcherBatchChunks: Number(process.env.JOB_DRIVER_MATCHER_BATCH) } : {};
+const d = await startEmbedded(null, { listEntries, jobChunkRows: CHUNK_ROWS, env: { PROJECTION_COUNT_INTERVAL_MS: '1000', ...threads }, workers: true, overrides });
 try {
   const warm = await call(d, 'POST', '/v2/check-jobs', JSON.stringify({ people: [{ name: 'Anne Hansen', address: 'Vestergade 3, 5000 Odense' }] }));
   await waitDone(d, warm.json.id, 300_000);
