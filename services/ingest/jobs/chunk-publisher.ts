@@ -20,6 +20,7 @@ import type { Locale } from '../../domain/types.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { toAvroPerson, type PipelineEvent } from '../../pipeline/events.ts';
 import { takePersonCells } from '../../pipeline/person-cells.ts';
+import type { AvroPeople } from '../people/avro-people.ts';
 
 export const MAX_CHUNK_BYTES = 256 * 1024;
 /** One append's row JSON at most, by default: what a Kafka record batch may hold (above). */
@@ -42,8 +43,12 @@ type Cells = Array<string | null> | null;
 
 export interface ChunkPublisher {
   created(): Promise<void>;
-  /** Adds rows (each with its cells and JSON size); publishes whole appends as they fill. */
-  add(people: JobRowInput[], cells: Cells[], sizes: number[]): Promise<void>;
+  /**
+   * Adds rows (each with its cells and JSON size); publishes whole appends as they fill. With
+   * `avro` (a body's people as the tokenizer wrote them, cells all null) the rows are taken from
+   * there and `people` is not read.
+   */
+  add(people: JobRowInput[], cells: Cells[], sizes: number[], avro?: AvroPeople): Promise<void>;
   /** Publishes what is left, waits until every row is durable, then RowsComplete; returns the counts. */
   complete(inputSha256: string, completedAt: string): Promise<{ rows: number; chunks: number }>;
   /** Waits until no append is in flight (their failures are kept for `add`/`complete`). */
@@ -91,6 +96,8 @@ export function createChunkPublisher(options: {
   let chunk = 0;
   let row = 0;
   let rows: Array<{ row: number; person: ReturnType<typeof toAvroPerson>; cells: Cells }> = [];
+  /** The chunk's rows as Avro InputRow records instead, when they came as Avro people (`encodedRows` of them). */
+  const encoded = new EncodedRows();
   let chunkBytes = 0;
   let pending: PipelineEvent[] = [];
   let pendingBytes = 0;
@@ -128,7 +135,7 @@ export function createChunkPublisher(options: {
   }
 
   async function closeChunk(): Promise<void> {
-    if (rows.length === 0) return;
+    if (rows.length === 0 && encoded.count === 0) return;
     if (pending.length > 0 && pendingBytes + chunkBytes > maxAppendBytes) await flush();
     pendingBytes += chunkBytes;
     // RowsChunk v7: a file row's person fields that are its cells travel once, as cells.
@@ -140,6 +147,7 @@ export function createChunkPublisher(options: {
         private_list_version_id: privateListVersionId,
         ...checks, company_register_version_id: pins.company_register_version_id, phone_directory_version_id: pins.phone_directory_version_id,
         address_register_version_id: pins.address_register_version_id, person_cells: personCells,
+        ...(encoded.count > 0 ? { rows_avro: encoded.take() } : {}),
       },
     });
     chunk += 1;
@@ -162,8 +170,20 @@ export function createChunkPublisher(options: {
         },
       });
     },
-    async add(people, cells, sizes) {
+    async add(people, cells, sizes, avro) {
       await throwIfFailed();
+      if (avro !== undefined) {
+        // A chunk is all records or all rows; a job's rows all come one way, so this never cuts one early.
+        if (rows.length > 0) await closeChunk();
+        for (let i = 0; i < people.length; i++) {
+          if (encoded.count > 0 && chunkBytes + sizes[i] > MAX_CHUNK_BYTES) await closeChunk();
+          encoded.add(row++, avro, i);
+          chunkBytes += sizes[i];
+          if (encoded.count >= chunkRows) await closeChunk();
+        }
+        return;
+      }
+      if (encoded.count > 0) await closeChunk();
       for (let i = 0; i < people.length; i++) {
         if (rows.length > 0 && chunkBytes + sizes[i] > MAX_CHUNK_BYTES) await closeChunk();
         rows.push({ row: row++, person: toAvroPerson(people[i]), cells: cells[i] });
@@ -181,4 +201,49 @@ export function createChunkPublisher(options: {
     },
     drain,
   };
+}
+
+/**
+ * A chunk's rows as the RowsChunk's `rows` array in Avro (RowsChunkEvent.rows_avro), from people
+ * the tokenizer wrote (docs/intake.md "Avro people"): per row its number, its person record and
+ * null cells; taken as the array (one block of every row, then the zero count), as the codec writes it.
+ */
+class EncodedRows {
+  private buf: Buffer = Buffer.allocUnsafeSlow(512 * 1024);
+  private pos = 0;
+  count = 0;
+
+  add(row: number, people: AvroPeople, i: number): void {
+    const from = i === 0 ? 0 : people.ends[i - 1];
+    const to = people.ends[i];
+    if (this.pos + (to - from) + 11 > this.buf.length) {
+      const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.pos + (to - from) + 11));
+      this.buf.copy(next, 0, 0, this.pos);
+      this.buf = next;
+    }
+    this.pos = writeVarint(this.buf, this.pos, row * 2);
+    this.pos += people.bytes.copy(this.buf, this.pos, from, to);
+    this.buf[this.pos++] = 0; // cells: null
+    this.count += 1;
+  }
+
+  take(): Buffer {
+    const out = Buffer.allocUnsafe(10 + this.pos + 1);
+    let pos = writeVarint(out, 0, this.count * 2);
+    pos += this.buf.copy(out, pos, 0, this.pos);
+    out[pos++] = 0;
+    this.pos = 0;
+    this.count = 0;
+    return out.subarray(0, pos);
+  }
+}
+
+/** A non-negative zig-zagged long (2n) as an Avro varint at `pos`; returns the end. */
+function writeVarint(buf: Buffer, pos: number, n: number): number {
+  while (n >= 0x80) {
+    buf[pos++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  buf[pos++] = n;
+  return pos;
 }

@@ -41,7 +41,7 @@ class JsonBodyParser extends PeopleBatcher<JsonBodySummary> {
   private readonly onField: JsonIntakeOptions['onField'];
 
   constructor(options: JsonIntakeOptions) {
-    super();
+    super(options.encodeAvro === true);
     this.limits = resolveLimits(options, true);
     this.onField = options.onField;
   }
@@ -70,9 +70,10 @@ class JsonBodyParser extends PeopleBatcher<JsonBodySummary> {
         if (this.count >= this.limits.maxPeople) {
           throw new IntakeError('too_many_people', 'people', { limit: this.limits.maxPeople });
         }
-        const end = parsePerson(buf, j, this.limits, { index: this.count });
+        const end = parsePerson(buf, j, this.limits, { index: this.count }, this.avro);
         if (end === INCOMPLETE) break;
-        this.batch.push(parsedPerson);
+        // undefined with encodeAvro (PeopleBatch.avro holds the person).
+        this.batch.push(parsedPerson as PersonInput);
         this.jsonLengths.push(parsedPersonJsonLength);
         this.count += 1;
         j = end;

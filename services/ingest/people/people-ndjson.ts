@@ -24,7 +24,7 @@ class NdjsonParser extends PeopleBatcher<NdjsonBodySummary> {
   private readonly limits: ResolvedLimits;
 
   constructor(limits: IntakeLimits) {
-    super();
+    super(limits.encodeAvro === true);
     this.limits = resolveLimits(limits, false);
   }
 
@@ -59,9 +59,10 @@ class NdjsonParser extends PeopleBatcher<NdjsonBodySummary> {
       if (this.count >= this.limits.maxPeople) {
         throw new IntakeError('too_many_people', 'people', { line: this.line, limit: this.limits.maxPeople });
       }
-      const end = parsePerson(buf, j, this.limits, { index: this.count, line: this.line });
+      const end = parsePerson(buf, j, this.limits, { index: this.count, line: this.line }, this.avro);
       if (end === INCOMPLETE) break;
-      this.batch.push(parsedPerson);
+      // undefined with encodeAvro (PeopleBatch.avro holds the person).
+      this.batch.push(parsedPerson as PersonInput);
       this.jsonLengths.push(parsedPersonJsonLength);
       this.count += 1;
       this.lineHasPerson = true;

@@ -7,6 +7,7 @@
  * rescans cost little and the buffer never holds more than one chunk plus one token.
  */
 import type { PersonInput } from '../../domain/types.ts';
+import type { AvroPeopleWriter } from './avro-people.ts';
 import { IntakeError, safeFieldName } from './errors.ts';
 
 /** Results below zero: the buffer ended inside the token, or the token is bad. */
@@ -37,6 +38,8 @@ const FIELDS_BY_LENGTH: ReadonlyArray<ReadonlyArray<{ name: string; bit: number 
   }
   return byLength;
 })();
+/** A field's place in PERSON_FIELDS, which is the RowsChunk person record's order (AvroPeopleWriter). */
+const FIELD_INDEX: ReadonlyMap<string, number> = new Map([...PERSON_FIELDS].map((name, index) => [name, index]));
 const LONGEST_FIELD = Math.max(...[...PERSON_FIELDS].map((name) => name.length));
 
 const QUOTE = 34;
@@ -55,9 +58,11 @@ let scannedUnescaped = true;
 /**
  * Scans the JSON string whose opening quote is at `start`; returns the index after the closing
  * quote (value in `scannedString`), INCOMPLETE, TOO_LONG (more than `maxLength` UTF-16 units once
- * decoded, found as soon as it is passed) or INVALID (control character, bad escape).
+ * decoded, found as soon as it is passed) or INVALID (control character, bad escape). With
+ * `sliceUnescaped` false a string without escapes is not sliced out (`scannedString` is then ''):
+ * its text is the body's between the quotes.
  */
-export function scanString(buf: string, start: number, maxLength: number): number {
+export function scanString(buf: string, start: number, maxLength: number, sliceUnescaped = true): number {
   const len = buf.length;
   let out = '';
   let segment = start + 1;
@@ -66,7 +71,7 @@ export function scanString(buf: string, start: number, maxLength: number): numbe
     const c = buf.charCodeAt(j);
     if (c === QUOTE) {
       if (out === '') {
-        scannedString = buf.slice(segment, j);
+        scannedString = sliceUnescaped ? buf.slice(segment, j) : '';
         scannedUnescaped = true;
         return j + 1;
       }
@@ -222,8 +227,8 @@ function setField(person: PersonInput, key: string, value: string): void {
   }
 }
 
-/** The person read last by `parsePerson`. */
-export let parsedPerson: PersonInput = {};
+/** The person read last by `parsePerson` (undefined: only its Avro record was written). */
+export let parsedPerson: PersonInput | undefined = {};
 /**
  * `JSON.stringify(parsedPerson).length`, counted while it was read (the chunk publisher's size of
  * a row, docs/architecture.md "Job intake"), or -1 when it was not (a key written with an escape,
@@ -239,10 +244,14 @@ function fail(code: ConstructorParameters<typeof IntakeError>[0], place: PersonP
 /**
  * Parses one flat person object whose `{` is at `start`; returns the index after its `}` (the
  * person in `parsedPerson`) or INCOMPLETE. Throws IntakeError for everything that is wrong.
+ * With `avro`, the person's Avro record is written there instead and no person is made
+ * (`parsedPerson` undefined), except when its JSON length was not counted: then it is made too,
+ * for the caller to measure (docs/intake.md "Avro people").
  */
-export function parsePerson(buf: string, start: number, rules: PersonRules, place: PersonPlace): number {
+export function parsePerson(buf: string, start: number, rules: PersonRules, place: PersonPlace, avro: AvroPeopleWriter | null = null): number {
   const len = buf.length;
-  const person: PersonInput = {};
+  const person: PersonInput | null = avro === null ? {} : null;
+  avro?.beginPerson();
   let j = start + 1;
   let first = true;
   // The person's JSON as JSON.stringify writes it: `{`, then `"key":"value"` and `,` or `}` per field.
@@ -285,15 +294,20 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
       }
       fail('invalid_json', place, field);
     }
-    const valueEnd = scanString(buf, j, rules.maxStringLength);
+    const valueEnd = scanString(buf, j, rules.maxStringLength, person !== null);
     if (valueEnd === INCOMPLETE) return INCOMPLETE;
     if (valueEnd === TOO_LONG) fail('string_too_long', place, field, rules.maxStringLength);
     if (valueEnd === INVALID) fail('invalid_json', place, field);
     if (known) {
-      setField(person, key, scannedString);
+      if (person !== null) setField(person, key, scannedString);
+      else {
+        const index = keyBit !== 0 ? 31 - Math.clz32(keyBit) : FIELD_INDEX.get(key)!;
+        if (scannedUnescaped) avro!.fieldText(index, buf, j + 1, valueEnd - 1);
+        else avro!.fieldString(index, scannedString);
+      }
       if (keyBit === 0 || (fieldsSeen & keyBit) !== 0) measured = false;
       fieldsSeen |= keyBit;
-      jsonLength += key.length + 4 + (scannedUnescaped ? scannedString.length + 2 : JSON.stringify(scannedString).length);
+      jsonLength += key.length + 4 + (scannedUnescaped ? valueEnd - j : JSON.stringify(scannedString).length);
     }
 
     j = skipWhitespace(buf, valueEnd, rules.allowNewlines);
@@ -305,7 +319,12 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
     j += 1;
     first = false;
   }
-  parsedPerson = person;
+  if (avro !== null) {
+    avro.endPerson();
+    // Not counted (an escaped key, a field given twice): the person is made as before, to be measured.
+    if (!measured) parsePerson(buf, start, rules, place);
+    else parsedPerson = undefined;
+  } else parsedPerson = person!;
   parsedPersonJsonLength = !measured ? -1 : jsonLength === 1 ? 2 : jsonLength;
   return j + 1;
 }
