@@ -46,7 +46,8 @@ export interface ChunkPublisher {
   /**
    * Adds rows (each with its cells and JSON size); publishes whole appends as they fill. With
    * `avro` (a body's people as the tokenizer wrote them, cells all null) the rows are taken from
-   * there and `people` is not read.
+   * there, `people` is not read, and the records are released once copied. Such a chunk's
+   * `rows_avro` is valid until its `publish` has settled (its buffer is used again).
    */
   add(people: JobRowInput[], cells: Cells[], sizes: number[], avro?: AvroPeople): Promise<void>;
   /** Publishes what is left, waits until every row is durable, then RowsComplete; returns the counts. */
@@ -101,6 +102,8 @@ export function createChunkPublisher(options: {
   let chunkBytes = 0;
   let pending: PipelineEvent[] = [];
   let pendingBytes = 0;
+  /** The buffers of `pending`'s rows_avro, used again once their append has settled. */
+  let pendingOwners: Buffer[] = [];
 
   const inFlight = new Set<Promise<void>>();
   let failed: { error: unknown } | null = null;
@@ -116,14 +119,20 @@ export function createChunkPublisher(options: {
   async function flush(): Promise<void> {
     if (pending.length === 0) return;
     const events = pending;
+    const owners = pendingOwners;
     pending = [];
+    pendingOwners = [];
     pendingBytes = 0;
     while (inFlight.size >= MAX_APPENDS_IN_FLIGHT) await Promise.race(inFlight);
     await throwIfFailed();
     const append: Promise<void> = publish(events).then(
-      () => { inFlight.delete(append); },
+      () => {
+        inFlight.delete(append);
+        encoded.release(owners);
+      },
       (error: unknown) => {
         inFlight.delete(append);
+        encoded.release(owners);
         failed ??= { error };
       },
     );
@@ -140,6 +149,12 @@ export function createChunkPublisher(options: {
     pendingBytes += chunkBytes;
     // RowsChunk v7: a file row's person fields that are its cells travel once, as cells.
     const personCells = takePersonCells(rows);
+    let rowsAvro: Buffer | null = null;
+    if (encoded.count > 0) {
+      const taken = encoded.take();
+      rowsAvro = taken.bytes;
+      pendingOwners.push(taken.owner);
+    }
     pending.push({
       type: 'RowsChunk',
       value: {
@@ -147,7 +162,7 @@ export function createChunkPublisher(options: {
         private_list_version_id: privateListVersionId,
         ...checks, company_register_version_id: pins.company_register_version_id, phone_directory_version_id: pins.phone_directory_version_id,
         address_register_version_id: pins.address_register_version_id, person_cells: personCells,
-        ...(encoded.count > 0 ? { rows_avro: encoded.take() } : {}),
+        ...(rowsAvro !== null ? { rows_avro: rowsAvro } : {}),
       },
     });
     chunk += 1;
@@ -181,6 +196,7 @@ export function createChunkPublisher(options: {
           chunkBytes += sizes[i];
           if (encoded.count >= chunkRows) await closeChunk();
         }
+        avro.release();
         return;
       }
       if (encoded.count > 0) await closeChunk();
@@ -203,14 +219,21 @@ export function createChunkPublisher(options: {
   };
 }
 
+/** Room before a chunk's rows for their count, written last: a varint of a long takes at most 10 bytes. */
+const COUNT_ROOM = 10;
+
 /**
  * A chunk's rows as the RowsChunk's `rows` array in Avro (RowsChunkEvent.rows_avro), from people
- * the tokenizer wrote (docs/intake.md "Avro people"): per row its number, its person record and
- * null cells; taken as the array (one block of every row, then the zero count), as the codec writes it.
+ * the tokenizer wrote (docs/intake.md "Avro people"): one block of every row (its number, its
+ * person record, null cells) after its count, then the zero count, as the codec writes the array.
+ * Each chunk's bytes stay in their buffer until its append has settled, and the buffer is then
+ * used again (`release`): a new one per chunk made V8 collect its whole heap more often
+ * (docs/performance.md "Measurements").
  */
 class EncodedRows {
+  private readonly free: Buffer[] = [];
   private buf: Buffer = Buffer.allocUnsafeSlow(512 * 1024);
-  private pos = 0;
+  private pos = COUNT_ROOM;
   count = 0;
 
   add(row: number, people: AvroPeople, i: number): void {
@@ -227,14 +250,21 @@ class EncodedRows {
     this.count += 1;
   }
 
-  take(): Buffer {
-    const out = Buffer.allocUnsafe(10 + this.pos + 1);
-    let pos = writeVarint(out, 0, this.count * 2);
-    pos += this.buf.copy(out, pos, 0, this.pos);
-    out[pos++] = 0;
-    this.pos = 0;
+  /** The chunk's rows, and its buffer to `release` once they are sealed. */
+  take(): { bytes: Buffer; owner: Buffer } {
+    const owner = this.buf;
+    const start = COUNT_ROOM - varintLength(this.count * 2);
+    writeVarint(owner, start, this.count * 2);
+    owner[this.pos++] = 0;
+    const bytes = owner.subarray(start, this.pos);
+    this.buf = this.free.pop() ?? Buffer.allocUnsafeSlow(owner.length);
+    this.pos = COUNT_ROOM;
     this.count = 0;
-    return out.subarray(0, pos);
+    return { bytes, owner };
+  }
+
+  release(owners: Buffer[]): void {
+    for (const owner of owners) this.free.push(owner);
   }
 }
 
@@ -246,4 +276,13 @@ function writeVarint(buf: Buffer, pos: number, n: number): number {
   }
   buf[pos++] = n;
   return pos;
+}
+
+function varintLength(n: number): number {
+  let length = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    length += 1;
+  }
+  return length;
 }

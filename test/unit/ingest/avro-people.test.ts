@@ -29,7 +29,10 @@ const job = {
 /** The RowsChunks a publisher makes of `batches`, and the rows' Avro bytes of each. */
 async function chunksOf(batches: PeopleBatch[], encoded: boolean): Promise<Array<{ rows: number; avro: Buffer }>> {
   const published: PipelineEvent[] = [];
-  const publisher = createChunkPublisher({ job, locale: 'da', chunkRows: 4, publish: async (events) => void published.push(...[events].flat()) });
+  // A chunk's rows_avro is valid until its publish settles (its buffer is used again): kept as copies.
+  const kept = (event: PipelineEvent): PipelineEvent => (event.type === 'RowsChunk' && event.value.rows_avro
+    ? { ...event, value: { ...event.value, rows_avro: Buffer.from(event.value.rows_avro) } } : event);
+  const publisher = createChunkPublisher({ job, locale: 'da', chunkRows: 4, publish: async (events) => void published.push(...[events].flat().map(kept)) });
   for (const batch of batches) {
     const sizes = batch.jsonLengths!.map((length, i) => (length >= 0 ? length : JSON.stringify(batch[i]).length));
     await publisher.add(batch, new Array(batch.length).fill(null), sizes, encoded ? batch.avro : undefined);
