@@ -39,6 +39,25 @@ export class AvroPeopleWriter {
     this.fieldEnd.fill(-1);
   }
 
+  /**
+   * The buffer a field's UTF-8 of at most `units` UTF-16 units is written to, from `fieldAt`
+   * (the tokenizer writes it while it scans the string, then calls `fieldWritten`).
+   */
+  fieldRoom(units: number): Buffer {
+    if (this.scratchPos + 3 * units + 4 > this.scratch.length) this.scratch = grown(this.scratch, this.scratchPos, 3 * units + 4);
+    return this.scratch;
+  }
+
+  get fieldAt(): number {
+    return this.scratchPos;
+  }
+
+  fieldWritten(index: number, end: number): void {
+    this.fieldStart[index] = this.scratchPos;
+    this.fieldEnd[index] = end;
+    this.scratchPos = end;
+  }
+
   /** Field `index`'s value is `text[from, to)` as it stands (a JSON string without escapes). */
   fieldText(index: number, text: string, from: number, to: number): void {
     if (this.scratchPos + 3 * (to - from) > this.scratch.length) this.scratch = grown(this.scratch, this.scratchPos, 3 * (to - from));

@@ -108,6 +108,55 @@ export function scanString(buf: string, start: number, maxLength: number, sliceU
   return INCOMPLETE;
 }
 
+/**
+ * scanString for a person's value with `avro`: the value's UTF-8 goes to field `index` in the same
+ * pass over the text, so it is neither sliced out nor read twice (docs/intake.md "Avro people").
+ * The answers are scanString's; a string with an escape is left to scanString and written from
+ * its value.
+ */
+function scanValueInto(buf: string, start: number, maxLength: number, avro: AvroPeopleWriter, index: number): number {
+  const len = buf.length;
+  const out = avro.fieldRoom(maxLength);
+  let pos = avro.fieldAt;
+  let j = start + 1;
+  while (j < len) {
+    const c = buf.charCodeAt(j);
+    if (c === QUOTE) {
+      avro.fieldWritten(index, pos);
+      scannedUnescaped = true;
+      return j + 1;
+    }
+    if (c === BACKSLASH) {
+      const end = scanString(buf, start, maxLength);
+      if (end >= 0) avro.fieldString(index, scannedString);
+      return end;
+    }
+    if (c < 0x20) return INVALID;
+    if (c < 0x80) {
+      out[pos++] = c;
+    } else if (c < 0x800) {
+      out[pos++] = (c >> 6) | 0xc0;
+      out[pos++] = (c & 0x3f) | 0x80;
+    } else if ((c & 0xfc00) === 0xd800) {
+      // A surrogate pair: the body is valid UTF-8, so its decoded text never holds half of one.
+      if (j + 1 >= len) return INCOMPLETE;
+      const point = 0x10000 + ((c - 0xd800) << 10) + (buf.charCodeAt(j + 1) - 0xdc00);
+      j += 1;
+      out[pos++] = (point >> 18) | 0xf0;
+      out[pos++] = ((point >> 12) & 0x3f) | 0x80;
+      out[pos++] = ((point >> 6) & 0x3f) | 0x80;
+      out[pos++] = (point & 0x3f) | 0x80;
+    } else {
+      out[pos++] = (c >> 12) | 0xe0;
+      out[pos++] = ((c >> 6) & 0x3f) | 0x80;
+      out[pos++] = (c & 0x3f) | 0x80;
+    }
+    j += 1;
+    if (j - start - 1 > maxLength) return TOO_LONG;
+  }
+  return INCOMPLETE;
+}
+
 /** The index of the first character at or after `j` that is not JSON whitespace. */
 export function skipWhitespace(buf: string, j: number, allowNewline: boolean): number {
   const len = buf.length;
@@ -294,17 +343,14 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
       }
       fail('invalid_json', place, field);
     }
-    const valueEnd = scanString(buf, j, rules.maxStringLength, person !== null);
+    const valueEnd = person !== null || !known
+      ? scanString(buf, j, rules.maxStringLength, person !== null)
+      : scanValueInto(buf, j, rules.maxStringLength, avro!, keyBit !== 0 ? 31 - Math.clz32(keyBit) : FIELD_INDEX.get(key)!);
     if (valueEnd === INCOMPLETE) return INCOMPLETE;
     if (valueEnd === TOO_LONG) fail('string_too_long', place, field, rules.maxStringLength);
     if (valueEnd === INVALID) fail('invalid_json', place, field);
     if (known) {
       if (person !== null) setField(person, key, scannedString);
-      else {
-        const index = keyBit !== 0 ? 31 - Math.clz32(keyBit) : FIELD_INDEX.get(key)!;
-        if (scannedUnescaped) avro!.fieldText(index, buf, j + 1, valueEnd - 1);
-        else avro!.fieldString(index, scannedString);
-      }
       if (keyBit === 0 || (fieldsSeen & keyBit) !== 0) measured = false;
       fieldsSeen |= keyBit;
       jsonLength += key.length + 4 + (scannedUnescaped ? valueEnd - j : JSON.stringify(scannedString).length);
