@@ -96,11 +96,6 @@ export interface RowsChunkEvent {
   data_key_id?: string | null;
   /** Set by decode when the chunk's key is gone (the job was deleted): rows is empty. */
   forgotten?: boolean;
-  /**
-   * Publishers only, never on the log: the rows already as Avro of the `rows` field's type (the
-   * intake's Avro people, docs/intake.md "Avro people"), `rows` then empty. Sealed as they are.
-   */
-  rows_avro?: Buffer;
   /** RowsChunk v5: the checks the job asked for (older chunks read as a person check only). */
   check_people: boolean;
   check_companies: boolean;
@@ -438,12 +433,6 @@ export function createPipelineEvents(deps: {
         ...value, slim_results: null, data_key_id: key.keyId,
         sealed_slim_results: sealField('SlimResults', key.key, value.slim_results, event.value),
       };
-    }
-    if (event.type === 'RowsChunk' && event.value.rows_avro !== undefined) {
-      const { rows_avro: rowsAvro, forgotten: _forgotten, ...rest } = event.value;
-      if (!dataKeys) return { ...rest, rows: sealedFieldsOf().RowsChunk.type.fromBuffer(rowsAvro) };
-      const key = await sealingKey(rest);
-      return { ...rest, rows: [], data_key_id: key.keyId, sealed_rows: seal(key.key, rowsAvro, sealAad('RowsChunk', rest.job_id, rest.chunk)) };
     }
     if (!dataKeys || (event.type !== 'RowsChunk' && event.type !== 'ResultsChunk')) return event.value;
     const { field } = sealedFieldsOf()[event.type];

@@ -141,17 +141,17 @@ export async function readJobBody(options: {
   const fieldsSoFar: Record<string, unknown> = {};
   // `chunks`: the body as it arrives, or (the overlapped intake's spool read back) its bytes from
   // the spool file, which give the same people and fields again.
-  async function* people(chunks: AsyncIterable<Uint8Array>, read: { encodeAvro?: boolean } = {}): AsyncGenerator<PersonInput[]> {
+  async function* people(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<PersonInput[]> {
     try {
       if (options.mediaType === 'json') {
         const onField = (name: string, value: unknown) => {
           checkJsonField(name, value);
           fieldsSoFar[name] = value;
         };
-        const summary = yield* readPeopleFromJson(chunks, { maxPeople: MAX_PEOPLE_PER_JOB, onField, encodeAvro: read.encodeAvro });
+        const summary = yield* readPeopleFromJson(chunks, { maxPeople: MAX_PEOPLE_PER_JOB, onField });
         jsonFields = summary.fields;
       } else {
-        yield* readPeopleFromNdjson(chunks, { maxPeople: MAX_PEOPLE_PER_JOB, encodeAvro: read.encodeAvro });
+        yield* readPeopleFromNdjson(chunks, { maxPeople: MAX_PEOPLE_PER_JOB });
       }
     } catch (error) {
       if (!(error instanceof IntakeError)) throw error;

@@ -20,7 +20,6 @@ import type { Locale } from '../../domain/types.ts';
 import type { JobRecord } from '../../platform/store/jobs-port.ts';
 import { toAvroPerson, type PipelineEvent } from '../../pipeline/events.ts';
 import { takePersonCells } from '../../pipeline/person-cells.ts';
-import type { AvroPeople } from '../people/avro-people.ts';
 
 export const MAX_CHUNK_BYTES = 256 * 1024;
 /** One append's row JSON at most, by default: what a Kafka record batch may hold (above). */
@@ -43,13 +42,8 @@ type Cells = Array<string | null> | null;
 
 export interface ChunkPublisher {
   created(): Promise<void>;
-  /**
-   * Adds rows (each with its cells and JSON size); publishes whole appends as they fill. With
-   * `avro` (a body's people as the tokenizer wrote them, cells all null) the rows are taken from
-   * there, `people` is not read, and the records are released once copied. Such a chunk's
-   * `rows_avro` is valid until its `publish` has settled (its buffer is used again).
-   */
-  add(people: JobRowInput[], cells: Cells[], sizes: number[], avro?: AvroPeople): Promise<void>;
+  /** Adds rows (each with its cells and JSON size); publishes whole appends as they fill. */
+  add(people: JobRowInput[], cells: Cells[], sizes: number[]): Promise<void>;
   /** Publishes what is left, waits until every row is durable, then RowsComplete; returns the counts. */
   complete(inputSha256: string, completedAt: string): Promise<{ rows: number; chunks: number }>;
   /** Waits until no append is in flight (their failures are kept for `add`/`complete`). */
@@ -97,13 +91,9 @@ export function createChunkPublisher(options: {
   let chunk = 0;
   let row = 0;
   let rows: Array<{ row: number; person: ReturnType<typeof toAvroPerson>; cells: Cells }> = [];
-  /** The chunk's rows as Avro InputRow records instead, when they came as Avro people (`encodedRows` of them). */
-  const encoded = new EncodedRows();
   let chunkBytes = 0;
   let pending: PipelineEvent[] = [];
   let pendingBytes = 0;
-  /** The buffers of `pending`'s rows_avro, used again once their append has settled. */
-  let pendingOwners: Buffer[] = [];
 
   const inFlight = new Set<Promise<void>>();
   let failed: { error: unknown } | null = null;
@@ -119,20 +109,14 @@ export function createChunkPublisher(options: {
   async function flush(): Promise<void> {
     if (pending.length === 0) return;
     const events = pending;
-    const owners = pendingOwners;
     pending = [];
-    pendingOwners = [];
     pendingBytes = 0;
     while (inFlight.size >= MAX_APPENDS_IN_FLIGHT) await Promise.race(inFlight);
     await throwIfFailed();
     const append: Promise<void> = publish(events).then(
-      () => {
-        inFlight.delete(append);
-        encoded.release(owners);
-      },
+      () => { inFlight.delete(append); },
       (error: unknown) => {
         inFlight.delete(append);
-        encoded.release(owners);
         failed ??= { error };
       },
     );
@@ -144,17 +128,11 @@ export function createChunkPublisher(options: {
   }
 
   async function closeChunk(): Promise<void> {
-    if (rows.length === 0 && encoded.count === 0) return;
+    if (rows.length === 0) return;
     if (pending.length > 0 && pendingBytes + chunkBytes > maxAppendBytes) await flush();
     pendingBytes += chunkBytes;
     // RowsChunk v7: a file row's person fields that are its cells travel once, as cells.
     const personCells = takePersonCells(rows);
-    let rowsAvro: Buffer | null = null;
-    if (encoded.count > 0) {
-      const taken = encoded.take();
-      rowsAvro = taken.bytes;
-      pendingOwners.push(taken.owner);
-    }
     pending.push({
       type: 'RowsChunk',
       value: {
@@ -162,7 +140,6 @@ export function createChunkPublisher(options: {
         private_list_version_id: privateListVersionId,
         ...checks, company_register_version_id: pins.company_register_version_id, phone_directory_version_id: pins.phone_directory_version_id,
         address_register_version_id: pins.address_register_version_id, person_cells: personCells,
-        ...(rowsAvro !== null ? { rows_avro: rowsAvro } : {}),
       },
     });
     chunk += 1;
@@ -185,21 +162,8 @@ export function createChunkPublisher(options: {
         },
       });
     },
-    async add(people, cells, sizes, avro) {
+    async add(people, cells, sizes) {
       await throwIfFailed();
-      if (avro !== undefined) {
-        // A chunk is all records or all rows; a job's rows all come one way, so this never cuts one early.
-        if (rows.length > 0) await closeChunk();
-        for (let i = 0; i < people.length; i++) {
-          if (encoded.count > 0 && chunkBytes + sizes[i] > MAX_CHUNK_BYTES) await closeChunk();
-          encoded.add(row++, avro, i);
-          chunkBytes += sizes[i];
-          if (encoded.count >= chunkRows) await closeChunk();
-        }
-        avro.release();
-        return;
-      }
-      if (encoded.count > 0) await closeChunk();
       for (let i = 0; i < people.length; i++) {
         if (rows.length > 0 && chunkBytes + sizes[i] > MAX_CHUNK_BYTES) await closeChunk();
         rows.push({ row: row++, person: toAvroPerson(people[i]), cells: cells[i] });
@@ -217,76 +181,4 @@ export function createChunkPublisher(options: {
     },
     drain,
   };
-}
-
-/** Room before a chunk's rows for their count, written last: a varint of a long takes at most 10 bytes. */
-const COUNT_ROOM = 10;
-
-/**
- * A chunk's rows as the RowsChunk's `rows` array in Avro (RowsChunkEvent.rows_avro), from people
- * the tokenizer wrote (docs/intake.md "Avro people"): one block of every row (its number, its
- * person record, null cells) after its count, then the zero count, as the codec writes the array.
- * Each chunk's bytes stay in their buffer until its append has settled, and the buffer is then
- * used again (`release`): a new one per chunk made V8 collect its whole heap more often
- * (docs/performance.md "Measurements").
- */
-class EncodedRows {
-  private readonly free: Buffer[] = [];
-  private buf: Buffer = Buffer.allocUnsafeSlow(512 * 1024);
-  private pos = COUNT_ROOM;
-  count = 0;
-
-  add(row: number, people: AvroPeople, i: number): void {
-    const from = i === 0 ? 0 : people.ends[i - 1];
-    const to = people.ends[i];
-    if (this.pos + (to - from) + 11 > this.buf.length) {
-      const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.pos + (to - from) + 11));
-      this.buf.copy(next, 0, 0, this.pos);
-      this.buf = next;
-    }
-    const buf = this.buf;
-    let pos = writeVarint(buf, this.pos, row * 2);
-    // A loop, not Buffer.copy: a person is ~100 bytes, and a call into C++ per row cost more than them.
-    const bytes = people.bytes;
-    for (let k = from; k < to; k++) buf[pos++] = bytes[k];
-    buf[pos++] = 0; // cells: null
-    this.pos = pos;
-    this.count += 1;
-  }
-
-  /** The chunk's rows, and its buffer to `release` once they are sealed. */
-  take(): { bytes: Buffer; owner: Buffer } {
-    const owner = this.buf;
-    const start = COUNT_ROOM - varintLength(this.count * 2);
-    writeVarint(owner, start, this.count * 2);
-    owner[this.pos++] = 0;
-    const bytes = owner.subarray(start, this.pos);
-    this.buf = this.free.pop() ?? Buffer.allocUnsafeSlow(owner.length);
-    this.pos = COUNT_ROOM;
-    this.count = 0;
-    return { bytes, owner };
-  }
-
-  release(owners: Buffer[]): void {
-    for (const owner of owners) this.free.push(owner);
-  }
-}
-
-/** A non-negative zig-zagged long (2n) as an Avro varint at `pos`; returns the end. */
-function writeVarint(buf: Buffer, pos: number, n: number): number {
-  while (n >= 0x80) {
-    buf[pos++] = (n % 0x80) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  buf[pos++] = n;
-  return pos;
-}
-
-function varintLength(n: number): number {
-  let length = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    length += 1;
-  }
-  return length;
 }

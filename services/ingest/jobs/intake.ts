@@ -170,7 +170,7 @@ export interface JobIntake {
    * again: spool.ts spoolBody).
    */
   spoolBodyAndPublish(
-    body: AsyncIterable<Uint8Array>, readPeople: (chunks: AsyncIterable<Uint8Array>, options?: { encodeAvro?: boolean }) => AsyncIterable<PersonInput[]>, early: () => JobSpec | null,
+    body: AsyncIterable<Uint8Array>, readPeople: (chunks: AsyncIterable<Uint8Array>) => AsyncIterable<PersonInput[]>, early: () => JobSpec | null,
   ): Promise<StreamedPeople>;
   /**
    * Ends an intake of spoolAndPublish with the job's final fields: RowsComplete when the rows are
@@ -391,7 +391,7 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
   }
 
   function spoolBodyAndPublish(
-    body: AsyncIterable<Uint8Array>, readPeople: (chunks: AsyncIterable<Uint8Array>, options?: { encodeAvro?: boolean }) => AsyncIterable<PersonInput[]>, early: () => JobSpec | null,
+    body: AsyncIterable<Uint8Array>, readPeople: (chunks: AsyncIterable<Uint8Array>) => AsyncIterable<PersonInput[]>, early: () => JobSpec | null,
   ): Promise<StreamedPeople> {
     return overlapped((onBatch) => spoolBody(body, readPeople, spoolDir, onBatch), early);
   }
@@ -428,11 +428,11 @@ export function createJobIntake(deps: JobIntakeDeps): JobIntake {
           const publisher = createChunkPublisher({ job, locale: spec.locale, chunkRows, publish: livePublish(job.id), pins, maxAppendBytes: deps.maxAppendBytes });
           holder.opened = { job, spec, publisher, state: 'open', alive: heartbeat(job.id) };
           await publisher.created();
-          for (const b of held) await publisher.add(b.people, b.cells, b.sizes, b.avro);
+          for (const b of held) await publisher.add(b.people, b.cells, b.sizes);
           return;
         }
         if (holder.opened) {
-          await holder.opened.publisher.add(batch.people, batch.cells, batch.sizes, batch.avro);
+          await holder.opened.publisher.add(batch.people, batch.cells, batch.sizes);
           // A slow body is not a dead intake: every batch read is a sign of life (throttled).
           void holder.opened.alive();
         }

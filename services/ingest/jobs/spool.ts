@@ -16,7 +16,6 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { PersonInput } from '../../domain/types.ts';
 import { modifiedAtMs, sweepFolder } from '../../platform/folder-sweep.ts';
-import type { AvroPeople } from '../people/avro-people.ts';
 import type { PeopleBatch } from '../people/batches.ts';
 import { PERSON_FIELDS } from '../people/tokens.ts';
 import { SpoolNotKeptError, spoolFullIfDiskFull } from './errors.ts';
@@ -40,8 +39,6 @@ export interface SpoolBatch {
   sizes: number[];
   /** JSON text length of the batch. */
   bytes: number;
-  /** A body's people as the tokenizer wrote them in Avro (`people` then mostly undefined: PeopleBatch.avro). */
-  avro?: AvroPeople;
 }
 
 export interface SpooledPeople {
@@ -202,7 +199,7 @@ export async function spoolRows(
  */
 export async function spoolBody(
   body: AsyncIterable<Uint8Array>,
-  readPeople: (chunks: AsyncIterable<Uint8Array>, options?: { encodeAvro?: boolean }) => AsyncIterable<PersonInput[]>,
+  readPeople: (chunks: AsyncIterable<Uint8Array>) => AsyncIterable<PersonInput[]>,
   dir: string,
   onBatch: (batch: SpoolBatch) => Promise<void>,
 ): Promise<SpooledPeople> {
@@ -217,15 +214,13 @@ export async function spoolBody(
     }
   }
   try {
-    // The rows of the body go on as the tokenizer's Avro (docs/intake.md "Avro people"); read
-    // back from the file they are people again (publishJob).
-    for await (const people of readPeople(written(), { encodeAvro: true }) as AsyncIterable<PeopleBatch>) {
+    for await (const people of readPeople(written())) {
       if (people.length === 0) continue;
       const sizes = jsonLengthsOf(people);
       let bytes = 0;
       for (let i = 0; i < people.length; i++) bytes += sizes[i] + 1; // as the row spool's lines with their newlines
       rowCount += people.length;
-      await onBatch({ people, cells: new Array(people.length).fill(null), sizes, bytes, avro: people.avro });
+      await onBatch({ people, cells: new Array(people.length).fill(null), sizes, bytes });
     }
     await file.end();
   } catch (error) {

@@ -1,5 +1,4 @@
 import type { PersonInput } from '../../domain/types.ts';
-import { AvroPeopleWriter, type AvroPeople } from './avro-people.ts';
 import { createUtf8Decoder } from './limits.ts';
 
 /**
@@ -7,14 +6,7 @@ import { createUtf8Decoder } from './limits.ts';
  * tokenizer counted it while reading (-1: not counted), so the intake need not measure each
  * person again (services/ingest/jobs/spool.ts `jsonLengthsOf`).
  */
-export type PeopleBatch = PersonInput[] & {
-  jsonLengths?: number[];
-  /**
-   * With `encodeAvro`: every person's RowsChunk record; the array then holds a person only where
-   * its length was not counted (undefined elsewhere: docs/intake.md "Avro people").
-   */
-  avro?: AvroPeople;
-};
+export type PeopleBatch = PersonInput[] & { jsonLengths?: number[] };
 
 /**
  * What the JSON and NDJSON body readers share: text fed chunk by chunk into a buffer that keeps
@@ -27,12 +19,6 @@ export abstract class PeopleBatcher<Summary> {
   count = 0;
   batch: PersonInput[] = [];
   jsonLengths: number[] = [];
-  /** Writes each person's Avro record while it is read (`encodeAvro`); null: people are made. */
-  protected readonly avro: AvroPeopleWriter | null;
-
-  constructor(encodeAvro: boolean) {
-    this.avro = encodeAvro ? new AvroPeopleWriter() : null;
-  }
 
   feed(text: string): void {
     this.buf = this.pos < this.buf.length ? this.buf.slice(this.pos) + text : text;
@@ -42,7 +28,6 @@ export abstract class PeopleBatcher<Summary> {
   takeBatch(): PeopleBatch {
     const batch: PeopleBatch = this.batch;
     batch.jsonLengths = this.jsonLengths;
-    if (this.avro !== null) batch.avro = this.avro.take();
     this.batch = [];
     this.jsonLengths = [];
     return batch;

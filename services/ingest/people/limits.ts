@@ -14,11 +14,6 @@ export interface IntakeLimits {
   batchSize?: number;
   /** A person field outside PersonInput: an error (default) or dropped. */
   unknownFields?: 'reject' | 'ignore';
-  /**
-   * Batches carry each person's RowsChunk record (PeopleBatch.avro) instead of person objects:
-   * the embedded job's intake, which only publishes them (docs/intake.md "Avro people").
-   */
-  encodeAvro?: boolean;
 }
 
 export interface ResolvedLimits extends PersonRules {

@@ -41,7 +41,7 @@ class JsonBodyParser extends PeopleBatcher<JsonBodySummary> {
   private readonly onField: JsonIntakeOptions['onField'];
 
   constructor(options: JsonIntakeOptions) {
-    super(options.encodeAvro === true);
+    super();
     this.limits = resolveLimits(options, true);
     this.onField = options.onField;
   }
@@ -70,10 +70,9 @@ class JsonBodyParser extends PeopleBatcher<JsonBodySummary> {
         if (this.count >= this.limits.maxPeople) {
           throw new IntakeError('too_many_people', 'people', { limit: this.limits.maxPeople });
         }
-        const end = parsePerson(buf, j, this.limits, { index: this.count }, this.avro);
+        const end = parsePerson(buf, j, this.limits, { index: this.count });
         if (end === INCOMPLETE) break;
-        // undefined with encodeAvro (PeopleBatch.avro holds the person).
-        this.batch.push(parsedPerson as PersonInput);
+        this.batch.push(parsedPerson);
         this.jsonLengths.push(parsedPersonJsonLength);
         this.count += 1;
         j = end;

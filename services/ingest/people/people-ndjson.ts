@@ -24,7 +24,7 @@ class NdjsonParser extends PeopleBatcher<NdjsonBodySummary> {
   private readonly limits: ResolvedLimits;
 
   constructor(limits: IntakeLimits) {
-    super(limits.encodeAvro === true);
+    super();
     this.limits = resolveLimits(limits, false);
   }
 
@@ -59,10 +59,9 @@ class NdjsonParser extends PeopleBatcher<NdjsonBodySummary> {
       if (this.count >= this.limits.maxPeople) {
         throw new IntakeError('too_many_people', 'people', { line: this.line, limit: this.limits.maxPeople });
       }
-      const end = parsePerson(buf, j, this.limits, { index: this.count, line: this.line }, this.avro);
+      const end = parsePerson(buf, j, this.limits, { index: this.count, line: this.line });
       if (end === INCOMPLETE) break;
-      // undefined with encodeAvro (PeopleBatch.avro holds the person).
-      this.batch.push(parsedPerson as PersonInput);
+      this.batch.push(parsedPerson);
       this.jsonLengths.push(parsedPersonJsonLength);
       this.count += 1;
       this.lineHasPerson = true;

@@ -7,7 +7,6 @@
  * rescans cost little and the buffer never holds more than one chunk plus one token.
  */
 import type { PersonInput } from '../../domain/types.ts';
-import type { AvroPeopleWriter } from './avro-people.ts';
 import { IntakeError, safeFieldName } from './errors.ts';
 
 /** Results below zero: the buffer ended inside the token, or the token is bad. */
@@ -38,8 +37,6 @@ const FIELDS_BY_LENGTH: ReadonlyArray<ReadonlyArray<{ name: string; bit: number 
   }
   return byLength;
 })();
-/** A field's place in PERSON_FIELDS, which is the RowsChunk person record's order (AvroPeopleWriter). */
-const FIELD_INDEX: ReadonlyMap<string, number> = new Map([...PERSON_FIELDS].map((name, index) => [name, index]));
 const LONGEST_FIELD = Math.max(...[...PERSON_FIELDS].map((name) => name.length));
 
 const QUOTE = 34;
@@ -58,11 +55,9 @@ let scannedUnescaped = true;
 /**
  * Scans the JSON string whose opening quote is at `start`; returns the index after the closing
  * quote (value in `scannedString`), INCOMPLETE, TOO_LONG (more than `maxLength` UTF-16 units once
- * decoded, found as soon as it is passed) or INVALID (control character, bad escape). With
- * `sliceUnescaped` false a string without escapes is not sliced out (`scannedString` is then ''):
- * its text is the body's between the quotes.
+ * decoded, found as soon as it is passed) or INVALID (control character, bad escape).
  */
-export function scanString(buf: string, start: number, maxLength: number, sliceUnescaped = true): number {
+export function scanString(buf: string, start: number, maxLength: number): number {
   const len = buf.length;
   let out = '';
   let segment = start + 1;
@@ -71,7 +66,7 @@ export function scanString(buf: string, start: number, maxLength: number, sliceU
     const c = buf.charCodeAt(j);
     if (c === QUOTE) {
       if (out === '') {
-        scannedString = sliceUnescaped ? buf.slice(segment, j) : '';
+        scannedString = buf.slice(segment, j);
         scannedUnescaped = true;
         return j + 1;
       }
@@ -104,55 +99,6 @@ export function scanString(buf: string, start: number, maxLength: number, sliceU
     if (c < 0x20) return INVALID;
     j += 1;
     if (out.length + (j - segment) > maxLength) return TOO_LONG;
-  }
-  return INCOMPLETE;
-}
-
-/**
- * scanString for a person's value with `avro`: the value's UTF-8 goes to field `index` in the same
- * pass over the text, so it is neither sliced out nor read twice (docs/intake.md "Avro people").
- * The answers are scanString's; a string with an escape is left to scanString and written from
- * its value.
- */
-function scanValueInto(buf: string, start: number, maxLength: number, avro: AvroPeopleWriter, index: number): number {
-  const len = buf.length;
-  const out = avro.fieldRoom(maxLength);
-  let pos = avro.fieldAt;
-  let j = start + 1;
-  while (j < len) {
-    const c = buf.charCodeAt(j);
-    if (c === QUOTE) {
-      avro.fieldWritten(index, pos);
-      scannedUnescaped = true;
-      return j + 1;
-    }
-    if (c === BACKSLASH) {
-      const end = scanString(buf, start, maxLength);
-      if (end >= 0) avro.fieldString(index, scannedString);
-      return end;
-    }
-    if (c < 0x20) return INVALID;
-    if (c < 0x80) {
-      out[pos++] = c;
-    } else if (c < 0x800) {
-      out[pos++] = (c >> 6) | 0xc0;
-      out[pos++] = (c & 0x3f) | 0x80;
-    } else if ((c & 0xfc00) === 0xd800) {
-      // A surrogate pair: the body is valid UTF-8, so its decoded text never holds half of one.
-      if (j + 1 >= len) return INCOMPLETE;
-      const point = 0x10000 + ((c - 0xd800) << 10) + (buf.charCodeAt(j + 1) - 0xdc00);
-      j += 1;
-      out[pos++] = (point >> 18) | 0xf0;
-      out[pos++] = ((point >> 12) & 0x3f) | 0x80;
-      out[pos++] = ((point >> 6) & 0x3f) | 0x80;
-      out[pos++] = (point & 0x3f) | 0x80;
-    } else {
-      out[pos++] = (c >> 12) | 0xe0;
-      out[pos++] = ((c >> 6) & 0x3f) | 0x80;
-      out[pos++] = (c & 0x3f) | 0x80;
-    }
-    j += 1;
-    if (j - start - 1 > maxLength) return TOO_LONG;
   }
   return INCOMPLETE;
 }
@@ -276,8 +222,8 @@ function setField(person: PersonInput, key: string, value: string): void {
   }
 }
 
-/** The person read last by `parsePerson` (undefined: only its Avro record was written). */
-export let parsedPerson: PersonInput | undefined = {};
+/** The person read last by `parsePerson`. */
+export let parsedPerson: PersonInput = {};
 /**
  * `JSON.stringify(parsedPerson).length`, counted while it was read (the chunk publisher's size of
  * a row, docs/architecture.md "Job intake"), or -1 when it was not (a key written with an escape,
@@ -293,14 +239,10 @@ function fail(code: ConstructorParameters<typeof IntakeError>[0], place: PersonP
 /**
  * Parses one flat person object whose `{` is at `start`; returns the index after its `}` (the
  * person in `parsedPerson`) or INCOMPLETE. Throws IntakeError for everything that is wrong.
- * With `avro`, the person's Avro record is written there instead and no person is made
- * (`parsedPerson` undefined), except when its JSON length was not counted: then it is made too,
- * for the caller to measure (docs/intake.md "Avro people").
  */
-export function parsePerson(buf: string, start: number, rules: PersonRules, place: PersonPlace, avro: AvroPeopleWriter | null = null): number {
+export function parsePerson(buf: string, start: number, rules: PersonRules, place: PersonPlace): number {
   const len = buf.length;
-  const person: PersonInput | null = avro === null ? {} : null;
-  avro?.beginPerson();
+  const person: PersonInput = {};
   let j = start + 1;
   let first = true;
   // The person's JSON as JSON.stringify writes it: `{`, then `"key":"value"` and `,` or `}` per field.
@@ -343,17 +285,15 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
       }
       fail('invalid_json', place, field);
     }
-    const valueEnd = person !== null || !known
-      ? scanString(buf, j, rules.maxStringLength, person !== null)
-      : scanValueInto(buf, j, rules.maxStringLength, avro!, keyBit !== 0 ? 31 - Math.clz32(keyBit) : FIELD_INDEX.get(key)!);
+    const valueEnd = scanString(buf, j, rules.maxStringLength);
     if (valueEnd === INCOMPLETE) return INCOMPLETE;
     if (valueEnd === TOO_LONG) fail('string_too_long', place, field, rules.maxStringLength);
     if (valueEnd === INVALID) fail('invalid_json', place, field);
     if (known) {
-      if (person !== null) setField(person, key, scannedString);
+      setField(person, key, scannedString);
       if (keyBit === 0 || (fieldsSeen & keyBit) !== 0) measured = false;
       fieldsSeen |= keyBit;
-      jsonLength += key.length + 4 + (scannedUnescaped ? valueEnd - j : JSON.stringify(scannedString).length);
+      jsonLength += key.length + 4 + (scannedUnescaped ? scannedString.length + 2 : JSON.stringify(scannedString).length);
     }
 
     j = skipWhitespace(buf, valueEnd, rules.allowNewlines);
@@ -365,12 +305,7 @@ export function parsePerson(buf: string, start: number, rules: PersonRules, plac
     j += 1;
     first = false;
   }
-  if (avro !== null) {
-    avro.endPerson();
-    // Not counted (an escaped key, a field given twice): the person is made as before, to be measured.
-    if (!measured) parsePerson(buf, start, rules, place);
-    else parsedPerson = undefined;
-  } else parsedPerson = person!;
+  parsedPerson = person;
   parsedPersonJsonLength = !measured ? -1 : jsonLength === 1 ? 2 : jsonLength;
   return j + 1;
 }

@@ -10,9 +10,7 @@ import { createJobIntake, type JobSpec } from '../../../services/ingest/jobs/int
 import { cellsTextLength, jsonTextLength, removeStaleSpoolFiles, spoolBody, spoolFileName, spoolHost, spoolPeople, spoolRows, type SpoolBatch, type SpoolRow } from '../../../services/ingest/jobs/spool.ts';
 import { readPeopleFromJson } from '../../../services/ingest/people/index.ts';
 import { utimesSync, writeFileSync } from 'node:fs';
-import type avro from 'avsc';
-import { toAvroPerson, type PipelineEvent } from '../../../services/pipeline/events.ts';
-import { loadSchemaCatalog } from '../../../services/platform/schema-registry/catalog.ts';
+import type { PipelineEvent } from '../../../services/pipeline/events.ts';
 import { silentLogger } from '../../../services/platform/logger.ts';
 import { openEmbeddedDatabase } from '../../../services/platform/store/embedded/database.ts';
 import { createEmbeddedJobStore } from '../../../services/platform/store/embedded/jobs.ts';
@@ -611,35 +609,6 @@ describe('body spool (spoolBodyAndPublish)', () => {
     expect(rows.map((r) => r.row)).toEqual(odd.map((_, i) => i));
     expect(rows.map((r) => r.person.id)).toEqual(odd.map((p) => p.id ?? null));
     expect(readdirSync(base.spoolDir)).toEqual([]);
-  });
-
-  it('an open job\'s chunks carry the body\'s rows as the tokenizer wrote them in Avro (docs/intake.md "Avro people"), the same rows', async () => {
-    const base = setup();
-    const rowsType = (loadSchemaCatalog().latest('checks.rows-dk.robinson.checks.RowsChunk')!.type as avro.types.RecordType).field('rows').type;
-    const chunks: Array<{ job_id: string; rows: Array<{ row: number; person: unknown; cells: unknown }>; encoded: boolean }> = [];
-    const intake = createJobIntake({
-      jobs: base.jobs,
-      events: {
-        // rows_avro is valid until the publish settles: decoded here.
-        publish: async (e) => {
-          for (const event of [e].flat()) {
-            if (event.type !== 'RowsChunk') continue;
-            const { rows_avro: rowsAvro, job_id, rows } = event.value;
-            chunks.push({ job_id, rows: rowsAvro ? rowsType.fromBuffer(rowsAvro) as typeof rows : rows, encoded: rowsAvro !== undefined && rows.length === 0 });
-          }
-        },
-      },
-      currentListVersion: () => LIVE, checkCallbackUrl: async () => undefined, logger: silentLogger(), spoolDir: base.spoolDir,
-      chunkRows: 2, clock: () => NOW, overlapAfterRows: 2,
-    });
-    const readWithOptions = (chunks: AsyncIterable<Uint8Array>, options?: { encodeAvro?: boolean }) => readPeopleFromJson(chunks, { maxPeople: 1000, batchSize: 3, ...options });
-    const streamed = await intake.spoolBodyAndPublish(chunked(body(odd), 5), readWithOptions, () => spec());
-    const job = await intake.seal(streamed, spec({ inputSha256: 'ef'.repeat(32) }));
-    await streamed.discard();
-    expect(job.id).toBe(streamed.early!.job.id);
-    expect(chunks.every((c) => c.encoded)).toBe(true);
-    expect(chunks.map((c) => c.rows.length)).toEqual([2, 2, 2, 2, 2, 2]);
-    expect(chunks.flatMap((c) => c.rows)).toEqual(odd.map((person, row) => ({ row, person: toAvroPerson(person), cells: null })));
   });
 
   it('a bad row: nothing is kept, the spool file is gone and the reader\'s error passes on', async () => {
