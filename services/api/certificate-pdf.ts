@@ -43,6 +43,27 @@ export const TEXT = {
   },
 } as const;
 
+/** Characters of the token per printed line (Courier 7 pt fits the page's width). */
+const TOKEN_LINE_CHARS = 90;
+
+/**
+ * The token in lines of at most TOKEN_LINE_CHARS, none ending with `-` (base64url has it): text
+ * readers take a hyphen at a line's end for a word broken over two lines and drop it when they
+ * join them (Debian's pdftotext did), so a copied token would lose a character. Such a line ends
+ * one character sooner and the `-` starts the next. Broken anywhere else: the token has no spaces.
+ */
+export function tokenLines(token: string): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  while (start < token.length) {
+    let end = Math.min(start + TOKEN_LINE_CHARS, token.length);
+    while (end < token.length && end - 1 > start && token[end - 1] === '-') end--;
+    lines.push(token.slice(start, end));
+    start = end;
+  }
+  return lines;
+}
+
 /** The claims of a compact JWS we signed (the caller's job record holds it); throws on another shape. */
 function claimsOf(token: string) {
   const payload = token.split('.')[1] ?? '';
@@ -99,8 +120,7 @@ export async function certificatePdf(facts: CertificatePdfFacts): Promise<Buffer
     .font('Helvetica').fillColor('#1a4f8b').text(`${facts.baseUrl}/v2/certificates/<token>`, { link: verifyUrl, underline: true }).fillColor('black');
   doc.font('Helvetica-Bold').text(`${t.keys}: `, { continued: true }).font('Helvetica').fillColor('#1a4f8b').text(jwksUrl, { link: jwksUrl, underline: true }).fillColor('black');
   doc.moveDown(0.5).font('Helvetica-Bold').text(`${t.token}:`);
-  // Monospaced and broken anywhere: the token has no spaces to wrap at.
-  doc.font('Courier').fontSize(7).text(facts.token.replace(/(.{90})/g, '$1\n'));
+  doc.font('Courier').fontSize(7).text(tokenLines(facts.token).join('\n'));
   doc.end();
   return done;
 }

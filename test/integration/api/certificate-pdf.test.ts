@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { certificatePdf, tokenLines } from '../../../services/api/certificate-pdf.ts';
 import { certificateClaims } from '../../../services/domain/certificate.ts';
 import { matchChunk } from '../../../services/matcher/match-chunk.ts';
 import { createCertificateKeys } from '../../../services/platform/keys/certificate-keys.ts';
@@ -99,6 +100,22 @@ describe('GET /v2/check-jobs/{id}/certificate.pdf', () => {
     expect(printed).toBe(token);
     // The verification link carries the whole token (a link annotation of the PDF).
     expect(response.rawPayload.toString('latin1')).toContain(`/v2/certificates/${token}`);
+  });
+
+  it('a token with a hyphen where a line would end is read back whole: no printed line ends with "-"', async () => {
+    const { claims } = await certifiedJob();
+    const header = Buffer.from(JSON.stringify({ alg: 'EdDSA', typ: 'JWT' })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    // A signature part whose hyphens fall at every place a 90-character line would end, and a run of them.
+    const prefix = `${header}.${payload}.`;
+    const signature = Array.from({ length: 300 }, (_, i) => ((prefix.length + i) % 90 === 89 || (i > 200 && i < 210) ? '-' : 'A')).join('');
+    const token = prefix + signature;
+    const lines = tokenLines(token);
+    expect(lines.join('')).toBe(token);
+    expect(lines.every((line) => line.length <= 90 && !line.endsWith('-'))).toBe(true);
+    const text = await pdfText(await certificatePdf({ token, organisation: 'Org', filename: null, source: 'api', baseUrl: 'http://localhost:80', locale: 'da' }));
+    const read = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    expect(read.slice(read.indexOf('Underskrevet token:') + 1).join('')).toBe(token);
   });
 
   it('in English with Accept-Language: en; the same PDF after the job is deleted; 404 for another organisation', async () => {
