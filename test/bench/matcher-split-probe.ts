@@ -5,8 +5,9 @@
  * fromAvroPerson), checked in chunks of CHUNK_ROWS against the bench's 200,000-entry list
  * (checkPeople, the person-only live path), then stored as the embedded store does
  * (embedded/jobs.ts putResults): runs, recordParts (each result's JSON.stringify and the counts),
- * the format-2 bytes, the verdict columns, and a SQLite insert on 64 KB pages in WAL with
- * `synchronous = FULL`, committed every PROBE_COMMIT_CHUNKS chunks (the matcher's batch, default 4).
+ * the format-2 bytes, the verdict columns, and the store's own insert into the results file
+ * (openEmbeddedDatabases, createEmbeddedJobStore's table), committed every PROBE_COMMIT_CHUNKS
+ * chunks (the matcher's batch, default 4).
  * Prints the thread's CPU seconds per 1,000,000 rows per stage, PROBE_PASSES times (default 3).
  *
  *   PROBE_ROWS=200000 node test/bench/matcher-split-probe.ts
@@ -16,12 +17,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { buildListIndex, checkPeople } from '../../services/domain/index.ts';
 import type { CheckOptions, PersonInput } from '../../services/domain/types.ts';
 import { fromAvroPerson, toAvroPerson, type RowResult } from '../../services/pipeline/events.ts';
 import { createCommaRecordWriter } from '../../services/platform/store/embedded/comma-record-bytes.ts';
-import { RESULTS_PAGE_SIZE } from '../../services/platform/store/embedded/database.ts';
+import { openEmbeddedDatabases } from '../../services/platform/store/embedded/database.ts';
+import { createEmbeddedJobStore, EMBEDDED_RECORD_FORMAT, INSERT_RECORD_SQL } from '../../services/platform/store/embedded/jobs.ts';
 import { recordParts, resultRuns } from '../../services/platform/store/job-results.ts';
 import { verdictColumnsOf } from '../../services/platform/store/result-verdicts.ts';
 import { generateListEntries, generatePeople } from '../../services/synthetic/index.ts';
@@ -48,23 +49,13 @@ function threadCpuSeconds(): number {
   return (user + system) / 1e6;
 }
 
-function resultsTable(dir: string): { db: DatabaseSync; insert: ReturnType<DatabaseSync['prepare']> } {
-  const db = new DatabaseSync(join(dir, 'results.sqlite'));
-  db.exec(`PRAGMA page_size = ${RESULTS_PAGE_SIZE}`);
-  for (const pragma of ['journal_mode = WAL', 'synchronous = FULL', 'secure_delete = ON']) db.exec(`PRAGMA ${pragma}`);
-  // The columns of embedded/jobs.ts check_result_records.
-  db.exec(`CREATE TABLE records (job_id TEXT NOT NULL, first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,
-    delete_on TEXT NOT NULL, counts TEXT NOT NULL, record_format INTEGER NOT NULL, ids TEXT, verdicts TEXT,
-    verdict_rows TEXT, cells TEXT, line_ends BLOB, results TEXT NOT NULL, PRIMARY KEY (job_id, first_row))`);
-  const insert = db.prepare(`INSERT INTO records (job_id, first_row, last_row, delete_on, counts, results, cells, record_format,
-    ids, verdicts, verdict_rows, line_ends) VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, 2, ?, ?, ?, ?)`);
-  return { db, insert };
-}
-
 const avro = benchPeople().map(toAvroPerson);
 const index = buildListIndex(generateListEntries(LIST_ENTRIES, SEED));
 const dir = mkdtempSync(join(tmpdir(), 'matcher-split-'));
-const { db, insert } = resultsTable(dir);
+const databases = openEmbeddedDatabases(dir);
+createEmbeddedJobStore(databases.main, databases.results);
+const db = databases.results;
+const insert = db.prepare(INSERT_RECORD_SQL);
 const commaBytes = createCommaRecordWriter();
 try {
   for (let pass = 0; pass < PASSES; pass++) {
@@ -92,7 +83,7 @@ try {
         lap('bytes');
         const verdicts = verdictColumnsOf(parts.results);
         lap('verdicts');
-        insert.run(`job${pass}`, parts.first_row, parts.last_row, '2026-12-31', counts, bytes.results, parts.cells,
+        insert.run(`job${pass}`, parts.first_row, parts.last_row, '2026-12-31', counts, bytes.results, parts.cells, EMBEDDED_RECORD_FORMAT,
           verdicts.ids, verdicts.verdicts, verdicts.verdict_rows, bytes.line_ends);
         lap('sqlite');
       }
@@ -103,6 +94,6 @@ try {
     console.log(JSON.stringify({ pass, rows: ROWS, commit_chunks: COMMIT_CHUNKS, cpu_s_per_million: perMillion }));
   }
 } finally {
-  db.close();
+  databases.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -371,7 +371,7 @@ function addRecordColumns(resultsDb: DatabaseSync): void {
 }
 
 /** `results` is bound as format 2's UTF-8 bytes and stored as the TEXT they are (comma-record-bytes.ts). */
-const INSERT_RECORD_SQL = `INSERT OR IGNORE INTO check_result_records
+export const INSERT_RECORD_SQL = `INSERT OR IGNORE INTO check_result_records
   (job_id, first_row, last_row, delete_on, counts, results, cells, record_format, ids, verdicts, verdict_rows, line_ends)
   VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?)`;
 
