@@ -57,12 +57,29 @@ function liveLookups(
   };
 }
 
-/** Each person checked against the pinned list and, when pinned, the private list (applyPrivateList), in order. */
-function livePeople(people: PersonInput[], index: ListIndex, privateList: PrivateList | null, options: CheckOptions): CheckResult[] {
-  const results = checkPeople(index, people, options);
-  if (privateList) {
-    const onPrivate = checkPeople(privateList.index, people, options);
-    for (let i = 0; i < results.length; i++) results[i] = applyPrivateList(results[i], onPrivate[i], privateList.version);
+/**
+ * Rows checked before their results' lines are written (livePeople): a few, so that each result
+ * is still in the processor's cache when JSON.stringify reads it (docs/architecture.md "Matcher").
+ */
+const LINE_SLICE = 128;
+
+/**
+ * Each person checked against the pinned list and, when pinned, the private list (applyPrivateList),
+ * in order; with `lines`, each final result's stored line pushed there as soon as its slice is checked.
+ */
+function livePeople(people: PersonInput[], index: ListIndex, privateList: PrivateList | null, options: CheckOptions, lines: string[] | null): CheckResult[] {
+  const results: CheckResult[] = [];
+  for (let from = 0; from < people.length; from += LINE_SLICE) {
+    const slice = people.slice(from, from + LINE_SLICE);
+    const checked = checkPeople(index, slice, options);
+    if (privateList) {
+      const onPrivate = checkPeople(privateList.index, slice, options);
+      for (let i = 0; i < checked.length; i++) checked[i] = applyPrivateList(checked[i], onPrivate[i], privateList.version);
+    }
+    for (const result of checked) {
+      results.push(result);
+      if (lines) lines.push(JSON.stringify(result));
+    }
   }
   return results;
 }
@@ -74,9 +91,12 @@ function livePeople(people: PersonInput[], index: ListIndex, privateList: Privat
  * organisation (`privateIndex`), against that too (docs/decisions.md §16: on it → blocked; this holds for
  * every person a row checks: its own, a sole proprietor, the holder of a number). Its company and
  * phone checks read `registers`. Every row gives exactly one result (checkJobRow), in the chunk's order.
+ * `withLines`: the matcher stores its results itself (the embedded deployment), so a person-only
+ * live chunk's rows carry their stored lines, made right after their check (jobs-port.ts ResultLine).
  */
 export function matchChunk(
   chunk: RowsChunkEvent, index: ListIndex | null, privateList: PrivateList | null = null, registers: ChunkRegisters = NO_CHUNK_REGISTERS,
+  withLines = false,
 ): ResultsChunkEvent {
   const options: CheckOptions = { policy: chunk.policy, stopLevel: chunk.stop_level, locale: chunk.locale };
   const test = chunk.mode === 'test';
@@ -87,15 +107,17 @@ export function matchChunk(
   const personOnly = checks.people && !checks.companies && !checks.phones;
   const lookups = test ? testRowLookups(options) : liveLookups(chunk, index as ListIndex, privateList, registers, options);
   const rows = chunk.rows.map((input) => fromAvroPerson(input.person));
-  // The person-only live job (most of them) checks the chunk as one batch and skips the combining
+  // The person-only live job (most of them) checks the chunk in batches (checkPeople) and skips the combining
   // of checkJobRow: same answers, less work (docs/matching.md "Speed of the check path": checkPeople).
+  const lines: string[] | null = withLines && personOnly && !test ? [] : null;
   const checked = personOnly && !test
-    ? livePeople(rows, index as ListIndex, privateList, options)
+    ? livePeople(rows, index as ListIndex, privateList, options, lines)
     : rows.map((row) => (personOnly ? lookups.checkPerson(row) : checkJobRow(row, checks, lookups, options)));
   const results: RowResult[] = new Array(chunk.rows.length);
   for (let i = 0; i < chunk.rows.length; i++) {
     const input = chunk.rows[i];
-    results[i] = { row: input.row, cells: input.cells, result: checked[i] };
+    const result = checked[i];
+    results[i] = lines ? { row: input.row, cells: input.cells, result, line: { text: lines[i], of: result } } : { row: input.row, cells: input.cells, result };
   }
   return {
     job_id: chunk.job_id,

@@ -166,7 +166,7 @@ export function createMatcherCore(deps: MatcherCoreDeps): MatcherCore {
     }
     const registers = await registersFor(chunk);
     if (typeof registers === 'string') return failure(chunk, registers);
-    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, privateList, registers) }];
+    return [{ type: 'ResultsChunk', value: matchChunk(chunk, index, privateList, registers, deps.results !== undefined) }];
   }
 
   return {

@@ -11,6 +11,7 @@ import type { CheckResult, ListVersionRef, Locale, MatchPolicy } from '../domain
 import type avro from 'avsc';
 import { TOPIC_NAMES } from '../../infra/topics.ts';
 import type { JobDataKeys } from '../platform/keys/data-keys.ts';
+import type { ResultLine } from '../platform/store/jobs-port.ts';
 import { open, seal, SealedPayloadError } from '../platform/keys/sealed-payload.ts';
 import { loadSchemaCatalog } from '../platform/schema-registry/catalog.ts';
 import { compileAvro, type CompiledAvro } from '../platform/schema-registry/compiled-codec.ts';
@@ -140,6 +141,8 @@ export interface RowResult {
   row: number;
   cells: Array<string | null> | null;
   result: CheckResult;
+  /** Made by the embedded matcher only; never on the log (jobs-port.ts ResultLine). */
+  line?: ResultLine;
 }
 
 export interface ResultsChunkEvent {

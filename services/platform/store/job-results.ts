@@ -277,7 +277,8 @@ export function recordParts(run: readonly ResultRow[]): RecordParts {
     if (!byLevel) tally.set(r.result.status, (byLevel = []));
     const level = storedLevel(r.result.match.level);
     byLevel[level + 1] = (byLevel[level + 1] ?? 0) + 1;
-    results[i] = JSON.stringify(r.result);
+    const line = r.line;
+    results[i] = line !== undefined && line.of === r.result ? line.text : JSON.stringify(r.result);
     if (r.cells !== null && cells === null) cells = new Array<string>(i).fill('null');
     if (cells !== null) cells.push(JSON.stringify(r.cells));
   }

@@ -108,6 +108,20 @@ export interface ResultRow {
   result: CheckResult;
   /** The input row as submitted (file cells), for result files; null when the input was JSON. */
   cells: Array<string | null> | null;
+  /** The result's stored line when it was made with the result (ResultLine); absent: the store writes it. */
+  line?: ResultLine;
+}
+
+/**
+ * A result's stored line (`JSON.stringify` of it) made where the result was made: the embedded
+ * matcher writes it right after the check, while the result is still in the processor's cache,
+ * and the store takes it instead of writing the line itself (docs/architecture.md "Matcher").
+ * It stands for `of` only: a row whose result was replaced since (a monitor's `change`) is written
+ * again by the store.
+ */
+export interface ResultLine {
+  text: string;
+  of: CheckResult;
 }
 
 export interface ResultCounts {

@@ -59,4 +59,16 @@ describe('matchChunk, person-only live chunks as one batch', () => {
     expect(onPrivate).toBeGreaterThan(50); // the private list decided rows the national one does not hold
     expect(results).toEqual(rows.map((person) => expected(person, national, privateList)));
   });
+
+  it('with lines (the embedded matcher), each row carries JSON.stringify of its final result, made from it', () => {
+    for (const [privateVersion, list] of [[null, null], [PRIVATE_VERSION.id, privateList]] as const) {
+      const out = matchChunk(chunkOf(people, privateVersion), national, list, undefined, true);
+      expect(out.results.map((r) => r.result)).toEqual(rows.map((person) => expected(person, national, list)));
+      for (const r of out.results) {
+        expect(r.line?.of).toBe(r.result);
+        expect(r.line?.text).toBe(JSON.stringify(r.result));
+      }
+    }
+    expect(matchChunk(chunkOf(people, null), national).results.every((r) => r.line === undefined)).toBe(true);
+  });
 });

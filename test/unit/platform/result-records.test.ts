@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coveredBy, pageOfRecords, RESULT_RECORD_ROWS, resultRecords, sumCounts, type ResultRecord } from '../../../services/platform/store/job-results.ts';
+import { coveredBy, pageOfRecords, recordParts, RESULT_RECORD_ROWS, resultRecords, sumCounts, type ResultRecord } from '../../../services/platform/store/job-results.ts';
 import type { ResultRow } from '../../../services/platform/store/jobs-port.ts';
 
 /**
@@ -20,6 +20,18 @@ function rowOf(row: number): ResultRow {
 }
 
 describe('result records', () => {
+  it("take a row's line made with its result, and write the line again for a result replaced since (a monitor's change)", () => {
+    const made = rowOf(1);
+    const text = JSON.stringify(made.result);
+    const kept: ResultRow = { ...made, line: { text, of: made.result } };
+    // What a monitor run does: the row copied, its result replaced by one with `change`.
+    const replaced: ResultRow = { ...kept, row: 2, result: { ...made.result, change: 'new' } as ResultRow['result'] };
+    const parts = recordParts([kept, replaced]);
+    expect(parts.results[0]).toBe(text);
+    expect(parts.results[1]).toBe(JSON.stringify(replaced.result));
+    expect(JSON.parse(parts.results[1]).change).toBe('new');
+  });
+
   it('store every row once, within blocks, with exact counts, for any batches of new and repeated rows', () => {
     fc.assert(fc.property(
       fc.array(fc.array(fc.integer({ min: 0, max: 3 * RESULT_RECORD_ROWS }), { maxLength: 300 }), { minLength: 1, maxLength: 8 }),
