@@ -25,7 +25,7 @@ describe('result records', () => {
     const text = JSON.stringify(made.result);
     const kept: ResultRow = { ...made, line: { text, of: made.result } };
     // What a monitor run does: the row copied, its result replaced by one with `change`.
-    const replaced: ResultRow = { ...kept, row: 2, result: { ...made.result, change: 'newly_blocked' } as ResultRow['result'] };
+    const replaced: ResultRow = { ...kept, row: 2, result: { ...made.result, change: 'newly_blocked' } };
     const parts = recordParts([kept, replaced]);
     expect(parts.results[0]).toBe(text);
     expect(parts.results[1]).toBe(JSON.stringify(replaced.result));
