@@ -6,10 +6,10 @@ import { fromAvroPerson, toAvroPerson, type RowsChunkEvent } from '../../../serv
 import { createRng, generateListEntries, generatePeople, variantOf } from '../../../services/synthetic/index.ts';
 
 /**
- * A live person-only chunk is checked as one batch (match-chunk.ts livePeople → check.ts
+ * A live person-only chunk is checked in batches of 128 rows (match-chunk.ts livePeople → check.ts
  * checkPeople; docs/matching.md "Speed of the check path"). Each row's result must be what the
  * row checked alone gives: checkPerson against the pinned list and, with a private list pinned,
- * applyPrivateList over both, in the chunk's order, across the batch's phases (128 rows).
+ * applyPrivateList over both, in the chunk's order, across the batches.
  */
 
 const OPTIONS: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'en' };
@@ -30,7 +30,7 @@ function expected(person: PersonInput, national: ListIndex, privateList: Private
   return privateList ? applyPrivateList(result, checkPerson(privateList.index, person, OPTIONS), privateList.version) : result;
 }
 
-describe('matchChunk, person-only live chunks as one batch', () => {
+describe('matchChunk, person-only live chunks in batches', () => {
   const entries = [...generateListEntries(2_000, 'match-chunk-batch')];
   const national = buildListIndex(entries.filter((_, i) => i % 2 === 0));
   // The private list holds the other half and a few national entries, so both lists decide rows.
