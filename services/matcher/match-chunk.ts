@@ -4,6 +4,7 @@ import {
 } from '../domain/index.ts';
 import type { CheckOptions, CheckResult, ListVersionRef, PersonInput } from '../domain/types.ts';
 import { fromAvroPerson, type ResultsChunkEvent, type RowResult, type RowsChunkEvent } from '../pipeline/events.ts';
+import type { ResultLine } from '../platform/store/jobs-port.ts';
 
 /**
  * What a live chunk's company and phone checks read (docs/decisions.md §17 in jobs), fetched by the
@@ -65,20 +66,22 @@ const LINE_SLICE = 128;
 
 /**
  * Each person checked against the pinned list and, when pinned, the private list (applyPrivateList),
- * in order; with `lines`, each final result's stored line pushed there as soon as its slice is checked.
+ * in order. With `lines`, the people are checked LINE_SLICE at a time and each final result's
+ * stored line is pushed there as soon as its slice is checked; without, in one call.
  */
-function livePeople(people: PersonInput[], index: ListIndex, privateList: PrivateList | null, options: CheckOptions, lines: string[] | null): CheckResult[] {
+function livePeople(people: PersonInput[], index: ListIndex, privateList: PrivateList | null, options: CheckOptions, lines: ResultLine[] | null): CheckResult[] {
+  const slice = lines ? LINE_SLICE : people.length;
   const results: CheckResult[] = [];
-  for (let from = 0; from < people.length; from += LINE_SLICE) {
-    const slice = people.slice(from, from + LINE_SLICE);
-    const checked = checkPeople(index, slice, options);
+  for (let from = 0; from < people.length; from += slice) {
+    const some = people.slice(from, from + slice);
+    const checked = checkPeople(index, some, options);
     if (privateList) {
-      const onPrivate = checkPeople(privateList.index, slice, options);
+      const onPrivate = checkPeople(privateList.index, some, options);
       for (let i = 0; i < checked.length; i++) checked[i] = applyPrivateList(checked[i], onPrivate[i], privateList.version);
     }
     for (const result of checked) {
       results.push(result);
-      if (lines) lines.push(JSON.stringify(result));
+      if (lines) lines.push({ text: JSON.stringify(result), of: result });
     }
   }
   return results;
@@ -107,17 +110,16 @@ export function matchChunk(
   const personOnly = checks.people && !checks.companies && !checks.phones;
   const lookups = test ? testRowLookups(options) : liveLookups(chunk, index as ListIndex, privateList, registers, options);
   const rows = chunk.rows.map((input) => fromAvroPerson(input.person));
-  // The person-only live job (most of them) checks the chunk in batches (checkPeople) and skips the combining
+  // The person-only live job (most of them) checks the chunk as one batch and skips the combining
   // of checkJobRow: same answers, less work (docs/matching.md "Speed of the check path": checkPeople).
-  const lines: string[] | null = withLines && personOnly && !test ? [] : null;
+  const lines: ResultLine[] | null = withLines && personOnly && !test ? [] : null;
   const checked = personOnly && !test
     ? livePeople(rows, index as ListIndex, privateList, options, lines)
     : rows.map((row) => (personOnly ? lookups.checkPerson(row) : checkJobRow(row, checks, lookups, options)));
   const results: RowResult[] = new Array(chunk.rows.length);
   for (let i = 0; i < chunk.rows.length; i++) {
     const input = chunk.rows[i];
-    const result = checked[i];
-    results[i] = lines ? { row: input.row, cells: input.cells, result, line: { text: lines[i], of: result } } : { row: input.row, cells: input.cells, result };
+    results[i] = lines ? { row: input.row, cells: input.cells, result: checked[i], line: lines[i] } : { row: input.row, cells: input.cells, result: checked[i] };
   }
   return {
     job_id: chunk.job_id,

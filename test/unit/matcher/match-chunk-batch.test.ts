@@ -6,10 +6,11 @@ import { fromAvroPerson, toAvroPerson, type RowsChunkEvent } from '../../../serv
 import { createRng, generateListEntries, generatePeople, variantOf } from '../../../services/synthetic/index.ts';
 
 /**
- * A live person-only chunk is checked in batches of 128 rows (match-chunk.ts livePeople → check.ts
- * checkPeople; docs/matching.md "Speed of the check path"). Each row's result must be what the
- * row checked alone gives: checkPerson against the pinned list and, with a private list pinned,
- * applyPrivateList over both, in the chunk's order, across the batches.
+ * A live person-only chunk is checked as one batch, or 128 rows a call when the embedded matcher
+ * writes the results' lines (match-chunk.ts livePeople → check.ts checkPeople; docs/matching.md
+ * "Speed of the check path"). Each row's result must be what the row checked alone gives:
+ * checkPerson against the pinned list and, with a private list pinned, applyPrivateList over
+ * both, in the chunk's order, across the batch's phases (128 rows).
  */
 
 const OPTIONS: CheckOptions = { policy: 'standard', stopLevel: 1, locale: 'en' };
@@ -30,7 +31,7 @@ function expected(person: PersonInput, national: ListIndex, privateList: Private
   return privateList ? applyPrivateList(result, checkPerson(privateList.index, person, OPTIONS), privateList.version) : result;
 }
 
-describe('matchChunk, person-only live chunks in batches', () => {
+describe('matchChunk, person-only live chunks as one batch', () => {
   const entries = [...generateListEntries(2_000, 'match-chunk-batch')];
   const national = buildListIndex(entries.filter((_, i) => i % 2 === 0));
   // The private list holds the other half and a few national entries, so both lists decide rows.
