@@ -183,11 +183,21 @@ format_if_needed() {
   echo "$version" >"$base/version"
 }
 
+exit_status_of_started_broker() {
+  # Only a broker this shell started is its child, so only then does `wait` know how it ended. A
+  # broker that logged nothing after its settings and wrote nothing to stdout.log was killed by a
+  # signal (once in a fresh-clone CI run, session 21): the status says which.
+  [[ -n "${started_pid:-}" ]] || return 0
+  local status=0
+  wait "$started_pid" 2>/dev/null || status=$?
+  if ((status > 128)); then echo " (killed by signal $((status - 128)))"; else echo " (exit status $status)"; fi
+}
+
 wait_until_healthy() {
   local deadline=$((SECONDS + start_timeout))
   while ((SECONDS < deadline)); do
     if ! pid_alive; then
-      log "the broker exited during start-up"; show_logs; return 1
+      log "the broker exited during start-up$(exit_status_of_started_broker)"; show_logs; return 1
     fi
     if healthy; then return 0; fi
     sleep 0.5
@@ -228,7 +238,8 @@ start() {
   java_args
   setsid java "${java_opts[@]}" kafka.Kafka "$conf_dir/server.properties" \
     >"$log_dir/stdout.log" 2>&1 </dev/null 9>&- &
-  echo $! >"$pid_file"
+  started_pid=$!
+  echo "$started_pid" >"$pid_file"
   wait_until_healthy
   log "started Kafka $version (pid $(cat "$pid_file")) in $((SECONDS - started))s; logs in $log_dir"
 }
