@@ -113,9 +113,10 @@ describe('two API processes on Kafka + ClickHouse', () => {
       expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(JSON.parse(a.body).error.code).toBe('rate_limited');
     }
-    // Both processes refused some: each counted the other's requests.
-    const refusedBy = (i: number) => answers.filter((a, j) => j % 2 === i && a.status === 429).length;
-    expect(refusedBy(0)).toBeGreaterThan(10);
-    expect(refusedBy(1)).toBeGreaterThan(10);
+    // Which process does the refusing is timing, not a property: under load one process took
+    // nearly the whole rate and refused 3 of its 80 while the other refused the rest (fresh-clone
+    // CI, 2026-11-28), the total as expected. Each process alone would refuse none of its 10/s, so
+    // the total above needs the exchange; that each counts the other's spending, one direction at
+    // a time, is the store contract's (test/contract/rate-usage.contract.ts).
   }, 60_000);
 });
