@@ -184,9 +184,8 @@ format_if_needed() {
 }
 
 exit_status_of_started_broker() {
-  # Only a broker this shell started is its child, so only then does `wait` know how it ended. A
-  # broker that logged nothing after its settings and wrote nothing to stdout.log was killed by a
-  # signal (once in a fresh-clone CI run, session 21): the status says which.
+  # Only a broker this shell started is its child, so only then does `wait` know how it ended: a
+  # broker that dies without a log line was killed, and the signal says by what kind of thing.
   [[ -n "${started_pid:-}" ]] || return 0
   local status=0
   wait "$started_pid" 2>/dev/null || status=$?

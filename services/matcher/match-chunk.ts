@@ -64,24 +64,23 @@ function liveLookups(
  */
 const LINE_SLICE = 128;
 
-/**
- * Each person checked against the pinned list and, when pinned, the private list (applyPrivateList),
- * in order. With `lines`, the people are checked LINE_SLICE at a time and each final result's
- * stored line is pushed there as soon as its slice is checked; without, in one call.
- */
-function livePeople(people: PersonInput[], index: ListIndex, privateList: PrivateList | null, options: CheckOptions, lines: ResultLine[] | null): CheckResult[] {
-  const slice = lines ? LINE_SLICE : people.length;
+/** Each person checked against the pinned list and, when pinned, the private list (applyPrivateList), in order. */
+function livePeople(people: PersonInput[], index: ListIndex, privateList: PrivateList | null, options: CheckOptions): CheckResult[] {
+  const results = checkPeople(index, people, options);
+  if (privateList) {
+    const onPrivate = checkPeople(privateList.index, people, options);
+    for (let i = 0; i < results.length; i++) results[i] = applyPrivateList(results[i], onPrivate[i], privateList.version);
+  }
+  return results;
+}
+
+/** livePeople LINE_SLICE rows at a time, each final result's stored line pushed to `lines` as soon as its slice is checked. */
+function livePeopleWithLines(people: PersonInput[], index: ListIndex, privateList: PrivateList | null, options: CheckOptions, lines: ResultLine[]): CheckResult[] {
   const results: CheckResult[] = [];
-  for (let from = 0; from < people.length; from += slice) {
-    const some = people.slice(from, from + slice);
-    const checked = checkPeople(index, some, options);
-    if (privateList) {
-      const onPrivate = checkPeople(privateList.index, some, options);
-      for (let i = 0; i < checked.length; i++) checked[i] = applyPrivateList(checked[i], onPrivate[i], privateList.version);
-    }
-    for (const result of checked) {
+  for (let from = 0; from < people.length; from += LINE_SLICE) {
+    for (const result of livePeople(people.slice(from, from + LINE_SLICE), index, privateList, options)) {
       results.push(result);
-      if (lines) lines.push({ text: JSON.stringify(result), of: result });
+      lines.push({ text: JSON.stringify(result), of: result });
     }
   }
   return results;
@@ -114,7 +113,7 @@ export function matchChunk(
   // of checkJobRow: same answers, less work (docs/matching.md "Speed of the check path": checkPeople).
   const lines: ResultLine[] | null = withLines && personOnly && !test ? [] : null;
   const checked = personOnly && !test
-    ? livePeople(rows, index as ListIndex, privateList, options, lines)
+    ? (lines ? livePeopleWithLines(rows, index as ListIndex, privateList, options, lines) : livePeople(rows, index as ListIndex, privateList, options))
     : rows.map((row) => (personOnly ? lookups.checkPerson(row) : checkJobRow(row, checks, lookups, options)));
   const results: RowResult[] = new Array(chunk.rows.length);
   for (let i = 0; i < chunk.rows.length; i++) {
