@@ -7,7 +7,7 @@ import { createRng, generateListEntries, generatePeople, variantOf } from '../..
 
 /**
  * A live person-only chunk is checked as one batch, or 128 rows a call when the embedded matcher
- * writes the results' lines (match-chunk.ts livePeople → check.ts checkPeople; docs/matching.md
+ * writes the results' lines (match-chunk.ts livePeople, livePeopleWithLines → check.ts checkPeople; docs/matching.md
  * "Speed of the check path"). Each row's result must be what the row checked alone gives:
  * checkPerson against the pinned list and, with a private list pinned, applyPrivateList over
  * both, in the chunk's order, across the batch's phases (128 rows).
